@@ -1,0 +1,106 @@
+"""Helpers that generated code calls as ``_sg.<name>``.
+
+Everything here either has a rule in ``runtime_rules.py`` or is listed as
+non-differentiable there, so that generated adjoint code can itself be
+differentiated (``sg.grad(sg.grad(f))``).
+"""
+import numpy as np
+
+from .adjoint_helpers import *  # noqa: F401,F403  (rule helpers, see derivatives.py)
+
+
+def unbroadcast(grad, like):
+    """Sum ``grad`` down to the shape of ``like``: the adjoint of broadcasting."""
+    shape = np.shape(like)
+    gshape = np.shape(grad)
+    if gshape == shape:
+        return grad
+    extra = len(gshape) - len(shape)
+    if extra > 0:
+        grad = np.sum(grad, axis=tuple(range(extra)))
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(grad)[i] != 1)
+    if axes:
+        grad = np.sum(grad, axis=axes, keepdims=True)
+    if shape == ():
+        return grad if isinstance(like, (float, int)) else np.asarray(grad)[()]
+    return grad
+
+
+def broadcast_like(grad, like):
+    """Broadcast ``grad`` to the shape of ``like``: the adjoint of ``unbroadcast``."""
+    shape = np.shape(like)
+    if np.shape(grad) == shape:
+        return grad
+    return np.broadcast_to(grad, shape)
+
+
+def zeros_like(value):
+    """A zero adjoint for ``value``: 0.0, a float array, or a list of them."""
+    if isinstance(value, (list, tuple)):
+        return [zeros_like(v) for v in value]
+    if isinstance(value, np.ndarray):
+        dtype = value.dtype if np.issubdtype(value.dtype, np.inexact) else np.float64
+        return np.zeros(value.shape, dtype)
+    if isinstance(value, np.generic):
+        if np.issubdtype(value.dtype, np.inexact):
+            return value.dtype.type(0)
+        return np.float64(0)
+    return 0.0
+
+
+def add(a, b):
+    """Accumulate two adjoints; lists (adjoints of lists and tuples) add elementwise."""
+    if isinstance(a, list):
+        return [add(x, y) for x, y in zip(a, b)]
+    return a + b
+
+
+def _is_basic_index(index):
+    if isinstance(index, tuple):
+        return all(_is_basic_index(i) for i in index)
+    return index is None or index is Ellipsis or isinstance(index, (int, np.integer, slice))
+
+
+def add_at(base, index, grad):
+    """A copy of adjoint ``base`` with ``grad`` added at ``base[index]``.
+
+    Repeated fancy indices accumulate (``np.add.at``), as the adjoint of a
+    gather must.
+    """
+    if isinstance(base, list):
+        out = list(base)
+        out[index] = add(out[index], grad)
+        return out
+    out = np.array(base, dtype=np.result_type(base, grad, np.float16), copy=True)
+    if _is_basic_index(index):
+        out[index] += grad
+    else:
+        np.add.at(out, index, grad)
+    return out
+
+
+def zero_at(base, index):
+    """A copy of adjoint ``base`` with ``base[index]`` set to zero."""
+    if isinstance(base, list):
+        out = list(base)
+        out[index] = zeros_like(out[index])
+        return out
+    out = np.array(base, copy=True)
+    out[index] = 0
+    return out
+
+
+def copy_slot(value):
+    """A snapshot of a value about to be overwritten in place."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, list):
+        return list(value)
+    return value
+
+
+def as_list(grad, like):
+    """An adjoint for the list or tuple ``like``: ``grad`` split along axis 0."""
+    if isinstance(grad, list):
+        return grad
+    return [grad[i] for i in range(len(like))]
