@@ -1,12 +1,46 @@
 """Plain-NumPy helpers that grad expressions in ``derivatives.py`` call as ``_sg.<name>``.
 
-Written only with constructs and primitives the compiler itself supports, so
-the compiler can read and differentiate them again for higher derivatives.
+There are three kinds, and ``derivatives.py`` says which is which:
+
+- **Differentiable helpers** (most of this file). Written only with constructs
+  and primitives the compiler itself supports -- assignments, ``if``/``else``,
+  ``for`` over ``range``, ``return``, arithmetic, subscripts, tuple and list
+  literals, list comprehensions, and calls to functions that have a rule, are
+  in ``NONDIFF``, or are other helpers -- so that the compiler can read and
+  differentiate them again for higher derivatives. They never modify their
+  arguments in place.
+- **Primitive helpers** (``einsum_list``, ``astype``, ``flatten``, ``item``):
+  small wrappers with their own entry in ``TABLE``. The compiler uses their rule
+  and never reads their body, which may therefore use any Python.
+- **Planning helpers** (``einsum_slot_plan``, ``norm_plan``, ...): compute
+  shapes, axes, subscripts and masks from non-differentiable inputs. They are
+  listed in ``NONDIFF`` and may use any Python.
 """
+import math
+import string
+
 import numpy as np
 
-__all__ = ["sum_grad"]
+__all__ = [
+    # differentiable
+    "sum_grad", "expand_reduced", "sum_to", "reshape_like", "real_grad", "mean_grad",
+    "prod_grad", "extreme_grad", "var_grad", "cumsum_grad", "transpose_grad", "clip_grad",
+    "matmul_grad_x1", "matmul_grad_x2", "dot_grad", "einsum_grad", "einsum_slot_grad",
+    "solve_grad_a", "solve_grad_b", "det_grad", "norm_grad", "trace_grad", "split_grad",
+    "stack_grad", "array_grad", "array_item_grad", "linspace_grad", "builtin_sum_grad",
+    "builtin_max_grad", "builtin_min_grad", "pick_grad", "log_grad", "hypot_grad",
+    # primitives with their own rule
+    "einsum_list", "astype", "flatten", "item",
+    # planning (non-differentiable)
+    "einsum_slot_plan", "dot_subscripts", "inner_subscripts", "tensordot_subscripts",
+    "inverse_axes", "concat_offsets", "axis_slice", "norm_plan", "linspace_weights",
+    "not_differentiable",
+]
 
+
+# ---------------------------------------------------------------------------
+# Differentiable helpers
+# ---------------------------------------------------------------------------
 
 def sum_grad(grad, a, axis, keepdims):
     """Adjoint of ``np.sum(a, axis, keepdims=keepdims)``: spread ``grad`` back over ``a``."""
@@ -14,3 +48,543 @@ def sum_grad(grad, a, axis, keepdims):
     if axis is not None and not keepdims:
         grad = np.expand_dims(grad, axis)
     return np.broadcast_to(grad, shape)
+
+
+def expand_reduced(grad, axis, keepdims):
+    """``grad`` of a reduction over ``axis``, with the reduced axes put back as size 1."""
+    if axis is not None and not keepdims:
+        return np.expand_dims(grad, axis)
+    return grad
+
+
+def sum_to(grad, like):
+    """Sum ``grad`` down to the shape of ``like`` (undo broadcasting; no-op if equal)."""
+    shape = np.shape(like)
+    if np.shape(grad) == shape:
+        return grad
+    for i in range(np.ndim(grad) - len(shape)):
+        grad = np.sum(grad, axis=0)
+    for i in range(len(shape)):
+        if shape[i] == 1 and np.shape(grad)[i] != 1:
+            grad = np.sum(grad, axis=i, keepdims=True)
+    return grad
+
+
+def reshape_like(grad, like):
+    """``grad`` reshaped to the shape of ``like`` (returned as is when they agree)."""
+    if np.shape(grad) == np.shape(like):
+        return grad
+    return np.reshape(grad, np.shape(like))
+
+
+def real_grad(grad, ans, like):
+    """``grad``, or zeros shaped like ``like`` when the result ``ans`` is not floating (a cast to int)."""
+    if np.issubdtype(np.result_type(ans), np.inexact):
+        return grad
+    return np.zeros(np.shape(like))
+
+
+def mean_grad(grad, ans, a, axis, keepdims):
+    """Adjoint of ``np.mean(a, axis, keepdims=keepdims)``."""
+    return sum_grad(grad, a, axis, keepdims) * (np.size(ans) / np.size(a))
+
+
+def prod_grad(grad, a, axis, keepdims):
+    """Adjoint of ``np.prod(a, axis, keepdims=keepdims)``, exact when ``a`` has zeros.
+
+    Each element gets the product of the *other* elements of its slice. Slices
+    with no zero use ``prod / a``; slices with one or two zeros are written so
+    that the result is also right to differentiate once more (second
+    derivatives are exact at exact zeros too). No branch divides by zero.
+    """
+    zero = a == 0
+    nonzero = np.where(zero, 1.0, a)
+    p = np.prod(nonzero, axis=axis, keepdims=True)
+    count = np.sum(zero, axis=axis, keepdims=True)
+    # Value 0, but carries the derivative of the slice's zero elements.
+    z = np.sum(np.where(zero, a, 0.0), axis=axis, keepdims=True)
+    one_zero = np.where(zero, p, z * p / nonzero)
+    two_zeros = np.where(zero, (z - a) * p, 0.0)
+    others = np.where(count == 0, p / nonzero,
+                      np.where(count == 1, one_zero, np.where(count == 2, two_zeros, 0.0)))
+    return expand_reduced(grad, axis, keepdims) * others
+
+
+def extreme_grad(grad, ans, a, axis, keepdims):
+    """Adjoint of ``np.max``/``np.min``: ``grad`` shared equally by the tied extreme elements."""
+    grad = expand_reduced(grad, axis, keepdims)
+    ans = expand_reduced(ans, axis, keepdims)
+    mask = np.where(a == ans, 1.0, 0.0)
+    return grad * mask / np.sum(mask, axis=axis, keepdims=True)
+
+
+def var_grad(grad, a, axis, ddof, keepdims):
+    """Adjoint of ``np.var(a, axis, ddof=ddof, keepdims=keepdims)``."""
+    grad = expand_reduced(grad, axis, keepdims)
+    n = np.size(a) / np.size(grad)
+    centered = a - np.mean(a, axis=axis, keepdims=True)
+    return 2.0 * grad * centered / (n - ddof)
+
+
+def cumsum_grad(grad, a, axis):
+    """Adjoint of ``np.cumsum(a, axis)``: a reversed cumulative sum."""
+    if axis is None:
+        return np.reshape(np.flip(np.cumsum(np.flip(grad))), np.shape(a))
+    return np.flip(np.cumsum(np.flip(grad, axis), axis), axis)
+
+
+def transpose_grad(grad, axes):
+    """Adjoint of ``np.transpose(a, axes)``: transpose back."""
+    if axes is None:
+        return np.transpose(grad)
+    return np.transpose(grad, inverse_axes(axes, np.ndim(grad)))
+
+
+def clip_grad(grad, a, a_min, a_max, min, max):
+    """Adjoint for ``a`` of ``np.clip``: ``grad`` where ``a`` is inside the bounds, else 0.
+
+    ``min``/``max`` are NumPy 2's keyword spellings of ``a_min``/``a_max``.
+    """
+    if a_min is not None:
+        grad = np.where(a < a_min, 0.0, grad)
+    if min is not None:
+        grad = np.where(a < min, 0.0, grad)
+    if a_max is not None:
+        grad = np.where(a > a_max, 0.0, grad)
+    if max is not None:
+        grad = np.where(a > max, 0.0, grad)
+    return grad
+
+
+def matmul_grad_x1(grad, x1, x2):
+    """Adjoint for ``x1`` of ``np.matmul(x1, x2)``, before unbroadcasting the batch axes."""
+    if np.ndim(x2) == 1:
+        grad = np.expand_dims(grad, -1)
+        x2 = np.expand_dims(x2, 0)
+    else:
+        x2 = np.swapaxes(x2, -1, -2)
+    if np.ndim(x1) == 1:
+        grad = np.expand_dims(grad, -2)
+        return np.squeeze(np.matmul(grad, x2), -2)
+    return np.matmul(grad, x2)
+
+
+def matmul_grad_x2(grad, x1, x2):
+    """Adjoint for ``x2`` of ``np.matmul(x1, x2)``, before unbroadcasting the batch axes."""
+    if np.ndim(x2) == 1:
+        grad = np.expand_dims(grad, -1)
+    if np.ndim(x1) == 1:
+        grad = np.expand_dims(grad, -2)
+        x1 = np.expand_dims(x1, -1)
+    else:
+        x1 = np.swapaxes(x1, -1, -2)
+    if np.ndim(x2) == 1:
+        return np.squeeze(np.matmul(x1, grad), -1)
+    return np.matmul(x1, grad)
+
+
+def dot_grad(grad, a, b, argnum):
+    """Adjoint for ``a`` (``argnum`` 0) or ``b`` (1) of ``np.dot(a, b)``, before unbroadcasting."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        if argnum == 0:
+            return grad * b
+        return grad * a
+    if np.ndim(b) <= 2:
+        # Here np.dot(a, b) is np.matmul(a, b).
+        if argnum == 0:
+            return matmul_grad_x1(grad, a, b)
+        return matmul_grad_x2(grad, a, b)
+    return einsum_slot_grad(grad, dot_subscripts(np.ndim(a), np.ndim(b)), [a, b], argnum)
+
+
+def einsum_grad(grad, subscripts, operands):
+    """Adjoints of all operands of ``np.einsum(subscripts, *operands)``: a list."""
+    return [einsum_slot_grad(grad, subscripts, operands, i) for i in range(len(operands))]
+
+
+def einsum_slot_grad(grad, subscripts, operands, i):
+    """Adjoint of ``operands[i]`` of ``np.einsum(subscripts, *operands)``.
+
+    An einsum of ``grad`` with the other operands (``einsum_slot_plan`` writes
+    its subscripts), then spread over the axes that einsum cannot produce
+    (repeated and summed-only labels) and summed over broadcast axes.
+    """
+    shapes = [np.shape(operands[k]) for k in range(len(operands))]
+    spec, insert, target, mask = einsum_slot_plan(subscripts, shapes, i)
+    arrays = [grad if k == i else operands[k] for k in range(len(operands))]
+    result = einsum_list(spec, arrays)
+    if len(insert) > 0:
+        result = np.broadcast_to(np.expand_dims(result, insert), target)
+    if mask is not None:
+        result = result * mask
+    return sum_to(result, operands[i])
+
+
+def solve_grad_b(grad, a, b):
+    """Adjoint for ``b`` of ``x = np.linalg.solve(a, b)``, before unbroadcasting."""
+    at = np.swapaxes(a, -1, -2)
+    if np.ndim(b) == 1:
+        return np.squeeze(np.linalg.solve(at, np.expand_dims(grad, -1)), -1)
+    return np.linalg.solve(at, grad)
+
+
+def solve_grad_a(grad, ans, a, b):
+    """Adjoint for ``a`` of ``ans = np.linalg.solve(a, b)``, before unbroadcasting."""
+    gb = solve_grad_b(grad, a, b)
+    if np.ndim(b) == 1:
+        return -(np.expand_dims(gb, -1) * np.expand_dims(ans, -2))
+    return -np.matmul(gb, np.swapaxes(ans, -1, -2))
+
+
+def det_grad(grad, ans, a):
+    """Adjoint of ``np.linalg.det(a)``: ``grad * det(a) * inv(a).T`` (``a`` must be invertible)."""
+    scale = np.expand_dims(grad * ans, (-2, -1))
+    return scale * np.swapaxes(np.linalg.inv(a), -1, -2)
+
+
+def norm_grad(grad, ans, x, ord, axis, keepdims):
+    """Adjoint of ``np.linalg.norm(x, ord, axis, keepdims)``.
+
+    Supported: vector norms of any order, and the matrix norms ``'fro'``,
+    ``1``, ``-1``, ``inf`` and ``-inf``. The 2-norm gets the subgradient 0 at
+    ``x == 0``; ties of max/min norms share the gradient equally.
+    """
+    kind, axes, sum_axes, extreme_axes, p = norm_plan(ord, axis, np.ndim(x))
+    if not keepdims:
+        grad = np.expand_dims(grad, axes)
+        ans = np.expand_dims(ans, axes)
+    if kind == "l2":
+        return x * (grad / np.where(ans == 0, 1.0, ans))
+    if kind == "l1":
+        return np.sign(x) * grad
+    if kind == "lp":
+        scale = grad / np.where(ans == 0, 1.0, ans) ** (p - 1.0)
+        return np.sign(x) * np.abs(x) ** (p - 1.0) * scale
+    if kind == "l0":
+        return np.zeros(np.shape(x))
+    sums = np.sum(np.abs(x), axis=sum_axes, keepdims=True)
+    if kind == "max":
+        best = np.max(sums, axis=extreme_axes, keepdims=True)
+    else:
+        best = np.min(sums, axis=extreme_axes, keepdims=True)
+    mask = np.where(sums == best, 1.0, 0.0)
+    return np.sign(x) * mask * grad / np.sum(mask, axis=extreme_axes, keepdims=True)
+
+
+def trace_grad(grad, a, offset, axis1, axis2):
+    """Adjoint of ``np.trace(a, offset, axis1, axis2)``: ``grad`` on that diagonal."""
+    shape = np.shape(a)
+    mask = np.eye(shape[axis1], shape[axis2], offset)
+    spread = np.expand_dims(grad, (-2, -1)) * mask
+    return np.moveaxis(spread, (-2, -1), (axis1, axis2))
+
+
+def split_grad(grad, arrays, axis, kind):
+    """Adjoints of the pieces joined by ``np.concatenate``/``hstack``/``vstack``: a list.
+
+    ``kind`` names the joining function (see ``concat_offsets``). Piece ``i`` is
+    the slice of ``grad`` that came from ``arrays[i]``, reshaped to its shape;
+    an ndarray ``arrays`` gets an ndarray.
+    """
+    shapes = [np.shape(arrays[i]) for i in range(len(arrays))]
+    axis, offsets = concat_offsets(shapes, axis, kind)
+    ndim = np.ndim(grad)
+    pieces = [reshape_like(grad[axis_slice(ndim, axis, offsets[i], offsets[i + 1])], arrays[i])
+              for i in range(len(arrays))]
+    if isinstance(arrays, np.ndarray):
+        return np.stack(pieces)
+    return pieces
+
+
+def stack_grad(grad, arrays, axis):
+    """Adjoints of the arrays joined by ``np.stack(arrays, axis)``: a list."""
+    moved = np.moveaxis(grad, axis, 0)
+    if isinstance(arrays, np.ndarray):
+        return moved
+    return [moved[i] for i in range(len(arrays))]
+
+
+def array_grad(grad, obj):
+    """Adjoint of ``np.array(obj)``/``np.asarray(obj)``.
+
+    For an array (or scalar) ``obj`` the identity; for a list or tuple a list of
+    adjoints, one per element (nested one level further for lists of lists;
+    deeper levels get arrays).
+    """
+    grad = reshape_like(grad, obj)
+    if isinstance(obj, (list, tuple)):
+        return [array_item_grad(grad[i], obj[i]) for i in range(len(obj))]
+    return grad
+
+
+def array_item_grad(grad, item):
+    """Adjoint of one element of a list given to ``np.array`` (see ``array_grad``)."""
+    if isinstance(item, (list, tuple)):
+        return [reshape_like(grad[j], item[j]) for j in range(len(item))]
+    return reshape_like(grad, item)
+
+
+def linspace_grad(grad, like, num, endpoint, axis, which):
+    """Adjoint for ``start`` (``which`` 0) or ``stop`` (1) of ``np.linspace``."""
+    weights = linspace_weights(num, endpoint, axis, np.ndim(grad), which)
+    return sum_to(np.sum(grad * weights, axis=axis), like)
+
+
+def builtin_sum_grad(grad, iterable):
+    """Adjoint of the builtin ``sum(iterable, start)`` for ``iterable``.
+
+    An ndarray (summed over axis 0) gets an ndarray; a list or tuple a list.
+    """
+    if isinstance(iterable, np.ndarray):
+        return np.broadcast_to(sum_to(grad, iterable[0]), np.shape(iterable))
+    return [sum_to(grad, iterable[i]) for i in range(len(iterable))]
+
+
+def builtin_max_grad(grad, args):
+    """Adjoints of the builtin ``max(*args)``: ``grad`` for the first largest value."""
+    if len(args) == 1:
+        return [pick_grad(grad, args[0], np.argmax(args[0]))]
+    return pick_grad(grad, args, np.argmax(args))
+
+
+def builtin_min_grad(grad, args):
+    """Adjoints of the builtin ``min(*args)``: ``grad`` for the first smallest value."""
+    if len(args) == 1:
+        return [pick_grad(grad, args[0], np.argmin(args[0]))]
+    return pick_grad(grad, args, np.argmin(args))
+
+
+def pick_grad(grad, values, index):
+    """Adjoint of ``values[index]`` for a list (a list) or a 1-d array (an array)."""
+    if isinstance(values, np.ndarray):
+        return np.where(np.arange(len(values)) == index, grad, 0.0)
+    return [grad * (i == index) for i in range(len(values))]
+
+
+def log_grad(grad, x, base):
+    """Adjoint for ``x`` of ``math.log(x)`` or ``math.log(x, base)``."""
+    if base is None:
+        return grad / x
+    return grad / (x * math.log(base))
+
+
+def hypot_grad(grad, ans, coordinates):
+    """Adjoints of ``math.hypot(*coordinates)``: a list."""
+    return [grad * coordinates[i] / ans for i in range(len(coordinates))]
+
+
+# ---------------------------------------------------------------------------
+# Primitives with their own rule in TABLE (bodies never differentiated)
+# ---------------------------------------------------------------------------
+
+def einsum_list(subscripts, operands):
+    """``np.einsum(subscripts, *operands)`` with the operands as one list."""
+    big = sum(np.size(op) for op in operands) > 4096
+    return np.einsum(subscripts, *operands, optimize="greedy" if big else False)
+
+
+def astype(a, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    """``a.astype(...)`` as a function (the ``astype`` method's primitive)."""
+    return np.asarray(a).astype(dtype, order=order, casting=casting, subok=subok, copy=copy)
+
+
+def flatten(a, order="C"):
+    """``a.flatten(order)`` as a function: a copy, never a view."""
+    return np.asarray(a).flatten(order)
+
+
+def item(a):
+    """``a.item()`` as a function (only the no-argument form)."""
+    return np.asarray(a).item()
+
+
+# ---------------------------------------------------------------------------
+# Planning helpers (NONDIFF)
+# ---------------------------------------------------------------------------
+
+def not_differentiable(what):
+    """Raise for a case a rule cannot differentiate (never a silent wrong gradient)."""
+    raise NotImplementedError(f"srcgrad: {what} is not differentiable")
+
+
+def _letters(used):
+    return [c for c in string.ascii_letters if c not in used]
+
+
+def _einsum_explicit(subscripts, shapes):
+    """Input and output subscripts of an einsum with ``...`` replaced by letters."""
+    if not isinstance(subscripts, str):
+        not_differentiable("np.einsum in the operand/sublist form (use a subscripts string)")
+    subs = subscripts.replace(" ", "")
+    lhs, arrow, out = subs.partition("->")
+    ins = lhs.split(",")
+    rank = [len(shape) - (len(s) - 3) if "..." in s else 0 for s, shape in zip(ins, shapes)]
+    ell = "".join(_letters(set(subs))[:max(rank, default=0)])
+    ins = [s.replace("...", ell[len(ell) - r:] if r else "") for s, r in zip(ins, rank)]
+    if arrow:
+        out = out.replace("...", ell)
+    else:
+        labels = "".join(ins)
+        once = sorted(c for c in set(labels) if labels.count(c) == 1 and c not in ell)
+        out = ell + "".join(once)
+    return ins, out
+
+
+def einsum_slot_plan(subscripts, shapes, i):
+    """Plan the adjoint of operand ``i`` of ``np.einsum(subscripts, *operands)``.
+
+    Returns ``(spec, insert, target, mask)``: the einsum ``spec`` to apply to
+    the operands with operand ``i`` replaced by the output's adjoint; the axes
+    to ``insert`` into its result (labels repeated in operand ``i`` or only
+    summed there); the ``target`` shape to broadcast to; and a 0/1 ``mask``
+    selecting the diagonals of repeated labels (or ``None``).
+    """
+    ins, out = _einsum_explicit(subscripts, shapes)
+    sizes = {}
+    for s, shape in zip(ins, shapes):
+        for c, n in zip(s, shape):
+            sizes[c] = max(sizes.get(c, 1), n)
+    others = set(out).union(*[set(s) for k, s in enumerate(ins) if k != i])
+    mine, shape = ins[i], tuple(shapes[i])
+    kept, insert, target, seen = "", [], [], set()
+    for p, c in enumerate(mine):
+        if c in seen or c not in others:
+            insert.append(p)
+            target.append(shape[p])
+        else:
+            kept += c
+            target.append(sizes[c])
+        seen.add(c)
+    mask = None
+    if len(seen) < len(mine):
+        index = np.indices(shape, sparse=True)
+        mask = np.ones(shape)
+        for c in seen:
+            first = mine.index(c)
+            for p in range(first + 1, len(mine)):
+                if mine[p] == c:
+                    mask = mask * (index[first] == index[p])
+    slots = [out if k == i else s for k, s in enumerate(ins)]
+    return ",".join(slots) + "->" + kept, tuple(insert), tuple(target), mask
+
+
+def dot_subscripts(ndim_a, ndim_b):
+    """Einsum subscripts equal to ``np.dot`` of arrays of these ranks."""
+    a = string.ascii_letters[:ndim_a]
+    b = string.ascii_letters[ndim_a:ndim_a + ndim_b]
+    if ndim_a == 0 or ndim_b == 0:
+        return f"{a},{b}->{a}{b}"
+    k = -2 if ndim_b >= 2 else -1
+    b = b.replace(b[k], a[-1])
+    return f"{a},{b}->{a[:-1]}{b.replace(a[-1], '')}"
+
+
+def inner_subscripts(ndim_a, ndim_b):
+    """Einsum subscripts equal to ``np.inner`` of arrays of these ranks."""
+    a = string.ascii_letters[:ndim_a]
+    b = string.ascii_letters[ndim_a:ndim_a + ndim_b]
+    if ndim_a == 0 or ndim_b == 0:
+        return f"{a},{b}->{a}{b}"
+    b = b[:-1] + a[-1]
+    return f"{a},{b}->{a[:-1]}{b[:-1]}"
+
+
+def tensordot_subscripts(ndim_a, ndim_b, axes):
+    """Einsum subscripts equal to ``np.tensordot(a, b, axes)``."""
+    if isinstance(axes, (int, np.integer)):
+        axes_a, axes_b = list(range(ndim_a - axes, ndim_a)), list(range(axes))
+    else:
+        axes_a, axes_b = axes
+        axes_a = [axes_a] if isinstance(axes_a, (int, np.integer)) else list(axes_a)
+        axes_b = [axes_b] if isinstance(axes_b, (int, np.integer)) else list(axes_b)
+    axes_a = [ax % ndim_a for ax in axes_a]
+    axes_b = [ax % ndim_b for ax in axes_b]
+    a = list(string.ascii_letters[:ndim_a])
+    b = list(string.ascii_letters[ndim_a:ndim_a + ndim_b])
+    for ax_a, ax_b in zip(axes_a, axes_b):
+        b[ax_b] = a[ax_a]
+    out = [c for p, c in enumerate(a) if p not in axes_a]
+    out += [c for p, c in enumerate(b) if p not in axes_b]
+    return "".join(a) + "," + "".join(b) + "->" + "".join(out)
+
+
+def inverse_axes(axes, ndim):
+    """The permutation that undoes ``np.transpose(x, axes)`` (negative axes allowed)."""
+    return tuple(np.argsort([ax % ndim for ax in axes]))
+
+
+def concat_offsets(shapes, axis, kind="concatenate"):
+    """``(axis, offsets)`` of the pieces of ``np.concatenate``, ``np.hstack`` or ``np.vstack``.
+
+    ``kind`` chooses the joining function; for ``axis=None`` (concatenate of
+    flattened arrays) the returned axis is 0.
+    """
+    if kind == "vstack":
+        shapes = [shape if len(shape) >= 2 else (1, *shape, 1)[:2] for shape in shapes]
+        axis = 0
+    elif kind == "hstack":
+        axis = 0 if all(len(shape) <= 1 for shape in shapes) else 1
+        shapes = [shape if len(shape) >= 1 else (1,) for shape in shapes]
+    if axis is None:
+        sizes = [math.prod(shape) for shape in shapes]
+        axis = 0
+    else:
+        sizes = [shape[axis] for shape in shapes]
+    return axis, [0, *np.cumsum(sizes).tolist()]
+
+
+def axis_slice(ndim, axis, start, stop):
+    """The index ``x[start:stop]`` along ``axis`` of an ``ndim``-d array."""
+    index = [slice(None)] * ndim
+    index[axis] = slice(start, stop)
+    return tuple(index)
+
+
+def norm_plan(ord, axis, ndim):
+    """Classify ``np.linalg.norm(x, ord, axis)``.
+
+    Returns ``(kind, axes, sum_axes, extreme_axes, p)``: ``kind`` is ``'l2'``
+    (also ``'fro'``), ``'l1'``, ``'lp'`` (order ``p``), ``'l0'``, or
+    ``'max'``/``'min'`` (the norm is the max/min over ``extreme_axes`` of the
+    sums of ``|x|`` over ``sum_axes``); ``axes`` are the reduced axes.
+    """
+    if axis is None:
+        if ord is None or ord == "fro":
+            return "l2", tuple(range(ndim)), (), (), 2.0
+        axis = tuple(range(ndim))
+    elif isinstance(axis, (int, np.integer)):
+        axis = (axis,)
+    axes = tuple(ax % ndim for ax in axis)
+    if len(axes) == 1:
+        if ord is None or ord == 2:
+            return "l2", axes, (), (), 2.0
+        if ord == 1:
+            return "l1", axes, (), (), 1.0
+        if ord == 0:
+            return "l0", axes, (), (), 0.0
+        if ord == np.inf:
+            return "max", axes, (), axes, math.inf
+        if ord == -np.inf:
+            return "min", axes, (), axes, -math.inf
+        if isinstance(ord, str):
+            not_differentiable(f"np.linalg.norm with ord={ord!r} on vectors")
+        return "lp", axes, (), (), float(ord)
+    if len(axes) != 2:
+        not_differentiable(f"np.linalg.norm over axes {axis}")
+    rows, cols = axes
+    if ord is None or ord == "fro":
+        return "l2", axes, (), (), 2.0
+    if ord in (1, -1):
+        return ("max" if ord == 1 else "min"), axes, (rows,), (cols,), float(ord)
+    if ord in (np.inf, -np.inf):
+        return ("max" if ord > 0 else "min"), axes, (cols,), (rows,), float(ord)
+    not_differentiable(f"np.linalg.norm with matrix ord={ord!r} (needs an SVD)")
+
+
+def linspace_weights(num, endpoint, axis, ndim, which):
+    """d(np.linspace)/d(start) (``which`` 0) or d/d(stop) (1), shaped to broadcast along ``axis``."""
+    t = np.linspace(0.0, 1.0, num, endpoint=endpoint)
+    weights = 1.0 - t if which == 0 else t
+    shape = [1] * ndim
+    shape[axis] = num
+    return np.reshape(weights, shape)

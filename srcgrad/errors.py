@@ -18,7 +18,7 @@ class CompileError(Exception):
             where = filename if lineno is None else f"{filename}:{lineno}"
             text = f"{text} ({where})"
         if remedy:
-            text = f"{text}. {remedy}"
+            text = f"{text}. {remedy[0].upper()}{remedy[1:]}"
         super().__init__(text)
 
 

@@ -35,3 +35,30 @@ class Rule:
         object.__setattr__(self, "signature", signature)
         object.__setattr__(self, "grads", dict(grads))
         object.__setattr__(self, "broadcast", broadcast)
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    default: object = None  # a gast expression, or None when required
+    variadic: bool = False
+
+
+_SIGNATURES = {}
+
+
+def params(rule):
+    """The parsed parameters of ``rule.signature`` (cached)."""
+    import gast
+
+    if rule.signature not in _SIGNATURES:
+        fn = gast.parse(f"def _({rule.signature}): pass").body[0]
+        args = fn.args
+        defaults = [None] * (len(args.args) - len(args.defaults)) + list(args.defaults)
+        out = [Param(a.id, d) for a, d in zip(args.args, defaults)]
+        if args.vararg is not None:
+            out.append(Param(args.vararg.id, None, True))
+        for a, d in zip(args.kwonlyargs, args.kw_defaults):
+            out.append(Param(a.id, d))
+        _SIGNATURES[rule.signature] = tuple(out)
+    return _SIGNATURES[rule.signature]

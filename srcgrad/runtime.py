@@ -104,3 +104,24 @@ def as_list(grad, like):
     if isinstance(grad, list):
         return grad
     return [grad[i] for i in range(len(like))]
+
+
+def from_list(grad, like):
+    """The adjoint of ``as_list``: a list of row adjoints back into ``like``'s form."""
+    if isinstance(like, list):
+        return grad
+    import numpy as _np
+
+    return _np.stack([_np.asarray(g) for g in grad]) if len(grad) else _np.zeros_like(like)
+
+
+def check_scalar(value, what):
+    """Raise the error users get from ``grad`` of a function with a non-scalar result."""
+    shape = np.shape(value)
+    if shape != () or isinstance(value, (list, tuple)):
+        raise TypeError(
+            f"{what} must return a scalar to be differentiated with grad, but it returned "
+            f"{'a ' + type(value).__name__ if isinstance(value, (list, tuple)) else 'an array of shape ' + str(shape)}; "
+            "reduce it first (e.g. np.sum) or use a GradientTape with output_gradients"
+        )
+    return value

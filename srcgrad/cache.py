@@ -1,0 +1,134 @@
+"""Compiled code per function and per kind of arguments, never stale.
+
+A call computes the kinds of its arguments (float, which float dtype, which
+class for objects), finds the entry compiled for those kinds and re-checks
+its guards (identity of every global it was specialised on), then runs the
+generated code. Nothing is parsed on that path.
+"""
+import inspect
+
+import numpy as np
+
+from .compiler import compile_gradient
+
+
+def _kind(value):
+    t = type(value)
+    if t is float:
+        return float
+    if t is np.ndarray:
+        return ("array", value.dtype.char)
+    if isinstance(value, np.generic):
+        return ("scalar", value.dtype.char)
+    return t
+
+
+def _check_differentiable(value, index, name):
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype == bool):
+        kind = "a bool"
+    elif isinstance(value, (int, np.integer)):
+        kind = "an int"
+    elif isinstance(value, np.ndarray) and not np.issubdtype(value.dtype, np.floating):
+        kind = f"an array of dtype {value.dtype}"
+    elif isinstance(value, (float, np.floating)) or (
+            isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.floating)):
+        return
+    else:
+        kind = f"a {type(value).__name__}"
+    raise TypeError(
+        f"grad requires real-valued floating-point inputs for the arguments it differentiates, "
+        f"but argument {index} ({name!r}) is {kind}. Pass a float, e.g. 3.0 instead of 3, or an "
+        "array of floats (np.asarray(x, dtype=float)); to differentiate with respect to "
+        "other arguments, change wrt."
+    )
+
+
+def _cast(grad, like):
+    """Give a gradient its source's type, dtype and shape."""
+    if isinstance(like, np.ndarray):
+        out = np.asarray(grad, dtype=like.dtype)
+        if out.shape != like.shape:
+            out = np.broadcast_to(out, like.shape).copy()
+        return out
+    if isinstance(like, np.generic):
+        return like.dtype.type(grad)
+    return np.float64(grad)
+
+
+class Compiled:
+    def __init__(self, f, wrt, mode):
+        self.f = f
+        self.mode = mode
+        self.signature = inspect.signature(f)
+        names = [p.name for p in self.signature.parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self.names = names
+        self.simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                          for p in self.signature.parameters.values())
+        self.multiple = isinstance(wrt, (tuple, list))
+        items = list(wrt) if self.multiple else [wrt]
+        if not items:
+            raise ValueError("wrt must name at least one argument")
+        self.wrt = []
+        for item in items:
+            if isinstance(item, str):
+                if item not in names:
+                    raise ValueError(f"{f.__qualname__}() has no positional parameter named {item!r}")
+                self.wrt.append(names.index(item))
+            elif isinstance(item, int) and not isinstance(item, bool):
+                self.wrt.append(item)
+            else:
+                raise TypeError(f"wrt must be an int index or a parameter name, not {item!r}")
+        self.entries = {}
+
+    def _positional(self, args, kwargs):
+        if not kwargs and self.simple and len(args) == len(self.names):
+            return args
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        if bound.kwargs:
+            raise TypeError("keyword-only parameters are not supported by grad yet; "
+                            "make them positional")
+        return bound.args
+
+    def entry(self, args):
+        kinds = tuple(_kind(a) for a in args)
+        entry = self.entries.get(kinds)
+        if entry is None or not entry.guards.valid():
+            for i in self.wrt:
+                if i >= len(args):
+                    raise TypeError(f"wrt index {i} is out of range: {self.f.__qualname__}() "
+                                    f"was called with {len(args)} positional arguments")
+                _check_differentiable(args[i], i, self._name(i))
+            entry = compile_gradient(self.f, self.wrt, self.mode, sample=list(args))
+            self.entries[kinds] = entry
+        return entry
+
+    def _name(self, i):
+        return self.names[i] if i < len(self.names) else f"*args[{i - len(self.names)}]"
+
+    def __call__(self, args, kwargs):
+        args = self._positional(args, kwargs)
+        entry = self.entry(args)
+        out = entry.fn(*args)
+        if self.mode == "value_and_grad":
+            value, grads = out
+        else:
+            value, grads = None, out
+        if self.multiple:
+            grads = tuple(_cast(g, args[i]) for g, i in zip(grads, self.wrt))
+        else:
+            grads = _cast(grads, args[self.wrt[0]])
+        return (value, grads) if self.mode == "value_and_grad" else grads
+
+    def generic(self):
+        """The generated function, compiled without knowing the arguments (higher order)."""
+        entry = self.entries.get(None)
+        if entry is None or not entry.guards.valid():
+            entry = compile_gradient(self.f, self.wrt, self.mode, sample=None)
+            self.entries[None] = entry
+        return entry.fn
+
+    def generic_text(self):
+        self.generic()
+        return self.entries[None].text

@@ -1,0 +1,247 @@
+"""The pipeline, top to bottom in ``compile_gradient``.
+
+parse -> fence -> desugar -> normalize (resolve names, inline calls, one
+operation per statement) -> activity -> instrument -> reverse -> record ->
+unparse -> load. Each step is a module of ``srcgrad.transforms`` or a small
+module of the package; this file only wires them and holds the context they
+share.
+"""
+import builtins
+import copy
+import types
+from dataclasses import dataclass
+
+import gast
+import numpy as np
+
+from . import codegen, source, table
+from . import templates as T
+from .errors import CompileError
+from .naming import Namer
+from .transforms import activity, anno, fence, normalize, record
+from .transforms.desugar import desugar
+from .transforms.resolve import Guards, Scope
+from .transforms.reverse import Reverse
+
+_LITERALS = (int, float, complex, str, bytes, bool, type(None))
+
+
+class Context:
+    """State shared by the passes for one compilation."""
+
+    def __init__(self, src, guards):
+        self.src = src
+        self.guards = guards
+        taken = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
+        taken |= set(dir(builtins)) | set(src.globals) | {"_sg", "_"}
+        self.namer = Namer(taken)
+        self.scope = Scope(src.globals, dict(src.freevars), guards)
+        self.containers = set()
+        self.tuples = {}
+        self.cells = {"_sg": codegen.runtime_cell()}
+        self.scope.static["_sg"] = self.cells["_sg"].cell_contents
+        self.cells.update(src.freevars)
+        self.result_hint = "result"
+        self._sources = {}
+        self.top_locals = normalize.function_locals(src.node)
+
+    def rule(self, obj):
+        return table.rule(obj)
+
+    def source(self, fn):
+        if fn not in self._sources:
+            src = source.parse_function(fn)
+            fence.check(src)
+            self._sources[fn] = src
+        return self._sources[fn]
+
+    def error(self, message, stmt, remedy=None):
+        o = anno.origin(stmt)
+        if o is None and hasattr(stmt, "lineno"):
+            o = self.src.origin(stmt)
+        return CompileError(message, o.short() if o else None, None, remedy)
+
+    def inject(self, obj, base):
+        name = self.namer.fresh(base)
+        self.cells[name] = types.CellType(obj)
+        self.scope.static[name] = obj
+        return name
+
+    def constant(self, value):
+        if isinstance(value, _LITERALS) and not (isinstance(value, float) and not np.isfinite(value)):
+            return T.const(value)
+        return T.name(self.inject(value, "default"))
+
+    def import_free_names(self, src, callee, local):
+        """Renames that make ``callee``'s free names mean what they mean in its module."""
+        free = {n.id for n in gast.walk(callee) if isinstance(n, gast.Name)} - local
+        mapping = {}
+        same_module = src.globals is self.src.globals
+        for name in sorted(free):
+            if name in src.freevars:
+                mine = self.cells.get(name)
+                if mine is not None and _contents(mine) is _contents(src.freevars[name]) \
+                        and name not in self.top_locals:
+                    continue
+                fresh = self.namer.fresh(f"{src.fn.__name__}_{name}")
+                self.cells[fresh] = src.freevars[name]
+                self.scope.freevars[fresh] = src.freevars[name]
+                mapping[name] = fresh
+            elif name in src.globals:
+                obj = src.globals[name]
+                self.guards.add(src.globals, name, obj)
+                if same_module and name not in self.top_locals:
+                    continue
+                if self.src.globals.get(name, _MISSING) is obj and name not in self.top_locals:
+                    continue
+                mapping[name] = self.inject(obj, name)
+        return mapping
+
+
+_MISSING = object()
+
+
+def _contents(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return _MISSING
+
+
+@dataclass
+class Generated:
+    text: str
+    fn: object
+    guards: Guards
+
+
+def _specialize_varargs(node, nextra):
+    """``def f(x, *args)`` called with 2 extra arguments -> ``def f(x, args_0, args_1)``."""
+    a = node.args
+    if a.vararg is None:
+        return []
+    name = a.vararg.id
+    extra = [f"{name}_{i}" for i in range(nextra)]
+    a.args = a.args + [gast.Name(e, gast.Param(), None, None) for e in extra]
+    a.vararg = None
+    bind = T.assign(name, gast.Tuple([T.name(e) for e in extra], gast.Load()))
+    gast.copy_location(bind, node)
+    node.body.insert(0, bind)
+    return extra
+
+
+def compile_gradient(fn, wrt, mode, sample=None):
+    """Generate, print and load the adjoint of ``fn``.
+
+    ``wrt``: indices of the positional parameters to differentiate.
+    ``mode``: "grad" (returns the gradient) or "value_and_grad".
+    ``sample``: the positional arguments of the first call, or None; objects
+    among them (not numbers) are used to resolve method calls.
+    """
+    guards = Guards()
+    src = source.parse_function(fn)                       # parse
+    fence.check(src)                                      # reject what is unsupported
+    node = copy.deepcopy(src.node)
+    ctx = Context(src, guards)
+    nparams = len(node.args.posonlyargs + node.args.args)
+    nextra = max(0, len(sample) - nparams) if sample is not None else 0
+    if node.args.vararg is None and sample is not None and len(sample) > nparams:
+        raise TypeError(f"{fn.__qualname__}() takes {nparams} positional arguments "
+                        f"but {len(sample)} were given")
+    varargs = _specialize_varargs(node, nextra)
+    params = [a.id for a in node.args.posonlyargs + node.args.args]
+    if varargs:
+        ctx.tuples[src.node.args.vararg.id] = [T.name(v) for v in varargs]
+        ctx.containers.add(src.node.args.vararg.id)
+    node.args.defaults = []
+    node.args.kw_defaults = [None] * len(node.args.kwonlyargs)
+    wrt_names = [params[i] for i in wrt]
+    desugar(node, ctx.namer)                              # early exits, sugar
+    for s in activity.walk_stmts(node.body):
+        if anno.origin(s) is None:
+            anno.set_origin(s, src.origin(s))
+    if sample is not None:
+        for p, value in zip(params, sample):
+            if p not in wrt_names and normalize._is_static_object(value):
+                ctx.scope.static[p] = value
+    normalize.normalize(node, ctx, wrt_names)             # resolve, inline, one op per statement
+    body, ret = node.body[:-1], node.body[-1]
+    result = ret.value if ret.value is not None else T.const(None)
+    result_name = result.id if isinstance(result, gast.Name) else None
+    act = activity.analyze(node.body, wrt_names, result_name)   # varied & useful
+    record.instrument(body, ctx.namer)                    # name branch flags and trip counters
+    rev = Reverse(ctx, act)
+    state = {}
+    backward = []
+    if result_name in act:
+        seed = T.assign(rev.d(result_name), T.const(1.0))
+        backward = [seed]
+        state[result_name] = True
+        backward += rev.block(body, state)                # reverse mode
+    grads = [T.name(rev.d(w)) if w in state else T.expr("_sg.zeros_like(x)", x=w) for w in wrt_names]
+    primal = set(params) | {n for s in activity.walk_stmts(body) for n in _stores(s)}
+    needed = _needed(backward, primal, body)
+    first = record.Recorder(ctx.namer, params, needed)    # what the forward pass records
+    first.forward(body)
+    used = _loads(first.fill(backward))
+    records = {getattr(s, "sg_cond", None) for s in activity.walk_stmts(body)} | \
+              {getattr(s, "sg_trips", None) for s in activity.walk_stmts(body)}
+    needed -= {r for r in records if r and r not in used}
+    rec = record.Recorder(ctx.namer, params, needed, used_records=used)
+    rec._names = first._names
+    forward = rec.forward(body)
+    backward = rec.fill(backward)
+    check = [T.stmt("_sg.check_scalar(r, n)", r=result, n=T.const(f"{fn.__qualname__}()"))]
+    out = grads[0] if len(grads) == 1 else gast.Tuple(grads, gast.Load())
+    if mode == "value_and_grad":
+        out = gast.Tuple([copy.deepcopy(result), out], gast.Load())
+    fname = ctx.namer.fresh(f"{'grad' if mode == 'grad' else 'value_and_grad'}_{src.node.name}")
+    new = gast.FunctionDef(fname, node.args, forward + check + backward + [gast.Return(out)],
+                           [], None, None, [])
+    T.fix_ctx(new)
+    where = src.origin(src.node).short()
+    header = f"{'gradient' if mode == 'grad' else 'value and gradient'} of {fn.__qualname__} " \
+             f"({where}) with respect to {', '.join(wrt_names)}; generated by srcgrad"
+    text = codegen.unparse(new, header)                   # print
+    loaded = codegen.load(text, fname, src.globals, ctx.cells, f"{mode} {fn.__qualname__}")
+    return Generated(text, loaded, guards)
+
+
+def check_function(fn):
+    """Parse ``fn`` and reject unsupported constructs, without generating code."""
+    fence.check(source.parse_function(fn))
+
+
+def _stores(s):
+    from .transforms.reverse import written_names
+
+    names = list(written_names(s))
+    if isinstance(s, gast.For):
+        names.append(s.target.id)
+    for attr in ("sg_cond", "sg_trips"):
+        if getattr(s, attr, None):
+            names.append(getattr(s, attr))
+    return names
+
+
+def _loads(code):
+    out = set()
+    for c in code:
+        for n in gast.walk(c):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                out.add(n.id)
+    return out
+
+
+def _needed(backward, primal, body):
+    """Forward values the backward pass reads (and so must see restored)."""
+    needed = _loads(backward) & primal
+    pops = [s for s in activity.walk_stmts(body) if anno.kind(s) == "pop"]
+    changed = True
+    while changed:
+        changed = False
+        for s in pops:
+            if s.value.func.value.id in needed and s.targets[0].id not in needed:
+                needed.add(s.targets[0].id)
+                changed = True
+    return needed

@@ -1,0 +1,20 @@
+"""Rules for the helpers that generated adjoint code calls (``_sg.*``).
+
+They make adjoint code differentiable again: ``sg.grad(sg.grad(f))`` reads
+the generated code of ``sg.grad(f)`` like any user code. Same format and
+scope as ``derivatives.py``.
+"""
+from . import runtime as rt
+from .rules import Rule
+
+TABLE = {
+    rt.unbroadcast: Rule("grad, like", grad="_sg.broadcast_like(g, grad)"),
+    rt.broadcast_like: Rule("grad, like", grad="_sg.unbroadcast(g, grad)"),
+    rt.add: Rule("a, b", a="g", b="g"),
+    rt.add_at: Rule("base, index, grad", base="g", grad="_sg.unbroadcast(g[index], grad)"),
+    rt.zero_at: Rule("base, index", base="_sg.zero_at(g, index)"),
+    rt.copy_slot: Rule("value", value="g"),
+    rt.as_list: Rule("grad, like", grad="_sg.from_list(g, grad)"),
+}
+
+NONDIFF = {rt.zeros_like, rt.check_scalar}

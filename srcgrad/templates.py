@@ -1,0 +1,136 @@
+"""Build AST from readable source strings with placeholders.
+
+``expr("np.sum(x, axis=a)", x=node, a=gast.Constant(0, None))`` parses the
+text and substitutes each placeholder name by a deep copy of the node given
+(a string means a plain name). Every placeholder given must be used: a
+template that silently ignores an argument hides a bug.
+"""
+import copy
+from functools import lru_cache
+
+import gast
+
+
+@lru_cache(maxsize=None)
+def _parse(text):
+    return gast.parse(text).body
+
+
+class _Substitute(gast.NodeTransformer):
+    def __init__(self, subs):
+        self.subs = subs
+        self.used = set()
+
+    def visit_Name(self, node):
+        if node.id in self.subs:
+            self.used.add(node.id)
+            new = self.subs[node.id]
+            if isinstance(new, str):
+                return gast.Name(new, node.ctx, None, None)
+            new = copy.deepcopy(new)
+            if isinstance(new, gast.Name):
+                new.ctx = node.ctx
+            return new
+        return node
+
+
+def stmts(text, **subs):
+    body = copy.deepcopy(_parse(text))
+    sub = _Substitute(subs)
+    body = [sub.visit(s) for s in body]
+    unused = set(subs) - sub.used
+    if unused:
+        raise ValueError(f"template placeholders not used: {sorted(unused)} in {text!r}")
+    for s in body:
+        fix_ctx(s)
+    return body
+
+
+def stmt(text, **subs):
+    (only,) = stmts(text, **subs)
+    return only
+
+
+def expr(text, **subs):
+    return stmt(text, **subs).value
+
+
+def name(id_, store=False):
+    return gast.Name(id_, gast.Store() if store else gast.Load(), None, None)
+
+
+def const(value):
+    return gast.Constant(value, None)
+
+
+def assign(target, value):
+    """``target = value``; target a name string or a node."""
+    if isinstance(target, str):
+        target = name(target, store=True)
+    node = gast.Assign([target], value, None)
+    fix_ctx(node)
+    return node
+
+
+class _FixCtx(gast.NodeVisitor):
+    """Give every Name/Subscript/Attribute/Tuple the ctx its position implies."""
+
+    def _store(self, target):
+        if isinstance(target, (gast.Name, gast.Subscript, gast.Attribute, gast.Starred)):
+            target.ctx = gast.Store()
+            if isinstance(target, gast.Starred):
+                self._store(target.value)
+            else:
+                for child in gast.iter_child_nodes(target):
+                    if child is not getattr(target, "ctx", None):
+                        self._load(child)
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            target.ctx = gast.Store()
+            for elt in target.elts:
+                self._store(elt)
+
+    def _load(self, node):
+        for n in gast.walk(node):
+            if isinstance(n, (gast.Name, gast.Subscript, gast.Attribute, gast.Tuple, gast.List, gast.Starred)):
+                if not isinstance(getattr(n, "ctx", None), gast.Param):
+                    n.ctx = gast.Load()
+
+    def visit_Assign(self, node):
+        self._load(node.value)
+        for t in node.targets:
+            self._store(t)
+
+    def visit_AugAssign(self, node):
+        self._load(node.value)
+        self._store(node.target)
+
+    def visit_For(self, node):
+        self._load(node.iter)
+        self._store(node.target)
+        for s in node.body + node.orelse:
+            self.visit(s)
+
+    def visit_comprehension(self, node):
+        self._load(node.iter)
+        for cond in node.ifs:
+            self._load(cond)
+        self._store(node.target)
+
+    def generic_visit(self, node):
+        if isinstance(node, gast.expr):
+            # Expressions: loads, except comprehension targets handled above.
+            for child in gast.iter_child_nodes(node):
+                if isinstance(child, gast.comprehension):
+                    self.visit_comprehension(child)
+                else:
+                    self.generic_visit(child)
+            if isinstance(node, (gast.Name, gast.Subscript, gast.Attribute, gast.Tuple, gast.List)):
+                if not isinstance(getattr(node, "ctx", None), (gast.Param, gast.Store)):
+                    node.ctx = gast.Load()
+            return
+        super().generic_visit(node)
+
+
+def fix_ctx(node):
+    _FixCtx().visit(node)
+    return node

@@ -1,0 +1,1 @@
+"""Compiler passes, one a module; ``srcgrad.compiler`` runs them in order."""

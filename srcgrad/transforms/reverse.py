@@ -1,0 +1,293 @@
+"""Reverse-mode generation: walk the normalized body backwards, writing adjoint code.
+
+Adjoints live in plain local variables (``dx`` for ``x``). Which adjoints are
+non-zero is tracked at compile time, so a zero adjoint is never materialized:
+the first contribution assigns, later ones add. Only where control flow joins
+a branch or loop that did contribute with one that did not does the code
+create an explicit zero (``_sg.zeros_like``).
+
+The backward pass reads the forward values each rule needs *as they were* at
+that statement: every statement that overwrites a value the backward pass
+reads is undone, in reverse order, right after its adjoint (a ``restore``).
+``record.py`` later decides how each restore gets its value (a local copy in
+straight-line code, a stack inside loops) and drops those nobody needs.
+"""
+import copy
+
+import gast
+
+from .. import templates as T
+from ..rules import params as rule_params
+from . import anno
+
+
+class Restore:
+    """Placeholder for 'undo what statement ``stmt`` did to ``name``'."""
+
+    def __init__(self, stmt, name, how):
+        self.stmt = stmt
+        self.name = name
+        self.how = how  # "rebind" | "slot" | "unappend" | "unpop" | "target"
+
+
+def restore_marker(stmt, name, how):
+    node = gast.Expr(T.const("__restore__"))
+    node.sg_restore = Restore(stmt, name, how)
+    return node
+
+
+def comment(text):
+    """A statement that ``codegen`` turns into a ``# text`` line."""
+    node = gast.Expr(T.const("__comment__" + text))
+    node.sg_comment = True
+    return node
+
+
+class State(dict):
+    """Adjoints known to be non-zero at a point of the backward pass."""
+
+    def copy(self):
+        return State(self)
+
+
+def _read_names(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def written_names(s):
+    """Names a statement rebinds (not mutations)."""
+    if isinstance(s, gast.Assign):
+        out = []
+        for t in s.targets:
+            if isinstance(t, (gast.Name, gast.Tuple, gast.List)):
+                out += [n.id for n in gast.walk(t) if isinstance(n, gast.Name)]
+        return out
+    if isinstance(s, gast.FunctionDef):
+        return [s.name]
+    return []
+
+
+class Reverse:
+    def __init__(self, ctx, act):
+        self.ctx = ctx
+        self.act = act
+        self.namer = ctx.namer
+
+    def d(self, name):
+        return self.namer.adjoint(name)
+
+    # -- accumulation ----------------------------------------------------------
+    def acc(self, name, value, state, out):
+        """``d[name] += value`` with compile-time zero tracking."""
+        dn = self.d(name)
+        if name not in state:
+            out.append(T.assign(dn, value))
+            state[name] = True
+        elif name in self.ctx.containers:
+            out.append(T.assign(dn, T.expr("_sg.add(a, b)", a=dn, b=value)))
+        else:
+            out.append(T.assign(dn, gast.BinOp(T.name(dn), gast.Add(), value)))
+
+    def zero(self, name):
+        return T.assign(self.d(name), T.expr("_sg.zeros_like(x)", x=name))
+
+    # -- blocks ----------------------------------------------------------------
+    def block(self, stmts, state):
+        out = []
+        group = []
+        group_origin = group_origin_obj = None
+        for s in reversed(stmts):
+            code = self.stmt(s, state)
+            if not code:
+                continue
+            o = anno.origin(s)
+            key = (o.filename, o.lineno) if o else None
+            if key != group_origin and group:
+                out += self._with_comment(group, group_origin_obj)
+                group = []
+            group_origin, group_origin_obj = key, o
+            group += code
+        if group:
+            out += self._with_comment(group, group_origin_obj)
+        return out
+
+    def _with_comment(self, code, o):
+        if o is None or all(getattr(c, "sg_restore", None) for c in code):
+            return code
+        return [comment(f"grad of: {o.text} ({o.short()})")] + code
+
+    def stmt(self, s, state):
+        kind = anno.kind(s)
+        if isinstance(s, gast.If):
+            return self.if_stmt(s, state)
+        if isinstance(s, (gast.For, gast.While)):
+            return self.loop(s, state)
+        if kind is None or kind == "opaque":
+            return [restore_marker(s, n, "rebind") for n in written_names(s)]
+        return getattr(self, "_" + kind)(s, state)
+
+    # -- one statement per kind ------------------------------------------------
+    def _finish(self, s, name, state, out, how="rebind"):
+        state.pop(name, None)
+        out.append(restore_marker(s, name, how))
+        return out
+
+    def _copy(self, s, state):
+        t, a = s.targets[0].id, s.value.id
+        out = []
+        if t in state and a in self.act:
+            self.acc(a, T.name(self.d(t)), state, out)
+        return self._finish(s, t, state, out)
+
+    def _prim(self, s, state):
+        t = s.targets[0].id
+        out = []
+        if t in state:
+            rule = s.sg_rule
+            subs = {p.name: s.sg_args[p.name] for p in rule_params(rule) if p.name in s.sg_args}
+            for pname, text in rule.grads.items():
+                atom = s.sg_args.get(pname)
+                if not (isinstance(atom, gast.Name) and atom.id in self.act):
+                    continue
+                value = _rule_expr(text, subs, T.name(self.d(t)), T.name(t))
+                if rule.broadcast:
+                    value = T.expr("_sg.unbroadcast(v, x)", v=value, x=atom.id)
+                self.acc(atom.id, value, state, out)
+        return self._finish(s, t, state, out)
+
+    def _getitem(self, s, state):
+        t = s.targets[0].id
+        base = s.value.value.id
+        out = []
+        if t in state and base in self.act:
+            index = s.value.slice
+            start = T.name(self.d(base)) if base in state else T.expr("_sg.zeros_like(a)", a=base)
+            value = T.expr("_sg.add_at(b, i, g)", b=start, i=_index_expr(index), g=self.d(t))
+            out.append(T.assign(self.d(base), value))
+            state[base] = True
+        return self._finish(s, t, state, out)
+
+    def _literal(self, s, state):
+        t = s.targets[0].id
+        out = []
+        if t in state:
+            for i, e in enumerate(s.value.elts):
+                if isinstance(e, gast.Name) and e.id in self.act:
+                    self.acc(e.id, T.expr("g[i]", g=self.d(t), i=T.const(i)), state, out)
+        return self._finish(s, t, state, out)
+
+    def _pop(self, s, state):
+        t = s.targets[0].id
+        lst = s.value.func.value.id
+        out = []
+        if lst in self.act and (t in state or lst in state):
+            item = T.name(self.d(t)) if t in state else T.expr("_sg.zeros_like(v)", v=t)
+            start = T.name(self.d(lst)) if lst in state else T.expr("_sg.zeros_like(v)", v=lst)
+            out.append(T.assign(self.d(lst), T.expr("a + [b]", a=start, b=item)))
+            state[lst] = True
+        state.pop(t, None)
+        out.append(restore_marker(s, lst, "unpop"))
+        out.append(restore_marker(s, t, "rebind"))
+        return out
+
+    def _setitem(self, s, state):
+        target = s.targets[0]
+        base = target.value.id
+        out = []
+        if base in state:
+            index = _index_expr(target.slice)
+            v = s.value
+            if isinstance(v, gast.Name) and v.id in self.act:
+                value = T.expr("_sg.unbroadcast(g[i], v)", g=self.d(base), i=index, v=v.id)
+                self.acc(v.id, value, state, out)
+            out.append(T.assign(self.d(base), T.expr("_sg.zero_at(g, i)", g=self.d(base),
+                                                      i=copy.deepcopy(index))))
+        out.append(restore_marker(s, base, "slot"))
+        return out
+
+    def _append(self, s, state):
+        lst = s.value.func.value.id
+        arg = s.value.args[0]
+        out = []
+        if lst in state:
+            if isinstance(arg, gast.Name) and arg.id in self.act:
+                self.acc(arg.id, T.expr("g[-1]", g=self.d(lst)), state, out)
+            out.append(T.assign(self.d(lst), T.expr("g[:-1]", g=self.d(lst))))
+        out.append(restore_marker(s, lst, "unappend"))
+        return out
+
+    # -- control flow ----------------------------------------------------------
+    def if_stmt(self, s, state):
+        if len(s.body) == 1 and isinstance(s.body[0], gast.Break):
+            return []
+        restore_cond = restore_marker(s, s.sg_cond, "rebind")
+        then_state, else_state = state.copy(), state.copy()
+        then_code = self.block(s.body, then_state)
+        else_code = self.block(s.orelse, else_state)
+        for name in sorted(set(then_state) ^ set(else_state)):
+            (else_code if name in then_state else then_code).append(self.zero(name))
+        state.clear()
+        state.update(then_state)
+        state.update(else_state)
+        if not (then_code or else_code):
+            return []
+        return [_rev_if(s, then_code, else_code), restore_cond]
+
+    def loop(self, s, state):
+        start = state.copy()
+        for _ in range(100):
+            trial = start.copy()
+            body = self.block(s.body, trial)
+            grown = set(trial) - set(start)
+            if not grown:
+                break
+            start.update({n: True for n in grown})
+        before = [self.zero(n) for n in sorted(set(start) - set(state))]
+        for name in sorted(set(start) - set(trial)):
+            body.append(self.zero(name))
+        state.clear()
+        state.update(start)
+        if isinstance(s, gast.For):
+            body.insert(0, restore_marker(s, s.target.id, "target"))
+        node = gast.For(T.name("_", store=True), T.expr("range(n)", n=s.sg_trips), body or [gast.Pass()], [], None)
+        node.sg_loop = s
+        anno.like(node, s)
+        out = before + [node, restore_marker(s, s.sg_trips, "rebind")]
+        if isinstance(s, gast.For):
+            out.append(restore_marker(s, s.target.id, "rebind"))
+        return out
+
+
+def _rev_if(s, then_code, else_code):
+    node = gast.If(T.name(s.sg_cond), then_code or [gast.Pass()], else_code, )
+    node.sg_if = s
+    return anno.like(node, s)
+
+
+def _index_expr(index):
+    """The index as an expression usable outside a subscript (slices become slice())."""
+    if isinstance(index, gast.Slice):
+        parts = [p if p is not None else T.const(None) for p in (index.lower, index.upper, index.step)]
+        return gast.Call(T.name("slice"), [copy.deepcopy(p) for p in parts], [])
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple([_index_expr(e) for e in index.elts], gast.Load())
+    return copy.deepcopy(index)
+
+
+class _RuleSubst(gast.NodeTransformer):
+    def __init__(self, subs):
+        self.subs = subs
+
+    def visit_Name(self, node):
+        if node.id in self.subs:
+            return copy.deepcopy(self.subs[node.id])
+        return node
+
+
+def _rule_expr(text, subs, g, ans):
+    tree = T._parse(text)[0].value
+    mapping = dict(subs)
+    mapping["g"] = g
+    mapping["ans"] = ans
+    new = _RuleSubst(mapping).visit(copy.deepcopy(tree))
+    return T.fix_ctx(new)
