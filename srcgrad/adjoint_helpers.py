@@ -77,11 +77,11 @@ def reshape_like(grad, like):
     return np.reshape(grad, np.shape(like))
 
 
-def real_grad(grad, ans, like):
-    """``grad``, or zeros shaped like ``like`` when the result ``ans`` is not floating (a cast to int)."""
+def real_grad(grad, ans):
+    """``grad``, or zeros of its shape when the result ``ans`` is not floating (a cast to int)."""
     if np.issubdtype(np.result_type(ans), np.inexact):
         return grad
-    return np.zeros(np.shape(like))
+    return np.zeros(np.shape(grad))
 
 
 def mean_grad(grad, ans, a, axis, keepdims):
@@ -582,7 +582,7 @@ def norm_plan(ord, axis, ndim):
 
 
 def linspace_weights(num, endpoint, axis, ndim, which):
-    """d(np.linspace)/d(start) (``which`` 0) or d/d(stop) (1), shaped to broadcast along ``axis``."""
+    """d(np.linspace)/d(start) (``which`` 0) or d/d(stop) (1), to broadcast along ``axis``."""
     t = np.linspace(0.0, 1.0, num, endpoint=endpoint)
     weights = 1.0 - t if which == 0 else t
     shape = [1] * ndim

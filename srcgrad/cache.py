@@ -100,7 +100,8 @@ class Compiled:
                     raise TypeError(f"wrt index {i} is out of range: {self.f.__qualname__}() "
                                     f"was called with {len(args)} positional arguments")
                 _check_differentiable(args[i], i, self._name(i))
-            entry = compile_gradient(self.f, self.wrt, self.mode, sample=list(args))
+            entry = compile_gradient(self.f, self.wrt, self.mode, sample=list(args),
+                                     as_tuple=self.multiple)
             self.entries[kinds] = entry
         return entry
 
@@ -121,14 +122,19 @@ class Compiled:
             grads = _cast(grads, args[self.wrt[0]])
         return (value, grads) if self.mode == "value_and_grad" else grads
 
-    def generic(self):
-        """The generated function, compiled without knowing the arguments (higher order)."""
-        entry = self.entries.get(None)
+    def generic(self, sample=None):
+        """The generated function for code that calls this gradient (higher order).
+
+        ``sample`` holds the objects among the arguments, None for values only
+        known at run time; the code is specialised on the objects' classes.
+        """
+        key = ("generic",) + tuple(_kind(v) for v in sample or ())
+        entry = self.entries.get(key)
         if entry is None or not entry.guards.valid():
-            entry = compile_gradient(self.f, self.wrt, self.mode, sample=None)
-            self.entries[None] = entry
+            entry = compile_gradient(self.f, self.wrt, self.mode, sample=sample,
+                                     as_tuple=self.multiple)
+            self.entries[key] = entry
         return entry.fn
 
     def generic_text(self):
-        self.generic()
-        return self.entries[None].text
+        return compile_gradient(self.f, self.wrt, self.mode, as_tuple=self.multiple).text

@@ -130,13 +130,14 @@ def _specialize_varargs(node, nextra):
     return extra
 
 
-def compile_gradient(fn, wrt, mode, sample=None):
+def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False):
     """Generate, print and load the adjoint of ``fn``.
 
     ``wrt``: indices of the positional parameters to differentiate.
     ``mode``: "grad" (returns the gradient) or "value_and_grad".
     ``sample``: the positional arguments of the first call, or None; objects
     among them (not numbers) are used to resolve method calls.
+    ``as_tuple``: return a tuple of gradients even for one ``wrt``.
     """
     guards = Guards()
     src = source.parse_function(fn)                       # parse
@@ -181,18 +182,18 @@ def compile_gradient(fn, wrt, mode, sample=None):
     grads = [T.name(rev.d(w)) if w in state else T.expr("_sg.zeros_like(x)", x=w) for w in wrt_names]
     primal = set(params) | {n for s in activity.walk_stmts(body) for n in _stores(s)}
     needed = _needed(backward, primal, body)
-    first = record.Recorder(ctx.namer, params, needed)    # what the forward pass records
+    first = record.Recorder(ctx.namer, params, needed, preinit=rev.zeroed)  # what to record
     first.forward(body)
     used = _loads(first.fill(backward))
     records = {getattr(s, "sg_cond", None) for s in activity.walk_stmts(body)} | \
               {getattr(s, "sg_trips", None) for s in activity.walk_stmts(body)}
     needed -= {r for r in records if r and r not in used}
-    rec = record.Recorder(ctx.namer, params, needed, used_records=used)
+    rec = record.Recorder(ctx.namer, params, needed, used_records=used, preinit=rev.zeroed)
     rec._names = first._names
     forward = rec.forward(body)
     backward = rec.fill(backward)
     check = [T.stmt("_sg.check_scalar(r, n)", r=result, n=T.const(f"{fn.__qualname__}()"))]
-    out = grads[0] if len(grads) == 1 else gast.Tuple(grads, gast.Load())
+    out = grads[0] if len(grads) == 1 and not as_tuple else gast.Tuple(grads, gast.Load())
     if mode == "value_and_grad":
         out = gast.Tuple([copy.deepcopy(result), out], gast.Load())
     fname = ctx.namer.fresh(f"{'grad' if mode == 'grad' else 'value_and_grad'}_{src.node.name}")

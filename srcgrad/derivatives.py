@@ -23,7 +23,8 @@ Conventions, chosen once here:
 - ``x1 ** x2``: the adjoint of ``x2`` uses ``log(x1)`` where ``x1 > 0`` and is 0
   where ``x1 <= 0`` (TensorFlow's choice: ``x1 ** x2`` is not differentiable in
   ``x2`` for a negative base, and its limit at 0 is 0 for ``x2 > 0``). The
-  adjoint of ``x1`` is 0 where ``x2 == 0``, never ``0 * inf``.
+  adjoint of ``x1`` is 0 at ``x1 == x2 == 0``, never ``0 * inf``; the guard is
+  that narrow so that second derivatives stay exact at ``x2 == 0``.
 - ``prod`` is exact with zeros (see ``adjoint_helpers.prod_grad``).
 - A cast to a non-floating dtype (``astype(int)``, ``np.array(x, dtype=int)``)
   has a zero adjoint.
@@ -54,10 +55,15 @@ def _binary(**grads):
     return Rule("x1, x2", broadcast=True, **grads)
 
 
-_POWER = dict(
-    x1="g * x2 * x1 ** np.where(x2 == 0, 1.0, x2 - 1)",
-    x2="g * ans * np.log(np.where(x1 > 0, x1, 1.0))",
-)
+def _power(base, exp):
+    """Grads of ``base ** exp`` for the given parameter names (see the conventions above)."""
+    return {
+        base: f"g * {exp} * {base} ** np.where(np.logical_and({exp} == 0, {base} == 0), 1.0, "
+              f"{exp} - 1)",
+        exp: f"g * ans * np.log(np.where({base} > 0, {base}, 1.0))",
+    }
+
+
 _MAXIMUM = dict(
     x1="g * np.where(x1 > x2, 1.0, np.where(x1 == x2, 0.5, 0.0))",
     x2="g * np.where(x2 > x1, 1.0, np.where(x1 == x2, 0.5, 0.0))",
@@ -66,6 +72,9 @@ _MINIMUM = dict(
     x1="g * np.where(x1 < x2, 1.0, np.where(x1 == x2, 0.5, 0.0))",
     x2="g * np.where(x2 < x1, 1.0, np.where(x1 == x2, 0.5, 0.0))",
 )
+_INNER = "_sg.einsum_slot_grad(g, _sg.inner_subscripts(np.ndim(a), np.ndim(b)), [a, b], {})"
+_TENSORDOT = ("_sg.einsum_slot_grad(g, _sg.tensordot_subscripts(np.ndim(a), np.ndim(b), axes), "
+              "[a, b], {})")
 _DEG = "g * (180.0 / np.pi)"
 _RAD = "g * (np.pi / 180.0)"
 
@@ -107,8 +116,8 @@ TABLE = {
     np.subtract: _binary(x1="g", x2="-g"),
     np.multiply: _binary(x1="g * x2", x2="g * x1"),
     np.true_divide: _binary(x1="g / x2", x2="-g * x1 / (x2 * x2)"),
-    np.power: _binary(**_POWER),
-    np.float_power: _binary(**_POWER),
+    np.power: _binary(**_power("x1", "x2")),
+    np.float_power: _binary(**_power("x1", "x2")),
     np.maximum: _binary(**_MAXIMUM),
     np.fmax: _binary(**_MAXIMUM),
     np.minimum: _binary(**_MINIMUM),
@@ -148,13 +157,8 @@ TABLE = {
     np.outer: Rule("a, b, out=None",
                    a="_sg.reshape_like(np.matmul(g, np.ravel(b)), a)",
                    b="_sg.reshape_like(np.matmul(np.ravel(a), g), b)"),
-    np.inner: Rule("a, b",
-                   a="_sg.einsum_slot_grad(g, _sg.inner_subscripts(np.ndim(a), np.ndim(b)), [a, b], 0)",
-                   b="_sg.einsum_slot_grad(g, _sg.inner_subscripts(np.ndim(a), np.ndim(b)), [a, b], 1)"),
-    np.tensordot: Rule(
-        "a, b, axes=2",
-        a="_sg.einsum_slot_grad(g, _sg.tensordot_subscripts(np.ndim(a), np.ndim(b), axes), [a, b], 0)",
-        b="_sg.einsum_slot_grad(g, _sg.tensordot_subscripts(np.ndim(a), np.ndim(b), axes), [a, b], 1)"),
+    np.inner: Rule("a, b", a=_INNER.format(0), b=_INNER.format(1)),
+    np.tensordot: Rule("a, b, axes=2", a=_TENSORDOT.format(0), b=_TENSORDOT.format(1)),
     np.einsum: Rule("subscripts, *operands, out=None, dtype=None, order='K', casting='safe', "
                     "optimize=False",
                     operands="_sg.einsum_grad(g, subscripts, operands)"),
@@ -191,17 +195,17 @@ TABLE = {
                    arrays="_sg.stack_grad(g, arrays, axis)"),
     # ---- copies, conversions, constructors
     np.copy: Rule("a, order='K', subok=False", a="g"),
-    np.array: Rule(_ARRAY, object="_sg.real_grad(_sg.array_grad(g, object), ans, object)"),
-    np.asarray: Rule(_ASARRAY, a="_sg.real_grad(_sg.array_grad(g, a), ans, a)"),
+    np.array: Rule(_ARRAY, object="_sg.array_grad(_sg.real_grad(g, ans), object)"),
+    np.asarray: Rule(_ASARRAY, a="_sg.array_grad(_sg.real_grad(g, ans), a)"),
     _h.astype: Rule("a, dtype, order='K', casting='unsafe', subok=True, copy=True",
-                    a="_sg.real_grad(_sg.reshape_like(g, a), ans, a)"),
+                    a="_sg.reshape_like(_sg.real_grad(g, ans), a)"),
     _h.item: Rule("a", a="_sg.reshape_like(g, a)"),
     np.float64: Rule("x=0.0", x="_sg.reshape_like(g, x)"),
     np.full: Rule("shape, fill_value, dtype=None, order='C', *, device=None, like=None",
-                  fill_value="_sg.real_grad(_sg.sum_to(g, fill_value), ans, fill_value)"),
+                  fill_value="_sg.sum_to(_sg.real_grad(g, ans), fill_value)"),
     np.full_like: Rule("a, fill_value, dtype=None, order='K', subok=True, shape=None, *, "
                        "device=None",
-                       fill_value="_sg.real_grad(_sg.sum_to(g, fill_value), ans, fill_value)"),
+                       fill_value="_sg.sum_to(_sg.real_grad(g, ans), fill_value)"),
     np.linspace: Rule("start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, "
                       "device=None",
                       start="_sg.linspace_grad(g, start, num, endpoint, axis, 0)",
@@ -235,16 +239,13 @@ TABLE = {
     math.degrees: _unary(x=_DEG),
     math.radians: _unary(x=_RAD),
     math.atan2: Rule("y, x", y="g * x / (x * x + y * y)", x="-g * y / (x * x + y * y)"),
-    math.pow: Rule("x, y", x="g * y * x ** np.where(y == 0, 1.0, y - 1)",
-                   y="g * ans * np.log(np.where(x > 0, x, 1.0))"),
+    math.pow: Rule("x, y", **_power("x", "y")),
     math.hypot: Rule("*coordinates", coordinates="_sg.hypot_grad(g, ans, coordinates)"),
     math.fsum: Rule("seq", seq="_sg.builtin_sum_grad(g, seq)"),
     # ---- Python builtins
     builtins.abs: _unary(x="g * np.sign(x)"),
     builtins.float: Rule("x=0.0", x="_sg.reshape_like(g, x)"),
-    builtins.pow: Rule("base, exp, mod=None", broadcast=True,
-                       base="g * exp * base ** np.where(exp == 0, 1.0, exp - 1)",
-                       exp="g * ans * np.log(np.where(base > 0, base, 1.0))"),
+    builtins.pow: Rule("base, exp, mod=None", broadcast=True, **_power("base", "exp")),
     builtins.sum: Rule("iterable, start=0", iterable="_sg.builtin_sum_grad(g, iterable)",
                        start="_sg.sum_to(g, start)"),
     builtins.max: Rule("*args", args="_sg.builtin_max_grad(g, args)"),

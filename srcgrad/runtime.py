@@ -35,9 +35,14 @@ def broadcast_like(grad, like):
 
 
 def zeros_like(value):
-    """A zero adjoint for ``value``: 0.0, a float array, or a list of them."""
+    """A zero adjoint for ``value``: 0.0, a float array, or a list of them.
+
+    ``None`` stands for a variable not bound on this path; its adjoint is 0.0.
+    """
     if isinstance(value, (list, tuple)):
         return [zeros_like(v) for v in value]
+    if isinstance(value, dict):
+        return {k: zeros_like(v) for k, v in value.items()}
     if isinstance(value, np.ndarray):
         dtype = value.dtype if np.issubdtype(value.dtype, np.inexact) else np.float64
         return np.zeros(value.shape, dtype)
@@ -52,6 +57,8 @@ def add(a, b):
     """Accumulate two adjoints; lists (adjoints of lists and tuples) add elementwise."""
     if isinstance(a, list):
         return [add(x, y) for x, y in zip(a, b)]
+    if isinstance(a, dict):
+        return {k: add(a[k], b[k]) for k in a}
     return a + b
 
 
@@ -67,8 +74,8 @@ def add_at(base, index, grad):
     Repeated fancy indices accumulate (``np.add.at``), as the adjoint of a
     gather must.
     """
-    if isinstance(base, list):
-        out = list(base)
+    if isinstance(base, (list, dict)):
+        out = base.copy()
         out[index] = add(out[index], grad)
         return out
     out = np.array(base, dtype=np.result_type(base, grad, np.float16), copy=True)
@@ -81,8 +88,8 @@ def add_at(base, index, grad):
 
 def zero_at(base, index):
     """A copy of adjoint ``base`` with ``base[index]`` set to zero."""
-    if isinstance(base, list):
-        out = list(base)
+    if isinstance(base, (list, dict)):
+        out = base.copy()
         out[index] = zeros_like(out[index])
         return out
     out = np.array(base, copy=True)

@@ -34,12 +34,26 @@ def expr_varied(node, varied, scope):
         return expr_varied(node.value, varied, scope)
     if isinstance(node, gast.Subscript):
         return expr_varied(node.value, varied, scope)
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
-        return False
+    if isinstance(node, gast.UnaryOp) and not isinstance(node.op, (gast.USub, gast.UAdd)):
+        return False  # not, ~: booleans and bits carry no gradient
+    if isinstance(node, gast.BinOp):
+        fn = derivatives.OPERATORS.get(type(node.op).__name__)
+        if fn is None or table.nondiff(fn):
+            return False  # //, &, |, ^, <<: integer-valued or boolean
     if isinstance(node, gast.Call):
         if _nondiff(scope, node.func):
             return False
+        f = node.func
+        if isinstance(f, gast.Attribute) and f.attr in derivatives.METHODS \
+                and table.nondiff(derivatives.METHODS[f.attr][0]) \
+                and scope.value(f) is MISSING:
+            return False  # x.argmax(), x.round(): array methods without a gradient
         parts = list(node.args) + [k.value for k in node.keywords]
+        if isinstance(node.func, gast.Name) and node.func.id in scope.local_defs:
+            # A nested function reads its enclosing variables: a closure over
+            # a varied value is varied even when its arguments are not.
+            parts += [gast.Name(n, gast.Load(), None, None)
+                      for n in closure_reads(node.func.id, scope)]
         if isinstance(node.func, gast.Attribute):
             parts.append(node.func.value)
         return any(expr_varied(p, varied, scope) for p in parts)
@@ -53,6 +67,29 @@ def expr_varied(node, varied, scope):
         return expr_varied(node.body, varied, scope) or expr_varied(node.orelse, varied, scope)
     return any(expr_varied(c, varied, scope) for c in gast.iter_child_nodes(node)
                if isinstance(c, gast.expr))
+
+
+def closure_reads(name, scope):
+    """Enclosing variables a nested def reads, directly or through nested defs it calls."""
+    from .normalize import function_locals
+
+    seen, todo, reads = set(), [name], set()
+    while todo:
+        fn = scope.local_defs.get(todo.pop())
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        free = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)} - function_locals(fn)
+        reads |= free
+        todo.extend(free & set(scope.local_defs))
+    return reads
+
+
+def literal_items(value):
+    """(key, item) pairs of a list, tuple or dict literal."""
+    if isinstance(value, gast.Dict):
+        return list(zip(value.keys, value.values))
+    return [(gast.Constant(i, None), e) for i, e in enumerate(value.elts)]
 
 
 def _target_names(target):
@@ -85,7 +122,7 @@ def flow(s):
     if kind == "getitem":
         return [s.targets[0].id], {s.value.value.id}
     if kind == "literal":
-        return [s.targets[0].id], {e.id for e in s.value.elts if isinstance(e, gast.Name)}
+        return [s.targets[0].id], {e.id for _, e in literal_items(s.value) if isinstance(e, gast.Name)}
     if kind == "setitem":
         base = s.targets[0].value.id
         value = {s.value.id} if isinstance(s.value, gast.Name) else set()

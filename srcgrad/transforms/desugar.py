@@ -53,6 +53,8 @@ def _own_exits(stmt, kind):
 
 
 def _has_return(stmt):
+    if isinstance(stmt, gast.FunctionDef):
+        return False
     return any(isinstance(n, gast.Return) for n in _walk_no_defs(stmt))
 
 
@@ -150,8 +152,9 @@ class Desugar:
         skip = self.namer.fresh("skip_rest") if _own_exits_any(s.body, gast.Continue) else None
         returns_inside = self.returned and any(_has_return(b) for b in s.body)
         self.loops.append(_Loop(broke, skip))
-        body = list(s.body)
+        body = s.body
         if isinstance(s, gast.For) and not isinstance(s.target, gast.Name):
+            body = list(body)
             item = self.namer.fresh("_".join(n.id for n in gast.walk(s.target) if isinstance(n, gast.Name)) or "item")
             unpack = gast.copy_location(T.assign(s.target, T.name(item)), s)
             s.target = T.name(item, store=True)
@@ -159,7 +162,9 @@ class Desugar:
         new_body = self.block(body)
         self.loops.pop()
         if skip:
-            new_body.insert(0, gast.copy_location(T.assign(skip, T.const(False)), s))
+            # After the unpacking of the loop target, which must stay first.
+            at = 1 if body is not s.body and new_body else 0
+            new_body.insert(at, gast.copy_location(T.assign(skip, T.const(False)), s))
         exit_flags = [f for f in (broke,) if f]
         if returns_inside:
             exit_flags.append(self.returned)

@@ -130,6 +130,7 @@ class Normalizer:
         self.varied = set()
         self.changed = False
         self.counts = {}
+        self._list_items = {}
 
     # -- driver --------------------------------------------------------------
     def run(self, fn, wrt):
@@ -208,6 +209,11 @@ class Normalizer:
             if anno.kind(s) == "prim":
                 hit = any(isinstance(a, gast.Name) and a.id in varied for a in s.sg_args.values())
                 return names if hit else []
+            t, v = s.targets[0], s.value
+            if isinstance(t, (gast.Tuple, gast.List)) and isinstance(v, (gast.Tuple, gast.List)) \
+                    and len(t.elts) == len(v.elts):
+                return [n.id for te, ve in zip(t.elts, v.elts) if expr_varied(ve, varied, scope)
+                        for n in gast.walk(te) if isinstance(n, gast.Name)]
             return names if expr_varied(s.value, varied, scope) else []
         if isinstance(s, gast.For):
             if expr_varied(s.iter, varied, scope):
@@ -347,6 +353,12 @@ class Normalizer:
             out.append(self._mark(node, "append"))
             self.ctx.containers.add(f.value.id)
             return out
+        if isinstance(f, gast.Attribute) and f.attr == "pop" and isinstance(f.value, gast.Name) \
+                and f.value.id in self.varied and not call.args and not call.keywords:
+            self.changed = True
+            out = []
+            self.expr(call, out, self.ctx.namer.fresh(f.value.id + "_popped"))
+            return out
         if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id in self.varied:
             raise self.ctx.error(f"calling `{gast.unparse(f).strip()}()` on a differentiable value "
                                  "is not supported", s)
@@ -356,6 +368,11 @@ class Normalizer:
         return out
 
     def for_loop(self, s):
+        seq = self.scope.value(s.iter)
+        if isinstance(seq, (list, tuple)) and 0 < len(seq) <= 64 \
+                and all(_is_static_object(v) for v in seq) \
+                and not any(isinstance(n, gast.Break) for n in gast.walk(s)):
+            return self.unroll(s, seq)
         if not expr_varied(s.iter, self.varied, self.scope):
             s.body = self.block(s.body)
             return [s]
@@ -380,14 +397,41 @@ class Normalizer:
             seq = self.atom(it, out, hint=target + "_seq")
             length = T.expr("len(s)", s=seq)
             item = gast.Subscript(seq, T.name(index), gast.Load())
-        bind = anno.like(T.assign(target, item), s)
+        body = list(s.body)
+        first = body[0] if body else None
+        if isinstance(item, gast.Tuple) and isinstance(first, gast.Assign) \
+                and isinstance(first.value, gast.Name) and first.value.id == target:
+            # ``for i, v in enumerate(xs)``: bind i and v directly, so the index
+            # stays an integer and only v depends on xs.
+            bind = anno.like(T.assign(copy.deepcopy(first.targets[0]), item), first)
+            body = body[1:]
+        else:
+            bind = anno.like(T.assign(target, item), s)
         loop = anno.like(gast.For(T.name(index, store=True), T.expr("range(n)", n=length),
-                                  [bind] + s.body, [], None), s)
-        if isinstance(item, gast.Tuple):
-            # zip/enumerate items are tuples built only to be unpacked
-            pass
-        loop.body = self.block(loop.body)
+                                  [bind] + body, [], None), s)
+        # The body is normalized in the next round, once variedness has been
+        # recomputed for the new bindings (the index is not varied).
         return out + [loop]
+
+    def unroll(self, s, seq):
+        """``for layer in self.layers:`` over objects known at compile time.
+
+        Each iteration gets its own copy of the body, with the loop variable
+        bound to one known object, so calls through it can be inlined.
+        """
+        self.changed = True
+        out = []
+        for k, obj in enumerate(seq):
+            name = self.ctx.namer.fresh(s.target.id)
+            item = gast.Subscript(copy.deepcopy(s.iter), T.const(k), gast.Load())
+            bind = anno.set_kind(anno.like(T.assign(name, item), s), "opaque")
+            self.scope.static[name] = obj
+            out.append(bind)
+            for stmt in s.body:
+                out.append(rename(copy.deepcopy(stmt), {s.target.id: name}))
+        # Python leaves the loop variable bound to the last item.
+        out.append(anno.set_kind(anno.like(T.assign(s.target.id, T.name(name)), s), "opaque"))
+        return out
 
     # -- expressions -----------------------------------------------------------
     def _mark(self, node, kind, **extra):
@@ -475,6 +519,15 @@ class Normalizer:
             self.ctx.containers.add(d)
             self.varied.add(d)
             return d
+        if isinstance(node, gast.Dict):
+            if any(k is None or not _is_constant(k) for k in node.keys):
+                raise self.ctx.error("a dict of differentiable values needs constant keys", self.cur)
+            values = [self.atom(v, out, hint) for v in node.values]
+            d = self._dest(dest, hint)
+            out.append(self._mark(T.assign(d, gast.Dict(node.keys, values)), "literal"))
+            self.ctx.containers.add(d)
+            self.varied.add(d)
+            return d
         if isinstance(node, gast.IfExp):
             d = self._dest(dest, hint)
             body, orelse = [], []
@@ -554,6 +607,10 @@ class Normalizer:
         if isinstance(f, gast.Attribute) and expr_varied(f.value, self.varied, self.scope):
             return self.method(node, out, dest, hint)
         obj = self.scope.value(f)
+        if obj is MISSING and isinstance(f, gast.Attribute) and f.attr in derivatives.METHODS \
+                and self.scope.value(f.value) is MISSING:
+            # A method of a value only known at run time: NumPy's array methods.
+            return self.method(node, out, dest, hint)
         if obj is MISSING:
             raise self.ctx.error(f"cannot tell at compile time which function "
                                  f"`{gast.unparse(f).strip()}` is", self.cur,
@@ -563,7 +620,8 @@ class Normalizer:
             return self.prim_call(node, obj, rule, out, dest, hint)
         generated = getattr(obj, "__srcgrad_generated__", None)
         if generated is not None:
-            return self.inline(generated(), None, node, out, dest)
+            sample = [self._static_or_none(a) for a in node.args]
+            return self.inline(generated(sample), None, node, out, dest)
         if isinstance(obj, gast.FunctionDef):
             return self.inline(obj, None, node, out, dest)
         if isinstance(obj, types.MethodType) and not is_library(obj.__func__):
@@ -595,6 +653,10 @@ class Normalizer:
         self.varied.add(d)
         return d
 
+    def _static_or_none(self, node):
+        obj = self.scope.value(node) if isinstance(node, (gast.Name, gast.Attribute)) else MISSING
+        return obj if obj is not MISSING and _is_static_object(obj) else None
+
     def _expand_starred(self, node):
         args = []
         for a in node.args:
@@ -611,8 +673,8 @@ class Normalizer:
     def method(self, node, out, dest, hint):
         f = node.func
         receiver = self.atom(f.value, out, hint)
-        if f.attr == "pop" and isinstance(receiver, gast.Name) and receiver.id in self.ctx.containers \
-                and not node.args and not node.keywords:
+        if f.attr == "pop" and isinstance(receiver, gast.Name) and not node.args and not node.keywords:
+            self.ctx.containers.add(receiver.id)
             d = self._dest(dest, hint)
             call = gast.Call(gast.Attribute(receiver, "pop", gast.Load()), [], [])
             out.append(self._mark(T.assign(d, call), "pop"))
@@ -644,6 +706,7 @@ class Normalizer:
                 lst = self.ctx.namer.fresh(f"{base}_{p.name}")
                 lit = self._mark(T.assign(lst, gast.List(elts, gast.Load())), "literal")
                 out.append(lit)
+                self._list_items[lst] = elts
                 self.ctx.containers.add(lst)
                 if any(isinstance(e, gast.Name) and e.id in self.varied for e in elts):
                     self.varied.add(lst)
@@ -677,10 +740,13 @@ class Normalizer:
         atoms = {id(bound[k]): args[k] for k in bound if k in args}
         variadic = next((p for p in ps if p.variadic), None)
         if variadic is not None and variadic.name in args:
-            # The list literal holds the varargs; the call unpacks it.
+            # The rule sees the varargs as one list (its adjoint is a list);
+            # the forward call keeps them spread out.
             fixed = [args[p.name] for p in ps if not p.variadic and p.name in args
-                     and any(bound.get(p.name) is a for a in node.args)]
-            new_args = fixed + [gast.Starred(copy.deepcopy(args[variadic.name]), gast.Load())]
+                     and any(bound.get(p.name) is a for a in positional)]
+            if receiver is not None:
+                fixed = fixed[1:]
+            new_args = fixed + [copy.deepcopy(e) for e in self._list_items[args[variadic.name].id]]
         else:
             new_args = [atoms.get(id(a), a) for a in node.args]
         new_kw = [gast.keyword(k.arg, atoms.get(id(k.value), k.value)) for k in node.keywords]
@@ -696,8 +762,11 @@ class Normalizer:
         if rule is None:
             raise self.ctx.error(f"no derivative rule for `{_qualname(fn)}`", self.cur)
         if operands is not None:
-            names = [p.name for p in rule_params(rule)]
-            args = dict(zip(names, operands))
+            ps = rule_params(rule)
+            args = dict(zip([p.name for p in ps], operands))
+            for p in ps:
+                if p.name not in args and p.default is not None:
+                    args[p.name] = copy.deepcopy(p.default)
         self._mark(stmt, "prim", rule=rule, args=args, func=fn)
         out.append(stmt)
         if any(isinstance(a, gast.Name) and a.id in self.varied for k, a in args.items()

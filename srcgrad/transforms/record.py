@@ -35,14 +35,14 @@ def instrument(body, namer):
 
 
 class Recorder:
-    def __init__(self, namer, params, needed, used_records=None):
+    def __init__(self, namer, params, needed, used_records=None, preinit=()):
         self.namer = namer
         self.params = set(params)
         self.needed = needed
         self.used = used_records  # conds/counters the backward pass kept; None = all
         self.restores = {}
         self.stacks = []
-        self.preinit = []
+        self.preinit = sorted(set(preinit) - self.params)
         self._names = {}
 
     def _name(self, key, base):

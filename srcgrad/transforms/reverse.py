@@ -19,6 +19,7 @@ import gast
 from .. import templates as T
 from ..rules import params as rule_params
 from . import anno
+from .activity import literal_items
 
 
 class Restore:
@@ -72,6 +73,7 @@ class Reverse:
         self.ctx = ctx
         self.act = act
         self.namer = ctx.namer
+        self.zeroed = set()
 
     def d(self, name):
         return self.namer.adjoint(name)
@@ -89,6 +91,9 @@ class Reverse:
             out.append(T.assign(dn, gast.BinOp(T.name(dn), gast.Add(), value)))
 
     def zero(self, name):
+        # ``name`` may be unbound on this path (assigned only in the other
+        # branch): it is pre-set to None at the top and zeros_like(None) is 0.0.
+        self.zeroed.add(name)
         return T.assign(self.d(name), T.expr("_sg.zeros_like(x)", x=name))
 
     # -- blocks ----------------------------------------------------------------
@@ -123,6 +128,11 @@ class Reverse:
         if isinstance(s, (gast.For, gast.While)):
             return self.loop(s, state)
         if kind is None or kind == "opaque":
+            # Rebinding a name ends the life of its old value: whatever adjoint
+            # flowed back to the name belongs to a value created here, with no
+            # differentiable inputs.
+            for n in written_names(s):
+                state.pop(n, None)
             return [restore_marker(s, n, "rebind") for n in written_names(s)]
         return getattr(self, "_" + kind)(s, state)
 
@@ -171,9 +181,9 @@ class Reverse:
         t = s.targets[0].id
         out = []
         if t in state:
-            for i, e in enumerate(s.value.elts):
+            for key, e in literal_items(s.value):
                 if isinstance(e, gast.Name) and e.id in self.act:
-                    self.acc(e.id, T.expr("g[i]", g=self.d(t), i=T.const(i)), state, out)
+                    self.acc(e.id, T.expr("g[i]", g=self.d(t), i=key), state, out)
         return self._finish(s, t, state, out)
 
     def _pop(self, s, state):
