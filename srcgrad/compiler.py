@@ -18,7 +18,8 @@ from . import codegen, source, table
 from . import templates as T
 from .errors import CompileError
 from .naming import Namer
-from .transforms import activity, anno, fence, normalize, record
+from .transforms import activity, anno, fence, normalize, record, scopes
+from .transforms.cleanup import cleanup
 from .transforms.desugar import desugar
 from .transforms.resolve import Guards, Scope
 from .transforms.reverse import Reverse
@@ -43,7 +44,7 @@ class Context:
         self.cells.update(src.freevars)
         self.result_hint = "result"
         self._sources = {}
-        self.top_locals = normalize.function_locals(src.node)
+        self.top_locals = scopes.function_locals(src.node)
 
     def rule(self, obj):
         return table.rule(obj)
@@ -74,7 +75,7 @@ class Context:
 
     def import_free_names(self, src, callee, local):
         """Renames that make ``callee``'s free names mean what they mean in its module."""
-        free = {n.id for n in gast.walk(callee) if isinstance(n, gast.Name)} - local
+        free = scopes.free_names(callee)
         mapping = {}
         same_module = src.globals is self.src.globals
         for name in sorted(free):
@@ -194,6 +195,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False):
     backward = rec.fill(backward)
     check = [T.stmt("_sg.check_scalar(r, n)", r=result, n=T.const(f"{fn.__qualname__}()"))]
     out = grads[0] if len(grads) == 1 and not as_tuple else gast.Tuple(grads, gast.Load())
+    cleanup(backward, ctx.namer.adjoints.values(), _loads([gast.Expr(out)]))  # dead adjoints
     if mode == "value_and_grad":
         out = gast.Tuple([copy.deepcopy(result), out], gast.Load())
     fname = ctx.namer.fresh(f"{'grad' if mode == 'grad' else 'value_and_grad'}_{src.node.name}")

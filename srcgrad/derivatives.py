@@ -252,6 +252,10 @@ TABLE = {
     builtins.min: Rule("*args", args="_sg.builtin_min_grad(g, args)"),
 }
 
+# ``x ** c`` for a number c != 0 known at compile time: the general rule's
+# guards for a zero base and the exponent's own adjoint are not needed.
+POWER_CONSTANT_EXPONENT = Rule("x1, x2", broadcast=True, x1="g * x2 * x1 ** (x2 - 1)")
+
 # Python operators -> the primitive whose rule they use (or a NONDIFF function).
 OPERATORS = {
     "Add": np.add, "Sub": np.subtract, "Mult": np.multiply, "Div": np.true_divide,

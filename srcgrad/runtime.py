@@ -106,6 +106,20 @@ def copy_slot(value):
     return value
 
 
+def check_not_array(value, name, where):
+    """Refuse ``x += v`` on an array that another variable may also reach.
+
+    srcgrad compiles ``x += v`` as ``x = x + v``; for an array shared with
+    another name Python would update both, so the gradient would be wrong.
+    """
+    if isinstance(value, np.ndarray):
+        from .errors import CompileError
+
+        raise CompileError(
+            f"in-place update `{name} += ...` of an array that another variable may share", where,
+            remedy=f"write `{name} = {name} + ...`, or copy it first with `{name} = {name}.copy()`")
+
+
 def as_list(grad, like):
     """An adjoint for the list or tuple ``like``: ``grad`` split along axis 0."""
     if isinstance(grad, list):

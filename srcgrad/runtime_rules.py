@@ -17,4 +17,4 @@ TABLE = {
     rt.as_list: Rule("grad, like", grad="_sg.from_list(g, grad)"),
 }
 
-NONDIFF = {rt.zeros_like, rt.check_scalar}
+NONDIFF = {rt.zeros_like, rt.check_scalar, rt.check_not_array}

@@ -11,6 +11,7 @@ import gast
 from .. import derivatives, table
 from . import anno
 from .resolve import MISSING
+from .scopes import free_names
 
 
 def _names(node):
@@ -71,15 +72,13 @@ def expr_varied(node, varied, scope):
 
 def closure_reads(name, scope):
     """Enclosing variables a nested def reads, directly or through nested defs it calls."""
-    from .normalize import function_locals
-
     seen, todo, reads = set(), [name], set()
     while todo:
         fn = scope.local_defs.get(todo.pop())
         if fn is None or id(fn) in seen:
             continue
         seen.add(id(fn))
-        free = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)} - function_locals(fn)
+        free = free_names(fn)
         reads |= free
         todo.extend(free & set(scope.local_defs))
     return reads

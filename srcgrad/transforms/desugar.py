@@ -138,6 +138,7 @@ class Desugar:
         if isinstance(s, gast.AugAssign):
             value = gast.BinOp(copy.deepcopy(s.target), s.op, s.value)
             node = T.assign(s.target, value)
+            node.sg_inplace = True  # Python updates arrays in place here: see normalize
             return self._located(s, [node])
         if isinstance(s, gast.If):
             s.body = self.block(s.body) or [gast.Pass()]

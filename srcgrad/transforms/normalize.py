@@ -30,6 +30,7 @@ from . import anno
 from .activity import expr_varied, walk_stmts
 from .desugar import desugar
 from .resolve import MISSING, is_library
+from .scopes import function_locals
 
 _OP_NAMES = {
     gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.Pow: "pow",
@@ -65,27 +66,6 @@ def _assigned_names(body):
                     if isinstance(n, gast.Name):
                         counts[n.id] = counts.get(n.id, 0) + 1
     return counts
-
-
-def function_locals(fn):
-    """Names local to ``fn``: parameters and names it assigns (not nested defs' own)."""
-    names = {a.id for a in fn.args.args + fn.args.posonlyargs + fn.args.kwonlyargs}
-    if fn.args.vararg is not None:
-        names.add(fn.args.vararg.id)
-    todo = list(fn.body)
-    while todo:
-        s = todo.pop()
-        if isinstance(s, gast.FunctionDef):
-            names.add(s.name)
-            continue
-        for n in gast.walk(s) if not isinstance(s, (gast.For, gast.While, gast.If)) else [s]:
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-                names.add(n.id)
-        if isinstance(s, (gast.For, gast.While, gast.If)):
-            if isinstance(s, gast.For):
-                names |= {n.id for n in gast.walk(s.target) if isinstance(n, gast.Name)}
-            todo.extend(s.body + s.orelse)
-    return names
 
 
 class _Rename(gast.NodeTransformer):
@@ -138,6 +118,7 @@ class Normalizer:
             self.counts = _assigned_names(fn.body)
             self.scope.locals = set(self.counts) | function_locals(fn)
             self._find_static(fn.body)
+            self.shared = self._find_shared(fn.body)
             self.varied = self._varied(fn.body, wrt)
             self.changed = False
             fn.body = self.block(fn.body)
@@ -167,6 +148,47 @@ class Normalizer:
                         self.ctx.containers.add(tmp)
                     out.append(anno.set_kind(anno.like(T.assign(target, T.name(tmp)), s), "copy"))
         return out
+
+    def _find_shared(self, body):
+        """Names whose array may be reachable through another name.
+
+        An in-place update (``a[i] = v``, ``x += v`` on an array) of such a
+        name would change the other name's value too, which rebinding-based
+        adjoints do not see. Conservative: a name bound from another name, an
+        item, an attribute or a view (reshape, .T, ...), or whose value is
+        copied, sliced, viewed or put in a container.
+        """
+        shared = set()
+        for s in walk_stmts(body):
+            if not isinstance(s, (gast.Assign, gast.Expr)):
+                continue
+            value = s.value
+            for t in getattr(s, "targets", []):
+                if isinstance(t, gast.Name) and not getattr(s, "sg_inplace", False) \
+                        and _may_share(value, self.scope):
+                    shared.add(t.id)
+            if isinstance(value, gast.Name) and not isinstance(s, gast.Expr):
+                shared.add(value.id)
+            for n in gast.walk(value):
+                if isinstance(n, (gast.List, gast.Tuple, gast.Dict)):
+                    shared |= {e.id for e in getattr(n, "elts", getattr(n, "values", []))
+                               if isinstance(e, gast.Name)}
+                elif isinstance(n, gast.Call):
+                    shared |= {a.id for a in n.args if isinstance(a, gast.Name)
+                               and _is_view_call(n, self.scope)}
+                    f = n.func
+                    if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) \
+                            and (f.attr == "append" or f.attr in _VIEW_METHODS):
+                        shared |= {a.id for a in n.args if isinstance(a, gast.Name)}
+                        if f.attr in _VIEW_METHODS:
+                            shared.add(f.value.id)
+                elif isinstance(n, gast.Attribute) and n.attr in ("T", "mT", "real") \
+                        and isinstance(n.value, gast.Name):
+                    shared.add(n.value.id)
+                elif isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) \
+                        and not _scalar_index(n.slice):
+                    shared.add(n.value.id)
+        return shared
 
     def _find_static(self, body):
         """Single-assignment locals bound to a nested def or a static object."""
@@ -238,7 +260,7 @@ class Normalizer:
         self.cur = s
         self.root = _root(s)
         k = anno.kind(s)
-        if k is not None and k != "opaque":
+        if (k is not None and k != "opaque") or getattr(s, "sg_norule", None) is not None:
             return [s]
         if isinstance(s, gast.If):
             s.body = self.block(s.body)
@@ -277,6 +299,13 @@ class Normalizer:
                 return [anno.set_kind(s, "opaque")]
             out = []
             self.changed = True
+            if getattr(s, "sg_inplace", False) and target.id in self.shared:
+                # ``x += v`` is rebinding only if x is not an array: check at run time.
+                o = anno.origin(s)
+                guard = T.stmt("_sg.check_not_array(x, n, w)", x=target.id,
+                               n=T.const(target.id), w=T.const(o.short() if o else "?"))
+                out.append(self._mark(guard, "opaque"))
+                s.sg_inplace = False
             self.expr(value, out, target.id)
             return out
         if isinstance(target, (gast.Tuple, gast.List)):
@@ -295,6 +324,11 @@ class Normalizer:
                 raise self.ctx.error("writing a differentiable value into "
                                      f"`{gast.unparse(base).strip()}[...]` is not supported", s,
                                      "build the array in a local variable first")
+            if base.id in self.shared:
+                raise self.ctx.error(
+                    f"writing into `{base.id}[...]`, whose array may be shared with another "
+                    "variable (a view, a copy of the name, or an item of a container), is not "
+                    "supported", s, f"make a private copy first: {base.id} = {base.id}.copy()")
             self.changed = True
             out = []
             index = self.index(target.slice, out)
@@ -305,10 +339,21 @@ class Normalizer:
         if isinstance(target, gast.Attribute):
             if varied_value:
                 raise self.ctx.error(
-                    f"assigning a differentiable value to attribute `{gast.unparse(target).strip()}`"
+                    f"assigning a differentiable value to attribute `{self._spelling(target, s)}`"
                     " is not supported", s, "keep the value in a local variable")
             return [anno.set_kind(s, "opaque")]
         raise self.ctx.error("unsupported assignment target", s)
+
+    def _spelling(self, node, stmt):
+        """``node`` as the user wrote it (inlined code has renamed variables)."""
+        text = gast.unparse(node).strip()
+        o = anno.origin(stmt)
+        if o is None or text in o.text:
+            return text
+        left = o.text.split("=")[0].strip()
+        if isinstance(node, gast.Attribute) and left.endswith("." + node.attr):
+            return left
+        return text
 
     def unpack(self, target, value, out):
         if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts) \
@@ -482,7 +527,10 @@ class Normalizer:
             right = self.atom(node.right, out, hint)
             d = self._dest(dest, hint)
             stmt = T.assign(d, gast.BinOp(left, node.op, right))
-            return self._prim(stmt, rule_fn, [left, right], {}, out, d)
+            rule = None
+            if isinstance(node.op, gast.Pow) and _is_constant(right) and _number(right) not in (None, 0):
+                rule = derivatives.POWER_CONSTANT_EXPONENT
+            return self._prim(stmt, rule_fn, [left, right], {}, out, d, rule=rule)
         if isinstance(node, gast.UnaryOp):
             if isinstance(node.op, gast.UAdd):
                 return self.expr(node.operand, out, dest, hint)
@@ -889,6 +937,47 @@ def _is_static_object(obj):
 
     return not isinstance(obj, (int, float, complex, np.ndarray, np.generic, str, bytes, list,
                                 dict, tuple, type(None)))
+
+
+_VIEW_FUNCS = ("reshape", "transpose", "ravel", "squeeze", "expand_dims", "broadcast_to",
+               "asarray", "moveaxis", "swapaxes", "flip", "diagonal", "matrix_transpose",
+               "atleast_1d", "atleast_2d", "real")
+_VIEW_METHODS = ("reshape", "transpose", "ravel", "squeeze", "view", "swapaxes")
+
+
+def _is_view_call(call, scope):
+    obj = scope.value(call.func)
+    return getattr(obj, "__name__", None) in _VIEW_FUNCS
+
+
+def _may_share(value, scope):
+    """Can ``value`` evaluate to an array that another name also reaches?"""
+    if isinstance(value, (gast.Name, gast.Attribute)):
+        return True
+    if isinstance(value, gast.Subscript):
+        return not _scalar_index(value.slice)
+    if isinstance(value, gast.Call):
+        f = value.func
+        if isinstance(f, gast.Attribute) and f.attr in _VIEW_METHODS:
+            return True
+        return _is_view_call(value, scope)
+    return False
+
+
+def _scalar_index(index):
+    """An index of ints (a copy out of an array, not a view)... or unknown names."""
+    if isinstance(index, gast.Tuple):
+        return all(_scalar_index(e) for e in index.elts)
+    return not isinstance(index, gast.Slice)
+
+
+def _number(node):
+    """The value of a numeric constant expression, or None."""
+    try:
+        value = eval(compile(gast.gast_to_ast(gast.Expression(node)), "<const>", "eval"), {})
+    except Exception:
+        return None
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _is_simple_index(node):

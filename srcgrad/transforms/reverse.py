@@ -160,7 +160,10 @@ class Reverse:
                 if not (isinstance(atom, gast.Name) and atom.id in self.act):
                     continue
                 value = _rule_expr(text, subs, T.name(self.d(t)), T.name(t))
-                if rule.broadcast:
+                others = [a for p, a in s.sg_args.items() if p != pname]
+                if rule.broadcast and not all(isinstance(a, gast.Constant) for a in others):
+                    # Against a Python number nothing broadcasts: the result
+                    # has this operand's shape already.
                     value = T.expr("_sg.unbroadcast(v, x)", v=value, x=atom.id)
                 self.acc(atom.id, value, state, out)
         return self._finish(s, t, state, out)

@@ -1,0 +1,152 @@
+"""Unsupported syntax: rejected up front by the fence pass."""
+import numpy as np
+
+
+def try_statement(x):
+    y = x * 2.0
+    try:  # MARK: try
+        y = y + 1.0
+    except ValueError:
+        y = y - 1.0
+    return y
+
+
+def try_star_statement(x):
+    y = x * 2.0
+    try:  # MARK: try_star
+        y = y + 1.0
+    except* ValueError:
+        pass
+    return y
+
+
+def with_statement(x):
+    y = x * 2.0
+    with np.errstate(all="ignore"):  # MARK: with
+        y = np.log(y)
+    return y
+
+
+def yield_expression(x):
+    y = x * 2.0
+    yield y  # MARK: yield
+
+
+def yield_from_expression(x):
+    y = x * 2.0
+    yield from [y, y]  # MARK: yield_from
+
+
+COUNTER = 0.0
+
+
+def global_statement(x):
+    global COUNTER  # MARK: global
+    COUNTER = 1.0
+    return x * 2.0
+
+
+def nonlocal_statement(x):
+    total = 0.0
+
+    def add(v):
+        nonlocal total  # MARK: nonlocal
+        total = total + v
+
+    add(x)
+    return x * total
+
+
+async def async_function(x):  # MARK: async_def
+    return x * 2.0
+
+
+async def _helper(v):
+    return v
+
+
+async def await_expression(x):  # MARK: await_def
+    y = await _helper(x)  # MARK: await
+    return y * 2.0
+
+
+def lambda_expression(x):
+    sq = lambda v: v * v  # MARK: lambda  # noqa: E731
+    return sq(x)
+
+
+def class_definition(x):
+    class Box:  # MARK: class
+        pass
+
+    return x * 2.0
+
+
+def del_statement(x):
+    y = x * 2.0
+    z = y + 1.0
+    del y  # MARK: del
+    return z
+
+
+def match_statement(x, n):
+    match n:  # MARK: match
+        case 0:
+            return x
+        case _:
+            return x * 2.0
+
+
+def import_statement(x):
+    import math  # MARK: import
+    return math.sin(x)
+
+
+def import_from_statement(x):
+    from math import sin  # MARK: import_from
+    return sin(x)
+
+
+def walrus(x):
+    if (y := x * 2.0) > 1.0:  # MARK: walrus
+        return y
+    return x
+
+
+def set_comprehension(x):
+    s = {v * 2.0 for v in x}  # MARK: setcomp
+    return sum(s)
+
+
+def dict_comprehension(x):
+    d = {i: x[i] * 2.0 for i in range(3)}  # MARK: dictcomp
+    return d[0] + d[1]
+
+
+def for_else(x):
+    total = 0.0
+    for i in range(3):  # MARK: for_else
+        total = total + x * i
+    else:
+        total = total + 1.0
+    return total
+
+
+def while_else(x):
+    total = 0.0
+    i = 0
+    while i < 3:  # MARK: while_else
+        total = total + x
+        i += 1
+    else:
+        total = total * 2.0
+    return total
+
+
+def kwargs_parameter(x, **options):  # MARK: kwargs
+    return x * 2.0
+
+
+def double_star_call(x):
+    options = {"axis": 0}
+    return np.sum(x * 2.0, **options)  # MARK: double_star
