@@ -14,7 +14,7 @@ def _unwrap(f):
 
 def _make(f, wrt, mode, preserve_result=False):
     f = _unwrap(f)
-    compiled = Compiled(f, wrt, mode)
+    compiled = Compiled.of(f, wrt, mode)
 
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
@@ -28,6 +28,7 @@ def _make(f, wrt, mode, preserve_result=False):
     wrapper.__srcgrad_generated__ = compiled.generic
     wrapper.__srcgrad_compiled__ = compiled
     del wrapper.__wrapped__  # inspect must not mistake f's source for ours
+    wrapper.__signature__ = inspect.signature(f)
     return wrapper
 
 
@@ -48,7 +49,7 @@ def value_and_grad(f, wrt=0):
 
 def adjoint_source(f, wrt=0):
     """The generated gradient code of ``f``, as ``srcgrad show`` prints it."""
-    return Compiled(_unwrap(f), wrt, "grad").generic_text()
+    return Compiled.of(_unwrap(f), wrt, "grad").generic_text()
 
 
 def function(f):

@@ -6,6 +6,7 @@ its guards (identity of every global it was specialised on), then runs the
 generated code. Nothing is parsed on that path.
 """
 import inspect
+import weakref
 
 import numpy as np
 
@@ -55,9 +56,34 @@ def _cast(grad, like):
     return np.float64(grad)
 
 
+_BY_FUNCTION = weakref.WeakKeyDictionary()
+
+
 class Compiled:
+    @classmethod
+    def of(cls, f, wrt, mode):
+        """The compiled entries for ``f``, shared by every wrapper made for it.
+
+        ``sg.grad(f)`` called again (in a loop, or after f's file was edited)
+        reuses what was compiled for the same function object.
+        """
+        key = (tuple(wrt) if isinstance(wrt, (list, tuple)) else wrt, isinstance(wrt, (list, tuple)),
+               mode)
+        target = f.__func__ if inspect.ismethod(f) else f
+        try:
+            per_fn = _BY_FUNCTION.setdefault(target, {})
+        except TypeError:  # not weak-referenceable: no sharing
+            return cls(f, wrt, mode)
+        compiled = per_fn.get((key, inspect.ismethod(f)))
+        if compiled is None or compiled.bound and compiled.bound[0] is not f.__self__:
+            compiled = cls(f, wrt, mode)
+            per_fn[(key, inspect.ismethod(f))] = compiled
+        return compiled
+
     def __init__(self, f, wrt, mode):
-        self.f = f
+        # A bound method is its function with ``self`` passed first.
+        self.bound = (f.__self__,) if inspect.ismethod(f) else ()
+        self.f = f.__func__ if self.bound else f
         self.mode = mode
         self.signature = inspect.signature(f)
         names = [p.name for p in self.signature.parameters.values()
@@ -74,25 +100,25 @@ class Compiled:
             if isinstance(item, str):
                 if item not in names:
                     raise ValueError(f"{f.__qualname__}() has no positional parameter named {item!r}")
-                self.wrt.append(names.index(item))
+                self.wrt.append(names.index(item) + len(self.bound))
             elif isinstance(item, int) and not isinstance(item, bool):
-                self.wrt.append(item)
+                self.wrt.append(item + len(self.bound))
             else:
                 raise TypeError(f"wrt must be an int index or a parameter name, not {item!r}")
         self.entries = {}
 
-    def _positional(self, args, kwargs):
+    def _bind(self, args, kwargs):
+        """Positional and keyword-only arguments, defaults applied."""
         if not kwargs and self.simple and len(args) == len(self.names):
-            return args
+            return self.bound + args, {}
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
-        if bound.kwargs:
-            raise TypeError("keyword-only parameters are not supported by grad yet; "
-                            "make them positional")
-        return bound.args
+        return self.bound + bound.args, bound.kwargs
 
-    def entry(self, args):
+    def entry(self, args, kwargs=None):
         kinds = tuple(_kind(a) for a in args)
+        if kwargs:
+            kinds += tuple((k, _kind(v)) for k, v in sorted(kwargs.items()))
         entry = self.entries.get(kinds)
         if entry is None or not entry.guards.valid():
             for i in self.wrt:
@@ -106,12 +132,13 @@ class Compiled:
         return entry
 
     def _name(self, i):
+        i -= len(self.bound)
         return self.names[i] if i < len(self.names) else f"*args[{i - len(self.names)}]"
 
     def __call__(self, args, kwargs):
-        args = self._positional(args, kwargs)
-        entry = self.entry(args)
-        out = entry.fn(*args)
+        args, kwargs = self._bind(args, kwargs)
+        entry = self.entry(args, kwargs)
+        out = entry.fn(*args, **kwargs)
         if self.mode == "value_and_grad":
             value, grads = out
         else:

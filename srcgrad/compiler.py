@@ -8,6 +8,7 @@ share.
 """
 import builtins
 import copy
+import math
 import types
 from dataclasses import dataclass
 
@@ -18,7 +19,7 @@ from . import codegen, source, table
 from . import templates as T
 from .errors import CompileError
 from .naming import Namer
-from .transforms import activity, anno, fence, normalize, record, scopes
+from .transforms import activity, anno, atoms, fence, normalize, record, scopes
 from .transforms.cleanup import cleanup
 from .transforms.desugar import desugar
 from .transforms.resolve import Guards, Scope
@@ -45,6 +46,19 @@ class Context:
         self.result_hint = "result"
         self._sources = {}
         self.top_locals = scopes.function_locals(src.node)
+        # Rule expressions say ``np`` and ``math``: use the user's own names
+        # when they mean those modules, else private cells.
+        self.module_names = {
+            "np": self._module_name("np", np, "_np"),
+            "math": self._module_name("math", math, "_math"),
+        }
+
+    def _module_name(self, name, module, private):
+        if self.src.globals.get(name) is module and name not in self.top_locals:
+            return name
+        self.namer.reserve([private])
+        self.cells[private] = types.CellType(module)
+        return private
 
     def rule(self, obj):
         return table.rule(obj)
@@ -141,6 +155,11 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False):
     ``as_tuple``: return a tuple of gradients even for one ``wrt``.
     """
     guards = Guards()
+    generated = getattr(fn, "__srcgrad_generated__", None)
+    if generated is not None:
+        # sg.grad(sg.grad(f)): differentiate the generated code of the inner gradient.
+        fn = generated([v if atoms.is_static_object(v) else None for v in sample]
+                       if sample is not None else None)
     src = source.parse_function(fn)                       # parse
     fence.check(src)                                      # reject what is unsupported
     node = copy.deepcopy(src.node)
@@ -164,7 +183,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False):
             anno.set_origin(s, src.origin(s))
     if sample is not None:
         for p, value in zip(params, sample):
-            if p not in wrt_names and normalize._is_static_object(value):
+            if p not in wrt_names and atoms.is_static_object(value):
                 ctx.scope.static[p] = value
     normalize.normalize(node, ctx, wrt_names)             # resolve, inline, one op per statement
     body, ret = node.body[:-1], node.body[-1]

@@ -106,17 +106,27 @@ def copy_slot(value):
     return value
 
 
+def repeat_grad(grad, seq):
+    """Adjoint of ``seq * n`` for a list or tuple: the copies' adjoints summed."""
+    n = len(seq)
+    out = [grad[i] for i in range(n)]
+    for k in range(1, len(grad) // n):
+        out = [add(out[i], grad[k * n + i]) for i in range(n)]
+    return out
+
+
 def check_not_array(value, name, where):
     """Refuse ``x += v`` on an array that another variable may also reach.
 
     srcgrad compiles ``x += v`` as ``x = x + v``; for an array shared with
     another name Python would update both, so the gradient would be wrong.
     """
-    if isinstance(value, np.ndarray):
+    if isinstance(value, (np.ndarray, list)):
         from .errors import CompileError
 
+        kind = "an array" if isinstance(value, np.ndarray) else "a list"
         raise CompileError(
-            f"in-place update `{name} += ...` of an array that another variable may share", where,
+            f"in-place update `{name} += ...` of {kind} that another variable may share", where,
             remedy=f"write `{name} = {name} + ...`, or copy it first with `{name} = {name}.copy()`")
 
 

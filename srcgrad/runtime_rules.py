@@ -17,4 +17,8 @@ TABLE = {
     rt.as_list: Rule("grad, like", grad="_sg.from_list(g, grad)"),
 }
 
+# ``a + b`` and ``a * n`` where the operands are lists or tuples.
+SEQUENCE_CONCAT = Rule("a, b", a="g[:len(a)]", b="g[len(a):]")
+SEQUENCE_REPEAT = Rule("a, n", a="_sg.repeat_grad(g, a)")
+
 NONDIFF = {rt.zeros_like, rt.check_scalar, rt.check_not_array}

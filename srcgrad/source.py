@@ -1,4 +1,5 @@
 """Find and parse the source of a function, keeping the way back to user lines."""
+import dis
 import inspect
 import linecache
 import os
@@ -69,6 +70,56 @@ def _lambda_to_def(fn, module):
     return node
 
 
+_JUMPS = set(dis.hasjrel) | set(dis.hasjabs)
+_SKIP = {"COPY_FREE_VARS", "MAKE_CELL", "RESUME", "NOP", "CACHE", "PUSH_NULL", "PRECALL",
+         "EXTENDED_ARG"}
+
+
+def _shape(code):
+    """A code object's instructions, blind to how names are scoped.
+
+    The def found on disk is compiled on its own, so an enclosing function's
+    variables become globals there; loads and stores are compared by name only,
+    and jumps by kind only (their offsets shift with the skipped instructions).
+    """
+    out = []
+    for ins in dis.get_instructions(code):
+        if ins.opname in _SKIP:
+            continue
+        op = {"LOAD_METHOD": "LOAD_ATTR", "CALL_METHOD": "CALL"}.get(ins.opname, ins.opname)
+        for kind in ("LOAD", "STORE", "DELETE"):
+            if op.startswith(kind + "_") and op.split("_")[1] in (
+                    "GLOBAL", "NAME", "DEREF", "FAST", "CLOSURE", "CLASSDEREF"):
+                op = kind
+        jump = ins.opcode in _JUMPS
+        arg = None if jump or inspect.iscode(ins.argval) else ins.argval
+        out.append((op, repr(arg)))
+    return out
+
+
+def _same_code(a, b):
+    if _shape(a) != _shape(b):
+        return False
+    ca = [c for c in a.co_consts if inspect.iscode(c)]
+    cb = [c for c in b.co_consts if inspect.iscode(c)]
+    return len(ca) == len(cb) and all(_same_code(x, y) for x, y in zip(ca, cb))
+
+
+def _matches(text, code):
+    """Is ``text`` (a def found on disk) the source ``code`` was compiled from?"""
+    try:
+        compiled = compile(text, code.co_filename, "exec")
+    except SyntaxError:
+        return True  # a lambda cut out of a larger statement: nothing to compare
+    todo = [compiled]
+    while todo:
+        c = todo.pop()
+        if c.co_name == code.co_name and _same_code(c, code):
+            return True
+        todo.extend(k for k in c.co_consts if inspect.iscode(k))
+    return False
+
+
 def parse_function(fn):
     """Parse ``fn``'s source into a gast FunctionDef."""
     generated = getattr(fn, "__srcgrad_source__", None)
@@ -78,6 +129,7 @@ def parse_function(fn):
         if generated is not None:
             lines, start = generated.splitlines(True), 1
         else:
+            linecache.checkcache(filename)  # read the file as it is now, then compare below
             lines, start = inspect.getsourcelines(fn)
     except (OSError, TypeError) as exc:
         raise SourceUnavailableError(
@@ -102,6 +154,14 @@ def parse_function(fn):
         if not defs:
             raise SourceUnavailableError(f"no function definition found for {fn.__qualname__!r}", filename)
         node = defs[0]
+    if generated is None and not _matches(text, code):
+        raise SourceUnavailableError(
+            f"the source of {fn.__qualname__!r} in {os.path.basename(filename)} has changed since "
+            "the function was defined, so srcgrad cannot read the code Python runs",
+            f"{os.path.basename(filename)}:{code.co_firstlineno}",
+            remedy="reload the module (importlib.reload) or re-run the cell, and take the "
+            "gradient of the new function",
+        )
     node.decorator_list = []
     freevars = {}
     if code.co_freevars:

@@ -487,3 +487,49 @@ def test_module_without_np_alias(style, tmp_path, monkeypatch):
         np.testing.assert_allclose(sg.grad(module.f)(x), module.expected(x), rtol=1e-12)
     finally:
         sys.modules.pop(name, None)
+
+
+# ---- Python operators on lists and tuples keep Python's meaning ------------------
+
+def list_concat(x):
+    a = [x, x * x]
+    b = a + [x * 2.0]
+    return b[0] + b[1] + b[2] * 3.0
+
+
+def tuple_concat(x):
+    a = (x, x * x)
+    b = a + (x * 2.0,)
+    return b[0] + b[1] + b[2] * 3.0
+
+
+def list_repeat(x):
+    a = [x * 2.0] * 3
+    return a[0] + a[2]
+
+
+def list_augmented_concat(x):
+    a = [x]
+    a += [x * 3.0]
+    return a[0] * a[1]
+
+
+def list_concat_stacked(x):
+    parts = [x] + [x * x]
+    return np.sum(np.stack(parts))
+
+
+SEQUENCE_OPS = [
+    (list_concat, lambda x: 1.0 + 2.0 * x + 6.0),
+    (tuple_concat, lambda x: 1.0 + 2.0 * x + 6.0),
+    (list_repeat, lambda x: 4.0),
+    (list_augmented_concat, lambda x: 6.0 * x),
+    (list_concat_stacked, lambda x: 1.0 + 2.0 * x),
+]
+
+
+@pytest.mark.parametrize("f, df", SEQUENCE_OPS, ids=[f.__name__ for f, _ in SEQUENCE_OPS])
+def test_sequence_operators_are_not_elementwise(f, df):
+    """``list + list`` concatenates and ``list * n`` repeats: neither is np.add/np.multiply."""
+    for x in (1.5, -0.5):
+        assert float(sg.grad(f)(x)) == pytest.approx(df(x), rel=1e-12)

@@ -136,7 +136,7 @@ def _line_range(f):
 
 @pytest.mark.parametrize("f, wrt", GOLDEN, ids=_IDS)
 def test_every_statement_of_the_function_gets_a_comment(f, wrt):
-    """Each line of the body that computes something differentiable is cited."""
+    """Every ``return`` line of the function is cited by a ``# grad of:`` comment."""
     text = sg.adjoint_source(f, wrt=wrt)
     cited = {int(m["line"]) for m in map(_GRAD_OF.match, text.splitlines()) if m}
     first, _ = _line_range(f)

@@ -19,36 +19,20 @@ more variables varied.
 """
 import builtins
 import copy
-import types
 
 import gast
 
 from .. import derivatives
 from .. import templates as T
-from ..rules import params as rule_params
 from . import anno
 from .activity import expr_varied, walk_stmts
-from .desugar import desugar
-from .resolve import MISSING, is_library
+from .resolve import MISSING
 from .scopes import function_locals
-
-_OP_NAMES = {
-    gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.Pow: "pow",
-    gast.MatMult: "matmul", gast.Mod: "mod", gast.FloorDiv: "floordiv", gast.USub: "neg",
-    gast.UAdd: "pos",
-}
-
-
-def _is_constant(node):
-    """Literal constants that may be repeated in adjoint code as they are."""
-    if isinstance(node, gast.Constant):
-        return True
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
-        return _is_constant(node.operand)
-    if isinstance(node, gast.Tuple):
-        return all(_is_constant(e) for e in node.elts)
-    return False
-
+from .aliasing import shared_names
+from .atoms import OP_NAMES, hint as _hint, is_constant as _is_constant, is_simple_index as _is_simple_index
+from .atoms import is_static_object as _is_static_object, number as _number, root as _root, short as _short
+from .calls import CallsMixin
+from .inline import InlineMixin, rename
 
 def _assigned_names(body):
     counts = {}
@@ -68,42 +52,7 @@ def _assigned_names(body):
     return counts
 
 
-class _Rename(gast.NodeTransformer):
-    def __init__(self, mapping):
-        self.mapping = mapping
-
-    def visit_Name(self, node):
-        if node.id in self.mapping:
-            node.id = self.mapping[node.id]
-        return node
-
-    def visit_FunctionDef(self, node):
-        if node.name in self.mapping:
-            node.name = self.mapping[node.name]
-        # Parameters of a nested def shadow outer names: leave them alone.
-        inner = function_locals(node)
-        saved = self.mapping
-        self.mapping = {k: v for k, v in saved.items() if k not in inner}
-        node.body = [self.visit(s) for s in node.body]
-        self.mapping = saved
-        return node
-
-
-def rename(node, mapping):
-    """Rename free occurrences of ``mapping``'s keys in ``node``.
-
-    For a FunctionDef, its own parameters and body are renamed (the names are
-    its locals); nested definitions keep their own locals.
-    """
-    r = _Rename(mapping)
-    if isinstance(node, gast.FunctionDef):
-        node.args = r.visit(node.args)
-        node.body = [r.visit(s) for s in node.body]
-        return node
-    return r.visit(node)
-
-
-class Normalizer:
+class Normalizer(CallsMixin, InlineMixin):
     def __init__(self, ctx):
         self.ctx = ctx
         self.scope = ctx.scope
@@ -118,7 +67,7 @@ class Normalizer:
             self.counts = _assigned_names(fn.body)
             self.scope.locals = set(self.counts) | function_locals(fn)
             self._find_static(fn.body)
-            self.shared = self._find_shared(fn.body)
+            self.shared = shared_names(fn.body, self.scope)
             self.varied = self._varied(fn.body, wrt)
             self.changed = False
             fn.body = self.block(fn.body)
@@ -148,47 +97,6 @@ class Normalizer:
                         self.ctx.containers.add(tmp)
                     out.append(anno.set_kind(anno.like(T.assign(target, T.name(tmp)), s), "copy"))
         return out
-
-    def _find_shared(self, body):
-        """Names whose array may be reachable through another name.
-
-        An in-place update (``a[i] = v``, ``x += v`` on an array) of such a
-        name would change the other name's value too, which rebinding-based
-        adjoints do not see. Conservative: a name bound from another name, an
-        item, an attribute or a view (reshape, .T, ...), or whose value is
-        copied, sliced, viewed or put in a container.
-        """
-        shared = set()
-        for s in walk_stmts(body):
-            if not isinstance(s, (gast.Assign, gast.Expr)):
-                continue
-            value = s.value
-            for t in getattr(s, "targets", []):
-                if isinstance(t, gast.Name) and not getattr(s, "sg_inplace", False) \
-                        and _may_share(value, self.scope):
-                    shared.add(t.id)
-            if isinstance(value, gast.Name) and not isinstance(s, gast.Expr):
-                shared.add(value.id)
-            for n in gast.walk(value):
-                if isinstance(n, (gast.List, gast.Tuple, gast.Dict)):
-                    shared |= {e.id for e in getattr(n, "elts", getattr(n, "values", []))
-                               if isinstance(e, gast.Name)}
-                elif isinstance(n, gast.Call):
-                    shared |= {a.id for a in n.args if isinstance(a, gast.Name)
-                               and _is_view_call(n, self.scope)}
-                    f = n.func
-                    if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) \
-                            and (f.attr == "append" or f.attr in _VIEW_METHODS):
-                        shared |= {a.id for a in n.args if isinstance(a, gast.Name)}
-                        if f.attr in _VIEW_METHODS:
-                            shared.add(f.value.id)
-                elif isinstance(n, gast.Attribute) and n.attr in ("T", "mT", "real") \
-                        and isinstance(n.value, gast.Name):
-                    shared.add(n.value.id)
-                elif isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) \
-                        and not _scalar_index(n.slice):
-                    shared.add(n.value.id)
-        return shared
 
     def _find_static(self, body):
         """Single-assignment locals bound to a nested def or a static object."""
@@ -518,15 +426,18 @@ class Normalizer:
             self.varied.add(d)
             return d
         if isinstance(node, gast.BinOp):
-            op = _OP_NAMES.get(type(node.op))
+            op = OP_NAMES.get(type(node.op))
             rule_fn = derivatives.OPERATORS.get(type(node.op).__name__)
             if rule_fn is None:
                 raise self.ctx.error(f"operator `{op or type(node.op).__name__}` on differentiable "
                                      "values has no derivative", self.cur)
+            seq = self._sequence_operands(node)
             left = self.atom(node.left, out, hint)
             right = self.atom(node.right, out, hint)
             d = self._dest(dest, hint)
             stmt = T.assign(d, gast.BinOp(left, node.op, right))
+            if seq is not None:
+                return self._sequence_op(stmt, node.op, left, right, seq, out, d)
             rule = None
             if isinstance(node.op, gast.Pow) and _is_constant(right) and _number(right) not in (None, 0):
                 rule = derivatives.POWER_CONSTANT_EXPONENT
@@ -596,6 +507,31 @@ class Normalizer:
         raise self.ctx.error(f"{type(node).__name__} expression on differentiable values is "
                              "not supported", self.cur)
 
+    def _is_sequence(self, node):
+        return isinstance(node, (gast.List, gast.Tuple, gast.ListComp)) or (
+            isinstance(node, gast.Name) and node.id in self.ctx.containers)
+
+    def _sequence_operands(self, node):
+        """For ``a + b`` / ``a * n`` on lists or tuples: which side is the sequence."""
+        if not isinstance(node.op, (gast.Add, gast.Mult)):
+            return None
+        left, right = self._is_sequence(node.left), self._is_sequence(node.right)
+        if isinstance(node.op, gast.Add) and (left or right):
+            return "both"
+        if isinstance(node.op, gast.Mult) and (left or right):
+            return "left" if left else "right"
+        return None
+
+    def _sequence_op(self, stmt, op, left, right, seq, out, d):
+        """Concatenation and repetition of lists and tuples, not elementwise arithmetic."""
+        from ..runtime_rules import SEQUENCE_CONCAT, SEQUENCE_REPEAT
+
+        self.ctx.containers.add(d)
+        if seq == "both":
+            return self._prim(stmt, None, [left, right], {}, out, d, rule=SEQUENCE_CONCAT)
+        seq_atom, count = (left, right) if seq == "left" else (right, left)
+        return self._prim(stmt, None, [seq_atom, count], {}, out, d, rule=SEQUENCE_REPEAT)
+
     def index(self, node, out):
         """An index whose parts are names, constants or slices of them."""
         if isinstance(node, gast.Slice):
@@ -646,391 +582,6 @@ class Normalizer:
         return d
 
     # -- calls -----------------------------------------------------------------
-    def call(self, node, out, dest, hint=None):
-        hint = hint or dest or "t"
-        f = node.func
-        for a in node.args:
-            if isinstance(a, gast.Starred):
-                return self.call(self._expand_starred(node), out, dest, hint)
-        if isinstance(f, gast.Attribute) and expr_varied(f.value, self.varied, self.scope):
-            return self.method(node, out, dest, hint)
-        obj = self.scope.value(f)
-        if obj is MISSING and isinstance(f, gast.Attribute) and f.attr in derivatives.METHODS \
-                and self.scope.value(f.value) is MISSING:
-            # A method of a value only known at run time: NumPy's array methods.
-            return self.method(node, out, dest, hint)
-        if obj is MISSING:
-            raise self.ctx.error(f"cannot tell at compile time which function "
-                                 f"`{gast.unparse(f).strip()}` is", self.cur,
-                                 "call a function or method that is known when the code is compiled")
-        rule = self.ctx.rule(obj)
-        if rule is not None:
-            return self.prim_call(node, obj, rule, out, dest, hint)
-        generated = getattr(obj, "__srcgrad_generated__", None)
-        if generated is not None:
-            sample = [self._static_or_none(a) for a in node.args]
-            return self.inline(generated(sample), None, node, out, dest)
-        if isinstance(obj, gast.FunctionDef):
-            return self.inline(obj, None, node, out, dest)
-        if isinstance(obj, types.MethodType) and not is_library(obj.__func__):
-            receiver = self.atom(f.value, out, "receiver") if isinstance(f, gast.Attribute) else None
-            return self.inline(obj.__func__, receiver, node, out, dest)
-        if isinstance(obj, types.FunctionType) and not is_library(obj):
-            if isinstance(f, gast.Attribute) and not isinstance(self.scope.value(f.value), types.ModuleType):
-                # A staticmethod reached through an instance or a class.
-                pass
-            return self.inline(obj, None, node, out, dest)
-        if isinstance(obj, type):
-            raise self.ctx.error(f"creating a `{obj.__name__}` from differentiable values is not "
-                                 "supported", self.cur)
-        call_fn = getattr(type(obj), "__call__", None)
-        if isinstance(call_fn, types.FunctionType) and not is_library(call_fn):
-            receiver = self.atom(f, out, "receiver")
-            return self.inline(call_fn, receiver, node, out, dest)
-        name = _qualname(obj)
-        d = self._dest(dest, hint)
-        stmt = self._mark(T.assign(d, node), "opaque")
-        from ..errors import CompileError  # local: errors is tiny, avoids a cycle in docs
-
-        o = anno.origin(self.cur)
-        stmt.sg_norule = CompileError(f"no derivative rule for `{name}`",
-                                      o.short() if o else None,
-                                      remedy="use a supported NumPy function, or wrap it with "
-                                      "srcgrad.custom_gradient")
-        out.append(stmt)
-        self.varied.add(d)
-        return d
-
-    def _static_or_none(self, node):
-        obj = self.scope.value(node) if isinstance(node, (gast.Name, gast.Attribute)) else MISSING
-        return obj if obj is not MISSING and _is_static_object(obj) else None
-
-    def _expand_starred(self, node):
-        args = []
-        for a in node.args:
-            if isinstance(a, gast.Starred):
-                elts = self.ctx.tuples.get(a.value.id) if isinstance(a.value, gast.Name) else None
-                if elts is None:
-                    raise self.ctx.error("*arguments in a call are only supported for the "
-                                         "function's own *args", self.cur)
-                args += [copy.deepcopy(e) for e in elts]
-            else:
-                args.append(a)
-        return gast.Call(node.func, args, node.keywords)
-
-    def method(self, node, out, dest, hint):
-        f = node.func
-        receiver = self.atom(f.value, out, hint)
-        if f.attr == "pop" and isinstance(receiver, gast.Name) and not node.args and not node.keywords:
-            self.ctx.containers.add(receiver.id)
-            d = self._dest(dest, hint)
-            call = gast.Call(gast.Attribute(receiver, "pop", gast.Load()), [], [])
-            out.append(self._mark(T.assign(d, call), "pop"))
-            self.varied.add(d)
-            return d
-        spec = derivatives.METHODS.get(f.attr)
-        if spec is None:
-            raise self.ctx.error(f"method `.{f.attr}()` of a differentiable value has no derivative "
-                                 "rule", self.cur)
-        fn, style = spec
-        args = list(node.args)
-        if style == "shape" and len(args) > 1:
-            args = [gast.Tuple(args, gast.Load())]
-        call = gast.Call(gast.Attribute(receiver, f.attr, gast.Load()), args, node.keywords)
-        return self.prim_call(call, fn, self.ctx.rule(fn), out, dest, hint, receiver=receiver)
-
-    def prim_call(self, node, fn, rule, out, dest, hint, receiver=None):
-        fname = getattr(fn, "__name__", "call")
-        base = f"{self.root}_{fname}" 
-        ps = rule_params(rule)
-        positional = [receiver] if receiver is not None else []
-        positional += list(node.args)
-        bound = {}
-        i = 0
-        for p in ps:
-            if p.variadic:
-                rest = positional[i:]
-                elts = [self.atom(a, out, f"{base}_{p.name}") for a in rest]
-                lst = self.ctx.namer.fresh(f"{base}_{p.name}")
-                lit = self._mark(T.assign(lst, gast.List(elts, gast.Load())), "literal")
-                out.append(lit)
-                self._list_items[lst] = elts
-                self.ctx.containers.add(lst)
-                if any(isinstance(e, gast.Name) and e.id in self.varied for e in elts):
-                    self.varied.add(lst)
-                bound[p.name] = T.name(lst)
-                i = len(positional)
-                continue
-            if i < len(positional):
-                bound[p.name] = positional[i]
-                i += 1
-        if i < len(positional):
-            raise self.ctx.error(f"too many arguments to `{fname}`", self.cur)
-        kw_names = {p.name for p in ps}
-        for kw in node.keywords:
-            if kw.arg not in kw_names:
-                raise self.ctx.error(f"keyword argument `{kw.arg}` of `{fname}` is not supported "
-                                     "when differentiating", self.cur)
-            bound[kw.arg] = kw.value
-        args = {}
-        for p in ps:
-            if p.name in bound:
-                value = bound[p.name]
-                if value is receiver or (isinstance(value, gast.Name) and p.variadic):
-                    args[p.name] = value
-                else:
-                    args[p.name] = self.atom(value, out, f"{base}_{p.name}")
-            elif p.default is not None:
-                args[p.name] = copy.deepcopy(p.default)
-            elif not p.variadic:
-                raise self.ctx.error(f"missing argument `{p.name}` of `{fname}`", self.cur)
-        # The forward call keeps the user's spelling, with atoms in place of expressions.
-        atoms = {id(bound[k]): args[k] for k in bound if k in args}
-        variadic = next((p for p in ps if p.variadic), None)
-        if variadic is not None and variadic.name in args:
-            # The rule sees the varargs as one list (its adjoint is a list);
-            # the forward call keeps them spread out.
-            fixed = [args[p.name] for p in ps if not p.variadic and p.name in args
-                     and any(bound.get(p.name) is a for a in positional)]
-            if receiver is not None:
-                fixed = fixed[1:]
-            new_args = fixed + [copy.deepcopy(e) for e in self._list_items[args[variadic.name].id]]
-        else:
-            new_args = [atoms.get(id(a), a) for a in node.args]
-        new_kw = [gast.keyword(k.arg, atoms.get(id(k.value), k.value)) for k in node.keywords]
-        func = node.func
-        if receiver is not None:
-            func = gast.Attribute(receiver, func.attr, gast.Load())
-        d = self._dest(dest, hint)
-        stmt = T.assign(d, gast.Call(func, new_args, new_kw))
-        return self._prim(stmt, fn, None, args, out, d, rule=rule)
-
-    def _prim(self, stmt, fn, operands, args, out, d, rule=None):
-        rule = rule or self.ctx.rule(fn)
-        if rule is None:
-            raise self.ctx.error(f"no derivative rule for `{_qualname(fn)}`", self.cur)
-        if operands is not None:
-            ps = rule_params(rule)
-            args = dict(zip([p.name for p in ps], operands))
-            for p in ps:
-                if p.name not in args and p.default is not None:
-                    args[p.name] = copy.deepcopy(p.default)
-        self._mark(stmt, "prim", rule=rule, args=args, func=fn)
-        out.append(stmt)
-        if any(isinstance(a, gast.Name) and a.id in self.varied for k, a in args.items()
-               if k in rule.grads):
-            self.varied.add(d)
-        return d
-
-    # -- inlining --------------------------------------------------------------
-    def inline(self, fn, receiver, node, out, dest):
-        chain = getattr(self.cur, "sg_chain", ())
-        key = fn if not isinstance(fn, gast.FunctionDef) else id(fn)
-        label = fn.name if isinstance(fn, gast.FunctionDef) else fn.__name__
-        if key in chain:
-            raise self.ctx.error(f"recursive call to `{label}` is not supported", self.cur,
-                                 "rewrite the recursion as a loop")
-        if len(chain) > 40:
-            raise self.ctx.error("calls nested too deeply to inline", self.cur)
-        if isinstance(fn, gast.FunctionDef):
-            callee = copy.deepcopy(fn)
-            src = None
-            defaults_src = list(callee.args.defaults)
-        else:
-            src = self.ctx.source(fn)
-            callee = copy.deepcopy(src.node)
-            defaults_src = None
-        prefix = label if not label.startswith("__") else (
-            type(self.scope.value(receiver)).__name__.lower() if receiver is not None
-            and self.scope.value(receiver) is not MISSING else label.strip("_"))
-        if label.startswith("__") and fn is not None and not isinstance(fn, gast.FunctionDef):
-            prefix = fn.__qualname__.split(".")[0].lower()
-        local = function_locals(callee)
-        mapping = {n: self.ctx.namer.fresh(f"{prefix}_{n}") for n in sorted(local)}
-        if src is not None:
-            mapping.update(self.ctx.import_free_names(src, callee, local))
-        callee = rename(callee, mapping)
-        self.ctx.namer.reserve(n.id for n in gast.walk(callee) if isinstance(n, gast.Name))
-        desugar(callee, self.ctx.namer, f"{prefix}_result")
-        stamp = src.origin if src is not None else None
-        for s in walk_stmts(callee.body):
-            if stamp is not None and anno.origin(s) is None:
-                anno.set_origin(s, stamp(s))
-            elif anno.origin(s) is None:
-                anno.like(s, self.cur)
-            s.sg_chain = chain + (key,)
-        # Bind parameters.
-        a = callee.args
-        pos_params = [p.id for p in a.posonlyargs + a.args]
-        args = list(node.args)
-        if receiver is not None:
-            args.insert(0, receiver)
-        binds = []
-        if len(args) > len(pos_params) and a.vararg is None:
-            raise self.ctx.error(f"too many arguments in call to `{label}`", self.cur)
-        given = {}
-        for p, v in zip(pos_params, args):
-            given[p] = v
-        for kw in node.keywords:
-            target = mapping.get(kw.arg, kw.arg)
-            if target not in pos_params + [k.id for k in a.kwonlyargs]:
-                raise self.ctx.error(f"`{label}` got an unexpected keyword argument `{kw.arg}`",
-                                     self.cur)
-            given[target] = kw.value
-        defaults = self._defaults(fn, callee, defaults_src)
-        for p in pos_params + [k.id for k in a.kwonlyargs]:
-            if p in given:
-                value = given[p]
-            elif p in defaults:
-                value = defaults[p]
-            else:
-                raise self.ctx.error(f"missing argument for `{label}`", self.cur)
-            binds.append((p, value))
-        if a.vararg is not None:
-            extra = args[len(pos_params):]
-            binds.append((a.vararg.id, gast.Tuple(extra, gast.Load())))
-            self.ctx.tuples[a.vararg.id] = [copy.deepcopy(e) for e in extra]
-        for p, value in binds:
-            bind = anno.like(T.assign(p, value), self.cur)
-            bind.sg_chain = chain + (key,)
-            obj = self.scope.value(value) if isinstance(value, (gast.Name, gast.Attribute)) else MISSING
-            if obj is not MISSING and _is_static_object(obj):
-                self.scope.static[p] = obj
-            out.append(bind)
-        body = callee.body
-        ret = body[-1]
-        out += body[:-1]
-        if dest is not None:
-            final = anno.like(T.assign(dest, ret.value if ret.value is not None else T.const(None)), ret)
-            final.sg_chain = chain + (key,)
-            out.append(final)
-        self.changed = True
-        return dest
-
-    def _defaults(self, fn, callee, defaults_src):
-        a = callee.args
-        pos = [p.id for p in a.posonlyargs + a.args]
-        out = {}
-        if defaults_src is not None:
-            for p, d in zip(pos[len(pos) - len(defaults_src):], defaults_src):
-                out[p] = d
-            for p, d in zip(a.kwonlyargs, a.kw_defaults):
-                if d is not None:
-                    out[p.id] = d
-            return out
-        values = fn.__defaults__ or ()
-        for p, v in zip(pos[len(pos) - len(values):], values):
-            out[p] = self.ctx.constant(v)
-        for p in a.kwonlyargs:
-            kwd = fn.__kwdefaults__ or {}
-            original = p.id
-            for orig, val in kwd.items():
-                if p.id.endswith("_" + orig) or p.id == orig:
-                    original = orig
-            if original in kwd:
-                out[p.id] = self.ctx.constant(kwd[original])
-        return out
-
-
-def _is_static_object(obj):
-    import numpy as np
-
-    return not isinstance(obj, (int, float, complex, np.ndarray, np.generic, str, bytes, list,
-                                dict, tuple, type(None)))
-
-
-_VIEW_FUNCS = ("reshape", "transpose", "ravel", "squeeze", "expand_dims", "broadcast_to",
-               "asarray", "moveaxis", "swapaxes", "flip", "diagonal", "matrix_transpose",
-               "atleast_1d", "atleast_2d", "real")
-_VIEW_METHODS = ("reshape", "transpose", "ravel", "squeeze", "view", "swapaxes")
-
-
-def _is_view_call(call, scope):
-    obj = scope.value(call.func)
-    return getattr(obj, "__name__", None) in _VIEW_FUNCS
-
-
-def _may_share(value, scope):
-    """Can ``value`` evaluate to an array that another name also reaches?"""
-    if isinstance(value, (gast.Name, gast.Attribute)):
-        return True
-    if isinstance(value, gast.Subscript):
-        return not _scalar_index(value.slice)
-    if isinstance(value, gast.Call):
-        f = value.func
-        if isinstance(f, gast.Attribute) and f.attr in _VIEW_METHODS:
-            return True
-        return _is_view_call(value, scope)
-    return False
-
-
-def _scalar_index(index):
-    """An index of ints (a copy out of an array, not a view)... or unknown names."""
-    if isinstance(index, gast.Tuple):
-        return all(_scalar_index(e) for e in index.elts)
-    return not isinstance(index, gast.Slice)
-
-
-def _number(node):
-    """The value of a numeric constant expression, or None."""
-    try:
-        value = eval(compile(gast.gast_to_ast(gast.Expression(node)), "<const>", "eval"), {})
-    except Exception:
-        return None
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def _is_simple_index(node):
-    return isinstance(node, gast.Name) or _is_constant(node)
-
-
-def _short(node):
-    if isinstance(node, gast.Name):
-        return node.id
-    if isinstance(node, gast.Constant):
-        return "c"
-    if isinstance(node, gast.Call):
-        f = node.func
-        return f.attr if isinstance(f, gast.Attribute) else getattr(f, "id", "call")
-    if isinstance(node, gast.BinOp):
-        return _OP_NAMES.get(type(node.op), "op")
-    if isinstance(node, gast.Subscript):
-        return _short(node.value) + "_item"
-    if isinstance(node, gast.Attribute):
-        return node.attr
-    return "t"
-
-
-def _root(s):
-    """The user's name a statement computes: temporaries are named after it."""
-    if isinstance(s, gast.Assign):
-        t = s.targets[0]
-        while isinstance(t, (gast.Subscript, gast.Attribute)):
-            t = t.value
-        names = [n.id for n in gast.walk(t) if isinstance(n, gast.Name)]
-        if names:
-            return names[0]
-    if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
-        f = s.value.func
-        if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name):
-            return f.value.id
-    return "result"
-
-
-def _hint(target):
-    names = [n.id for n in gast.walk(target) if isinstance(n, gast.Name)]
-    return "_".join(names) or "item"
-
-
-def _qualname(obj):
-    module = getattr(obj, "__module__", None)
-    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
-    if module and module not in ("builtins",):
-        if module.startswith("numpy"):
-            module = "np" + module[5:]
-        return f"{module}.{name}"
-    return name
-
 
 def normalize(fn, ctx, wrt):
     """Normalize ``fn`` (desugared gast FunctionDef) in place for inputs ``wrt``."""

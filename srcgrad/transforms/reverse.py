@@ -159,7 +159,7 @@ class Reverse:
                 atom = s.sg_args.get(pname)
                 if not (isinstance(atom, gast.Name) and atom.id in self.act):
                     continue
-                value = _rule_expr(text, subs, T.name(self.d(t)), T.name(t))
+                value = _rule_expr(text, subs, T.name(self.d(t)), T.name(t), self.ctx.module_names)
                 others = [a for p, a in s.sg_args.items() if p != pname]
                 if rule.broadcast and not all(isinstance(a, gast.Constant) for a in others):
                     # Against a Python number nothing broadcasts: the result
@@ -297,9 +297,10 @@ class _RuleSubst(gast.NodeTransformer):
         return node
 
 
-def _rule_expr(text, subs, g, ans):
+def _rule_expr(text, subs, g, ans, modules):
     tree = T._parse(text)[0].value
-    mapping = dict(subs)
+    mapping = {name: T.name(alias) for name, alias in modules.items()}
+    mapping.update(subs)
     mapping["g"] = g
     mapping["ans"] = ans
     new = _RuleSubst(mapping).visit(copy.deepcopy(tree))

@@ -1,0 +1,94 @@
+"""Which arrays an in-place update could reach through another name.
+
+srcgrad differentiates by rebinding: ``x += v`` becomes ``x = x + v`` and the
+adjoint of ``a[i] = v`` assumes no other variable sees ``a``. Where another
+name may share the array, the compiler refuses (``a[i] = v``) or checks at run
+time (``x += v``) instead of giving a wrong gradient.
+"""
+import gast
+
+from .activity import walk_stmts
+
+def shared_names(body, scope):
+    """Names whose array may be reachable through another name.
+
+    An in-place update (``a[i] = v``, ``x += v`` on an array) of such a name
+    would change the other name's value too, which rebinding-based adjoints
+    do not see. Conservative: both names of ``x = y``, of a view bound to a
+    name (``y = x[1:]``, ``y = x.T``, ``y = x.reshape(...)``), and every name
+    put into a container, are shared. A name read exactly once, by the
+    statement that copies it (``x = x_new``, how updates are compiled), is
+    moved, not shared.
+    """
+    loads = {}
+    for s in walk_stmts(body):
+        for n in _walk_own(s):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                loads[n.id] = loads.get(n.id, 0) + 1
+    shared = set()
+    for s in walk_stmts(body):
+        if not isinstance(s, (gast.Assign, gast.Expr)):
+            continue
+        value = s.value
+        targets = [t.id for t in getattr(s, "targets", []) if isinstance(t, gast.Name)]
+        if targets and not getattr(s, "sg_inplace", False):
+            source = _shared_source(value, scope)
+            if source is not None and not (isinstance(value, gast.Name) and loads.get(source) == 1):
+                shared.update(targets)
+                shared.add(source)
+            elif source is None and isinstance(value, (gast.Attribute, gast.Subscript)):
+                shared.update(targets)  # an object's attribute or a container's item
+        for n in gast.walk(value):
+            if isinstance(n, (gast.List, gast.Tuple, gast.Dict)):
+                shared |= {e.id for e in getattr(n, "elts", getattr(n, "values", []))
+                           if isinstance(e, gast.Name)}
+            elif isinstance(n, gast.Call):
+                f = n.func
+                if isinstance(f, gast.Attribute) and f.attr == "append":
+                    shared |= {a.id for a in n.args if isinstance(a, gast.Name)}
+    return shared
+
+
+def _walk_own(stmt):
+    """The nodes of one statement, not of the blocks nested in it."""
+    if isinstance(stmt, (gast.If, gast.For, gast.While)):
+        head = stmt.test if not isinstance(stmt, gast.For) else stmt.iter
+        return list(gast.walk(head))
+    return list(gast.walk(stmt))
+
+
+def _shared_source(value, scope):
+    """The variable whose array ``value`` may share: ``y`` in ``y``, ``y[1:]``, ``y.T``."""
+    if isinstance(value, gast.Name):
+        return value.id
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
+            and not _scalar_index(value.slice):
+        return value.value.id
+    if isinstance(value, gast.Attribute) and value.attr in ("T", "mT", "real") \
+            and isinstance(value.value, gast.Name):
+        return value.value.id
+    if isinstance(value, gast.Call):
+        f = value.func
+        if isinstance(f, gast.Attribute) and f.attr in VIEW_METHODS and isinstance(f.value, gast.Name):
+            return f.value.id
+        if _is_view_call(value, scope) and value.args and isinstance(value.args[0], gast.Name):
+            return value.args[0].id
+    return None
+
+
+VIEW_FUNCS = ("reshape", "transpose", "ravel", "squeeze", "expand_dims", "broadcast_to",
+               "asarray", "moveaxis", "swapaxes", "flip", "diagonal", "matrix_transpose",
+               "atleast_1d", "atleast_2d", "real")
+VIEW_METHODS = ("reshape", "transpose", "ravel", "squeeze", "view", "swapaxes")
+
+
+def _is_view_call(call, scope):
+    obj = scope.value(call.func)
+    return getattr(obj, "__name__", None) in VIEW_FUNCS
+
+
+def _scalar_index(index):
+    """An index of ints (a copy out of an array, not a view)... or unknown names."""
+    if isinstance(index, gast.Tuple):
+        return all(_scalar_index(e) for e in index.elts)
+    return not isinstance(index, gast.Slice)

@@ -1,0 +1,87 @@
+"""Small helpers shared by the normalizing passes: constants, names for temporaries."""
+import gast
+
+OP_NAMES = {
+    gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.Pow: "pow",
+    gast.MatMult: "matmul", gast.Mod: "mod", gast.FloorDiv: "floordiv", gast.USub: "neg",
+    gast.UAdd: "pos",
+}
+
+
+def is_constant(node):
+    """Literal constants that may be repeated in adjoint code as they are."""
+    if isinstance(node, gast.Constant):
+        return True
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        return is_constant(node.operand)
+    if isinstance(node, gast.Tuple):
+        return all(is_constant(e) for e in node.elts)
+    return False
+
+
+def number(node):
+    """The value of a numeric constant expression, or None."""
+    try:
+        value = eval(compile(gast.gast_to_ast(gast.Expression(node)), "<const>", "eval"), {})
+    except Exception:
+        return None
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def is_simple_index(node):
+    return isinstance(node, gast.Name) or is_constant(node)
+
+
+def short(node):
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Constant):
+        return "c"
+    if isinstance(node, gast.Call):
+        f = node.func
+        return f.attr if isinstance(f, gast.Attribute) else getattr(f, "id", "call")
+    if isinstance(node, gast.BinOp):
+        return OP_NAMES.get(type(node.op), "op")
+    if isinstance(node, gast.Subscript):
+        return short(node.value) + "_item"
+    if isinstance(node, gast.Attribute):
+        return node.attr
+    return "t"
+
+
+def root(s):
+    """The user's name a statement computes: temporaries are named after it."""
+    if isinstance(s, gast.Assign):
+        t = s.targets[0]
+        while isinstance(t, (gast.Subscript, gast.Attribute)):
+            t = t.value
+        names = [n.id for n in gast.walk(t) if isinstance(n, gast.Name)]
+        if names:
+            return names[0]
+    if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+        f = s.value.func
+        if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name):
+            return f.value.id
+    return "result"
+
+
+def hint(target):
+    names = [n.id for n in gast.walk(target) if isinstance(n, gast.Name)]
+    return "_".join(names) or "item"
+
+
+def is_static_object(obj):
+    import numpy as np
+
+    return not isinstance(obj, (int, float, complex, np.ndarray, np.generic, str, bytes, list,
+                                dict, tuple, type(None)))
+
+
+def qualname(obj):
+    module = getattr(obj, "__module__", None)
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
+    if module and module not in ("builtins",):
+        if module.startswith("numpy"):
+            module = "np" + module[5:]
+        return f"{module}.{name}"
+    return name
