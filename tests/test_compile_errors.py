@@ -235,3 +235,20 @@ def test_source_unavailable_is_a_compile_error_subclass():
     assert issubclass(sg.SourceUnavailableError, sg.CompileError)
     with pytest.raises(sg.CompileError):
         sg.grad(_exec_function())(2.0)
+
+
+def test_second_order_through_slice_writes_is_refused_not_wrong():
+    """A documented limitation: refused with CompileError, never a wrong number."""
+    import numpy as np
+
+    from corpus.functions import write_slices
+
+    gx = sg.grad(write_slices, wrt=1)
+    a = np.array([0.5, -1.0, 2.0, 0.25])
+    assert np.isfinite(gx(a, 0.7))  # first order works
+
+    def h(a, x):
+        return gx(a, x)
+
+    with pytest.raises(sg.CompileError, match="may be shared"):
+        sg.grad(h, wrt=1)(a, 0.7)

@@ -26,12 +26,13 @@ def shared_names(body, scope):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 loads[n.id] = loads.get(n.id, 0) + 1
     shared = set()
+    transient = _transient_views(body, loads, scope)
     for s in walk_stmts(body):
         if not isinstance(s, (gast.Assign, gast.Expr)):
             continue
         value = s.value
         targets = [t.id for t in getattr(s, "targets", []) if isinstance(t, gast.Name)]
-        if targets and not getattr(s, "sg_inplace", False):
+        if targets and not getattr(s, "sg_inplace", False) and id(s) not in transient:
             source = _shared_source(value, scope)
             if source is not None and not (isinstance(value, gast.Name) and loads.get(source) == 1):
                 shared.update(targets)
@@ -47,6 +48,51 @@ def shared_names(body, scope):
                 if isinstance(f, gast.Attribute) and f.attr == "append":
                     shared |= {a.id for a in n.args if isinstance(a, gast.Name)}
     return shared
+
+
+def _transient_views(body, loads, scope):
+    """Bindings ``t = b`` / ``t = b[1:]`` whose sharing nothing can observe.
+
+    Safe when every read of ``t`` comes later in the same block, nothing
+    writes into ``t``, and nothing writes into ``b`` before the last read of
+    ``t``. That is how ``out[1:3] += v`` is compiled (``t = out[1:3]; u = t + v;
+    out[1:3] = u``) and how the generated code saves values (``x_prev = x``).
+    """
+    safe = set()
+    blocks = [body] + [getattr(s, f) for s in walk_stmts(body) for f in ("body", "orelse")
+                       if isinstance(s, (gast.If, gast.For, gast.While))]
+    for block in blocks:
+        for i, s in enumerate(block):
+            if not (isinstance(s, gast.Assign) and len(s.targets) == 1
+                    and isinstance(s.targets[0], gast.Name)):
+                continue
+            base = _shared_source(s.value, scope)
+            if base is None:
+                continue
+            view, total, seen = s.targets[0].id, loads.get(s.targets[0].id, 0), 0
+            for later in block[i + 1:]:
+                if seen == total:
+                    break
+                names = [n for n in gast.walk(later) if isinstance(n, gast.Name)]
+                if _writes_into(later, view) or any(
+                        n.id == view and isinstance(n.ctx, gast.Store) for n in names):
+                    break
+                reads = sum(1 for n in names if n.id == view and isinstance(n.ctx, gast.Load))
+                compound = isinstance(later, (gast.If, gast.For, gast.While))
+                if _writes_into(later, base) and (seen + reads < total or (compound and reads)):
+                    break
+                seen += reads
+            if seen == total:
+                safe.add(id(s))
+    return safe
+
+
+def _writes_into(stmt, base):
+    for n in gast.walk(stmt):
+        if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) \
+                and isinstance(n.value, gast.Name) and n.value.id == base:
+            return True
+    return False
 
 
 def _walk_own(stmt):

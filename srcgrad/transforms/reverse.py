@@ -74,6 +74,7 @@ class Reverse:
         self.act = act
         self.namer = ctx.namer
         self.zeroed = set()
+        self.enclosing = []  # source lines of the reverse if/for blocks being written
 
     def d(self, name):
         return self.namer.adjoint(name)
@@ -119,6 +120,8 @@ class Reverse:
     def _with_comment(self, code, o):
         if o is None or all(getattr(c, "sg_restore", None) for c in code):
             return code
+        if self.enclosing and self.enclosing[-1] == (o.filename, o.lineno):
+            return code  # the block this code sits in already names the line
         return [comment(f"grad of: {o.text} ({o.short()})")] + code
 
     def stmt(self, s, state):
@@ -235,8 +238,10 @@ class Reverse:
             return []
         restore_cond = restore_marker(s, s.sg_cond, "rebind")
         then_state, else_state = state.copy(), state.copy()
+        self.enclosing.append(_key(s))
         then_code = self.block(s.body, then_state)
         else_code = self.block(s.orelse, else_state)
+        self.enclosing.pop()
         for name in sorted(set(then_state) ^ set(else_state)):
             (else_code if name in then_state else then_code).append(self.zero(name))
         state.clear()
@@ -248,6 +253,7 @@ class Reverse:
 
     def loop(self, s, state):
         start = state.copy()
+        self.enclosing.append(_key(s))
         for _ in range(100):
             trial = start.copy()
             body = self.block(s.body, trial)
@@ -255,6 +261,7 @@ class Reverse:
             if not grown:
                 break
             start.update({n: True for n in grown})
+        self.enclosing.pop()
         before = [self.zero(n) for n in sorted(set(start) - set(state))]
         for name in sorted(set(start) - set(trial)):
             body.append(self.zero(name))
@@ -269,6 +276,11 @@ class Reverse:
         if isinstance(s, gast.For):
             out.append(restore_marker(s, s.target.id, "rebind"))
         return out
+
+
+def _key(s):
+    o = anno.origin(s)
+    return (o.filename, o.lineno) if o else None
 
 
 def _rev_if(s, then_code, else_code):
