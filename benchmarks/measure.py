@@ -89,7 +89,6 @@ def child_firstcall(case_id, quick):
 
 def child_memory(case_id, column, quick):
     _setup_path()
-    import resource
     import tracemalloc
     import cases
     import srcgrad as sg  # in every column's process, so that max RSS compares like with like
@@ -111,8 +110,25 @@ def child_memory(case_id, column, quick):
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     del result
-    maxrss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    _emit({"peak": peak - before, "maxrss": maxrss_kib * 1024})
+    _emit({"peak": peak - before, "maxrss": _max_rss()})
+
+
+def _max_rss():
+    """Peak resident memory of this process, in bytes.
+
+    ``VmHWM`` from /proc where there is one: ``getrusage``'s ``ru_maxrss``
+    survives ``execve`` on Linux, so a child started by a large parent
+    (through vfork) reports the parent's peak instead of its own.
+    """
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
 
 
 def chain_source(n):

@@ -378,15 +378,14 @@ def section_import(out, settings, markdown):
     return True
 
 
-def section_firstcall(out, rows, settings, markdown):
+def section_firstcall(out, case_list, settings, markdown):
     out("")
     out("First call (fresh interpreter each; data built and srcgrad imported before the clock): "
         "parse + compile + first run")
     out("")
     table, ok = [], True
-    for row in rows:
-        case = row.case
-        if case.kind == "todo" or row.status.startswith("n/a"):
+    for case in case_list:
+        if case.kind == "todo" or (case.kind == "tape" and not hasattr(srcgrad, "GradientTape")):
             continue
         args = ["firstcall", case.id] + (["--quick"] if settings.quick else [])
         try:
@@ -403,13 +402,12 @@ def section_firstcall(out, rows, settings, markdown):
 
 
 def section_memory(out, selected_ids, settings, markdown):
-    mem_cases = [c for c in cases_mod.memory_cases(settings.quick)
-                 if selected_ids is None or c.id in selected_ids]
+    mem_cases = [c for c in cases_mod.memory_cases(settings.quick) if c.id in selected_ids]
     if not mem_cases:
         return True
     out("")
     out("Peak memory of one gradient call (fresh interpreter each, after a warm-up call): "
-        "tracemalloc peak above the inputs; max RSS of the whole process")
+        "tracemalloc peak above the inputs; max RSS (VmHWM) of the whole process")
     out("")
     table, ok = [], True
     for case in mem_cases:
@@ -518,12 +516,14 @@ def main(argv=None):
     if rows:
         print_tables(out, rows, columns, args.markdown)
 
-    selected_ids = None if not only else {c.id for c in selected}
+    # a section named alone (--only memory) covers every row
+    section_cases = selected if selected else all_cases
+    selected_ids = {c.id for c in section_cases}
     try:
         if "import" in sections:
             all_ok &= section_import(out, settings, args.markdown)
-        if "firstcall" in sections and rows:
-            all_ok &= section_firstcall(out, rows, settings, args.markdown)
+        if "firstcall" in sections:
+            all_ok &= section_firstcall(out, section_cases, settings, args.markdown)
         if "memory" in sections:
             all_ok &= section_memory(out, selected_ids, settings, args.markdown)
         if "compile" in sections:

@@ -87,7 +87,7 @@ class Context:
             return T.const(value)
         return T.name(self.inject(value, "default"))
 
-    def import_free_names(self, src, callee, local):
+    def import_free_names(self, src, callee):
         """Renames that make ``callee``'s free names mean what they mean in its module."""
         free = scopes.free_names(callee)
         mapping = {}
@@ -154,79 +154,98 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False):
     among them (not numbers) are used to resolve method calls.
     ``as_tuple``: return a tuple of gradients even for one ``wrt``.
     """
-    guards = Guards()
-    generated = getattr(fn, "__srcgrad_generated__", None)
-    if generated is not None:
-        # sg.grad(sg.grad(f)): differentiate the generated code of the inner gradient.
-        fn = generated([v if atoms.is_static_object(v) else None for v in sample]
-                       if sample is not None else None)
-    src = source.parse_function(fn)                       # parse
-    fence.check(src)                                      # reject what is unsupported
-    node = copy.deepcopy(src.node)
-    ctx = Context(src, guards)
-    nparams = len(node.args.posonlyargs + node.args.args)
-    nextra = max(0, len(sample) - nparams) if sample is not None else 0
-    if node.args.vararg is None and sample is not None and len(sample) > nparams:
-        raise TypeError(f"{fn.__qualname__}() takes {nparams} positional arguments "
-                        f"but {len(sample)} were given")
-    varargs = _specialize_varargs(node, nextra)
-    params = [a.id for a in node.args.posonlyargs + node.args.args]
-    if varargs:
-        ctx.tuples[src.node.args.vararg.id] = [T.name(v) for v in varargs]
-        ctx.containers.add(src.node.args.vararg.id)
-    node.args.defaults = []
-    node.args.kw_defaults = [None] * len(node.args.kwonlyargs)
+    fn = _differentiated(fn, sample)                  # sg.grad(sg.grad(f)): the inner code
+    src = source.parse_function(fn)                   # parse
+    fence.check(src)                                  # reject what is unsupported, up front
+    ctx = Context(src, Guards())
+    node, params = _signature(src, ctx, sample)       # *args specialised on their number
     wrt_names = [params[i] for i in wrt]
-    desugar(node, ctx.namer)                              # early exits, sugar
+    desugar(node, ctx.namer)                          # early exits and sugar
     for s in activity.walk_stmts(node.body):
         if anno.origin(s) is None:
             anno.set_origin(s, src.origin(s))
-    if sample is not None:
-        for p, value in zip(params, sample):
-            if p not in wrt_names and atoms.is_static_object(value):
-                ctx.scope.static[p] = value
-    normalize.normalize(node, ctx, wrt_names)             # resolve, inline, one op per statement
-    body, ret = node.body[:-1], node.body[-1]
-    result = ret.value if ret.value is not None else T.const(None)
+    for p, value in zip(params, sample or ()):        # objects passed in: resolve their methods
+        if p not in wrt_names and atoms.is_static_object(value):
+            ctx.scope.static[p] = value
+    normalize.normalize(node, ctx, wrt_names)         # resolve, inline, one operation a statement
+    body, result = node.body[:-1], node.body[-1].value
+    result = result if result is not None else T.const(None)
     result_name = result.id if isinstance(result, gast.Name) else None
-    act = activity.analyze(node.body, wrt_names, result_name)   # varied & useful
-    record.instrument(body, ctx.namer)                    # name branch flags and trip counters
+    act = activity.analyze(node.body, wrt_names, result_name)   # varied and useful
+    record.instrument(body, ctx.namer)                # name branch flags and trip counters
     rev = Reverse(ctx, act)
     state = {}
     backward = []
-    if result_name in act:
-        seed = T.assign(rev.d(result_name), T.const(1.0))
-        backward = [seed]
+    if result_name in act:                            # reverse mode, from the seed
+        backward = [T.assign(rev.d(result_name), T.const(1.0))]
         state[result_name] = True
-        backward += rev.block(body, state)                # reverse mode
+        backward += rev.block(body, state)
+    forward, backward = _record(ctx, rev, body, params, backward)  # what the forward pass saves
     grads = [T.name(rev.d(w)) if w in state else T.expr("_sg.zeros_like(x)", x=w) for w in wrt_names]
-    primal = set(params) | {n for s in activity.walk_stmts(body) for n in _stores(s)}
-    needed = _needed(backward, primal, body)
-    first = record.Recorder(ctx.namer, params, needed, preinit=rev.zeroed)  # what to record
-    first.forward(body)
-    used = _loads(first.fill(backward))
-    records = {getattr(s, "sg_cond", None) for s in activity.walk_stmts(body)} | \
-              {getattr(s, "sg_trips", None) for s in activity.walk_stmts(body)}
-    needed -= {r for r in records if r and r not in used}
-    rec = record.Recorder(ctx.namer, params, needed, used_records=used, preinit=rev.zeroed)
-    rec._names = first._names
-    forward = rec.forward(body)
-    backward = rec.fill(backward)
-    check = [T.stmt("_sg.check_scalar(r, n)", r=result, n=T.const(f"{fn.__qualname__}()"))]
     out = grads[0] if len(grads) == 1 and not as_tuple else gast.Tuple(grads, gast.Load())
     cleanup(backward, ctx.namer.adjoints.values(), _loads([gast.Expr(out)]))  # dead adjoints
     if mode == "value_and_grad":
         out = gast.Tuple([copy.deepcopy(result), out], gast.Load())
-    fname = ctx.namer.fresh(f"{'grad' if mode == 'grad' else 'value_and_grad'}_{src.node.name}")
-    new = gast.FunctionDef(fname, node.args, forward + check + backward + [gast.Return(out)],
+    check = T.stmt("_sg.check_scalar(r, n)", r=result, n=T.const(f"{fn.__qualname__}()"))
+    verb = "grad" if mode == "grad" else "value_and_grad"
+    fname = ctx.namer.fresh(f"{verb}_{src.node.name}")
+    new = gast.FunctionDef(fname, node.args, forward + [check] + backward + [gast.Return(out)],
                            [], None, None, [])
     T.fix_ctx(new)
-    where = src.origin(src.node).short()
-    header = f"{'gradient' if mode == 'grad' else 'value and gradient'} of {fn.__qualname__} " \
-             f"({where}) with respect to {', '.join(wrt_names)}; generated by srcgrad"
-    text = codegen.unparse(new, header)                   # print
+    what = "gradient" if mode == "grad" else "value and gradient"
+    header = (f"{what} of {fn.__qualname__} ({src.origin(src.node).short()}) with respect to "
+              f"{', '.join(wrt_names)}; generated by srcgrad")
+    text = codegen.unparse(new, header)               # print
     loaded = codegen.load(text, fname, src.globals, ctx.cells, f"{mode} {fn.__qualname__}")
-    return Generated(text, loaded, guards)
+    return Generated(text, loaded, ctx.guards)
+
+
+def _differentiated(fn, sample):
+    """The function whose code is read: a gradient's own generated code, for higher order."""
+    generated = getattr(fn, "__srcgrad_generated__", None)
+    if generated is None:
+        return fn
+    return generated([v if atoms.is_static_object(v) else None for v in sample]
+                     if sample is not None else None)
+
+
+def _signature(src, ctx, sample):
+    """A copy of the def to rewrite, with *args spread out; its positional parameter names."""
+    node = copy.deepcopy(src.node)
+    nparams = len(node.args.posonlyargs + node.args.args)
+    if node.args.vararg is None and sample is not None and len(sample) > nparams:
+        raise TypeError(f"{src.fn.__qualname__}() takes {nparams} positional arguments "
+                        f"but {len(sample)} were given")
+    nextra = max(0, len(sample) - nparams) if sample is not None else 0
+    varargs = _specialize_varargs(node, nextra)
+    if varargs:
+        ctx.tuples[src.node.args.vararg.id] = [T.name(v) for v in varargs]
+        ctx.containers.add(src.node.args.vararg.id)
+    # The wrapper passes every argument, defaults applied.
+    node.args.defaults = []
+    node.args.kw_defaults = [None] * len(node.args.kwonlyargs)
+    return node, [a.id for a in node.args.posonlyargs + node.args.args]
+
+
+def _record(ctx, rev, body, params, backward):
+    """The forward code, saving what ``backward`` reads, and ``backward`` with its restores.
+
+    Run twice: the first run shows which branch flags and trip counters the
+    backward pass still reads once empty blocks are dropped; the second
+    records only those.
+    """
+    primal = set(params) | {n for s in activity.walk_stmts(body) for n in _stores(s)}
+    needed = _needed(backward, primal, body)
+    _snapshot_items(body, needed)
+    first = record.Recorder(ctx.namer, params, needed, preinit=rev.zeroed)
+    first.forward(body)
+    used = _loads(first.fill(backward))
+    records = {getattr(s, attr, None) for s in activity.walk_stmts(body)
+               for attr in ("sg_cond", "sg_trips")}
+    needed -= {r for r in records if r and r not in used}
+    rec = record.Recorder(ctx.namer, params, needed, used_records=used, preinit=rev.zeroed)
+    rec.share_names(first)
+    return rec.forward(body), rec.fill(backward)
 
 
 def check_function(fn):
@@ -255,15 +274,44 @@ def _loads(code):
     return out
 
 
+def _snapshot_items(body, needed):
+    """Copy items of arrays written in place when the backward pass reads them.
+
+    ``t = a[0]`` can be a view; once ``a`` is written, ``t`` changes. Restores
+    keep the backward pass right anyway, but a snapshot keeps the generated
+    code free of views read after writes, which is what lets the compiler
+    differentiate it again (higher order).
+    """
+    stmts = list(activity.walk_stmts(body))
+    written = {s.targets[0].value.id for s in stmts if anno.kind(s) == "setitem"}
+    for s in stmts:
+        if anno.kind(s) == "getitem" and s.value.value.id in written and s.targets[0].id in needed:
+            s.value = T.expr("_sg.copy_slot(v)", v=s.value)
+
+
 def _needed(backward, primal, body):
-    """Forward values the backward pass reads (and so must see restored)."""
+    """Forward values the backward pass reads (and so must see restored).
+
+    Also: the list a needed item was popped from (to push it back), and an
+    array written in place whose item or view the backward pass reads (the
+    view sees the array's slots, so they must be restored).
+    """
     needed = _loads(backward) & primal
-    pops = [s for s in activity.walk_stmts(body) if anno.kind(s) == "pop"]
+    stmts = list(activity.walk_stmts(body))
+    written = {s.targets[0].value.id for s in stmts if anno.kind(s) == "setitem"}
     changed = True
     while changed:
         changed = False
-        for s in pops:
-            if s.value.func.value.id in needed and s.targets[0].id not in needed:
-                needed.add(s.targets[0].id)
-                changed = True
+        for s in stmts:
+            kind = anno.kind(s)
+            if kind == "pop":
+                pairs = [(s.value.func.value.id, s.targets[0].id)]
+            elif kind == "getitem" and s.value.value.id in written:
+                pairs = [(s.targets[0].id, s.value.value.id)]
+            else:
+                continue
+            for have, add in pairs:
+                if have in needed and add not in needed:
+                    needed.add(add)
+                    changed = True
     return needed

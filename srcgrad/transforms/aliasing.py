@@ -107,8 +107,8 @@ def _shared_source(value, scope):
     """The variable whose array ``value`` may share: ``y`` in ``y``, ``y[1:]``, ``y.T``."""
     if isinstance(value, gast.Name):
         return value.id
-    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
-            and not _scalar_index(value.slice):
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+        # Even ``a[0]`` is a view when ``a`` has two dimensions.
         return value.value.id
     if isinstance(value, gast.Attribute) and value.attr in ("T", "mT", "real") \
             and isinstance(value.value, gast.Name):

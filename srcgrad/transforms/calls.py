@@ -51,9 +51,6 @@ class CallsMixin:
             receiver = self.atom(f.value, out, "receiver") if isinstance(f, gast.Attribute) else None
             return self.inline(obj.__func__, receiver, node, out, dest)
         if isinstance(obj, types.FunctionType) and not is_library(obj):
-            if isinstance(f, gast.Attribute) and not isinstance(self.scope.value(f.value), types.ModuleType):
-                # A staticmethod reached through an instance or a class.
-                pass
             return self.inline(obj, None, node, out, dest)
         if isinstance(obj, type):
             raise self.ctx.error(f"creating a `{obj.__name__}` from differentiable values is not "

@@ -17,6 +17,7 @@ from .desugar import desugar
 from .resolve import MISSING
 from .scopes import function_locals
 
+
 class _Rename(gast.NodeTransformer):
     def __init__(self, mapping):
         self.mapping = mapping
@@ -52,6 +53,14 @@ def rename(node, mapping):
     return r.visit(node)
 
 
+def _prefix(fn, label):
+    """What the callee's renamed locals start with: ``dense_x`` in ``Dense.__call__``."""
+    if not label.startswith("__"):
+        return label
+    if isinstance(fn, gast.FunctionDef):
+        return label.strip("_")
+    return fn.__qualname__.split(".")[0].lower()
+
 
 class InlineMixin:
     """Normalizer methods that inline calls."""
@@ -73,15 +82,11 @@ class InlineMixin:
             src = self.ctx.source(fn)
             callee = copy.deepcopy(src.node)
             defaults_src = None
-        prefix = label if not label.startswith("__") else (
-            type(self.scope.value(receiver)).__name__.lower() if receiver is not None
-            and self.scope.value(receiver) is not MISSING else label.strip("_"))
-        if label.startswith("__") and fn is not None and not isinstance(fn, gast.FunctionDef):
-            prefix = fn.__qualname__.split(".")[0].lower()
+        prefix = _prefix(fn, label)
         local = function_locals(callee)
         mapping = {n: self.ctx.namer.fresh(f"{prefix}_{n}") for n in sorted(local)}
         if src is not None:
-            mapping.update(self.ctx.import_free_names(src, callee, local))
+            mapping.update(self.ctx.import_free_names(src, callee))
         callee = rename(callee, mapping)
         self.ctx.namer.reserve(n.id for n in gast.walk(callee) if isinstance(n, gast.Name))
         desugar(callee, self.ctx.namer, f"{prefix}_result")

@@ -18,6 +18,7 @@ The pass repeats until nothing changes, because inlining a callee can make
 more variables varied.
 """
 import builtins
+import re
 import copy
 
 import gast
@@ -233,10 +234,11 @@ class Normalizer(CallsMixin, InlineMixin):
                                      f"`{gast.unparse(base).strip()}[...]` is not supported", s,
                                      "build the array in a local variable first")
             if base.id in self.shared:
+                name = self._spelling(base, s)
                 raise self.ctx.error(
-                    f"writing into `{base.id}[...]`, whose array may be shared with another "
+                    f"writing into `{name}[...]`, whose array may be shared with another "
                     "variable (a view, a copy of the name, or an item of a container), is not "
-                    "supported", s, f"make a private copy first: {base.id} = {base.id}.copy()")
+                    "supported", s, f"make a private copy first: {name} = {name}.copy()")
             self.changed = True
             out = []
             index = self.index(target.slice, out)
@@ -261,6 +263,13 @@ class Normalizer(CallsMixin, InlineMixin):
         left = o.text.split("=")[0].strip()
         if isinstance(node, gast.Attribute) and left.endswith("." + node.attr):
             return left
+        if isinstance(node, gast.Name):
+            # An inlined callee's ``x`` is renamed ``callee_x``: find the suffix the user wrote.
+            parts = node.id.split("_")
+            for k in range(1, len(parts)):
+                name = "_".join(parts[k:])
+                if re.search(rf"\b{re.escape(name)}\b", o.text):
+                    return name
         return text
 
     def unpack(self, target, value, out):

@@ -45,6 +45,10 @@ class Recorder:
         self.preinit = sorted(set(preinit) - self.params)
         self._names = {}
 
+    def share_names(self, other):
+        """Use the names ``other`` gave to saves and stacks (a second run of the same body)."""
+        self._names = other._names
+
     def _name(self, key, base):
         if key not in self._names:
             self._names[key] = self.namer.fresh(base)

@@ -54,7 +54,7 @@ import numpy as np
 
 from . import helpers_mod
 from .helpers_mod import affine, moments, sigmoid, softplus, squared_norm
-from .marks import covers, float32_safe, no_second_order
+from .marks import covers, float32_safe
 
 # ---------------------------------------------------------------------------
 # Assignment, tuple unpacking, augmented assignment
@@ -684,9 +684,6 @@ def outer_by_hand(a, b, n):
 
 
 @covers("setitem", "setitem_aug", "slice")
-@no_second_order("a known limitation, not a smoothness one: the first-order code reads a slice "
-                 "view of `out` after writing into `out`, which srcgrad refuses to differentiate "
-                 "again (CompileError) rather than risk a wrong second derivative")
 def write_slices(a, x):
     out = np.zeros(6)
     out[:4] = a
