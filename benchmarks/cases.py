@@ -4,11 +4,10 @@ Data are made from fixed seeds, lazily (``Case.args``), so that a measuring
 subprocess builds only the row it measures.
 """
 import dataclasses
-from typing import Callable
-
-import numpy as np
+from collections.abc import Callable
 
 import handwritten
+import numpy as np
 import workloads
 
 

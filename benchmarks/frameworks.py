@@ -12,10 +12,9 @@ None of them is a dependency of srcgrad.
 """
 import sys
 
-import numpy as np
-
 import cases as cases_mod
 import handwritten
+import numpy as np
 import workloads
 
 
@@ -23,7 +22,7 @@ def _version(distribution):
     try:
         from importlib.metadata import version
         return version(distribution)
-    except Exception:
+    except Exception:  # noqa: BLE001
         return "(version unknown)"
 
 
@@ -54,7 +53,7 @@ def load_workloads_with(np_module, tag):
     with open(path) as f:
         source = f.read()
     namespace = {"__name__": f"workloads_{tag}", "__file__": path}
-    exec(compile(source, path, "exec"), namespace)
+    exec(compile(source, path, "exec"), namespace)  # noqa: S102
     namespace["np"] = np_module
     return namespace
 
@@ -92,7 +91,7 @@ class Hand(Column):
             X, labels = args[4], args[5]
             lr = cases_mod.LEARNING_RATE
             return (lambda: hand(*args)), (lambda: handwritten.mlp_train_step(params, X, labels, lr))
-        thunk = lambda: hand(*args)  # noqa: E731
+        thunk = lambda: hand(*args)
         return thunk, thunk
 
 
@@ -114,7 +113,7 @@ class Srcgrad(Column):
                 g = sg.grad(sg.grad(case.fn))
             else:
                 g = sg.grad(case.fn, wrt=case.sg_wrt())
-            thunk = lambda: g(*args)  # noqa: E731
+            thunk = lambda: g(*args)
             return thunk, thunk
         if not hasattr(sg, "GradientTape"):
             raise NotImplementedError("tape API not implemented yet")
@@ -155,7 +154,7 @@ class Autograd(Column):
         else:
             g = grad(f, case.sg_wrt())
         args = case.args
-        thunk = lambda: g(*args)  # noqa: E731
+        thunk = lambda: g(*args)
         return thunk, thunk
 
 
@@ -173,7 +172,7 @@ class _JaxBase(Column):
         super().__init__()
         try:
             self.jax, jnp = _jax()
-        except Exception as e:  # ImportError, or a broken install
+        except Exception as e:  # noqa: BLE001 - ImportError, or a broken install
             self.available, self.note = False, f"jax not installed ({type(e).__name__}: {e})"
             return
         self.jnp = jnp
@@ -194,7 +193,7 @@ class _JaxBase(Column):
         # arrays live on the device before timing starts; Python scalars stay
         args = tuple(jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in case.args)
         block = jax.block_until_ready
-        thunk = lambda: block(g(*args))  # noqa: E731
+        thunk = lambda: block(g(*args))
         return thunk, thunk
 
 
@@ -256,9 +255,9 @@ def _torch_workloads(torch):
             s = torch.sin(s) * a + 0.5 * s
         return s
 
-    return dict(rosenbrock_loop=rosenbrock_loop, logistic_loss=logistic_loss,
-                mlp_loss=mlp_loss, rnn_loss=rnn_loss, rk4_loss=rk4_loss,
-                scalar_recurrence=scalar_recurrence)
+    return {"rosenbrock_loop": rosenbrock_loop, "logistic_loss": logistic_loss,
+            "mlp_loss": mlp_loss, "rnn_loss": rnn_loss, "rk4_loss": rk4_loss,
+            "scalar_recurrence": scalar_recurrence}
 
 
 class Torch(Column):
@@ -268,7 +267,7 @@ class Torch(Column):
         super().__init__()
         try:
             import torch
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001
             self.available, self.note = False, f"torch not installed ({type(e).__name__}: {e})"
             return
         self.torch = torch
@@ -312,7 +311,7 @@ class Tangent(Column):
         super().__init__()
         try:
             import tangent
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001
             self.available, self.note = False, f"tangent not installed ({type(e).__name__}: {e})"
             return
         self.tangent = tangent
@@ -327,7 +326,7 @@ class Tangent(Column):
         else:
             g = tangent.grad(case.fn, wrt=case.wrt)
         args = case.args
-        thunk = lambda: g(*args)  # noqa: E731
+        thunk = lambda: g(*args)
         return thunk, thunk
 
 
@@ -340,7 +339,7 @@ def all_columns():
     for cls in OPTIONAL:
         try:
             columns.append(cls())
-        except Exception as e:  # a column must never take the run down
+        except Exception as e:  # noqa: BLE001 - a column must never take the run down
             col = Column.__new__(cls)
             Column.__init__(col)
             col.available, col.note = False, f"{cls.name} failed to load: {type(e).__name__}: {e}"

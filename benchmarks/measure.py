@@ -53,6 +53,7 @@ def child_import():
 def _srcgrad_builder(case):
     """Builds the call a user makes for this row (``sg.grad(...)`` once), lazily compiled."""
     import numpy as np
+
     import srcgrad as sg
     args = case.args
     if case.kind == "grad":
@@ -73,7 +74,7 @@ def child_firstcall(case_id, quick):
     _setup_path()
     import cases
     case = cases.find_case(case_id, quick)
-    case.args  # data are built before the clock starts
+    _ = case.args  # data are built before the clock starts
     import srcgrad  # noqa: F401  (import time is measured separately)
     t0 = time.perf_counter()
     call = _srcgrad_builder(case)
@@ -90,17 +91,19 @@ def child_firstcall(case_id, quick):
 def child_memory(case_id, column, quick):
     _setup_path()
     import tracemalloc
+
     import cases
+
     import srcgrad as sg  # in every column's process, so that max RSS compares like with like
     case = cases.find_case(case_id, quick)
     args = case.args
     if column == "srcgrad":
         g = sg.grad(case.fn, wrt=case.sg_wrt())
-        call = lambda: g(*args)  # noqa: E731
+        call = lambda: g(*args)
     elif column == "hand":
-        call = lambda: case.hand(*args)  # noqa: E731
+        call = lambda: case.hand(*args)
     elif column == "forward":
-        call = lambda: case.fn(*args)  # noqa: E731
+        call = lambda: case.fn(*args)
     else:
         raise ValueError(column)
     call()  # warm-up (srcgrad compiles here)
@@ -141,7 +144,9 @@ def chain_source(n):
 def child_compile(n, directory):
     _setup_path()
     import importlib
+
     import numpy as np
+
     import srcgrad as sg
     name = f"chain_{n}_{os.getpid()}"
     path = os.path.join(directory, name + ".py")
@@ -169,7 +174,8 @@ def run_child(*argv, timeout=300):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [REPO, env.get("PYTHONPATH")]))
     proc = subprocess.run([sys.executable, os.path.abspath(__file__), *map(str, argv)],
-                          capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO)
+                          capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO,
+                          check=False)
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):
             return json.loads(line[len("RESULT "):])

@@ -32,13 +32,13 @@ for _path in (REPO, HERE):  # the working tree's srcgrad, and these modules
         sys.path.remove(_path)
     sys.path.insert(0, _path)
 
-import numpy as np  # noqa: E402
+import cases as cases_mod
+import frameworks
+import measure
+import numpy as np
+import timing
 
-import cases as cases_mod  # noqa: E402
-import frameworks  # noqa: E402
-import measure  # noqa: E402
-import srcgrad  # noqa: E402
-import timing  # noqa: E402
+import srcgrad
 
 TAPE_NA = "n/a (tape API not implemented yet)"
 TODO_NA = "n/a: tape API not implemented yet"
@@ -76,7 +76,7 @@ def blas_name():
         config = np.show_config(mode="dicts")
         blas = config["Build Dependencies"]["blas"]
         return f"{blas.get('name', '?')} {blas.get('version', '')}".strip()
-    except Exception:
+    except Exception:  # noqa: BLE001
         return "unknown BLAS"
 
 
@@ -93,6 +93,22 @@ def git_revision():
         return "unknown"
 
 
+def source_fingerprint():
+    """A hash of srcgrad's source files, to tell which code a run measured."""
+    import hashlib
+    digest = hashlib.sha1()
+    root = os.path.dirname(srcgrad.__file__)
+    for directory, dirs, files in sorted(os.walk(root)):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(directory, name)
+                digest.update(os.path.relpath(path, root).encode())
+                with open(path, "rb") as f:
+                    digest.update(f.read())
+    return digest.hexdigest()[:12]
+
+
 def print_machine(out):
     try:
         affinity = len(os.sched_getaffinity(0))
@@ -103,7 +119,7 @@ def print_machine(out):
     out(f"python:   {platform.python_version()} ({platform.python_implementation()}); "
         f"numpy {np.__version__} ({blas_name()})")
     out(f"srcgrad:  {srcgrad.__version__} from {os.path.dirname(srcgrad.__file__)} "
-        f"(HEAD {git_revision()}, work tree may have local changes)")
+        f"(HEAD {git_revision()}; source fingerprint {source_fingerprint()})")
     out(f"date:     {time.strftime('%Y-%m-%d %H:%M:%S %Z')}")
 
 
@@ -138,7 +154,7 @@ def print_table(out, header, rows, markdown):
             out("| " + " | ".join(str(c) for c in row) + " |")
         return
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    line = lambda cells: "  ".join(  # noqa: E731
+    line = lambda cells: "  ".join(
         str(c).ljust(w) if i < 2 else str(c).rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
     out(line(header))
     out("  ".join("-" * w for w in widths))
@@ -228,7 +244,7 @@ def run_row(case, columns, settings, log):
     try:
         reference = frameworks.as_gradient_tuple(hand_grad(), len(case.wrt))
         ok, detail = finite_difference_check(case, reference)
-    except Exception as e:  # the benchmark's own bug: report it, time nothing
+    except Exception as e:  # noqa: BLE001 - the benchmark's own bug: report it, time nothing
         ok, detail = False, first_line(e)
     row.checks.append(f"hand vs finite differences {'ok' if ok else 'FAILED'}")
     if not ok:
@@ -242,7 +258,7 @@ def run_row(case, columns, settings, log):
             got, _ = srcgrad_column.make(case)
             ok, detail = close(frameworks.as_gradient_tuple(got(), 1), reference)
             row.status = "ok" if ok else f"n/a: nested tapes give a wrong result ({detail})"
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001
             row.status = f"n/a: nested tapes not working yet ({first_line(e)})"
         return row
 
@@ -256,7 +272,7 @@ def run_row(case, columns, settings, log):
         except frameworks.NotApplicable:
             row.cells[column.name] = ("na", "")
             continue
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001
             row.cells[column.name] = ("error", first_line(e))
             row.errors.append((column.name, first_line(e)))
             row.checks.append(f"{column.name} ERROR")
@@ -265,7 +281,7 @@ def run_row(case, columns, settings, log):
             try:
                 got = frameworks.as_gradient_tuple(grad_fn(), len(case.wrt))
                 ok, detail = close(got, reference)
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001
                 row.cells[column.name] = ("error", first_line(e))
                 row.errors.append((column.name, first_line(e)))
                 row.checks.append(f"{column.name} ERROR")
@@ -284,7 +300,7 @@ def run_row(case, columns, settings, log):
     try:
         row.medians, row.samples = timing.interleaved(
             timed, settings.rounds, settings.min_sample, settings.max_row_seconds)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001
         row.status = "FAIL"
         row.errors.append(("timing", first_line(e)))
         return row
@@ -390,7 +406,7 @@ def section_firstcall(out, case_list, settings, markdown):
         args = ["firstcall", case.id] + (["--quick"] if settings.quick else [])
         try:
             r = measure.run_child(*args)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001
             table.append([case.id, case.size, "ERROR", first_line(e), "—"])
             ok = False
             continue
@@ -416,7 +432,7 @@ def section_memory(out, selected_ids, settings, markdown):
             args = ["memory", case.id, column] + (["--quick"] if settings.quick else [])
             try:
                 got[column] = measure.run_child(*args)
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001
                 table.append([case.id, column, "ERROR", first_line(e), "—"])
                 ok = False
         for column, r in got.items():
@@ -440,7 +456,7 @@ def section_compile(out, settings, markdown):
             try:
                 results = [measure.run_child("compile", n, directory)
                            for _ in range(settings.compile_reps)]
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001
                 table.append([f"N={n}", "ERROR", first_line(e), "—", "—", "—"])
                 ok = False
                 continue
@@ -477,8 +493,9 @@ def main(argv=None):
     settings = Settings(args.quick)
     if args.rounds:
         settings.rounds = args.rounds
-    out = lambda text="": print(text, flush=True)  # noqa: E731
+    out = lambda text="": print(text, flush=True)
     start = time.perf_counter()
+    fingerprint = source_fingerprint()
 
     all_cases = cases_mod.build_cases(args.quick)
     only = {name.strip() for item in args.only for name in item.split(",") if name.strip()}
@@ -528,10 +545,14 @@ def main(argv=None):
             all_ok &= section_memory(out, selected_ids, settings, args.markdown)
         if "compile" in sections:
             all_ok &= section_compile(out, settings, args.markdown)
-    except Exception as e:  # a measuring subprocess timed out, or the like
+    except Exception as e:  # noqa: BLE001 - a measuring subprocess timed out, or the like
         out(f"\nERROR in a subprocess measurement: {first_line(e)}")
         all_ok = False
 
+    if source_fingerprint() != fingerprint:
+        out("")
+        out(f"WARNING: srcgrad's source changed during this run (fingerprint {fingerprint} -> "
+            f"{source_fingerprint()}): rows measured before and after the change are not comparable")
     out("")
     out(f"total time {time.perf_counter() - start:.1f} s; "
         f"{'all correctness checks ok' if all_ok else 'SOME CHECKS FAILED'}")

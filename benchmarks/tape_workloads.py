@@ -6,9 +6,9 @@ Written against SPEC section 1 (the tape API, issue 3). Until
 The tape is used in a plain, undecorated function (SPEC 1, case 2), the way
 a TensorFlow user writes a training step.
 """
-import srcgrad as sg
-
 from workloads import mlp_loss, scalar_recurrence
+
+import srcgrad as sg
 
 
 class TwoLayerMLP:

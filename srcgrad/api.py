@@ -18,7 +18,7 @@ def _make(f, wrt, mode, preserve_result=False):
 
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
-        out = compiled(args, kwargs)
+        out = compiled(args, kwargs)  # (compiled holds f weakly: this closure keeps it)
         if preserve_result:
             value, grads = out
             return grads, value
@@ -27,6 +27,7 @@ def _make(f, wrt, mode, preserve_result=False):
     # Lets the compiler differentiate this gradient again (higher order).
     wrapper.__srcgrad_generated__ = compiled.generic
     wrapper.__srcgrad_compiled__ = compiled
+    wrapper.__srcgrad_target__ = f
     del wrapper.__wrapped__  # inspect must not mistake f's source for ours
     wrapper.__signature__ = inspect.signature(f)
     return wrapper

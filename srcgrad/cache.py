@@ -18,7 +18,7 @@ def _kind(value):
     if t is float:
         return float
     if t is np.ndarray:
-        return ("array", value.dtype.char)
+        return ("array", value.dtype.char, value.ndim)  # the code depends on ranks (ranks.py)
     if isinstance(value, np.generic):
         return ("scalar", value.dtype.char)
     return t
@@ -70,6 +70,9 @@ class Compiled:
         key = (tuple(wrt) if isinstance(wrt, (list, tuple)) else wrt, isinstance(wrt, (list, tuple)),
                mode)
         target = f.__func__ if inspect.ismethod(f) else f
+        # sg.grad(sg.grad(f)) makes a new inner wrapper each time; its
+        # compiled state is shared, so key on that.
+        target = getattr(target, "__srcgrad_compiled__", target)
         try:
             per_fn = _BY_FUNCTION.setdefault(target, {})
         except TypeError:  # not weak-referenceable: no sharing
@@ -80,10 +83,16 @@ class Compiled:
             per_fn[(key, inspect.ismethod(f))] = compiled
         return compiled
 
+    @property
+    def f(self):
+        return self._f()
+
     def __init__(self, f, wrt, mode):
         # A bound method is its function with ``self`` passed first.
         self.bound = (f.__self__,) if inspect.ismethod(f) else ()
-        self.f = f.__func__ if self.bound else f
+        # Weak: this object is the value of a WeakKeyDictionary keyed on f; the
+        # wrappers made by sg.grad keep f alive while they are used.
+        self._f = weakref.ref(f.__func__ if self.bound else f)
         self.mode = mode
         self.signature = inspect.signature(f)
         names = [p.name for p in self.signature.parameters.values()
@@ -159,7 +168,7 @@ class Compiled:
         entry = self.entries.get(key)
         if entry is None or not entry.guards.valid():
             entry = compile_gradient(self.f, self.wrt, self.mode, sample=sample,
-                                     as_tuple=self.multiple)
+                                     as_tuple=self.multiple, inplace=False)
             self.entries[key] = entry
         return entry.fn
 

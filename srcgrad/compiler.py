@@ -19,11 +19,11 @@ from . import codegen, source, table
 from . import templates as T
 from .errors import CompileError
 from .naming import Namer
-from .transforms import activity, anno, atoms, fence, normalize, record, scopes
+from .transforms import activity, anno, atoms, fence, normalize, ranks, record, scopes
 from .transforms.cleanup import cleanup
 from .transforms.desugar import desugar
 from .transforms.resolve import Guards, Scope
-from .transforms.reverse import Reverse
+from .transforms.reverse import Reverse, int_names
 
 _LITERALS = (int, float, complex, str, bytes, bool, type(None))
 
@@ -145,7 +145,7 @@ def _specialize_varargs(node, nextra):
     return extra
 
 
-def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False):
+def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     """Generate, print and load the adjoint of ``fn``.
 
     ``wrt``: indices of the positional parameters to differentiate.
@@ -153,6 +153,8 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False):
     ``sample``: the positional arguments of the first call, or None; objects
     among them (not numbers) are used to resolve method calls.
     ``as_tuple``: return a tuple of gradients even for one ``wrt``.
+    ``inplace``: update the backward pass's own buffers in place; off for code
+    that will itself be differentiated (its aliasing checks are conservative).
     """
     fn = _differentiated(fn, sample)                  # sg.grad(sg.grad(f)): the inner code
     src = source.parse_function(fn)                   # parse
@@ -174,6 +176,9 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False):
     act = activity.analyze(node.body, wrt_names, result_name)   # varied and useful
     record.instrument(body, ctx.namer)                # name branch flags and trip counters
     rev = Reverse(ctx, act)
+    rev.ints = int_names(body)
+    rev.inplace = inplace
+    rev.scalars = ranks.scalar_names(body, params, sample, rev.ints)
     state = {}
     backward = []
     if result_name in act:                            # reverse mode, from the seed
@@ -241,7 +246,7 @@ def _record(ctx, rev, body, params, backward):
     first.forward(body)
     used = _loads(first.fill(backward))
     records = {getattr(s, attr, None) for s in activity.walk_stmts(body)
-               for attr in ("sg_cond", "sg_trips")}
+               for attr in ("sg_cond", "sg_trips", "sg_range")}
     needed -= {r for r in records if r and r not in used}
     rec = record.Recorder(ctx.namer, params, needed, used_records=used, preinit=rev.zeroed)
     rec.share_names(first)
@@ -259,7 +264,7 @@ def _stores(s):
     names = list(written_names(s))
     if isinstance(s, gast.For):
         names.append(s.target.id)
-    for attr in ("sg_cond", "sg_trips"):
+    for attr in ("sg_cond", "sg_trips", "sg_range"):
         if getattr(s, attr, None):
             names.append(getattr(s, attr))
     return names

@@ -9,8 +9,13 @@ import numpy as np
 from .adjoint_helpers import *  # noqa: F401,F403  (rule helpers, see derivatives.py)
 
 
+_SCALARS = frozenset({float, int, np.float64, np.float32, np.float16, np.longdouble})
+
+
 def unbroadcast(grad, like):
     """Sum ``grad`` down to the shape of ``like``: the adjoint of broadcasting."""
+    if type(like) in _SCALARS and type(grad) in _SCALARS:
+        return grad  # the common case in scalar loops, without np.shape
     shape = np.shape(like)
     gshape = np.shape(grad)
     if gshape == shape:

@@ -31,7 +31,23 @@ def instrument(body, namer):
         elif isinstance(s, (gast.For, gast.While)):
             base = s.target.id if isinstance(s, gast.For) else "while"
             s.sg_trips = namer.fresh(f"{base}_trips")
+            if _replayable_range(s):
+                # The backward pass walks the same range backwards: no trip
+                # count (unless the loop can stop early), no stack of targets.
+                s.sg_range = namer.fresh(f"{base}_range")
+                s.sg_early_exit = any(isinstance(n, gast.Break) for n in gast.walk(s))
             instrument(s.body, namer)
+
+
+def _replayable_range(s):
+    """``for i in range(...)`` whose body never rebinds ``i``."""
+    it = s.iter if isinstance(s, gast.For) else None
+    if not (isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.func.id == "range"
+            and not it.keywords):
+        return False
+    target = s.target.id
+    return not any(isinstance(n, gast.Name) and n.id == target and isinstance(n.ctx, gast.Store)
+                   for b in s.body for n in gast.walk(b))
 
 
 class Recorder:
@@ -164,10 +180,17 @@ class Recorder:
             out.append(init)
             self._define([trips])
         head = []
+        node = anno.like(type(s)(**{f: getattr(s, f) for f in s._fields}), s)
+        replay = getattr(s, "sg_range", None)
+        if replay is not None and replay in self.needed:
+            out += self._save(s, replay, in_loop)
+            out.append(T.assign(replay, s.iter))
+            self._define([replay])
+            node.iter = T.name(replay)
         if isinstance(s, gast.For):
             target = s.target.id
             out += self._save(s, target, in_loop, how="rebind")
-            if target in self.needed:
+            if target in self.needed and replay is None:
                 stack = self._stack(target)
                 head.append(T.stmt("s.append(v)", s=stack, v=target))
                 self.restores[(id(s), target, "target")] = [T.assign(target, T.expr("s.pop()", s=stack))]
@@ -178,7 +201,6 @@ class Recorder:
             self._define([s.target.id])
         body = self.block(s.body, in_loop=True)
         self.definitely = saved_d
-        node = anno.like(type(s)(**{f: getattr(s, f) for f in s._fields}), s)
         node.body = head + body
         return out + [node]
 

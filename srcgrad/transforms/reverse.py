@@ -44,6 +44,9 @@ def comment(text):
     return node
 
 
+OWN = "own"  # see Reverse.acc
+
+
 class State(dict):
     """Adjoints known to be non-zero at a point of the backward pass."""
 
@@ -75,21 +78,33 @@ class Reverse:
         self.namer = ctx.namer
         self.zeroed = set()
         self.enclosing = []  # source lines of the reverse if/for blocks being written
+        self.ints = set()  # names always bound to ints (plain indices)
+        # In-place updates of our own adjoint buffers: fast, but code meant to be
+        # differentiated again (higher order) must not mutate arrays it shares.
+        self.inplace = True
+        self.scalars = set()  # names always bound to 0-d values (see ranks.py)
 
     def d(self, name):
         return self.namer.adjoint(name)
 
     # -- accumulation ----------------------------------------------------------
     def acc(self, name, value, state, out):
-        """``d[name] += value`` with compile-time zero tracking."""
+        """``d[name] += value`` with compile-time zero tracking.
+
+        ``state[name]`` is True for a live adjoint that may share its array
+        with another, OWN for one whose buffer the backward pass allocated and
+        nothing else references (only those are updated in place).
+        """
         dn = self.d(name)
         if name not in state:
             out.append(T.assign(dn, value))
             state[name] = True
         elif name in self.ctx.containers:
             out.append(T.assign(dn, T.expr("_sg.add(a, b)", a=dn, b=value)))
+            state[name] = OWN
         else:
             out.append(T.assign(dn, gast.BinOp(T.name(dn), gast.Add(), value)))
+            state[name] = OWN
 
     def zero(self, name):
         # ``name`` may be unbound on this path (assigned only in the other
@@ -164,7 +179,10 @@ class Reverse:
                     continue
                 value = _rule_expr(text, subs, T.name(self.d(t)), T.name(t), self.ctx.module_names)
                 others = [a for p, a in s.sg_args.items() if p != pname]
-                if rule.broadcast and not all(isinstance(a, gast.Constant) for a in others):
+                same_shape = all(isinstance(a, gast.Constant) for a in others) or all(
+                    isinstance(a, gast.Constant) or a.id in self.scalars
+                    for a in s.sg_args.values() if isinstance(a, (gast.Name, gast.Constant)))
+                if rule.broadcast and not same_shape:
                     # Against a Python number nothing broadcasts: the result
                     # has this operand's shape already.
                     value = T.expr("_sg.unbroadcast(v, x)", v=value, x=atom.id)
@@ -177,10 +195,17 @@ class Reverse:
         out = []
         if t in state and base in self.act:
             index = s.value.slice
-            start = T.name(self.d(base)) if base in state else T.expr("_sg.zeros_like(a)", a=base)
-            value = T.expr("_sg.add_at(b, i, g)", b=start, i=_index_expr(index), g=self.d(t))
-            out.append(T.assign(self.d(base), value))
-            state[base] = True
+            db = self.d(base)
+            if self.inplace and state.get(base) is OWN and base not in self.ctx.containers \
+                    and _basic_index(index, self.ints):
+                # Our own buffer and a plain index: add in place, no copy.
+                target = gast.Subscript(T.name(db), copy.deepcopy(index), gast.Store())
+                out.append(gast.AugAssign(target, gast.Add(), T.name(self.d(t))))
+            else:
+                start = T.name(db) if base in state else T.expr("_sg.zeros_like(a)", a=base)
+                value = T.expr("_sg.add_at(b, i, g)", b=start, i=_index_expr(index), g=self.d(t))
+                out.append(T.assign(db, value))
+            state[base] = OWN
         return self._finish(s, t, state, out)
 
     def _literal(self, s, state):
@@ -198,9 +223,12 @@ class Reverse:
         out = []
         if lst in self.act and (t in state or lst in state):
             item = T.name(self.d(t)) if t in state else T.expr("_sg.zeros_like(v)", v=t)
-            start = T.name(self.d(lst)) if lst in state else T.expr("_sg.zeros_like(v)", v=lst)
-            out.append(T.assign(self.d(lst), T.expr("a + [b]", a=start, b=item)))
-            state[lst] = True
+            if self.inplace and state.get(lst) is OWN:
+                out.append(T.stmt("a.append(b)", a=self.d(lst), b=item))
+            else:
+                start = T.name(self.d(lst)) if lst in state else T.expr("_sg.zeros_like(v)", v=lst)
+                out.append(T.assign(self.d(lst), T.expr("a + [b]", a=start, b=item)))
+                state[lst] = OWN
         state.pop(t, None)
         out.append(restore_marker(s, lst, "unpop"))
         out.append(restore_marker(s, t, "rebind"))
@@ -225,10 +253,17 @@ class Reverse:
         lst = s.value.func.value.id
         arg = s.value.args[0]
         out = []
-        if lst in state:
+        if lst in state and self.inplace and state[lst] is OWN:
+            # Our own list: take the last item off it, instead of copying the rest.
+            if isinstance(arg, gast.Name) and arg.id in self.act:
+                self.acc(arg.id, T.expr("g.pop()", g=self.d(lst)), state, out)
+            else:
+                out.append(T.stmt("g.pop()", g=self.d(lst)))
+        elif lst in state:
             if isinstance(arg, gast.Name) and arg.id in self.act:
                 self.acc(arg.id, T.expr("g[-1]", g=self.d(lst)), state, out)
             out.append(T.assign(self.d(lst), T.expr("g[:-1]", g=self.d(lst))))
+            state[lst] = OWN
         out.append(restore_marker(s, lst, "unappend"))
         return out
 
@@ -243,10 +278,12 @@ class Reverse:
         else_code = self.block(s.orelse, else_state)
         self.enclosing.pop()
         for name in sorted(set(then_state) ^ set(else_state)):
+            branch, other = (else_state, then_state) if name in then_state else (then_state, else_state)
             (else_code if name in then_state else then_code).append(self.zero(name))
+            branch[name] = OWN
         state.clear()
-        state.update(then_state)
-        state.update(else_state)
+        for name in then_state:
+            state[name] = OWN if then_state[name] is OWN and else_state[name] is OWN else True
         if not (then_code or else_code):
             return []
         return [_rev_if(s, then_code, else_code), restore_cond]
@@ -258,21 +295,34 @@ class Reverse:
             trial = start.copy()
             body = self.block(s.body, trial)
             grown = set(trial) - set(start)
-            if not grown:
+            # An adjoint owned at the top of the body must still be owned at its end.
+            lost = {n for n in start if start[n] is OWN and n in trial and trial[n] is not OWN}
+            if not grown and not lost:
                 break
-            start.update({n: True for n in grown})
+            start.update({n: OWN for n in grown if n not in state})
+            start.update({n: True for n in grown if n in state})
+            start.update({n: True for n in lost})
         self.enclosing.pop()
         before = [self.zero(n) for n in sorted(set(start) - set(state))]
         for name in sorted(set(start) - set(trial)):
             body.append(self.zero(name))
         state.clear()
         state.update(start)
-        if isinstance(s, gast.For):
-            body.insert(0, restore_marker(s, s.target.id, "target"))
-        node = gast.For(T.name("_", store=True), T.expr("range(n)", n=s.sg_trips), body or [gast.Pass()], [], None)
+        replay = getattr(s, "sg_range", None)
+        if replay is not None:
+            seq = T.expr("r[:n]", r=replay, n=s.sg_trips) if s.sg_early_exit else T.name(replay)
+            node = gast.For(T.name(s.target.id, store=True), T.expr("reversed(r)", r=seq),
+                            body or [gast.Pass()], [], None)
+        else:
+            if isinstance(s, gast.For):
+                body.insert(0, restore_marker(s, s.target.id, "target"))
+            node = gast.For(T.name("_", store=True), T.expr("range(n)", n=s.sg_trips),
+                            body or [gast.Pass()], [], None)
         node.sg_loop = s
         anno.like(node, s)
         out = before + [node, restore_marker(s, s.sg_trips, "rebind")]
+        if replay is not None:
+            out.append(restore_marker(s, replay, "rebind"))
         if isinstance(s, gast.For):
             out.append(restore_marker(s, s.target.id, "rebind"))
         return out
@@ -287,6 +337,62 @@ def _rev_if(s, then_code, else_code):
     node = gast.If(T.name(s.sg_cond), then_code or [gast.Pass()], else_code, )
     node.sg_if = s
     return anno.like(node, s)
+
+
+def _basic_index(index, ints):
+    """An index of ints and slices, for which ``a[i] += g`` adds once per element."""
+    if isinstance(index, gast.Tuple):
+        return all(_basic_index(e, ints) for e in index.elts)
+    if isinstance(index, gast.Slice):
+        return all(p is None or _basic_index(p, ints) for p in (index.lower, index.upper, index.step))
+    if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub):
+        return _basic_index(index.operand, ints)
+    if isinstance(index, gast.Constant):
+        return isinstance(index.value, int) and not isinstance(index.value, bool)
+    return isinstance(index, gast.Name) and index.id in ints
+
+
+def int_names(body):
+    """Names every assignment of which gives an int: range loop targets, ``i + 1``, ``len(x)``."""
+    from .activity import walk_stmts
+
+    defs = {}
+    for s in walk_stmts(body):
+        if isinstance(s, gast.For):
+            it = s.iter
+            is_range = isinstance(it, gast.Call) and isinstance(it.func, gast.Name) \
+                and it.func.id == "range" or getattr(s, "sg_range", None) is not None
+            defs.setdefault(s.target.id, []).append("int" if is_range else None)
+        elif isinstance(s, gast.Assign):
+            for t in s.targets:
+                for n in gast.walk(t):
+                    if isinstance(n, gast.Name):
+                        value = s.value if t is n else None
+                        defs.setdefault(n.id, []).append(value)
+    ints = set(defs)
+    changed = True
+    while changed:
+        changed = False
+        for name in list(ints):
+            if not all(v == "int" or _int_expr(v, ints) for v in defs[name]):
+                ints.discard(name)
+                changed = True
+    return ints
+
+
+def _int_expr(node, ints):
+    if isinstance(node, gast.Constant):
+        return isinstance(node.value, int) and not isinstance(node.value, bool)
+    if isinstance(node, gast.Name):
+        return node.id in ints
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult,
+                                                             gast.FloorDiv, gast.Mod)):
+        return _int_expr(node.left, ints) and _int_expr(node.right, ints)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        return _int_expr(node.operand, ints)
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
+        return node.func.id in ("len", "int") and not node.keywords
+    return False
 
 
 def _index_expr(index):
