@@ -45,6 +45,11 @@ class Context:
         self.cells.update(src.freevars)
         self.result_hint = "result"
         self._sources = {}
+        # Tapes: reads of trainable Variables are differentiated (sources).
+        self.variable_sources = False
+        self.is_variable = lambda value: False
+        self.sources = set()
+        self.scope.is_source = self._is_variable_read
         self.top_locals = scopes.function_locals(src.node)
         # Rule expressions say ``np`` and ``math``: use the user's own names
         # when they mean those modules, else private cells.
@@ -62,6 +67,15 @@ class Context:
 
     def rule(self, obj):
         return table.rule(obj)
+
+    def _is_variable_read(self, node):
+        """Does ``node`` (a name or attribute chain) read a trainable Variable a tape watches?"""
+        if not self.variable_sources or not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)):
+            return False
+        if isinstance(node, gast.Name) and node.id in self.sources:
+            return False
+        obj = self.scope.value(node)
+        return self.is_variable(obj) and getattr(obj, "trainable", False)
 
     def source(self, fn):
         if fn not in self._sources:

@@ -51,6 +51,8 @@ def zeros_like(value):
     if isinstance(value, np.ndarray):
         dtype = value.dtype if np.issubdtype(value.dtype, np.inexact) else np.float64
         return np.zeros(value.shape, dtype)
+    if hasattr(value, "__array__") and not isinstance(value, np.generic):
+        return zeros_like(np.asarray(value))  # a Variable
     if isinstance(value, np.generic):
         if np.issubdtype(value.dtype, np.inexact):
             return value.dtype.type(0)
@@ -118,6 +120,12 @@ def repeat_grad(grad, seq):
     for k in range(1, len(grad) // n):
         out = [add(out[i], grad[k * n + i]) for i in range(n)]
     return out
+
+
+def stop_gradient(value):
+    """The value, cut off from differentiation (the compiler treats it as a constant)."""
+    return np.asarray(value) if hasattr(value, "__array__") and not isinstance(value, np.generic) \
+        else value
 
 
 def check_not_array(value, name, where):

@@ -21,4 +21,4 @@ TABLE = {
 SEQUENCE_CONCAT = Rule("a, b", a="g[:len(a)]", b="g[len(a):]")
 SEQUENCE_REPEAT = Rule("a, n", a="_sg.repeat_grad(g, a)")
 
-NONDIFF = {rt.zeros_like, rt.check_scalar, rt.check_not_array}
+NONDIFF = {rt.zeros_like, rt.check_scalar, rt.check_not_array, rt.stop_gradient}

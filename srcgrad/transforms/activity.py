@@ -27,6 +27,8 @@ def expr_varied(node, varied, scope):
     """Can the value of expression ``node`` depend on a varied variable?"""
     if node is None or isinstance(node, (gast.Constant, gast.JoinedStr, gast.Compare)):
         return False
+    if scope.is_source(node):
+        return True
     if isinstance(node, gast.Name):
         return node.id in varied
     if isinstance(node, gast.Attribute):

@@ -416,9 +416,22 @@ class Normalizer(CallsMixin, InlineMixin):
             return T.name(tmp)
         return T.name(self.expr(node, out, None, hint))
 
+    def variable_read(self, node, out, dest, hint):
+        """``t = self.w`` where ``self.w`` is a watched Variable: a source of gradients."""
+        d = self._dest(dest, hint)
+        out.append(self._mark(T.assign(d, node), "opaque"))
+        marker = anno.like(gast.Expr(gast.Call(T.name("_sg_watch"), [T.name(d)], [])), self.cur)
+        out.append(anno.set_kind(marker, "watch", watched=d))
+        self.ctx.sources.add(d)
+        self.varied.add(d)
+        self.changed = True
+        return d
+
     def expr(self, node, out, dest, hint=None):
         """Emit statements computing varied ``node`` into ``dest``; returns its name."""
         hint = hint or dest or "t"
+        if self.scope.is_source(node):
+            return self.variable_read(node, out, dest, hint)
         if not expr_varied(node, self.varied, self.scope):
             d = self._dest(dest, hint)
             kind = "opaque"

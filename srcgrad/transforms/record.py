@@ -119,6 +119,8 @@ class Recorder:
 
     def stmt(self, s, in_loop):
         kind = anno.kind(s)
+        if kind == "watch":
+            return []  # a marker for the backward pass only
         if isinstance(s, gast.If):
             return self.if_stmt(s, in_loop)
         if isinstance(s, (gast.For, gast.While)):

@@ -53,6 +53,7 @@ class Scope:
         self.static = {}
         self.local_defs = {}
         self.locals = set()
+        self.is_source = lambda node: False  # set by tapes: reads of watched Variables
 
     def lookup(self, name):
         """The object ``name`` denotes, or ``_MISSING`` when only known at run time."""

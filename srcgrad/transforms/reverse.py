@@ -249,6 +249,13 @@ class Reverse:
         out.append(restore_marker(s, base, "slot"))
         return out
 
+    def _watch(self, s, state):
+        """A tape's watch point: report the adjoint the value has here."""
+        name = s.sg_watched
+        if name in state:
+            return [T.stmt("l.append((x, g))", l=self.grads_list, x=name, g=self.d(name))]
+        return []
+
     def _append(self, s, state):
         lst = s.value.func.value.id
         arg = s.value.args[0]

@@ -1,0 +1,103 @@
+"""Find the code a tape records: the ``with`` block (or the statements between
+``tape.__enter__()`` and ``tape.__exit__(...)``) around the caller's line.
+
+The tape compiles that code like any function: the region's statements
+become the body of ``def tape_region(<inputs>)``, whose parameters are the
+variables the region reads and that exist when it is entered.
+"""
+import linecache
+import os
+from dataclasses import dataclass, field
+
+import gast
+
+from .errors import CompileError, SourceUnavailableError
+from .source import PARSE_COUNT, Origin
+
+_TREES = {}
+
+
+@dataclass
+class Region:
+    """A recorded region of user code."""
+
+    filename: str
+    lineno: int          # the line of the ``with`` (or ``__enter__()``) statement
+    statements: list     # gast statements, positions as in the file
+    tape_name: str       # the name the region calls the tape by, or None
+    globals: dict
+    key: tuple = field(default=())
+
+    def origin(self, node):
+        lineno = getattr(node, "lineno", self.lineno)
+        return Origin(self.filename, lineno, linecache.getline(self.filename, lineno).strip())
+
+    def error(self, message, node, remedy=None):
+        return CompileError(message, self.origin(node).short(), None, remedy)
+
+
+def _tree(filename, module_globals):
+    lines = linecache.getlines(filename, module_globals)
+    if not lines:
+        raise SourceUnavailableError(
+            "a GradientTape needs the source code of the block it records, and there is none "
+            f"for {filename}",
+            remedy="put the code in a file (or a notebook cell) rather than typing it at a bare "
+            "python prompt or running exec() on a string, or use @srcgrad.function",
+        )
+    text = "".join(lines)
+    key = (filename, hash(text))
+    if key not in _TREES:
+        PARSE_COUNT[0] += 1
+        _TREES[key] = gast.parse(text)
+    return _TREES[key]
+
+
+def _blocks(tree):
+    """Every statement list in the tree (bodies of defs, loops, ifs, withs...)."""
+    for node in gast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, name, None)
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt):
+                yield stmts
+
+
+def _tape_name(item):
+    target = item.optional_vars
+    return target.id if isinstance(target, gast.Name) else None
+
+
+def _is_method_call(stmt, name, method):
+    value = getattr(stmt, "value", None)
+    if not isinstance(value, gast.Call):
+        return False
+    f = value.func
+    return isinstance(f, gast.Attribute) and f.attr == method and (
+        name is None or (isinstance(f.value, gast.Name) and f.value.id == name))
+
+
+def locate(frame):
+    """The region whose ``with`` or ``__enter__()`` is on the frame's current line."""
+    filename = frame.f_code.co_filename
+    lineno = frame.f_lineno
+    tree = _tree(filename, frame.f_globals)
+    for stmts in _blocks(tree):
+        for i, s in enumerate(stmts):
+            if getattr(s, "lineno", None) != lineno:
+                continue
+            if isinstance(s, gast.With):
+                return Region(filename, lineno, s.body, _tape_name(s.items[0]), frame.f_globals,
+                              key=(filename, lineno, s.col_offset))
+            if _is_method_call(s, None, "__enter__"):
+                name = s.value.func.value.id if isinstance(s.value.func.value, gast.Name) else None
+                for j in range(i + 1, len(stmts)):
+                    if _is_method_call(stmts[j], name, "__exit__"):
+                        return Region(filename, lineno, stmts[i + 1:j], name, frame.f_globals,
+                                      key=(filename, lineno, s.col_offset))
+                raise CompileError(
+                    f"`{name}.__enter__()` without a matching `{name}.__exit__(...)` in the same "
+                    "block", f"{os.path.basename(filename)}:{lineno}",
+                    remedy="call __exit__ in the same block, or use a with statement")
+    raise CompileError("cannot find the with statement of this GradientTape in its source",
+                       f"{os.path.basename(filename)}:{lineno}",
+                       remedy="write the tape as `with srcgrad.GradientTape() as tape:` on one line")

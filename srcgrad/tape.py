@@ -1,0 +1,217 @@
+"""``GradientTape``: TensorFlow's tape semantics on NumPy values, by source transformation.
+
+Entering a tape finds the block it records in the caller's source
+(``blocks.locate``) and remembers the values of the variables the block
+reads. The block then runs as ordinary Python. ``gradient`` compiles the
+block's adjoint code once per code location and kind of values
+(``region.compile_region``), runs it from the remembered values, and matches
+the adjoints it reports to the sources by identity.
+
+The cost of this, compared with code compiled ahead by ``@sg.function``: the
+adjoint code reruns the block's forward computation once per ``gradient``
+call, because the block itself ran as plain Python.
+"""
+import sys
+import warnings
+
+import numpy as np
+
+from . import blocks, region
+from .cache import _cast, _kind
+from .variables import UnconnectedGradients, Variable, is_float_like
+
+_COMPILED = {}
+_NOT_PERSISTENT = "GradientTape.gradient can only be called once on non-persistent tapes."
+
+
+def _is_variable(value):
+    return isinstance(value, Variable)
+
+
+class _Record:
+    """One recorded block: where it is, and the values it started from and ended with."""
+
+    def __init__(self, where, inputs, values):
+        self.region = where
+        self.inputs = inputs
+        self.values = values
+        self.outputs = {}
+
+    def compiled(self, targets, watch_variables):
+        sample = [self.values[n] for n in self.inputs]
+        key = (self.region.key, tuple(self.inputs), tuple(_kind(v) for v in sample),
+               tuple(targets), watch_variables)
+        entry = _COMPILED.get(key)
+        if entry is None or not entry.guards.valid():
+            entry = region.compile_region(self.region, self.inputs, sample, list(targets),
+                                          watch_variables, _is_variable)
+            _COMPILED[key] = entry
+        return entry
+
+
+class GradientTape:
+    """Records a block of code for differentiation, as ``tf.GradientTape`` does."""
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self.persistent = persistent
+        self.watch_accessed_variables = watch_accessed_variables
+        self._records = []
+        self._current = None
+        self._used = False
+        self._watched = []
+
+    # -- recording ----------------------------------------------------------------
+    def __enter__(self):
+        if self._current is not None:
+            raise ValueError("Tape is still recording, This can happen if you try to re-enter "
+                             "an already-active tape.")
+        frame = sys._getframe(1)
+        where = blocks.locate(frame)
+        names = region.region_inputs(where)
+        local = frame.f_locals
+        inputs = [n for n in names if n in local and _is_data(local[n])]
+        self._current = _Record(where, inputs, {n: local[n] for n in inputs})
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        record, self._current = self._current, None
+        if exc_type is None and record is not None:
+            local = sys._getframe(1).f_locals
+            record.outputs = {n: local[n] for n in region.region_outputs(record.region) if n in local}
+            self._records.append(record)
+        return False
+
+    def watch(self, tensor):
+        """Mark ``tensor`` (or a nested list/tuple/dict of them) as a source.
+
+        The block's compiled code knows the watch from its source; at run time
+        this only warns, as TensorFlow does, about values that cannot be watched.
+        """
+        for value in _flatten(tensor)[0]:
+            if not is_float_like(value):
+                warnings.warn(f"The dtype of the watched tensor must be floating (e.g. float64), "
+                              f"got {getattr(value, 'dtype', type(value).__name__)}", stacklevel=2)
+            elif _is_variable(value) and all(v is not value for v in self._watched):
+                self._watched.append(value)
+
+    def stop_recording(self):
+        """A context manager: what runs inside it is not recorded (compiled as constants)."""
+        return _NoRecording()
+
+    def reset(self):
+        """Forget everything recorded so far (the tape keeps recording if it is)."""
+        self._records = []
+        self._used = False
+        self._watched = []
+
+    def watched_variables(self):
+        """The Variables watched explicitly or read by the recorded blocks."""
+        seen = list(self._watched)
+        for record in self._records:
+            for value in record.values.values():
+                if _is_variable(value) and (self.watch_accessed_variables and value.trainable) \
+                        and all(v is not value for v in seen):
+                    seen.append(value)
+        return tuple(seen)
+
+    # -- differentiation ----------------------------------------------------------
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients=UnconnectedGradients.NONE):
+        """d(sum of target [* output_gradients]) / d(sources), shaped like ``sources``."""
+        unconnected = UnconnectedGradients.parse(unconnected_gradients)
+        if self._used and not self.persistent:
+            raise RuntimeError(_NOT_PERSISTENT)
+        if self._current is not None:
+            raise RuntimeError("GradientTape.gradient was called inside the tape's with block; "
+                               "call it after the block ends")
+        self._used = True
+        flat_sources, rebuild = _flatten(sources)
+        flat_targets = _flatten(target)[0]
+        seeds = _flatten(output_gradients)[0] if output_gradients is not None \
+            else [None] * len(flat_targets)
+        if len(seeds) != len(flat_targets):
+            raise ValueError("output_gradients must have the structure of target")
+        grads = [None] * len(flat_sources)
+        for record in reversed(self._records):
+            wanted = {}
+            for t, seed in zip(flat_targets, seeds):
+                for name, value in record.outputs.items():
+                    if value is t:
+                        start = np.ones_like(np.asarray(t), dtype=float) if seed is None else seed
+                        wanted[name] = start if name not in wanted else wanted[name] + start
+            if not wanted:
+                continue
+            names = sorted(wanted)
+            entry = record.compiled(names, self.watch_accessed_variables)
+            args = [record.values[n] for n in record.inputs] + [wanted[n] for n in names]
+            for obj, adjoint in _pairs(entry.fn(*args)):
+                for k, source in enumerate(flat_sources):
+                    if obj is source:
+                        grads[k] = adjoint if grads[k] is None else grads[k] + adjoint
+        out = []
+        for source, g in zip(flat_sources, grads):
+            value = np.asarray(source) if _is_variable(source) else source
+            if g is None:
+                g = None if unconnected is UnconnectedGradients.NONE else np.zeros_like(
+                    np.asarray(value, dtype=float))
+            if g is not None:
+                g = _cast(g, value if not isinstance(value, (int, bool)) else float(value))
+            out.append(g)
+        return rebuild(out)
+
+
+class _NoRecording:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _is_data(value):
+    """Values a block can be differentiated through or specialised on (not modules, classes)."""
+    import types
+
+    return not isinstance(value, (types.ModuleType, type, types.FunctionType,
+                                  types.BuiltinFunctionType, GradientTape))
+
+
+def _pairs(items):
+    """(object, adjoint) pairs, with watched containers matched item by item."""
+    for obj, adjoint in items:
+        if isinstance(obj, (list, tuple)) and isinstance(adjoint, list):
+            yield from _pairs(zip(obj, adjoint))
+        elif isinstance(obj, dict) and isinstance(adjoint, dict):
+            yield from _pairs((obj[k], adjoint[k]) for k in obj)
+        else:
+            yield obj, adjoint
+
+
+def _flatten(structure):
+    """The leaves of a nested list/tuple/dict, and a function rebuilding the structure."""
+    if isinstance(structure, (list, tuple)):
+        parts = [_flatten(s) for s in structure]
+        leaves = [leaf for p in parts for leaf in p[0]]
+
+        def rebuild(values, parts=parts, kind=type(structure)):
+            out, i = [], 0
+            for p in parts:
+                n = len(p[0])
+                out.append(p[1](values[i:i + n]))
+                i += n
+            return kind(out) if kind is not list else out
+        return leaves, rebuild
+    if isinstance(structure, dict):
+        keys = list(structure)
+        parts = [_flatten(structure[k]) for k in keys]
+        leaves = [leaf for p in parts for leaf in p[0]]
+
+        def rebuild(values, parts=parts, keys=keys):
+            out, i = {}, 0
+            for k, p in zip(keys, parts):
+                n = len(p[0])
+                out[k] = p[1](values[i:i + n])
+                i += n
+            return out
+        return leaves, rebuild
+    return [structure], lambda values: values[0]
