@@ -1,10 +1,19 @@
 """srcgrad: a source-to-source gradient compiler for plain Python + NumPy."""
 from .api import adjoint_source, function, grad, value_and_grad
 from .errors import CompileError, SourceUnavailableError
+from .functions import py_function
+from .tape import GradientTape
+from .variables import UnconnectedGradients, Variable, constant, stop_gradient
 
 __all__ = [
     "CompileError",
+    "GradientTape",
     "SourceUnavailableError",
+    "UnconnectedGradients",
+    "Variable",
+    "constant",
+    "py_function",
+    "stop_gradient",
     "adjoint_source",
     "function",
     "grad",

@@ -22,7 +22,7 @@ from .naming import Namer
 from .transforms import activity, anno, atoms, fence, normalize, ranks, record, scopes
 from .transforms.cleanup import cleanup
 from .transforms.desugar import desugar
-from .transforms.resolve import Guards, Scope
+from .transforms.resolve import MISSING as _UNKNOWN, Guards, Scope, is_library
 from .transforms.reverse import Reverse, int_names
 
 _LITERALS = (int, float, complex, str, bytes, bool, type(None))
@@ -50,6 +50,7 @@ class Context:
         self.is_variable = lambda value: False
         self.sources = set()
         self.scope.is_source = self._is_variable_read
+        self.scope.calls_user_code = self._calls_user_code
         self.top_locals = scopes.function_locals(src.node)
         # Rule expressions say ``np`` and ``math``: use the user's own names
         # when they mean those modules, else private cells.
@@ -67,6 +68,19 @@ class Context:
 
     def rule(self, obj):
         return table.rule(obj)
+
+    def _calls_user_code(self, call):
+        """Under a tape, a call into user code may read Variables: differentiate it."""
+        if not self.variable_sources:
+            return False
+        obj = self.scope.value(call.func)
+        if isinstance(obj, gast.FunctionDef):
+            return True
+        if isinstance(obj, types.MethodType):
+            obj = obj.__func__
+        elif not isinstance(obj, (types.FunctionType, type)) and obj is not _UNKNOWN:
+            obj = getattr(type(obj), "__call__", None)
+        return isinstance(obj, types.FunctionType) and not is_library(obj)
 
     def _is_variable_read(self, node):
         """Does ``node`` (a name or attribute chain) read a trainable Variable a tape watches?"""
@@ -268,8 +282,11 @@ def _record(ctx, rev, body, params, backward):
 
 
 def check_function(fn):
-    """Parse ``fn`` and reject unsupported constructs, without generating code."""
-    fence.check(source.parse_function(fn))
+    """Parse ``fn`` and reject unsupported constructs, without generating code.
+
+    Tape blocks are checked when a tape compiles them.
+    """
+    fence.check(source.parse_function(fn), allow_with=True)
 
 
 def _stores(s):

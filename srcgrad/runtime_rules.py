@@ -6,6 +6,7 @@ scope as ``derivatives.py``.
 """
 from . import runtime as rt
 from .rules import Rule
+from .variables import stop_gradient
 
 TABLE = {
     rt.unbroadcast: Rule("grad, like", grad="_sg.broadcast_like(g, grad)"),
@@ -21,4 +22,4 @@ TABLE = {
 SEQUENCE_CONCAT = Rule("a, b", a="g[:len(a)]", b="g[len(a):]")
 SEQUENCE_REPEAT = Rule("a, n", a="_sg.repeat_grad(g, a)")
 
-NONDIFF = {rt.zeros_like, rt.check_scalar, rt.check_not_array, rt.stop_gradient}
+NONDIFF = {rt.zeros_like, rt.check_scalar, rt.check_not_array, rt.stop_gradient, stop_gradient}

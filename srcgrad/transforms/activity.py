@@ -51,6 +51,8 @@ def expr_varied(node, varied, scope):
                 and table.nondiff(derivatives.METHODS[f.attr][0]) \
                 and scope.value(f) is MISSING:
             return False  # x.argmax(), x.round(): array methods without a gradient
+        if scope.calls_user_code(node):
+            return True
         parts = list(node.args) + [k.value for k in node.keywords]
         if isinstance(node.func, gast.Name) and node.func.id in scope.local_defs:
             # A nested function reads its enclosing variables: a closure over
@@ -150,7 +152,10 @@ class Activity:
 
 
 def analyze(body, wrt, result):
-    """Activity of a normalized body whose inputs are ``wrt`` and output ``result``."""
+    """Activity of a normalized body whose inputs are ``wrt`` and output ``result``.
+
+    ``result`` is a name, or a set of names (a tape's targets).
+    """
     flows = [(s, *flow(s)) for s in walk_stmts(body)]
     varied = set(wrt)
     changed = True
@@ -162,7 +167,7 @@ def analyze(body, wrt, result):
                     if w not in varied:
                         varied.add(w)
                         changed = True
-    useful = {result} if result else set()
+    useful = set(result) if isinstance(result, (set, frozenset)) else ({result} if result else set())
     changed = True
     while changed:
         changed = False

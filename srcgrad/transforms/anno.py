@@ -12,6 +12,8 @@ A statement produced by ``normalize`` carries ``sg_kind``, one of:
 - ``setitem``: ``a[index] = v``,
 - ``append``: ``xs.append(v)``,
 - ``pop``: ``t = xs.pop()``,
+- ``read``: ``t = self.w`` reading a Variable a tape watches (a source),
+- ``watch``: a marker where the backward pass reports a source's adjoint,
 
 and ``sg_origin`` (a ``source.Origin``) pointing at the user's line.
 Compound statements (if/for/while) carry ``sg_origin`` only.

@@ -18,6 +18,15 @@ from .atoms import is_static_object, qualname
 from .resolve import MISSING, is_library
 
 
+def _py_function_call(node, norm):
+    """``sg.py_function(func, [a, b])`` is ``func(a, b)``, differentiated like any call."""
+    args = list(node.args) + [k.value for k in node.keywords if k.arg in ("func", "inp")]
+    if len(args) < 2 or not isinstance(args[1], (gast.List, gast.Tuple)):
+        raise norm.ctx.error("py_function needs its inputs as a list literal: "
+                             "py_function(f, [x, y])", norm.cur)
+    return gast.Call(args[0], list(args[1].elts), [])
+
+
 class CallsMixin:
     """Normalizer methods for calls."""
 
@@ -41,6 +50,8 @@ class CallsMixin:
         rule = self.ctx.rule(obj)
         if rule is not None:
             return self.prim_call(node, obj, rule, out, dest, hint)
+        if getattr(obj, "__srcgrad_py_function__", False):
+            return self.call(_py_function_call(node, self), out, dest, hint)
         generated = getattr(obj, "__srcgrad_generated__", None)
         if generated is not None:
             sample = [self._static_or_none(a) for a in node.args]

@@ -43,11 +43,17 @@ def _check_args(args, src, node, what):
                         "list the keyword parameters explicitly")
 
 
-def check(src):
-    """Raise CompileError for the first unsupported construct in ``src.node``."""
+def check(src, allow_with=False):
+    """Raise CompileError for the first unsupported construct in ``src.node``.
+
+    ``allow_with``: with statements are left to the tape (``@sg.function``
+    bodies hold ``with GradientTape()`` blocks).
+    """
     top = src.node
     _check_args(top.args, src, top, f"function {top.name!r}")
     for node in gast.walk(top):
+        if allow_with and isinstance(node, gast.With):
+            continue
         what = _REJECTED.get(type(node))
         if what is not None:
             raise src.error(f"{what} is not supported", node, _REMEDIES.get(what))

@@ -419,7 +419,7 @@ class Normalizer(CallsMixin, InlineMixin):
     def variable_read(self, node, out, dest, hint):
         """``t = self.w`` where ``self.w`` is a watched Variable: a source of gradients."""
         d = self._dest(dest, hint)
-        out.append(self._mark(T.assign(d, node), "opaque"))
+        out.append(self._mark(T.assign(d, node), "read"))
         marker = anno.like(gast.Expr(gast.Call(T.name("_sg_watch"), [T.name(d)], [])), self.cur)
         out.append(anno.set_kind(marker, "watch", watched=d))
         self.ctx.sources.add(d)

@@ -54,6 +54,7 @@ class Scope:
         self.local_defs = {}
         self.locals = set()
         self.is_source = lambda node: False  # set by tapes: reads of watched Variables
+        self.calls_user_code = lambda call: False  # set by tapes: user code may read Variables
 
     def lookup(self, name):
         """The object ``name`` denotes, or ``_MISSING`` when only known at run time."""

@@ -145,7 +145,7 @@ class Reverse:
             return self.if_stmt(s, state)
         if isinstance(s, (gast.For, gast.While)):
             return self.loop(s, state)
-        if kind is None or kind == "opaque":
+        if kind is None or kind in ("opaque", "read"):
             # Rebinding a name ends the life of its old value: whatever adjoint
             # flowed back to the name belongs to a value created here, with no
             # differentiable inputs.
