@@ -15,7 +15,7 @@ import copy
 
 import gast
 
-from . import codegen, source
+from . import blocks, codegen, source
 from . import templates as T
 from .compiler import Context, Generated, _loads, _record
 from .transforms import activity, anno, fence, normalize, ranks, record
@@ -46,35 +46,97 @@ def _is_tape_call(stmt, tape_name, method):
         and f.value.id == tape_name
 
 
-def _prepare(stmts, region):
-    """The region's statements with watch calls as markers and stop_recording blocks cut off."""
-    out = []
-    for s in stmts:
-        s = copy.deepcopy(s)
-        if _is_tape_call(s, region.tape_name, "watch"):
-            out.append(_watch_marker(region.tape_name, s, region))
-            continue
+class _Prepare:
+    """The region's statements, ready for the compiler.
+
+    - ``tape.watch(x)`` becomes a marker where the backward pass reports x's adjoint;
+    - ``with tape.stop_recording():`` keeps its statements, their values cut off;
+    - a nested ``with GradientTape() as inner:`` keeps its statements (they are
+      part of this region too), and ``inner.gradient(y, x)`` becomes a call to
+      the inner block's own adjoint code, which the compiler inlines and so
+      differentiates again: nested tapes give higher derivatives.
+    """
+
+    def __init__(self, region, ctx, watch_variables, is_variable, known):
+        self.known = known  # this region's inputs -> their values at entry
+        self.region = region
+        self.ctx = ctx
+        self.watch_variables = watch_variables
+        self.is_variable = is_variable
+        self.inner = {}  # tape name -> Region of a nested tape block
+
+    def block(self, stmts, tape_name):
+        out = []
+        for s in stmts:
+            out += self.stmt(copy.deepcopy(s), tape_name)
+        return out
+
+    def stmt(self, s, tape_name):
+        region = self.region
+        if _is_tape_call(s, tape_name, "watch"):
+            return [_watch_marker(tape_name, s, region)]
+        if any(_is_tape_call(s, name, "watch") for name in self.inner):
+            return []  # a nested tape's watch: that tape's business
         if isinstance(s, (gast.Return, gast.Break, gast.Continue)):
             word = type(s).__name__.lower()
             raise region.error(f"`{word}` inside a recorded GradientTape block is not supported",
                                s, "end the with block first")
         if isinstance(s, gast.With):
-            item = s.items[0].context_expr
-            f = getattr(item, "func", None)
-            if isinstance(f, gast.Attribute) and f.attr == "stop_recording":
-                # Values computed here carry no gradient: wrap what is assigned.
-                for inner in _prepare(s.body, region):
-                    if isinstance(inner, gast.Assign):
-                        inner.value = T.expr("_sg.stop_gradient(v)", v=inner.value)
-                    out.append(inner)
-                continue
-            raise region.error("a with statement inside a recorded GradientTape block is not "
-                               "supported yet (nested tapes are not implemented)", s)
+            return self.with_stmt(s, tape_name)
+        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call):
+            f = s.value.func
+            if isinstance(f, gast.Attribute) and f.attr == "gradient" \
+                    and isinstance(f.value, gast.Name) and f.value.id in self.inner:
+                s.value = self.inner_gradient(self.inner[f.value.id], s.value, s)
+                return [s]
         for field in ("body", "orelse"):
             if isinstance(s, (gast.If, gast.For, gast.While)):
-                setattr(s, field, _prepare(getattr(s, field), region))
-        out.append(s)
-    return out
+                setattr(s, field, self.block(getattr(s, field), tape_name))
+        return [s]
+
+    def with_stmt(self, s, tape_name):
+        item = s.items[0]
+        f = getattr(item.context_expr, "func", None)
+        if isinstance(f, gast.Attribute) and f.attr == "stop_recording":
+            out = []
+            for inner in self.block(s.body, tape_name):
+                if isinstance(inner, gast.Assign):
+                    inner.value = T.expr("_sg.stop_gradient(v)", v=inner.value)
+                out.append(inner)
+            return out
+        name = getattr(f, "attr", None) or getattr(f, "id", None)
+        if name == "GradientTape" and isinstance(item.optional_vars, gast.Name):
+            inner = blocks.Region(self.region.filename, s.lineno, s.body, item.optional_vars.id,
+                                  self.region.globals, key=self.region.key + (s.lineno, s.col_offset))
+            self.inner[inner.tape_name] = inner
+            return self.block(s.body, tape_name)
+        raise self.region.error("a with statement inside a recorded GradientTape block is not "
+                                "supported (other than nested tapes and stop_recording)", s)
+
+    def inner_gradient(self, inner, call, stmt):
+        """``inner.gradient(y, x)`` as a call to the adjoint code of the inner block."""
+        args = list(call.args) + [k.value for k in call.keywords]
+        if len(call.args) < 2 or any(k.arg not in ("output_gradients",) for k in call.keywords):
+            raise self.region.error("a nested tape's gradient needs (target, sources) and at most "
+                                    "output_gradients", stmt)
+        target, sources = args[0], args[1]
+        if not isinstance(target, gast.Name):
+            raise self.region.error("a nested tape's gradient target must be a variable", stmt)
+        as_list = isinstance(sources, (gast.List, gast.Tuple))
+        names = sources.elts if as_list else [sources]
+        if not all(isinstance(n, gast.Name) for n in names):
+            raise self.region.error("a nested tape's gradient sources must be variables", stmt)
+        # The inner block's inputs are variables of this region; other free
+        # names are globals, resolved as such.
+        local = set(self.known) | set(region_outputs(self.region))
+        inputs = [n for n in region_inputs(inner) if n in local]
+        sample = [self.known.get(n) for n in inputs]
+        fn = compile_region(inner, inputs, sample, [target.id], self.watch_variables,
+                            self.is_variable, sources=[n.id for n in names]).fn
+        callee = self.ctx.inject(fn, f"{inner.tape_name}_gradient")
+        seed = call.keywords[0].value if call.keywords else T.expr("_sg.seed_like(y)", y=target.id)
+        result = gast.Call(T.name(callee), [T.name(n) for n in inputs] + [seed], [])
+        return result if as_list else gast.Subscript(result, T.const(0), gast.Load())
 
 
 def region_inputs(region):
@@ -95,22 +157,26 @@ def region_outputs(region):
     return sorted(names)
 
 
-def compile_region(region, inputs, sample, targets, watch_variables, is_variable):
-    """Generate and load the adjoint code of ``region`` seeded at ``targets``."""
-    body = _prepare(region.statements, region)
+def compile_region(region, inputs, sample, targets, watch_variables, is_variable, sources=None):
+    """Generate and load the adjoint code of ``region`` seeded at ``targets``.
+
+    Returns ``[(source object, adjoint), ...]``, or with ``sources`` (names), a
+    tuple of those names' adjoints (zeros where unconnected): the form a
+    nested tape's gradient call is compiled to.
+    """
     params = list(inputs)
     args = gast.arguments([gast.Name(p, gast.Param(), None, None) for p in params], [], None,
                           [], [], None, [])
-    node = gast.FunctionDef("tape_region", args, body + [gast.Return(T.const(None))],
-                            [], None, None, [])
-    gast.copy_location(node, region.statements[0] if region.statements else node)
-    node.lineno = region.lineno
+    node = gast.FunctionDef("tape_region", args, [], [], None, None, [])
+    node.lineno, node.col_offset = region.lineno, 0
     src = source.FunctionSource(fn=None, node=node, filename=region.filename, line_offset=0,
                                 globals=region.globals)
-    fence.check(src)
     ctx = Context(src, Guards())
     ctx.variable_sources = watch_variables
     ctx.is_variable = is_variable
+    prepare = _Prepare(region, ctx, watch_variables, is_variable, dict(zip(params, sample)))
+    node.body = prepare.block(region.statements, region.tape_name) + [gast.Return(T.const(None))]
+    fence.check(src)
     desugar(node, ctx.namer)
     for s in activity.walk_stmts(node.body):
         if anno.origin(s) is None:
@@ -131,20 +197,26 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     rev = Reverse(ctx, act)
     rev.ints = int_names(body)
     rev.scalars = ranks.scalar_names(body, params, sample, rev.ints)
-    rev.grads_list = ctx.namer.fresh("source_grads")
+    rev.inplace = sources is None
     seeds = [ctx.namer.fresh(f"seed_{t}") for t in targets]
     state = {}
-    backward = [T.assign(rev.grads_list, gast.List([], gast.Load()))]
+    if sources is None:
+        rev.grads_list = ctx.namer.fresh("source_grads")
+        backward = [T.assign(rev.grads_list, gast.List([], gast.Load()))]
+        out = T.name(rev.grads_list)
+    else:
+        rev.named_sources = {n: ctx.namer.fresh(f"grad_{n}") for n in sources}
+        backward = [T.assign(v, T.expr("_sg.zeros_like(x)", x=n)) for n, v in rev.named_sources.items()]
+        out = gast.Tuple([T.name(v) for v in rev.named_sources.values()], gast.Load())
     for t, seed in zip(targets, seeds):
         if t in act:
             backward.append(T.assign(rev.d(t), T.name(seed)))
             state[t] = True
     backward += rev.block(body, state)
     forward, backward = _record(ctx, rev, body, params, backward)
-    out = T.name(rev.grads_list)
     cleanup(backward, ctx.namer.adjoints.values(), _loads([gast.Expr(out)]))
     node.args.args += [gast.Name(sd, gast.Param(), None, None) for sd in seeds]
-    fname = ctx.namer.fresh("tape_region")
+    fname = ctx.namer.fresh(f"{region.tape_name or 'tape'}_region")
     new = gast.FunctionDef(fname, node.args, forward + backward + [gast.Return(out)],
                            [], None, None, [])
     T.fix_ctx(new)

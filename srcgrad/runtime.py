@@ -122,6 +122,11 @@ def repeat_grad(grad, seq):
     return out
 
 
+def seed_like(value):
+    """The default seed of a tape's gradient: ones shaped like the target."""
+    return np.ones_like(np.asarray(value), dtype=np.result_type(np.asarray(value).dtype, np.float16))
+
+
 def stop_gradient(value):
     """The value, cut off from differentiation (the compiler treats it as a constant)."""
     return np.asarray(value) if hasattr(value, "__array__") and not isinstance(value, np.generic) \

@@ -83,6 +83,8 @@ class Reverse:
         # differentiated again (higher order) must not mutate arrays it shares.
         self.inplace = True
         self.scalars = set()  # names always bound to 0-d values (see ranks.py)
+        self.grads_list = None  # tapes: where watch points report (source, adjoint)
+        self.named_sources = None  # nested tapes: source name -> variable of its adjoint
 
     def d(self, name):
         return self.namer.adjoint(name)
@@ -252,9 +254,14 @@ class Reverse:
     def _watch(self, s, state):
         """A tape's watch point: report the adjoint the value has here."""
         name = s.sg_watched
-        if name in state:
-            return [T.stmt("l.append((x, g))", l=self.grads_list, x=name, g=self.d(name))]
-        return []
+        if name not in state:
+            return []
+        if self.named_sources is not None:
+            out = self.named_sources.get(name)
+            if out is None:
+                return []
+            return [T.assign(out, T.expr("a + b", a=out, b=self.d(name)))]
+        return [T.stmt("l.append((x, g))", l=self.grads_list, x=name, g=self.d(name))]
 
     def _append(self, s, state):
         lst = s.value.func.value.id
