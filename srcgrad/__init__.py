@@ -1,7 +1,7 @@
 """srcgrad: a source-to-source gradient compiler for plain Python + NumPy."""
 from .api import adjoint_source, function, grad, value_and_grad
 from .errors import CompileError, SourceUnavailableError
-from .functions import py_function
+from .functions import custom_gradient, py_function
 from .tape import GradientTape
 from .variables import UnconnectedGradients, Variable, constant, stop_gradient
 
@@ -12,6 +12,7 @@ __all__ = [
     "UnconnectedGradients",
     "Variable",
     "constant",
+    "custom_gradient",
     "py_function",
     "stop_gradient",
     "adjoint_source",

@@ -63,8 +63,11 @@ def _blocks(tree):
 
 
 def _tape_name(item):
-    target = item.optional_vars
-    return target.id if isinstance(target, gast.Name) else None
+    """``tape`` in ``with GradientTape() as tape:`` and in ``with tape:``."""
+    for node in (item.optional_vars, item.context_expr):
+        if isinstance(node, gast.Name):
+            return node.id
+    return None
 
 
 def _is_method_call(stmt, name, method):

@@ -157,9 +157,12 @@ def region_outputs(region):
     return sorted(names)
 
 
-def compile_region(region, inputs, sample, targets, watch_variables, is_variable, sources=None):
+def compile_region(region, inputs, sample, targets, watch_variables, is_variable, sources=None,
+                   watch_inputs=()):
     """Generate and load the adjoint code of ``region`` seeded at ``targets``.
 
+    ``watch_inputs``: inputs to report adjoints for as well (values an earlier
+    block of the same tape computed, through which gradients flow on).
     Returns ``[(source object, adjoint), ...]``, or with ``sources`` (names), a
     tuple of those names' adjoints (zeros where unconnected): the form a
     nested tape's gradient call is compiled to.
@@ -186,7 +189,8 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
             continue
         ctx.scope.static[p] = value
     # Trainable Variables the region receives are watched from its first line.
-    auto = [p for p, v in zip(params, sample) if watch_variables and is_variable(v) and v.trainable]
+    auto = [p for p, v in zip(params, sample) if watch_variables and is_variable(v) and v.trainable
+            or p in watch_inputs]
     node.body[:0] = [_watch_marker(None, _fake_watch(p, node), region) for p in auto]
     watched = sorted({s.sg_watched for s in activity.walk_stmts(node.body) if anno.kind(s) == "watch"})
     normalize.normalize(node, ctx, watched)

@@ -36,15 +36,17 @@ class _Record:
         self.inputs = inputs
         self.values = values
         self.outputs = {}
+        self.prewatched = []
 
-    def compiled(self, targets, watch_variables):
+    def compiled(self, targets, watch_variables, watch_inputs=()):
         sample = [self.values[n] for n in self.inputs]
         key = (self.region.key, tuple(self.inputs), tuple(_kind(v) for v in sample),
-               tuple(targets), watch_variables)
+               tuple(targets), watch_variables, tuple(watch_inputs))
         entry = _COMPILED.get(key)
         if entry is None or not entry.guards.valid():
             entry = region.compile_region(self.region, self.inputs, sample, list(targets),
-                                          watch_variables, _is_variable)
+                                          watch_variables, _is_variable,
+                                          watch_inputs=tuple(watch_inputs))
             _COMPILED[key] = entry
         return entry
 
@@ -59,6 +61,7 @@ class GradientTape:
         self._current = None
         self._used = False
         self._watched = []
+        self._watched_values = []
 
     # -- recording ----------------------------------------------------------------
     def __enter__(self):
@@ -71,6 +74,8 @@ class GradientTape:
         local = frame.f_locals
         inputs = [n for n in names if n in local and _is_data(local[n])]
         self._current = _Record(where, inputs, {n: local[n] for n in inputs})
+        # Values watched by an earlier block stay watched in this one.
+        self._current.prewatched = list(self._watched_values)
         return self
 
     def __exit__(self, exc_type, exc, tb):
@@ -91,7 +96,10 @@ class GradientTape:
             if not is_float_like(value):
                 warnings.warn(f"The dtype of the watched tensor must be floating (e.g. float64), "
                               f"got {getattr(value, 'dtype', type(value).__name__)}", stacklevel=2)
-            elif _is_variable(value) and all(v is not value for v in self._watched):
+                continue
+            if all(v is not value for v in self._watched_values):
+                self._watched_values.append(value)
+            if _is_variable(value) and all(v is not value for v in self._watched):
                 self._watched.append(value)
 
     def stop_recording(self):
@@ -103,6 +111,7 @@ class GradientTape:
         self._records = []
         self._used = False
         self._watched = []
+        self._watched_values = []
 
     def watched_variables(self):
         """The Variables watched explicitly or read by the recorded blocks."""
@@ -119,45 +128,117 @@ class GradientTape:
                  unconnected_gradients=UnconnectedGradients.NONE):
         """d(sum of target [* output_gradients]) / d(sources), shaped like ``sources``."""
         unconnected = UnconnectedGradients.parse(unconnected_gradients)
-        if self._used and not self.persistent:
-            raise RuntimeError(_NOT_PERSISTENT)
-        if self._current is not None:
-            raise RuntimeError("GradientTape.gradient was called inside the tape's with block; "
-                               "call it after the block ends")
-        self._used = True
+        self._start_differentiating()
         flat_sources, rebuild = _flatten(sources)
         flat_targets = _flatten(target)[0]
         seeds = _flatten(output_gradients)[0] if output_gradients is not None \
             else [None] * len(flat_targets)
         if len(seeds) != len(flat_targets):
             raise ValueError("output_gradients must have the structure of target")
+        grads = self._vjp(flat_targets, seeds, flat_sources)
+        return rebuild([_finish(g, s, unconnected) for g, s in zip(grads, flat_sources)])
+
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE):
+        """d target / d sources: for each source, shape ``target.shape + source.shape``.
+
+        Runs the block's adjoint code once per element of ``target``.
+        """
+        unconnected = UnconnectedGradients.parse(unconnected_gradients)
+        self._start_differentiating()
+        flat_sources, rebuild = _flatten(sources)
+        shape = np.shape(target)
+        rows = [self._vjp([target], [_unit(shape, i)], flat_sources)
+                for i in range(int(np.prod(shape)))]
+        out = []
+        for k, source in enumerate(flat_sources):
+            value = np.asarray(source)
+            parts = [r[k] for r in rows]
+            if all(p is None for p in parts):
+                out.append(None if unconnected is UnconnectedGradients.NONE
+                           else np.zeros(shape + value.shape, dtype=_float_dtype(value)))
+                continue
+            parts = [np.zeros(value.shape) if p is None else np.broadcast_to(p, value.shape)
+                     for p in parts]
+            out.append(np.stack(parts).reshape(shape + value.shape).astype(_float_dtype(value)))
+        return rebuild(out)
+
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE):
+        """Per-example Jacobians: shape ``(batch,) + target.shape[1:] + source.shape[1:]``.
+
+        Example b of ``target`` must depend only on example b of ``source``.
+        """
+        full = self.jacobian(target, source, unconnected_gradients)
+        if full is None:
+            return None
+        t_shape, s_shape = np.shape(target), np.shape(source)
+        batch = t_shape[0]
+        if s_shape[0] != batch:
+            raise ValueError(f"batch_jacobian needs target and source with the same first "
+                             f"dimension, got {t_shape} and {s_shape}")
+        full = full.reshape((batch, -1, batch, int(np.prod(s_shape[1:], dtype=int))))
+        diag = full[np.arange(batch), :, np.arange(batch), :]
+        return diag.reshape((batch,) + t_shape[1:] + s_shape[1:])
+
+    def _start_differentiating(self):
+        if self._used and not self.persistent:
+            raise RuntimeError(_NOT_PERSISTENT)
+        if self._current is not None:
+            raise RuntimeError("GradientTape.gradient was called inside the tape's with block; "
+                               "call it after the block ends")
+        self._used = True
+
+    def _vjp(self, flat_targets, seeds, flat_sources):
+        """Adjoints of ``flat_sources`` (None where unconnected) for seeded targets.
+
+        Blocks are differentiated last to first; a value one block computed and
+        a later block read carries its adjoint back to the earlier block.
+        """
         grads = [None] * len(flat_sources)
-        for record in reversed(self._records):
+        seeded = [(t, np.ones_like(np.asarray(t), dtype=float) if s is None else s)
+                  for t, s in zip(flat_targets, seeds)]
+        for i in range(len(self._records) - 1, -1, -1):
+            record = self._records[i]
             wanted = {}
-            for t, seed in zip(flat_targets, seeds):
+            for t, seed in seeded:
                 for name, value in record.outputs.items():
                     if value is t:
-                        start = np.ones_like(np.asarray(t), dtype=float) if seed is None else seed
-                        wanted[name] = start if name not in wanted else wanted[name] + start
+                        wanted[name] = seed if name not in wanted else wanted[name] + seed
             if not wanted:
                 continue
+            earlier = [r.outputs for r in self._records[:i]]
+            carried = [n for n in record.inputs
+                       if any(any(v is record.values[n] for v in out.values()) for out in earlier)
+                       or any(v is record.values[n] for v in record.prewatched)]
             names = sorted(wanted)
-            entry = record.compiled(names, self.watch_accessed_variables)
+            entry = record.compiled(names, self.watch_accessed_variables, carried)
             args = [record.values[n] for n in record.inputs] + [wanted[n] for n in names]
             for obj, adjoint in _pairs(entry.fn(*args)):
                 for k, source in enumerate(flat_sources):
                     if obj is source:
                         grads[k] = adjoint if grads[k] is None else grads[k] + adjoint
-        out = []
-        for source, g in zip(flat_sources, grads):
-            value = np.asarray(source) if _is_variable(source) else source
-            if g is None:
-                g = None if unconnected is UnconnectedGradients.NONE else np.zeros_like(
-                    np.asarray(value, dtype=float))
-            if g is not None:
-                g = _cast(g, value if not isinstance(value, (int, bool)) else float(value))
-            out.append(g)
-        return rebuild(out)
+                if any(obj is record.values[n] for n in carried):
+                    seeded.append((obj, adjoint))
+        return grads
+
+
+def _float_dtype(value):
+    return value.dtype if np.issubdtype(value.dtype, np.floating) else np.float64
+
+
+def _unit(shape, i):
+    seed = np.zeros(int(np.prod(shape, dtype=int)))
+    seed[i] = 1.0
+    return seed.reshape(shape)
+
+
+def _finish(g, source, unconnected):
+    """A source's gradient with its shape and float dtype, or None / zeros if unconnected."""
+    value = np.asarray(source) if _is_variable(source) else source
+    if g is None:
+        if unconnected is UnconnectedGradients.NONE:
+            return None
+        return np.zeros_like(np.asarray(value, dtype=_float_dtype(np.asarray(value))))
+    return _cast(g, value if not isinstance(value, (int, bool)) else float(value))
 
 
 class _NoRecording:

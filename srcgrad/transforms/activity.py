@@ -136,6 +136,8 @@ def flow(s):
         return [lst], ({arg.id} if isinstance(arg, gast.Name) else set()) | {lst}
     if kind == "pop":
         return [s.targets[0].id], {s.value.func.value.id}
+    if kind == "custom":
+        return [s.targets[0].id], {a.id for a in s.sg_operands if isinstance(a, gast.Name)}
     if getattr(s, "sg_norule", None) is not None:
         return [n for t in s.targets for n in _target_names(t)], _names(s.value)
     return [], set()

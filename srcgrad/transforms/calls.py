@@ -52,6 +52,9 @@ class CallsMixin:
             return self.prim_call(node, obj, rule, out, dest, hint)
         if getattr(obj, "__srcgrad_py_function__", False):
             return self.call(_py_function_call(node, self), out, dest, hint)
+        custom = getattr(obj, "__srcgrad_custom_gradient__", None)
+        if custom is not None:
+            return self.custom_call(node, custom, out, dest, hint)
         generated = getattr(obj, "__srcgrad_generated__", None)
         if generated is not None:
             sample = [self._static_or_none(a) for a in node.args]
@@ -79,6 +82,21 @@ class CallsMixin:
                                       remedy="use a supported NumPy function, or wrap it with "
                                       "srcgrad.custom_gradient")
         out.append(stmt)
+        self.varied.add(d)
+        return d
+
+    def custom_call(self, node, fn, out, dest, hint):
+        """A ``custom_gradient`` function: keep its ``grad_fn`` for the backward pass."""
+        if node.keywords:
+            raise self.ctx.error("keyword arguments to a custom_gradient function are not "
+                                 "supported", self.cur)
+        raw = self.ctx.inject(fn, f"{fn.__name__}_with_grad")
+        atoms = [self.atom(a, out, hint) for a in node.args]
+        d = self._dest(dest, hint)
+        pair = self.ctx.namer.fresh(f"{d}_and_grad")
+        out.append(self._mark(T.assign(pair, gast.Call(T.name(raw), atoms, [])), "custom_pair"))
+        stmt = T.assign(d, gast.Subscript(T.name(pair), T.const(0), gast.Load()))
+        out.append(self._mark(stmt, "custom", pair=pair, operands=atoms))
         self.varied.add(d)
         return d
 

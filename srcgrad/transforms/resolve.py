@@ -110,4 +110,10 @@ def is_library(fn):
     if isinstance(fn, (types.BuiltinFunctionType, types.BuiltinMethodType)):
         return True
     root = module.split(".")[0]
+    if module in _SRCGRAD_API:
+        return True  # tapes, Variables, sg.grad wrappers: never read as user code
     return root in ("numpy", "math", "builtins", "scipy", "_operator", "operator")
+
+
+_SRCGRAD_API = ("srcgrad.tape", "srcgrad.variables", "srcgrad.api", "srcgrad.cache",
+                "srcgrad.functions")

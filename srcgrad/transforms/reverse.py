@@ -147,7 +147,7 @@ class Reverse:
             return self.if_stmt(s, state)
         if isinstance(s, (gast.For, gast.While)):
             return self.loop(s, state)
-        if kind is None or kind in ("opaque", "read"):
+        if kind is None or kind in ("opaque", "read", "custom_pair"):
             # Rebinding a name ends the life of its old value: whatever adjoint
             # flowed back to the name belongs to a value created here, with no
             # differentiable inputs.
@@ -250,6 +250,21 @@ class Reverse:
                                                       i=copy.deepcopy(index))))
         out.append(restore_marker(s, base, "slot"))
         return out
+
+    def _custom(self, s, state):
+        """``y = f(a, b)`` for a custom_gradient f: the user's grad_fn gives the adjoints."""
+        t = s.targets[0].id
+        out = []
+        active = [(i, a) for i, a in enumerate(s.sg_operands)
+                  if isinstance(a, gast.Name) and a.id in self.act]
+        if t in state and active:
+            grads = self.namer.fresh(f"{t}_grads")
+            out.append(T.assign(grads, T.expr("p[1](g)", p=s.sg_pair, g=self.d(t))))
+            for i, a in active:
+                value = T.name(grads) if len(s.sg_operands) == 1 else \
+                    T.expr("g[i]", g=grads, i=T.const(i))
+                self.acc(a.id, value, state, out)
+        return self._finish(s, t, state, out)
 
     def _watch(self, s, state):
         """A tape's watch point: report the adjoint the value has here."""
