@@ -15,6 +15,7 @@ from .errors import CompileError, SourceUnavailableError
 from .source import PARSE_COUNT, Origin
 
 _TREES = {}
+_REGIONS = {}
 
 
 @dataclass
@@ -27,6 +28,8 @@ class Region:
     tape_name: str       # the name the region calls the tape by, or None
     globals: dict
     key: tuple = field(default=())
+    inputs: list = None   # filled in by the tape, once
+    outputs: list = None
 
     def origin(self, node):
         lineno = getattr(node, "lineno", self.lineno)
@@ -80,7 +83,19 @@ def _is_method_call(stmt, name, method):
 
 
 def locate(frame):
-    """The region whose ``with`` or ``__enter__()`` is on the frame's current line."""
+    """The region whose ``with`` or ``__enter__()`` is on the frame's current line.
+
+    Cached per code object and line: entering the same tape block again (a
+    training loop) reads no source.
+    """
+    key = (frame.f_code, frame.f_lineno)
+    found = _REGIONS.get(key)
+    if found is None:
+        found = _REGIONS[key] = _locate(frame)
+    return found
+
+
+def _locate(frame):
     filename = frame.f_code.co_filename
     lineno = frame.f_lineno
     tree = _tree(filename, frame.f_globals)

@@ -70,7 +70,10 @@ class GradientTape:
                              "an already-active tape.")
         frame = sys._getframe(1)
         where = blocks.locate(frame)
-        names = region.region_inputs(where)
+        if where.inputs is None:
+            where.inputs = region.region_inputs(where)
+            where.outputs = region.region_outputs(where)
+        names = where.inputs
         local = frame.f_locals
         inputs = [n for n in names if n in local and _is_data(local[n])]
         self._current = _Record(where, inputs, {n: local[n] for n in inputs})
@@ -82,7 +85,7 @@ class GradientTape:
         record, self._current = self._current, None
         if exc_type is None and record is not None:
             local = sys._getframe(1).f_locals
-            record.outputs = {n: local[n] for n in region.region_outputs(record.region) if n in local}
+            record.outputs = {n: local[n] for n in record.region.outputs if n in local}
             self._records.append(record)
         return False
 
