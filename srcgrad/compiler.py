@@ -64,6 +64,7 @@ class Context:
             return name
         self.namer.reserve([private])
         self.cells[private] = types.CellType(module)
+        self.scope.static[private] = module
         return private
 
     def rule(self, obj):
