@@ -21,7 +21,29 @@ def _kind(value):
         return ("array", value.dtype.char, value.ndim)  # the code depends on ranks (ranks.py)
     if isinstance(value, np.generic):
         return ("scalar", value.dtype.char)
+    if hasattr(value, "__dict__") and not isinstance(value, type):
+        return (t, _structure(value, 3))
     return t
+
+
+def _structure(obj, depth):
+    """The classes of an object's attributes, and the lengths of its lists of objects.
+
+    Compiled code is specialised on them (methods resolved, loops over
+    ``self.layers`` unrolled), so a model with another number or kind of
+    layers must compile anew.
+    """
+    if depth == 0:
+        return ()
+    out = []
+    for name, value in vars(obj).items():
+        if isinstance(value, (list, tuple)):
+            out.append((name, len(value), tuple(
+                (type(v), _structure(v, depth - 1)) if hasattr(v, "__dict__") else type(v)
+                for v in value)))
+        elif hasattr(value, "__dict__") and not isinstance(value, type):
+            out.append((name, type(value), _structure(value, depth - 1)))
+    return tuple(out)
 
 
 def _check_differentiable(value, index, name):

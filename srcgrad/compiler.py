@@ -46,6 +46,7 @@ class Context:
         self.result_hint = "result"
         self._sources = {}
         # Tapes: reads of trainable Variables are differentiated (sources).
+        self.param_values = {}  # parameters' values at the first call (tapes)
         self.variable_sources = False
         self.is_variable = lambda value: False
         self.sources = set()
@@ -123,6 +124,11 @@ class Context:
         same_module = src.globals is self.src.globals
         for name in sorted(free):
             if name in src.freevars:
+                if name in self.top_locals and _contents(src.freevars[name]) is \
+                        self.param_values.get(name, _MISSING):
+                    # A closure over the very variable the compiled code has as a
+                    # parameter (a tape block calling a local function): the same variable.
+                    continue
                 mine = self.cells.get(name)
                 if mine is not None and _contents(mine) is _contents(src.freevars[name]) \
                         and name not in self.top_locals:
@@ -136,6 +142,8 @@ class Context:
                 self.guards.add(src.globals, name, obj)
                 if same_module and name not in self.top_locals:
                     continue
+                if same_module and self.param_values.get(name, _MISSING) is obj:
+                    continue  # a module-level tape block: the global is this parameter
                 if self.src.globals.get(name, _MISSING) is obj and name not in self.top_locals:
                     continue
                 mapping[name] = self.inject(obj, name)

@@ -26,15 +26,42 @@ from .transforms.reverse import Reverse, int_names
 from .transforms.scopes import free_names
 
 
-def _watch_marker(target_name, node, region):
-    """``tape.watch(x)`` becomes a marker: the backward pass reports x's adjoint there."""
+def _watch_marker(target_name, node, region, known=None):
+    """``tape.watch(x)`` becomes markers: the backward pass reports x's adjoint there.
+
+    A list, tuple or dict literal watches each item; a variable holding a
+    container watches the container and each variable holding one of its items.
+    """
     arg = node.value.args[0] if node.value.args else None
-    if not isinstance(arg, gast.Name):
-        raise region.error("tape.watch() of an expression is not supported; watch a variable",
-                           node, "assign the value to a name first")
-    marker = gast.Expr(gast.Call(T.name("_sg_watch"), [T.name(arg.id)], []))
-    gast.copy_location(marker, node)
-    return anno.set_kind(marker, "watch", watched=arg.id)
+    names = []
+
+    def collect(expr):
+        if isinstance(expr, (gast.List, gast.Tuple)):
+            for e in expr.elts:
+                collect(e)
+        elif isinstance(expr, gast.Dict):
+            for e in expr.values:
+                collect(e)
+        elif isinstance(expr, gast.Name):
+            names.append(expr.id)
+        else:
+            raise region.error("tape.watch() of an expression is not supported; watch a "
+                               "variable", node, "assign the value to a name first")
+
+    collect(arg)
+    known = known or {}
+    for name in list(names):
+        value = known.get(name)
+        items = value.values() if isinstance(value, dict) else value \
+            if isinstance(value, (list, tuple)) else ()
+        names += [n for n, v in known.items() if any(v is item for item in items)
+                  and n not in names]
+    markers = []
+    for name in names:
+        marker = gast.Expr(gast.Call(T.name("_sg_watch"), [T.name(name)], []))
+        gast.copy_location(marker, node)
+        markers.append(anno.set_kind(marker, "watch", watched=name))
+    return markers
 
 
 def _is_tape_call(stmt, tape_name, method):
@@ -65,24 +92,61 @@ class _Prepare:
         self.is_variable = is_variable
         self.inner = {}  # tape name -> Region of a nested tape block
 
-    def block(self, stmts, tape_name):
+    def block(self, stmts, tape_name, in_loop=False):
         out = []
-        for s in stmts:
-            out += self.stmt(copy.deepcopy(s), tape_name)
+        i = 0
+        while i < len(stmts):
+            s = stmts[i]
+            end = self._manual_inner(stmts, i)
+            if end is not None:
+                # ``inner.__enter__()`` ... ``inner.__exit__(...)``: a nested tape by hand.
+                name = s.value.func.value.id
+                inner = blocks.Region(self.region.filename, s.lineno, stmts[i + 1:end], name,
+                                      self.region.globals,
+                                      key=self.region.key + (s.lineno, s.col_offset))
+                self.inner[name] = inner
+                out += self.block(stmts[i + 1:end], tape_name, in_loop)
+                i = end + 1
+                continue
+            if _is_tape_call(s, tape_name, "reset") and not in_loop:
+                # Only what runs after reset() is recorded: what came before is constant.
+                out = [_constant(o) for o in out if anno.kind(o) != "watch"]
+                mark = gast.copy_location(gast.Pass(), s)
+                mark.sg_reset = True
+                out.append(mark)
+                i += 1
+                continue
+            out += self.stmt(copy.deepcopy(s), tape_name, in_loop)
+            i += 1
         return out
 
-    def stmt(self, s, tape_name):
+    def _manual_inner(self, stmts, i):
+        """The index of the ``__exit__`` matching an ``x.__enter__()`` at ``i``, or None."""
+        s = stmts[i]
+        value = getattr(s, "value", None)
+        if not (isinstance(s, gast.Expr) and isinstance(value, gast.Call)
+                and isinstance(value.func, gast.Attribute) and value.func.attr == "__enter__"
+                and isinstance(value.func.value, gast.Name)):
+            return None
+        name = value.func.value.id
+        for j in range(i + 1, len(stmts)):
+            if _is_tape_call(stmts[j], name, "__exit__"):
+                return j
+        raise self.region.error(f"`{name}.__enter__()` without `{name}.__exit__(...)` in the "
+                                "same block", s)
+
+    def stmt(self, s, tape_name, in_loop=False):
         region = self.region
         if _is_tape_call(s, tape_name, "watch"):
-            return [_watch_marker(tape_name, s, region)]
+            return _watch_marker(tape_name, s, region, self.known)
         if any(_is_tape_call(s, name, "watch") for name in self.inner):
             return []  # a nested tape's watch: that tape's business
-        if isinstance(s, (gast.Return, gast.Break, gast.Continue)):
+        if isinstance(s, gast.Return) or (isinstance(s, (gast.Break, gast.Continue)) and not in_loop):
             word = type(s).__name__.lower()
             raise region.error(f"`{word}` inside a recorded GradientTape block is not supported",
                                s, "end the with block first")
         if isinstance(s, gast.With):
-            return self.with_stmt(s, tape_name)
+            return self.with_stmt(s, tape_name, in_loop)
         if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call):
             f = s.value.func
             if isinstance(f, gast.Attribute) and f.attr == "gradient" \
@@ -91,15 +155,16 @@ class _Prepare:
                 return [s]
         for field in ("body", "orelse"):
             if isinstance(s, (gast.If, gast.For, gast.While)):
-                setattr(s, field, self.block(getattr(s, field), tape_name))
+                loop = in_loop or isinstance(s, (gast.For, gast.While))
+                setattr(s, field, self.block(getattr(s, field), tape_name, loop))
         return [s]
 
-    def with_stmt(self, s, tape_name):
+    def with_stmt(self, s, tape_name, in_loop):
         item = s.items[0]
         f = getattr(item.context_expr, "func", None)
         if isinstance(f, gast.Attribute) and f.attr == "stop_recording":
             out = []
-            for inner in self.block(s.body, tape_name):
+            for inner in self.block(s.body, tape_name, in_loop):
                 if isinstance(inner, gast.Assign):
                     inner.value = T.expr("_sg.stop_gradient(v)", v=inner.value)
                 out.append(inner)
@@ -109,7 +174,7 @@ class _Prepare:
             inner = blocks.Region(self.region.filename, s.lineno, s.body, item.optional_vars.id,
                                   self.region.globals, key=self.region.key + (s.lineno, s.col_offset))
             self.inner[inner.tape_name] = inner
-            return self.block(s.body, tape_name)
+            return self.block(s.body, tape_name, in_loop)
         raise self.region.error("a with statement inside a recorded GradientTape block is not "
                                 "supported (other than nested tapes and stop_recording)", s)
 
@@ -177,6 +242,7 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     ctx = Context(src, Guards())
     ctx.variable_sources = watch_variables
     ctx.is_variable = is_variable
+    ctx.param_values = dict(zip(params, sample))
     prepare = _Prepare(region, ctx, watch_variables, is_variable, dict(zip(params, sample)))
     node.body = prepare.block(region.statements, region.tape_name) + [gast.Return(T.const(None))]
     fence.check(src)
@@ -184,14 +250,20 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     for s in activity.walk_stmts(node.body):
         if anno.origin(s) is None:
             anno.set_origin(s, region.origin(s))
+    assigned = set(region_outputs(region))
     for p, value in zip(params, sample):
-        if is_variable(value) or not normalize._is_static_object(value):
+        if is_variable(value) or p in assigned:
             continue
-        ctx.scope.static[p] = value
+        if normalize._is_static_object(value) or (watch_variables and _holds_variables(value, is_variable)):
+            # Objects, and containers of Variables (``params[0]``, ``for v in params``).
+            ctx.scope.static[p] = value
     # Trainable Variables the region receives are watched from its first line.
     auto = [p for p, v in zip(params, sample) if watch_variables and is_variable(v) and v.trainable
             or p in watch_inputs]
-    node.body[:0] = [_watch_marker(None, _fake_watch(p, node), region) for p in auto]
+    start = next((i + 1 for i in range(len(node.body) - 1, -1, -1)
+                  if getattr(node.body[i], "sg_reset", False)), 0)
+    node.body[start:start] = [m for p in auto for m in _watch_marker(None, _fake_watch(p, node), region)]
+    node.body = [s for s in node.body if not getattr(s, "sg_reset", False)]
     watched = sorted({s.sg_watched for s in activity.walk_stmts(node.body) if anno.kind(s) == "watch"})
     normalize.normalize(node, ctx, watched)
     body = node.body[:-1]
@@ -229,7 +301,25 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
               "generated by srcgrad")
     text = codegen.unparse(new, header)
     loaded = codegen.load(text, fname, region.globals, ctx.cells, f"tape {where}")
-    return Generated(text, loaded, ctx.guards)
+    generated = Generated(text, loaded, ctx.guards)
+    # The Variables the block reads, as found when it was compiled.
+    generated.variables = [ctx.scope.value(s.value) for s in activity.walk_stmts(body)
+                           if anno.kind(s) == "read"]
+    return generated
+
+
+def _constant(stmt):
+    """``stmt`` with what it assigns cut off from differentiation."""
+    for node in activity.walk_stmts([stmt]):
+        if isinstance(node, gast.Assign):
+            node.value = T.expr("_sg.stop_gradient(v)", v=node.value)
+    return stmt
+
+
+def _holds_variables(value, is_variable):
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) \
+        else ()
+    return any(is_variable(v) for v in items)
 
 
 def _fake_watch(name, node):

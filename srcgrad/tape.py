@@ -37,6 +37,7 @@ class _Record:
         self.values = values
         self.outputs = {}
         self.prewatched = []
+        self.snapshots = {}
 
     def compiled(self, targets, watch_variables, watch_inputs=()):
         sample = [self.values[n] for n in self.inputs]
@@ -77,6 +78,9 @@ class GradientTape:
         local = frame.f_locals
         inputs = [n for n in names if n in local and _is_data(local[n])]
         self._current = _Record(where, inputs, {n: local[n] for n in inputs})
+        # A Variable's value when the block starts: assign() later must not change the gradient.
+        self._current.snapshots = {n: local[n].read_value() for n in inputs
+                                   if _is_variable(local[n])}
         # Values watched by an earlier block stay watched in this one.
         self._current.prewatched = list(self._watched_values)
         return self
@@ -117,13 +121,18 @@ class GradientTape:
         self._watched_values = []
 
     def watched_variables(self):
-        """The Variables watched explicitly or read by the recorded blocks."""
+        """The Variables watched explicitly or read by the recorded blocks.
+
+        Reads inside called functions and methods are found by compiling the
+        blocks (as the first ``gradient`` would).
+        """
         seen = list(self._watched)
-        for record in self._records:
-            for value in record.values.values():
-                if _is_variable(value) and (self.watch_accessed_variables and value.trainable) \
-                        and all(v is not value for v in seen):
-                    seen.append(value)
+        if self.watch_accessed_variables:
+            for record in self._records:
+                found = [v for v in record.values.values() if _is_variable(v) and v.trainable]
+                if record.outputs:
+                    found += record.compiled(sorted(record.outputs), True).variables
+                seen += [v for v in found if all(v is not s for s in seen)]
         return tuple(seen)
 
     # -- differentiation ----------------------------------------------------------
@@ -214,8 +223,11 @@ class GradientTape:
                        or any(v is record.values[n] for v in record.prewatched)]
             names = sorted(wanted)
             entry = record.compiled(names, self.watch_accessed_variables, carried)
-            args = [record.values[n] for n in record.inputs] + [wanted[n] for n in names]
+            args = [record.snapshots.get(n, record.values[n]) for n in record.inputs]
+            args += [wanted[n] for n in names]
+            originals = {id(record.snapshots[n]): record.values[n] for n in record.snapshots}
             for obj, adjoint in _pairs(entry.fn(*args)):
+                obj = originals.get(id(obj), obj)
                 for k, source in enumerate(flat_sources):
                     if obj is source:
                         grads[k] = adjoint if grads[k] is None else grads[k] + adjoint
@@ -237,6 +249,10 @@ def _unit(shape, i):
 def _finish(g, source, unconnected):
     """A source's gradient with its shape and float dtype, or None / zeros if unconnected."""
     value = np.asarray(source) if _is_variable(source) else source
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]  # a 0-d source gets a NumPy scalar, as TF gives a scalar tensor
+    if not is_float_like(source):
+        g = None  # ints and bools are never watched (TensorFlow warns and ignores them)
     if g is None:
         if unconnected is UnconnectedGradients.NONE:
             return None
@@ -253,11 +269,10 @@ class _NoRecording:
 
 
 def _is_data(value):
-    """Values a block can be differentiated through or specialised on (not modules, classes)."""
+    """Values a block reads from its frame: all but modules (they are resolved as globals)."""
     import types
 
-    return not isinstance(value, (types.ModuleType, type, types.FunctionType,
-                                  types.BuiltinFunctionType, GradientTape))
+    return not isinstance(value, (types.ModuleType, GradientTape))
 
 
 def _pairs(items):

@@ -812,6 +812,18 @@ def test_watch_accessed_variables_false_watched_one():
     assert gx is None and gw == 2.0
 
 
+def test_persistent_tape_reentered_chains_through_both_blocks():
+    x = sg.constant(2.0)
+    tape = sg.GradientTape(persistent=True)
+    with tape:
+        tape.watch(x)
+        y = x * x
+    with tape:
+        z = y * 3.0 + x
+    assert tape.gradient(z, x) == 13.0
+    assert tape.gradient(y, x) == 4.0
+
+
 # ============================================================ Variables through code
 
 class Affine:

@@ -342,23 +342,10 @@ class Normalizer(CallsMixin, InlineMixin):
         # adjoint lands in its slot of the sequence's adjoint.
         self.changed = True
         out = []
-        it = s.iter
-        fn = self.scope.value(it.func) if isinstance(it, gast.Call) else MISSING
         target = s.target.id
         index = self.ctx.namer.fresh(target + "_index")
-        if fn is builtins.zip and not it.keywords:
-            seqs = [self.atom(a, out, hint=target + "_seq") for a in it.args]
-            length = gast.Call(T.name("min"), [T.expr("len(s)", s=q) for q in seqs], []) \
-                if len(seqs) > 1 else T.expr("len(s)", s=seqs[0])
-            item = gast.Tuple([gast.Subscript(q, T.name(index), gast.Load()) for q in seqs], gast.Load())
-        elif fn is builtins.enumerate and len(it.args) == 1 and not it.keywords:
-            seq = self.atom(it.args[0], out, hint=target + "_seq")
-            length = T.expr("len(s)", s=seq)
-            item = gast.Tuple([T.name(index), gast.Subscript(seq, T.name(index), gast.Load())], gast.Load())
-        else:
-            seq = self.atom(it, out, hint=target + "_seq")
-            length = T.expr("len(s)", s=seq)
-            item = gast.Subscript(seq, T.name(index), gast.Load())
+        lengths, item = self._indexed(s.iter, T.name(index), out, target + "_seq")
+        length = lengths[0] if len(lengths) == 1 else gast.Call(T.name("min"), lengths, [])
         body = list(s.body)
         first = body[0] if body else None
         if isinstance(item, gast.Tuple) and isinstance(first, gast.Assign) \
@@ -374,6 +361,18 @@ class Normalizer(CallsMixin, InlineMixin):
         # The body is normalized in the next round, once variedness has been
         # recomputed for the new bindings (the index is not varied).
         return out + [loop]
+
+    def _indexed(self, it, index, out, hint):
+        """(lengths, item at ``index``) of an iterable: zip and enumerate nest."""
+        fn = self.scope.value(it.func) if isinstance(it, gast.Call) else MISSING
+        if fn is builtins.zip and it.args and not it.keywords:
+            parts = [self._indexed(a, index, out, hint) for a in it.args]
+            return [n for p in parts for n in p[0]], gast.Tuple([p[1] for p in parts], gast.Load())
+        if fn is builtins.enumerate and len(it.args) == 1 and not it.keywords:
+            lengths, item = self._indexed(it.args[0], index, out, hint)
+            return lengths, gast.Tuple([copy.deepcopy(index), item], gast.Load())
+        seq = self.atom(it, out, hint=hint)
+        return [T.expr("len(s)", s=seq)], gast.Subscript(seq, copy.deepcopy(index), gast.Load())
 
     def unroll(self, s, seq):
         """``for layer in self.layers:`` over objects known at compile time.
@@ -405,6 +404,8 @@ class Normalizer(CallsMixin, InlineMixin):
 
     def atom(self, node, out, hint):
         """Reduce ``node`` to a name or constant, emitting statements into ``out``."""
+        if self.scope.is_source(node):
+            return T.name(self.variable_read(node, out, None, f"{self.root}_{_short(node)}"))
         if isinstance(node, gast.Name) or _is_constant(node):
             return node
         hint = f"{self.root}_{_short(node)}"
