@@ -249,8 +249,8 @@ def _unit(shape, i):
 def _finish(g, source, unconnected):
     """A source's gradient with its shape and float dtype, or None / zeros if unconnected."""
     value = np.asarray(source) if _is_variable(source) else source
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value[()]  # a 0-d source gets a NumPy scalar, as TF gives a scalar tensor
+    if _is_variable(source) and value.ndim == 0:
+        value = value[()]  # a 0-d Variable gets a NumPy scalar, as TF gives a scalar tensor
     if not is_float_like(source):
         g = None  # ints and bools are never watched (TensorFlow warns and ignores them)
     if g is None:
