@@ -47,6 +47,7 @@ class Context:
         self._sources = {}
         # Tapes: reads of trainable Variables are differentiated (sources).
         self.param_values = {}  # parameters' values at the first call (tapes)
+        self.arg_values = {}  # the same for sg.grad: only to specialise inner gradients
         self.variable_sources = False
         self.is_variable = lambda value: False
         self.sources = set()
@@ -203,6 +204,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     for s in activity.walk_stmts(node.body):
         if anno.origin(s) is None:
             anno.set_origin(s, src.origin(s))
+    ctx.arg_values = dict(zip(params, sample or ()))
     for p, value in zip(params, sample or ()):        # objects passed in: resolve their methods
         if p not in wrt_names and atoms.is_static_object(value):
             ctx.scope.static[p] = value

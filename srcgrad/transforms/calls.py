@@ -57,7 +57,7 @@ class CallsMixin:
             return self.custom_call(node, custom, out, dest, hint)
         generated = getattr(obj, "__srcgrad_generated__", None)
         if generated is not None:
-            sample = [self._static_or_none(a) for a in node.args]
+            sample = [self._sample_of(a) for a in node.args]
             return self.inline(generated(sample), None, node, out, dest)
         if isinstance(obj, gast.FunctionDef):
             return self.inline(obj, None, node, out, dest)
@@ -99,6 +99,17 @@ class CallsMixin:
         out.append(self._mark(stmt, "custom", pair=pair, operands=atoms))
         self.varied.add(d)
         return d
+
+    def _sample_of(self, node):
+        """What the inner gradient of ``sg.grad(sg.grad(f))`` may be specialised on.
+
+        Objects, and the first call's value of a parameter passed on unchanged
+        (its kind, rank included, is part of this code's own cache key).
+        """
+        if isinstance(node, gast.Name) and node.id in self.ctx.arg_values \
+                and self.counts.get(node.id, 0) == 0:
+            return self.ctx.arg_values[node.id]
+        return self._static_or_none(node)
 
     def _static_or_none(self, node):
         obj = self.scope.value(node) if isinstance(node, (gast.Name, gast.Attribute)) else MISSING
