@@ -213,18 +213,8 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     result = result if result is not None else T.const(None)
     result_name = result.id if isinstance(result, gast.Name) else None
     act = activity.analyze(node.body, wrt_names, result_name)   # varied and useful
-    record.instrument(body, ctx.namer)                # name branch flags and trip counters
-    rev = Reverse(ctx, act)
-    rev.ints = int_names(body)
-    rev.inplace = inplace
-    rev.scalars = ranks.scalar_names(body, params, sample, rev.ints)
-    state = {}
-    backward = []
-    if result_name in act:                            # reverse mode, from the seed
-        backward = [T.assign(rev.d(result_name), T.const(1.0))]
-        state[result_name] = True
-        backward += rev.block(body, state)
-    forward, backward = _record(ctx, rev, body, params, backward)  # what the forward pass saves
+    rev, state, forward, backward = reverse_and_record(   # reverse mode; what the forward saves
+        ctx, body, params, sample, act, [(result_name, T.const(1.0))], inplace)
     grads = [T.name(rev.d(w)) if w in state else T.expr("_sg.zeros_like(x)", x=w) for w in wrt_names]
     out = grads[0] if len(grads) == 1 and not as_tuple else gast.Tuple(grads, gast.Load())
     cleanup(backward, ctx.namer.adjoints.values(), _loads([gast.Expr(out)]))  # dead adjoints
@@ -242,6 +232,29 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     text = codegen.unparse(new, header)               # print
     loaded = codegen.load(text, fname, src.globals, ctx.cells, f"{mode} {fn.__qualname__}")
     return Generated(text, loaded, ctx.guards)
+
+
+def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=None):
+    """Backward code seeded by ``seeds`` ((name, value) pairs) and the forward code it needs.
+
+    ``prelude(rev)`` may configure the generator and returns statements that
+    open the backward code. Returns (generator, adjoint state, forward, backward).
+    """
+    record.instrument(body, ctx.namer)                # name branch flags and trip counters
+    rev = Reverse(ctx, act)
+    rev.ints = int_names(body)
+    rev.inplace = inplace
+    rev.scalars = ranks.scalar_names(body, params, sample, rev.ints)
+    backward = list(prelude(rev)) if prelude is not None else []
+    state = {}
+    for name, value in seeds:
+        if name in act:
+            backward.append(T.assign(rev.d(name), value))
+            state[name] = True
+    if state:
+        backward += rev.block(body, state)
+    forward, backward = _record(ctx, rev, body, params, backward)
+    return rev, state, forward, backward
 
 
 def _differentiated(fn, sample):

@@ -17,16 +17,15 @@ import gast
 
 from . import blocks, codegen, source
 from . import templates as T
-from .compiler import Context, Generated, _loads, _record
-from .transforms import activity, anno, fence, normalize, ranks, record
+from .compiler import Context, Generated, _loads, reverse_and_record
+from .transforms import activity, anno, fence, normalize
 from .transforms.cleanup import cleanup
 from .transforms.desugar import desugar
 from .transforms.resolve import Guards
-from .transforms.reverse import Reverse, int_names
 from .transforms.scopes import free_names
 
 
-def _watch_marker(target_name, node, region, known=None):
+def _watch_marker(node, region, known=None):
     """``tape.watch(x)`` becomes markers: the backward pass reports x's adjoint there.
 
     A list, tuple or dict literal watches each item; a variable holding a
@@ -138,7 +137,7 @@ class _Prepare:
     def stmt(self, s, tape_name, in_loop=False):
         region = self.region
         if _is_tape_call(s, tape_name, "watch"):
-            return _watch_marker(tape_name, s, region, self.known)
+            return _watch_marker(s, region, self.known)
         if any(_is_tape_call(s, name, "watch") for name in self.inner):
             return []  # a nested tape's watch: that tape's business
         if isinstance(s, gast.Return) or (isinstance(s, (gast.Break, gast.Continue)) and not in_loop):
@@ -262,34 +261,29 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
             or p in watch_inputs]
     start = next((i + 1 for i in range(len(node.body) - 1, -1, -1)
                   if getattr(node.body[i], "sg_reset", False)), 0)
-    node.body[start:start] = [m for p in auto for m in _watch_marker(None, _fake_watch(p, node), region)]
+    node.body[start:start] = [m for p in auto for m in _watch_marker(_fake_watch(p, node), region)]
     node.body = [s for s in node.body if not getattr(s, "sg_reset", False)]
     watched = sorted({s.sg_watched for s in activity.walk_stmts(node.body) if anno.kind(s) == "watch"})
     normalize.normalize(node, ctx, watched)
     body = node.body[:-1]
     wrt = watched + sorted(ctx.sources)
     act = activity.analyze(node.body, wrt, set(targets))
-    record.instrument(body, ctx.namer)
-    rev = Reverse(ctx, act)
-    rev.ints = int_names(body)
-    rev.scalars = ranks.scalar_names(body, params, sample, rev.ints)
-    rev.inplace = sources is None
     seeds = [ctx.namer.fresh(f"seed_{t}") for t in targets]
-    state = {}
+
+    def prelude(rev):
+        if sources is None:
+            rev.grads_list = ctx.namer.fresh("source_grads")
+            return [T.assign(rev.grads_list, gast.List([], gast.Load()))]
+        rev.named_sources = {n: ctx.namer.fresh(f"grad_{n}") for n in sources}
+        return [T.assign(v, T.expr("_sg.zeros_like(x)", x=n)) for n, v in rev.named_sources.items()]
+
+    rev, _, forward, backward = reverse_and_record(
+        ctx, body, params, sample, act, [(t, T.name(sd)) for t, sd in zip(targets, seeds)],
+        inplace=sources is None, prelude=prelude)
     if sources is None:
-        rev.grads_list = ctx.namer.fresh("source_grads")
-        backward = [T.assign(rev.grads_list, gast.List([], gast.Load()))]
         out = T.name(rev.grads_list)
     else:
-        rev.named_sources = {n: ctx.namer.fresh(f"grad_{n}") for n in sources}
-        backward = [T.assign(v, T.expr("_sg.zeros_like(x)", x=n)) for n, v in rev.named_sources.items()]
         out = gast.Tuple([T.name(v) for v in rev.named_sources.values()], gast.Load())
-    for t, seed in zip(targets, seeds):
-        if t in act:
-            backward.append(T.assign(rev.d(t), T.name(seed)))
-            state[t] = True
-    backward += rev.block(body, state)
-    forward, backward = _record(ctx, rev, body, params, backward)
     cleanup(backward, ctx.namer.adjoints.values(), _loads([gast.Expr(out)]))
     node.args.args += [gast.Name(sd, gast.Param(), None, None) for sd in seeds]
     fname = ctx.namer.fresh(f"{region.tape_name or 'tape'}_region")
