@@ -103,6 +103,9 @@ class Compiled:
         if compiled is None or compiled.bound and compiled.bound[0] is not f.__self__:
             compiled = cls(f, wrt, mode)
             per_fn[(key, inspect.ismethod(f))] = compiled
+        elif compiled.f is None:
+            # Keyed on a gradient's shared state, the wrapper it first saw may be gone.
+            compiled._f = weakref.ref(f.__func__ if compiled.bound else f)
         return compiled
 
     @property

@@ -391,3 +391,17 @@ def test_reload_of_the_differentiated_module_itself(modules):
     assert float(sg.grad(helpmod.helper)(0.5)) == pytest.approx(-5.0 * np.sin(0.5) + 1.0)
     # The old object still computes the old function.
     assert float(sg.grad(old)(0.5)) == pytest.approx(2.0 * np.cos(0.5))
+
+
+def test_inline_grad_of_grad_with_a_new_kind_after_the_first_wrapper_is_gone():
+    """sg.grad(sg.grad(f)) written inline makes a new inner wrapper at each call."""
+    import gc
+
+    def wave(a):
+        return np.sum(np.sin(a) * a)
+
+    expected = 2 * np.cos(0.7) - 0.7 * np.sin(0.7)
+    assert float(sg.grad(sg.grad(wave))(0.7)) == pytest.approx(expected)
+    gc.collect()
+    out = sg.grad(sg.grad(wave))(np.float32(0.7))  # a new kind: compiles again
+    assert type(out) is np.float32 and float(out) == pytest.approx(expected, rel=1e-5)
