@@ -131,10 +131,3 @@ VIEW_METHODS = ("reshape", "transpose", "ravel", "squeeze", "view", "swapaxes")
 def _is_view_call(call, scope):
     obj = scope.value(call.func)
     return getattr(obj, "__name__", None) in VIEW_FUNCS
-
-
-def _scalar_index(index):
-    """An index of ints (a copy out of an array, not a view)... or unknown names."""
-    if isinstance(index, gast.Tuple):
-        return all(_scalar_index(e) for e in index.elts)
-    return not isinstance(index, gast.Slice)

@@ -18,8 +18,6 @@ A statement produced by ``normalize`` carries ``sg_kind``, one of:
 and ``sg_origin`` (a ``source.Origin``) pointing at the user's line.
 Compound statements (if/for/while) carry ``sg_origin`` only.
 """
-import copy
-
 KIND = "sg_kind"
 ORIGIN = "sg_origin"
 
@@ -55,7 +53,3 @@ def set_kind(node, value, **extra):
         setattr(node, "sg_" + key, val)
     return node
 
-
-def clone(node):
-    """A deep copy that keeps the annotations (deepcopy copies instance attributes)."""
-    return copy.deepcopy(node)

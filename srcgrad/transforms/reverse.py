@@ -47,17 +47,6 @@ def comment(text):
 OWN = "own"  # see Reverse.acc
 
 
-class State(dict):
-    """Adjoints known to be non-zero at a point of the backward pass."""
-
-    def copy(self):
-        return State(self)
-
-
-def _read_names(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-
-
 def written_names(s):
     """Names a statement rebinds (not mutations)."""
     if isinstance(s, gast.Assign):
