@@ -33,8 +33,8 @@ def _structure(obj, depth):
     ``self.layers`` unrolled), so a model with another number or kind of
     layers must compile anew.
     """
-    if depth == 0:
-        return ()
+    if depth == 0 or hasattr(obj, "__array__"):
+        return ()  # arrays and Variables are data: their class is enough
     out = []
     for name, value in vars(obj).items():
         if isinstance(value, (list, tuple)):

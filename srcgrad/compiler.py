@@ -41,7 +41,8 @@ class Context:
         self.containers = set()
         self.tuples = {}
         self.cells = {"_sg": codegen.runtime_cell()}
-        self.scope.static["_sg"] = self.cells["_sg"].cell_contents
+        self.runtime = self.cells["_sg"].cell_contents
+        self.scope.static["_sg"] = self.runtime
         self.cells.update(src.freevars)
         self.result_hint = "result"
         self._sources = {}
@@ -51,6 +52,7 @@ class Context:
         self.variable_sources = False
         self.is_variable = lambda value: False
         self.sources = set()
+        self.read_values = set()  # names holding the array read from a watched Variable
         self.scope.is_source = self._is_variable_read
         self.scope.calls_user_code = self._calls_user_code
         self.top_locals = scopes.function_locals(src.node)
@@ -89,7 +91,7 @@ class Context:
         """Does ``node`` (a name or attribute chain) read a trainable Variable a tape watches?"""
         if not self.variable_sources or not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)):
             return False
-        if isinstance(node, gast.Name) and node.id in self.sources:
+        if isinstance(node, gast.Name) and (node.id in self.sources or node.id in self.read_values):
             return False
         obj = self.scope.value(node)
         return self.is_variable(obj) and getattr(obj, "trainable", False)

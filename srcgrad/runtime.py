@@ -122,6 +122,12 @@ def repeat_grad(grad, seq):
     return out
 
 
+def read_value(value):
+    """A Variable's array (a tape reads Variables through this); anything else as is."""
+    read = getattr(value, "read_value", None)
+    return read() if read is not None else value
+
+
 def seed_like(value):
     """The default seed of a tape's gradient: ones shaped like the target."""
     return np.ones_like(np.asarray(value), dtype=np.result_type(np.asarray(value).dtype, np.float16))

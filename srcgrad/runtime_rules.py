@@ -15,6 +15,7 @@ TABLE = {
     rt.add_at: Rule("base, index, grad", base="g", grad="_sg.unbroadcast(g[index], grad)"),
     rt.zero_at: Rule("base, index", base="_sg.zero_at(g, index)"),
     rt.copy_slot: Rule("value", value="g"),
+    rt.read_value: Rule("value", value="g"),
     rt.as_list: Rule("grad, like", grad="_sg.from_list(g, grad)"),
 }
 

@@ -418,13 +418,23 @@ class Normalizer(CallsMixin, InlineMixin):
         return T.name(self.expr(node, out, None, hint))
 
     def variable_read(self, node, out, dest, hint):
-        """``t = self.w`` where ``self.w`` is a watched Variable: a source of gradients."""
+        """``self.w`` where it is a watched Variable: a source of gradients.
+
+        ``w_var = self.w`` is the source (the tape matches the Variable object);
+        the computation uses ``w = _sg.read_value(w_var)``, its array, so that
+        NumPy works on plain arrays rather than through the Variable's protocols.
+        """
+        var = self.ctx.namer.fresh(f"{dest or hint}_var")
+        out.append(self._mark(T.assign(var, node), "read"))
+        marker = anno.like(gast.Expr(gast.Call(T.name("_sg_watch"), [T.name(var)], [])), self.cur)
+        out.append(anno.set_kind(marker, "watch", watched=var))
+        self.ctx.sources.add(var)
+        self.varied.add(var)
         d = self._dest(dest, hint)
-        out.append(self._mark(T.assign(d, node), "read"))
-        marker = anno.like(gast.Expr(gast.Call(T.name("_sg_watch"), [T.name(d)], [])), self.cur)
-        out.append(anno.set_kind(marker, "watch", watched=d))
-        self.ctx.sources.add(d)
-        self.varied.add(d)
+        self.ctx.read_values.add(d)  # an array now, no longer the Variable
+        self.scope.static.pop(d, None)
+        read = T.assign(d, T.expr("_sg.read_value(v)", v=var))
+        self._prim(read, self.ctx.runtime.read_value, [T.name(var)], {}, out, d)
         self.changed = True
         return d
 
