@@ -533,3 +533,25 @@ def test_sequence_operators_are_not_elementwise(f, df):
     """``list + list`` concatenates and ``list * n`` repeats: neither is np.add/np.multiply."""
     for x in (1.5, -0.5):
         assert float(sg.grad(f)(x)) == pytest.approx(df(x), rel=1e-12)
+
+
+def _wave(a):
+    return np.sum(np.sin(a) * a)
+
+
+def _uses_inline_gradient(x):
+    return np.sum(sg.grad(_wave)(x) * 2.0)
+
+
+def _uses_inline_gradient_wrt_name(x, s):
+    return sg.value_and_grad(_wave, wrt="a")(x * s)[1] * s
+
+
+def test_gradient_made_inline_inside_differentiated_code():
+    """``sg.grad(f)(x)`` inside a differentiated function: made when compiling."""
+    from srcgrad.testing import check_grads
+
+    x = np.array([0.3, 1.0, -0.7])
+    expected = 2.0 * (2.0 * np.cos(x) - x * np.sin(x))
+    np.testing.assert_allclose(sg.grad(_uses_inline_gradient)(x), expected, rtol=1e-12)
+    check_grads(_uses_inline_gradient_wrt_name, (0.4, 1.3), order=1)

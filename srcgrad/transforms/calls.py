@@ -38,7 +38,7 @@ class CallsMixin:
                 return self.call(self._expand_starred(node), out, dest, hint)
         if isinstance(f, gast.Attribute) and expr_varied(f.value, self.varied, self.scope):
             return self.method(node, out, dest, hint)
-        obj = self.scope.value(f)
+        obj = self.scope.value(f) if not isinstance(f, gast.Call) else self._gradient_of(f)
         if obj is MISSING and isinstance(f, gast.Attribute) and f.attr in derivatives.METHODS \
                 and self.scope.value(f.value) is MISSING:
             # A method of a value only known at run time: NumPy's array methods.
@@ -99,6 +99,27 @@ class CallsMixin:
         out.append(self._mark(stmt, "custom", pair=pair, operands=atoms))
         self.varied.add(d)
         return d
+
+    def _gradient_of(self, call):
+        """``sg.grad(f, wrt=1)`` written where a function is called: made at compile time.
+
+        Only srcgrad's own ``grad``/``value_and_grad`` with arguments known when
+        compiling; the result is differentiated like any gradient (higher order).
+        """
+        import srcgrad
+
+        fn = self.scope.value(call.func)
+        if fn is not srcgrad.grad and fn is not srcgrad.value_and_grad:
+            return MISSING
+        values = []
+        for node in list(call.args) + [k.value for k in call.keywords]:
+            value = node.value if isinstance(node, gast.Constant) else self.scope.value(node)
+            if value is MISSING:
+                return MISSING
+            values.append(value)
+        args = values[:len(call.args)]
+        kwargs = {k.arg: v for k, v in zip(call.keywords, values[len(call.args):])}
+        return fn(*args, **kwargs)
 
     def _sample_of(self, node):
         """What the inner gradient of ``sg.grad(sg.grad(f))`` may be specialised on.
