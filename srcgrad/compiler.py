@@ -336,6 +336,11 @@ def _loads(code):
     return out
 
 
+def _written_in_place(stmts):
+    """Arrays some statement writes into (``a[i] = v``)."""
+    return {s.targets[0].value.id for s in stmts if anno.kind(s) == "setitem"}
+
+
 def _snapshot_items(body, needed):
     """Copy items of arrays written in place when the backward pass reads them.
 
@@ -345,7 +350,7 @@ def _snapshot_items(body, needed):
     differentiate it again (higher order).
     """
     stmts = list(activity.walk_stmts(body))
-    written = {s.targets[0].value.id for s in stmts if anno.kind(s) == "setitem"}
+    written = _written_in_place(stmts)
     for s in stmts:
         if anno.kind(s) == "getitem" and s.value.value.id in written and s.targets[0].id in needed:
             s.value = T.expr("_sg.copy_slot(v)", v=s.value)
@@ -360,7 +365,7 @@ def _needed(backward, primal, body):
     """
     needed = _loads(backward) & primal
     stmts = list(activity.walk_stmts(body))
-    written = {s.targets[0].value.id for s in stmts if anno.kind(s) == "setitem"}
+    written = _written_in_place(stmts)
     changed = True
     while changed:
         changed = False

@@ -18,7 +18,7 @@ import gast
 from . import blocks, codegen, source
 from . import templates as T
 from .compiler import Context, Generated, _loads, reverse_and_record
-from .transforms import activity, anno, fence, normalize
+from .transforms import activity, anno, atoms, fence, normalize
 from .transforms.cleanup import cleanup
 from .transforms.desugar import desugar
 from .transforms.resolve import Guards
@@ -253,7 +253,7 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     for p, value in zip(params, sample):
         if is_variable(value) or p in assigned:
             continue
-        if normalize._is_static_object(value) or (watch_variables and _holds_variables(value, is_variable)):
+        if atoms.is_static_object(value) or (watch_variables and _holds_variables(value, is_variable)):
             # Objects, and containers of Variables (``params[0]``, ``for v in params``).
             ctx.scope.static[p] = value
     # Trainable Variables the region receives are watched from its first line.

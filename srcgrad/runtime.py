@@ -7,6 +7,7 @@ differentiated (``sg.grad(sg.grad(f))``).
 import numpy as np
 
 from .adjoint_helpers import *  # noqa: F401,F403  (rule helpers, see derivatives.py)
+from .variables import stop_gradient  # noqa: F401  (tape blocks: stop_recording)
 
 
 _SCALARS = frozenset({float, int, np.float64, np.float32, np.float16, np.longdouble})
@@ -131,12 +132,6 @@ def read_value(value):
 def seed_like(value):
     """The default seed of a tape's gradient: ones shaped like the target."""
     return np.ones_like(np.asarray(value), dtype=np.result_type(np.asarray(value).dtype, np.float16))
-
-
-def stop_gradient(value):
-    """The value, cut off from differentiation (the compiler treats it as a constant)."""
-    return np.asarray(value) if hasattr(value, "__array__") and not isinstance(value, np.generic) \
-        else value
 
 
 def check_not_array(value, name, where):
