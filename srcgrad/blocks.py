@@ -7,7 +7,7 @@ variables the region reads and that exist when it is entered.
 """
 import linecache
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import gast
 
@@ -92,6 +92,10 @@ def locate(frame):
     found = _REGIONS.get(key)
     if found is None:
         found = _REGIONS[key] = _locate(frame)
+    elif found.globals is not frame.f_globals:
+        # Equal code objects compare equal: the same script run again (runpy)
+        # has new globals, which its region must resolve names in.
+        found = _REGIONS[key] = replace(found, globals=frame.f_globals)
     return found
 
 

@@ -5,12 +5,35 @@ class for objects), finds the entry compiled for those kinds and re-checks
 its guards (identity of every global it was specialised on), then runs the
 generated code. Nothing is parsed on that path.
 """
+import functools
 import inspect
+import types
 import weakref
 
 import numpy as np
 
 from .compiler import compile_gradient
+
+
+# Objects the compiler reads or inlines as they are: code specialised on one
+# of them is only valid for that very object.
+_BY_IDENTITY = (types.FunctionType, types.BuiltinFunctionType, types.BuiltinMethodType, np.ufunc,
+                functools.partial, type, types.ModuleType)
+
+
+class _Same:
+    """A cache-key part equal only for the same object (held, so its id stays unique)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __eq__(self, other):
+        return isinstance(other, _Same) and other.obj is self.obj
+
+    def __hash__(self):
+        return id(self.obj)
 
 
 def _kind(value):
@@ -21,7 +44,11 @@ def _kind(value):
         return ("array", value.dtype.char, value.ndim)  # the code depends on ranks (ranks.py)
     if isinstance(value, np.generic):
         return ("scalar", value.dtype.char)
-    if hasattr(value, "__dict__") and not isinstance(value, type):
+    if isinstance(value, _BY_IDENTITY):
+        return _Same(value)  # np.sin and np.cos, or two user functions, compile apart
+    if isinstance(value, types.MethodType):  # a new object at each attribute access
+        return ("method", _Same(value.__func__), _kind(value.__self__))
+    if hasattr(value, "__dict__"):
         return (t, _structure(value, 3))
     return t
 
@@ -38,12 +65,20 @@ def _structure(obj, depth):
     out = []
     for name, value in vars(obj).items():
         if isinstance(value, (list, tuple)):
-            out.append((name, len(value), tuple(
-                (type(v), _structure(v, depth - 1)) if hasattr(v, "__dict__") else type(v)
-                for v in value)))
-        elif hasattr(value, "__dict__") and not isinstance(value, type):
-            out.append((name, type(value), _structure(value, depth - 1)))
+            out.append((name, len(value), tuple(_attribute(v, depth) for v in value)))
+        elif isinstance(value, (_BY_IDENTITY, types.MethodType)) or hasattr(value, "__dict__"):
+            out.append((name, _attribute(value, depth)))
     return tuple(out)
+
+
+def _attribute(value, depth):
+    if isinstance(value, _BY_IDENTITY):
+        return _Same(value)  # ``self.activation = np.tanh``
+    if isinstance(value, types.MethodType):
+        return ("method", _Same(value.__func__), type(value.__self__))
+    if hasattr(value, "__dict__"):
+        return (type(value), _structure(value, depth - 1))
+    return type(value)
 
 
 def _check_differentiable(value, index, name):

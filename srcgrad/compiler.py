@@ -236,16 +236,19 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     return Generated(text, loaded, ctx.guards)
 
 
-def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=None):
+def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=None, rows=None):
     """Backward code seeded by ``seeds`` ((name, value) pairs) and the forward code it needs.
 
     ``prelude(rev)`` may configure the generator and returns statements that
-    open the backward code. Returns (generator, adjoint state, forward, backward).
+    open the backward code. ``rows``: the name of a seed with a leading axis
+    of rows (``tape.jacobian``), which every adjoint then carries.
+    Returns (generator, adjoint state, forward, backward).
     """
     record.instrument(body, ctx.namer)                # name branch flags and trip counters
     rev = Reverse(ctx, act)
     rev.ints = int_names(body)
     rev.inplace = inplace
+    rev.rows = rows
     rev.scalars = ranks.scalar_names(body, params, sample, rev.ints)
     backward = list(prelude(rev)) if prelude is not None else []
     state = {}

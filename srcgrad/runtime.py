@@ -7,6 +7,7 @@ differentiated (``sg.grad(sg.grad(f))``).
 import numpy as np
 
 from .adjoint_helpers import *  # noqa: F401,F403  (rule helpers, see derivatives.py)
+from .batched import *  # noqa: F401,F403  (the same with a leading axis of rows, for jacobian)
 from .variables import stop_gradient  # noqa: F401  (tape blocks: stop_recording)
 
 

@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from . import blocks, region
-from .cache import _cast, _kind
+from .cache import _cast, _kind, _Same
 from .variables import UnconnectedGradients, Variable, is_float_like
 
 _COMPILED = {}
@@ -39,15 +39,16 @@ class _Record:
         self.prewatched = []
         self.snapshots = {}
 
-    def compiled(self, targets, watch_variables, watch_inputs=()):
+    def compiled(self, targets, watch_variables, watch_inputs=(), rows=False):
         sample = [self.values[n] for n in self.inputs]
-        key = (self.region.key, tuple(self.inputs), tuple(_kind(v) for v in sample),
-               tuple(targets), watch_variables, tuple(watch_inputs))
+        key = (self.region.key, _Same(self.region.globals), tuple(self.inputs),
+               tuple(_kind(v) for v in sample),
+               tuple(targets), watch_variables, tuple(watch_inputs), rows)
         entry = _COMPILED.get(key)
         if entry is None or not entry.guards.valid():
             entry = region.compile_region(self.region, self.inputs, sample, list(targets),
                                           watch_variables, _is_variable,
-                                          watch_inputs=tuple(watch_inputs))
+                                          watch_inputs=tuple(watch_inputs), rows=rows)
             _COMPILED[key] = entry
         return entry
 
@@ -153,43 +154,43 @@ class GradientTape:
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE):
         """d target / d sources: for each source, shape ``target.shape + source.shape``.
 
-        Runs the block's adjoint code once per element of ``target``.
+        One run of the block's adjoint code, seeded with every row of the
+        identity at once (each adjoint carries a leading axis of rows).
         """
         unconnected = UnconnectedGradients.parse(unconnected_gradients)
         self._start_differentiating()
         flat_sources, rebuild = _flatten(sources)
         shape = np.shape(target)
-        rows = [self._vjp([target], [_unit(shape, i)], flat_sources)
-                for i in range(int(np.prod(shape)))]
-        out = []
-        for k, source in enumerate(flat_sources):
-            value = np.asarray(source)
-            parts = [r[k] for r in rows]
-            if all(p is None for p in parts):
-                out.append(None if unconnected is UnconnectedGradients.NONE
-                           else np.zeros(shape + value.shape, dtype=_float_dtype(value)))
-                continue
-            parts = [np.zeros(value.shape) if p is None else np.broadcast_to(p, value.shape)
-                     for p in parts]
-            out.append(np.stack(parts).reshape(shape + value.shape).astype(_float_dtype(value)))
-        return rebuild(out)
+        size = int(np.prod(shape, dtype=int))
+        seed = np.eye(size).reshape((size,) + shape)
+        grads = self._vjp([target], [seed], flat_sources, rows=True)
+        return rebuild([_rows_finish(g, s, (size,), shape, unconnected)
+                        for g, s in zip(grads, flat_sources)])
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE):
         """Per-example Jacobians: shape ``(batch,) + target.shape[1:] + source.shape[1:]``.
 
-        Example b of ``target`` must depend only on example b of ``source``.
+        Example b of ``target`` must depend only on example b of ``source``
+        (as in TensorFlow): then one run seeded with a unit vector in every
+        example at once gives row m of all the examples' Jacobians, so the
+        backward pass runs over ``target.shape[1:]`` rows, not ``target.size``.
         """
-        full = self.jacobian(target, source, unconnected_gradients)
-        if full is None:
-            return None
+        unconnected = UnconnectedGradients.parse(unconnected_gradients)
         t_shape, s_shape = np.shape(target), np.shape(source)
-        batch = t_shape[0]
-        if s_shape[0] != batch:
+        if len(t_shape) == 0 or len(s_shape) == 0 or s_shape[0] != t_shape[0]:
             raise ValueError(f"batch_jacobian needs target and source with the same first "
-                             f"dimension, got {t_shape} and {s_shape}")
-        full = full.reshape((batch, -1, batch, int(np.prod(s_shape[1:], dtype=int))))
-        diag = full[np.arange(batch), :, np.arange(batch), :]
-        return diag.reshape((batch,) + t_shape[1:] + s_shape[1:])
+                             f"dimension, got shapes {t_shape} and {s_shape}")
+        self._start_differentiating()
+        batch, rest = t_shape[0], t_shape[1:]
+        size = int(np.prod(rest, dtype=int))
+        eye = np.eye(size).reshape((size, 1) + rest)
+        seed = np.ascontiguousarray(np.broadcast_to(eye, (size,) + t_shape))
+        (g,) = self._vjp([target], [seed], [source], rows=True)
+        g = _rows_finish(g, source, (size,), (size,), unconnected)
+        if g is None:
+            return None
+        moved = np.swapaxes(g, 0, 1)  # (batch, row, ...) from (row, batch, ...)
+        return moved.reshape((batch,) + rest + s_shape[1:])
 
     def _start_differentiating(self):
         if self._used and not self.persistent:
@@ -199,11 +200,13 @@ class GradientTape:
                                "call it after the block ends")
         self._used = True
 
-    def _vjp(self, flat_targets, seeds, flat_sources):
+    def _vjp(self, flat_targets, seeds, flat_sources, rows=False):
         """Adjoints of ``flat_sources`` (None where unconnected) for seeded targets.
 
         Blocks are differentiated last to first; a value one block computed and
         a later block read carries its adjoint back to the earlier block.
+        ``rows``: the seeds (given) have a leading axis of rows, and so do the
+        adjoints returned.
         """
         grads = [None] * len(flat_sources)
         seeded = [(t, np.ones_like(np.asarray(t), dtype=float) if s is None else s)
@@ -222,7 +225,7 @@ class GradientTape:
                        if any(any(v is record.values[n] for v in out.values()) for out in earlier)
                        or any(v is record.values[n] for v in record.prewatched)]
             names = sorted(wanted)
-            entry = record.compiled(names, self.watch_accessed_variables, carried)
+            entry = record.compiled(names, self.watch_accessed_variables, carried, rows)
             args = [record.snapshots.get(n, record.values[n]) for n in record.inputs]
             args += [wanted[n] for n in names]
             originals = {id(record.snapshots[n]): record.values[n] for n in record.snapshots}
@@ -240,10 +243,16 @@ def _float_dtype(value):
     return value.dtype if np.issubdtype(value.dtype, np.floating) else np.float64
 
 
-def _unit(shape, i):
-    seed = np.zeros(int(np.prod(shape, dtype=int)))
-    seed[i] = 1.0
-    return seed.reshape(shape)
+def _rows_finish(g, source, lead, shape, unconnected):
+    """A Jacobian for ``source`` from row adjoints ``g``: shape ``shape + source.shape``."""
+    value = np.asarray(source)
+    dtype = _float_dtype(value)
+    if g is None or not is_float_like(source):
+        if unconnected is UnconnectedGradients.NONE:
+            return None
+        return np.zeros(shape + value.shape, dtype=dtype)
+    full = np.broadcast_to(g, lead + value.shape)
+    return full.reshape(shape + value.shape).astype(dtype)
 
 
 def _finish(g, source, unconnected):

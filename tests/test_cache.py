@@ -405,3 +405,81 @@ def test_inline_grad_of_grad_with_a_new_kind_after_the_first_wrapper_is_gone():
     gc.collect()
     out = sg.grad(sg.grad(wave))(np.float32(0.7))  # a new kind: compiles again
     assert type(out) is np.float32 and float(out) == pytest.approx(expected, rel=1e-5)
+
+
+# -- code specialised on objects passed in: one entry per object ------------------
+
+def _apply(f, x):
+    return np.sum(f(x))
+
+
+def _square(v):
+    return v * v
+
+
+def _cube(v):
+    return v * v * v
+
+
+def test_functions_passed_as_arguments_compile_apart():
+    x = np.array([0.5, 1.0])
+    grad = sg.grad(_apply, wrt=1)
+    np.testing.assert_allclose(grad(np.sin, x), np.cos(x))
+    np.testing.assert_allclose(grad(np.cos, x), -np.sin(x))  # not sin's code again
+    np.testing.assert_allclose(grad(_square, x), 2 * x)
+    np.testing.assert_allclose(grad(_cube, x), 3 * x * x)
+    before = source.PARSE_COUNT[0]
+    np.testing.assert_allclose(grad(np.cos, x), -np.sin(x))  # and each is cached
+    assert source.PARSE_COUNT[0] == before
+
+
+class _Act:
+    def __init__(self, act, scale):
+        self.act = act
+        self.scale = scale
+
+    def __call__(self, x):
+        return np.sum(self.act(x) * self.scale)
+
+    def double(self, x):
+        return 2.0 * self(x)
+
+
+def test_functions_held_by_attributes_compile_apart():
+    x = np.array([0.5, 1.0])
+    grad = sg.grad(lambda model, v: model(v), wrt=1)
+    np.testing.assert_allclose(grad(_Act(np.sin, 1.0), x), np.cos(x))
+    np.testing.assert_allclose(grad(_Act(np.cos, 1.0), x), -np.sin(x))
+    np.testing.assert_allclose(grad(_Act(_cube, 2.0), x), 6 * x * x)
+
+
+def test_bound_methods_key_on_their_function_and_object_kind():
+    x = np.array([0.5, 1.0])
+    grad = sg.grad(_apply, wrt=1)
+    np.testing.assert_allclose(grad(_Act(np.sin, 1.0).double, x), 2 * np.cos(x))
+    before = source.PARSE_COUNT[0]
+    np.testing.assert_allclose(grad(_Act(np.sin, 3.0).double, x), 6 * np.cos(x))
+    assert source.PARSE_COUNT[0] == before  # a new bound method of the same kind: no recompile
+    np.testing.assert_allclose(grad(_Act(_square, 1.0).double, x), 4 * x)
+
+
+def test_script_run_again_resolves_names_in_its_new_globals(tmp_path):
+    import runpy
+
+    script = tmp_path / "rerun_script.py"
+    script.write_text(textwrap.dedent("""\
+        import numpy as np
+        import srcgrad as sg
+
+        def local_fn(a):
+            return np.sum(a * w)
+
+        with sg.GradientTape() as tape:
+            tape.watch(w)
+            y = local_fn(w)
+        RESULT = tape.gradient(y, w)
+        """))
+    for k in range(3):
+        w = np.array([1.0, 2.0]) * (k + 1)
+        got = runpy.run_path(str(script), init_globals={"w": w})["RESULT"]
+        np.testing.assert_allclose(got, 2 * w)

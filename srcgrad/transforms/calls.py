@@ -62,7 +62,10 @@ class CallsMixin:
         if isinstance(obj, gast.FunctionDef):
             return self.inline(obj, None, node, out, dest)
         if isinstance(obj, types.MethodType) and not is_library(obj.__func__):
-            receiver = self.atom(f.value, out, "receiver") if isinstance(f, gast.Attribute) else None
+            # ``obj.m(x)``, or ``f(x)`` for a bound method ``f`` passed in: its receiver.
+            owner = f.value if isinstance(f, gast.Attribute) else \
+                gast.Attribute(copy.deepcopy(f), "__self__", gast.Load())
+            receiver = self.atom(owner, out, "receiver")
             return self.inline(obj.__func__, receiver, node, out, dest)
         if isinstance(obj, types.FunctionType) and not is_library(obj):
             return self.inline(obj, None, node, out, dest)

@@ -17,6 +17,7 @@ import copy
 import gast
 
 from .. import templates as T
+from ..batch_rules import row_form
 from ..rules import params as rule_params
 from . import anno
 from .activity import literal_items
@@ -74,6 +75,9 @@ class Reverse:
         self.scalars = set()  # names always bound to 0-d values (see ranks.py)
         self.grads_list = None  # tapes: where watch points report (source, adjoint)
         self.named_sources = None  # nested tapes: source name -> variable of its adjoint
+        # tape.jacobian: the name of a seed whose leading axis holds the rows of
+        # the identity; every adjoint then has that leading axis (batched.py).
+        self.rows = None
 
     def d(self, name):
         return self.namer.adjoint(name)
@@ -101,7 +105,18 @@ class Reverse:
         # ``name`` may be unbound on this path (assigned only in the other
         # branch): it is pre-set to None at the top and zeros_like(None) is 0.0.
         self.zeroed.add(name)
-        return T.assign(self.d(name), T.expr("_sg.zeros_like(x)", x=name))
+        return T.assign(self.d(name), self.zeros_for(name))
+
+    def zeros_for(self, name):
+        if self.rows is not None:
+            return T.expr("_sg.zeros_rows(x, s)", x=name, s=self.rows)
+        return T.expr("_sg.zeros_like(x)", x=name)
+
+    def item(self, g, index):
+        """``g[index]`` of a list or array adjoint (row-wise when adjoints have rows)."""
+        if self.rows is not None:
+            return T.expr("_sg.take_rows(g, i)", g=g, i=_index_expr(index))
+        return T.expr("g[i]", g=g, i=index)
 
     # -- blocks ----------------------------------------------------------------
     def block(self, stmts, state):
@@ -168,7 +183,17 @@ class Reverse:
                 atom = s.sg_args.get(pname)
                 if not (isinstance(atom, gast.Name) and atom.id in self.act):
                     continue
-                value = _rule_expr(text, subs, T.name(self.d(t)), T.name(t), self.ctx.module_names)
+                per_row = False
+                if self.rows is not None:
+                    text, per_row = row_form(text)
+                row = self.namer.fresh("row") if per_row else None
+                g = T.name(row or self.d(t))
+                value = _rule_expr(text, subs, g, T.name(t), self.ctx.module_names)
+                if per_row:
+                    fn = gast.Lambda(gast.arguments([T.name(row)], [], None, [], [], None, []),
+                                     value)
+                    fn.args.args[0].ctx = gast.Param()
+                    value = T.expr("_sg.each_row(f, g)", f=fn, g=self.d(t))
                 others = [a for p, a in s.sg_args.items() if p != pname]
                 same_shape = all(isinstance(a, gast.Constant) for a in others) or all(
                     isinstance(a, gast.Constant) or a.id in self.scalars
@@ -176,7 +201,8 @@ class Reverse:
                 if rule.broadcast and not same_shape:
                     # Against a Python number nothing broadcasts: the result
                     # has this operand's shape already.
-                    value = T.expr("_sg.unbroadcast(v, x)", v=value, x=atom.id)
+                    helper = "unbroadcast" if self.rows is None else "unbroadcast_rows"
+                    value = T.expr(f"_sg.{helper}(v, x)", v=value, x=atom.id)
                 self.acc(atom.id, value, state, out)
         return self._finish(s, t, state, out)
 
@@ -190,11 +216,17 @@ class Reverse:
             if self.inplace and state.get(base) is OWN and base not in self.ctx.containers \
                     and _basic_index(index, self.ints):
                 # Our own buffer and a plain index: add in place, no copy.
-                target = gast.Subscript(T.name(db), copy.deepcopy(index), gast.Store())
-                out.append(gast.AugAssign(target, gast.Add(), T.name(self.d(t))))
+                if self.rows is None:
+                    target = gast.Subscript(T.name(db), copy.deepcopy(index), gast.Store())
+                    out.append(gast.AugAssign(target, gast.Add(), T.name(self.d(t))))
+                else:  # a list's adjoint (rows inside its items) or an array's
+                    out.append(T.stmt("_sg.add_rows_into(b, i, g)", b=db, i=_index_expr(index),
+                                      g=self.d(t)))
             else:
-                start = T.name(db) if base in state else T.expr("_sg.zeros_like(a)", a=base)
-                value = T.expr("_sg.add_at(b, i, g)", b=start, i=_index_expr(index), g=self.d(t))
+                start = T.name(db) if base in state else self.zeros_for(base)
+                helper = "add_at" if self.rows is None else "add_at_rows"
+                value = T.expr(f"_sg.{helper}(b, i, g)", b=start, i=_index_expr(index),
+                               g=self.d(t))
                 out.append(T.assign(db, value))
             state[base] = OWN
         return self._finish(s, t, state, out)
@@ -205,7 +237,7 @@ class Reverse:
         if t in state:
             for key, e in literal_items(s.value):
                 if isinstance(e, gast.Name) and e.id in self.act:
-                    self.acc(e.id, T.expr("g[i]", g=self.d(t), i=key), state, out)
+                    self.acc(e.id, self.item(T.name(self.d(t)), key), state, out)
         return self._finish(s, t, state, out)
 
     def _pop(self, s, state):
@@ -213,11 +245,11 @@ class Reverse:
         lst = s.value.func.value.id
         out = []
         if lst in self.act and (t in state or lst in state):
-            item = T.name(self.d(t)) if t in state else T.expr("_sg.zeros_like(v)", v=t)
+            item = T.name(self.d(t)) if t in state else self.zeros_for(t)
             if self.inplace and state.get(lst) is OWN:
                 out.append(T.stmt("a.append(b)", a=self.d(lst), b=item))
             else:
-                start = T.name(self.d(lst)) if lst in state else T.expr("_sg.zeros_like(v)", v=lst)
+                start = T.name(self.d(lst)) if lst in state else self.zeros_for(lst)
                 out.append(T.assign(self.d(lst), T.expr("a + [b]", a=start, b=item)))
                 state[lst] = OWN
         state.pop(t, None)
@@ -232,10 +264,12 @@ class Reverse:
         if base in state:
             index = _index_expr(target.slice)
             v = s.value
+            rows = "" if self.rows is None else "_rows"
             if isinstance(v, gast.Name) and v.id in self.act:
-                value = T.expr("_sg.unbroadcast(g[i], v)", g=self.d(base), i=index, v=v.id)
+                value = T.expr(f"_sg.unbroadcast{rows}(g, v)", g=self.item(T.name(self.d(base)),
+                                                                         index), v=v.id)
                 self.acc(v.id, value, state, out)
-            out.append(T.assign(self.d(base), T.expr("_sg.zero_at(g, i)", g=self.d(base),
+            out.append(T.assign(self.d(base), T.expr(f"_sg.zero_at{rows}(g, i)", g=self.d(base),
                                                       i=copy.deepcopy(index))))
         out.append(restore_marker(s, base, "slot"))
         return out
@@ -248,7 +282,11 @@ class Reverse:
                   if isinstance(a, gast.Name) and a.id in self.act]
         if t in state and active:
             grads = self.namer.fresh(f"{t}_grads")
-            out.append(T.assign(grads, T.expr("p[1](g)", p=s.sg_pair, g=self.d(t))))
+            if self.rows is None:
+                call = T.expr("p[1](g)", p=s.sg_pair, g=self.d(t))
+            else:  # the user's grad_fn knows nothing of rows
+                call = T.expr("_sg.each_row(p[1], g)", p=s.sg_pair, g=self.d(t))
+            out.append(T.assign(grads, call))
             for i, a in active:
                 value = T.name(grads) if len(s.sg_operands) == 1 else \
                     T.expr("g[i]", g=grads, i=T.const(i))
@@ -279,8 +317,9 @@ class Reverse:
                 out.append(T.stmt("g.pop()", g=self.d(lst)))
         elif lst in state:
             if isinstance(arg, gast.Name) and arg.id in self.act:
-                self.acc(arg.id, T.expr("g[-1]", g=self.d(lst)), state, out)
-            out.append(T.assign(self.d(lst), T.expr("g[:-1]", g=self.d(lst))))
+                self.acc(arg.id, self.item(T.name(self.d(lst)), T.const(-1)), state, out)
+            rest = gast.Slice(None, T.const(-1), None)
+            out.append(T.assign(self.d(lst), self.item(T.name(self.d(lst)), rest)))
             state[lst] = OWN
         out.append(restore_marker(s, lst, "unappend"))
         return out
