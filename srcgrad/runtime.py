@@ -8,7 +8,7 @@ import numpy as np
 
 from .adjoint_helpers import *  # noqa: F401,F403  (rule helpers, see derivatives.py)
 from .batched import *  # noqa: F401,F403  (the same with a leading axis of rows, for jacobian)
-from .variables import stop_gradient  # noqa: F401  (tape blocks: stop_recording)
+from .variables import Variable, stop_gradient  # noqa: F401  (stop_gradient: tape blocks)
 
 
 _SCALARS = frozenset({float, int, np.float64, np.float32, np.float16, np.longdouble})
@@ -124,10 +124,20 @@ def repeat_grad(grad, seq):
     return out
 
 
+# While a tape runs a block's adjoint code: Variable -> the array the block
+# read, for Variables assigned since the block ran (see GradientTape._vjp).
+HELD = [None]
+
+
 def read_value(value):
     """A Variable's array (a tape reads Variables through this); anything else as is."""
     read = getattr(value, "read_value", None)
-    return read() if read is not None else value
+    if read is None:
+        return value
+    held = HELD[0]
+    if held and isinstance(value, Variable) and value in held:
+        return held[value]
+    return read()
 
 
 def seed_like(value):

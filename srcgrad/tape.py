@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from . import blocks, region
+from . import blocks, region, runtime, variables
 from .cache import _cast, _kind, _Same
 from .variables import UnconnectedGradients, Variable, is_float_like
 
@@ -38,6 +38,7 @@ class _Record:
         self.outputs = {}
         self.prewatched = []
         self.snapshots = {}
+        self.held = {}  # Variable -> its array when the block ran, if assigned since
 
     def compiled(self, targets, watch_variables, watch_inputs=(), rows=False):
         sample = [self.values[n] for n in self.inputs]
@@ -92,6 +93,7 @@ class GradientTape:
             local = sys._getframe(1).f_locals
             record.outputs = {n: local[n] for n in record.region.outputs if n in local}
             self._records.append(record)
+            variables._TAPES.add(self)
         return False
 
     def watch(self, tensor):
@@ -116,6 +118,7 @@ class GradientTape:
 
     def reset(self):
         """Forget everything recorded so far (the tape keeps recording if it is)."""
+        variables._TAPES.discard(self)
         self._records = []
         self._used = False
         self._watched = []
@@ -199,6 +202,14 @@ class GradientTape:
             raise RuntimeError("GradientTape.gradient was called inside the tape's with block; "
                                "call it after the block ends")
         self._used = True
+        if not self.persistent:
+            variables._TAPES.discard(self)
+
+    def _variable_changes(self, variable):
+        """``variable`` is about to be assigned: the blocks recorded so far keep what they read."""
+        value = variable.read_value()
+        for record in self._records:
+            record.held.setdefault(variable, value)
 
     def _vjp(self, flat_targets, seeds, flat_sources, rows=False):
         """Adjoints of ``flat_sources`` (None where unconnected) for seeded targets.
@@ -229,7 +240,12 @@ class GradientTape:
             args = [record.snapshots.get(n, record.values[n]) for n in record.inputs]
             args += [wanted[n] for n in names]
             originals = {id(record.snapshots[n]): record.values[n] for n in record.snapshots}
-            for obj, adjoint in _pairs(entry.fn(*args)):
+            previous, runtime.HELD[0] = runtime.HELD[0], record.held
+            try:
+                pairs = _pairs(entry.fn(*args))
+            finally:
+                runtime.HELD[0] = previous
+            for obj, adjoint in pairs:
                 obj = originals.get(id(obj), obj)
                 for k, source in enumerate(flat_sources):
                     if obj is source:

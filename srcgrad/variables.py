@@ -40,6 +40,7 @@ in lists (``v in some_list``) use ``==`` and are therefore *not* reliable; use
 ``any(x is v for x in some_list)``.
 """
 import enum
+import weakref
 
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
@@ -117,6 +118,17 @@ def _inplace_error(what, target):
 
 
 # NumPy functions that write into their first argument.
+# Tapes holding recorded blocks. They are told before a Variable's value
+# changes, so that their gradients use the value the blocks read, as
+# TensorFlow's tape records it (srcgrad reruns the block's forward pass).
+_TAPES = weakref.WeakSet()
+
+
+def _before_assign(variable):
+    for tape in list(_TAPES):
+        tape._variable_changes(variable)
+
+
 _MUTATING_FUNCTIONS = frozenset(
     getattr(np, name) for name in
     ("copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis")
@@ -219,6 +231,8 @@ class Variable(NDArrayOperatorsMixin):
             raise ValueError(
                 f"cannot assign a value of shape {source.shape} to sg.Variable "
                 f"{self.name!r} of shape {self.shape}")
+        if _TAPES:
+            _before_assign(self)
         self._value = _frozen(np.array(source, dtype=self.dtype, copy=True))
         return self
 
@@ -236,6 +250,8 @@ class Variable(NDArrayOperatorsMixin):
                 f"{self.name!r} of shape {self.shape}")
         # A ufunc result is a new array (or a NumPy scalar when 0-d), never
         # the held one: no copy is needed unless the dtype changes.
+        if _TAPES:
+            _before_assign(self)
         self._value = _frozen(np.asarray(result, dtype=self.dtype))
         return self
 

@@ -189,8 +189,6 @@ def test_jacobian_through_two_blocks_of_a_persistent_tape():
 
 
 def test_jacobian_in_every_placement():
-    from tape_cases import seeds_decorated  # noqa: F401  (sg.function is in use there)
-
     @sg.function
     def decorated(x):
         with sg.GradientTape() as tape:

@@ -1140,3 +1140,81 @@ def test_custom_gradient_if_available():
             y = log1pexp(x)
         g = tape.gradient(y, x)
     assert g == 1.0
+
+
+# -- Variables assigned after the block: the gradient uses what the block read --------
+
+class _Layer:
+    def __init__(self, w):
+        self.w = sg.Variable(w)
+
+    def __call__(self, x):
+        return np.tanh(x @ self.w)
+
+
+def _layer_grad(x, w):
+    h = np.tanh(x @ w)
+    return x.T @ (2.0 * h * (1.0 - h * h))
+
+
+_GLOBAL_SCALE = sg.Variable(np.array([1.5, -0.5]))
+
+
+def _scaled(v):
+    return v * _GLOBAL_SCALE
+
+
+def test_assign_after_the_block_does_not_change_the_gradient():
+    layer = _Layer(np.array([[0.5, -1.0], [2.0, 0.3]]))
+    x = np.array([[1.0, 2.0]])
+    w0 = layer.w.numpy()
+    with sg.GradientTape(persistent=True) as tape:
+        y = np.sum(layer(x) ** 2)
+    layer.w.assign_sub(np.full((2, 2), 0.5))
+    np.testing.assert_allclose(tape.gradient(y, layer.w), _layer_grad(x, w0))
+    layer.w.assign(w0 * 3.0)  # again: still the value the block read
+    np.testing.assert_allclose(tape.gradient(y, layer.w), _layer_grad(x, w0))
+
+
+def test_assign_between_two_blocks_of_a_persistent_tape():
+    v = sg.Variable(np.array([1.0, 2.0]))
+    tape = sg.GradientTape(persistent=True)
+    with tape:
+        a = np.sum(v * v)        # reads [1, 2]
+    v.assign_add(np.array([1.0, 1.0]))
+    with tape:
+        b = np.sum(v * v * v)    # reads [2, 3]
+    v.assign(np.zeros(2))
+    np.testing.assert_allclose(tape.gradient(a, v), [2.0, 4.0])
+    np.testing.assert_allclose(tape.gradient(b, v), [12.0, 27.0])
+    np.testing.assert_allclose(tape.gradient([a, b], v), [14.0, 31.0])
+
+
+def test_assign_of_a_global_variable_read_in_a_called_function():
+    x = np.array([2.0, 4.0])
+    before = _GLOBAL_SCALE.numpy()
+    try:
+        with sg.GradientTape() as tape:
+            tape.watch(x)
+            y = np.sum(_scaled(x) ** 2)
+        _GLOBAL_SCALE.assign(np.array([10.0, 10.0]))
+        np.testing.assert_allclose(tape.gradient(y, x), 2.0 * x * before ** 2)
+    finally:
+        _GLOBAL_SCALE.assign(before)
+
+
+def test_tapes_stop_tracking_assignments_when_done():
+    from srcgrad import variables
+
+    v = sg.Variable(1.0)
+    with sg.GradientTape() as tape:
+        y = v * v
+    assert tape in variables._TAPES
+    tape.gradient(y, v)
+    assert tape not in variables._TAPES  # a used non-persistent tape keeps nothing alive
+    with sg.GradientTape(persistent=True) as kept:
+        z = v * 3.0
+    assert kept in variables._TAPES
+    kept.reset()
+    assert kept not in variables._TAPES
+    del z
