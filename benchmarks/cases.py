@@ -22,7 +22,7 @@ class Case:
     hand: Callable | None        # hand-written gradient (returns a tuple)
     static: tuple = ()           # non-array arguments (JAX jit: static_argnums)
     order: int = 1               # 2: second derivative of a scalar function
-    kind: str = "grad"           # "grad", "tape" (issue 3) or "todo"
+    kind: str = "grad"           # "grad", "tape" (training step), "nested-tape" or "jacobian"
     large: bool = False          # measured for peak memory
     _args: tuple | None = None
 
@@ -90,8 +90,18 @@ def _rk4_args(steps):
     return make
 
 
+def _tanh_net_args(n):
+    def make():
+        rng = np.random.default_rng(5)
+        W1 = 0.1 * rng.standard_normal((n, n))
+        W2 = 0.1 * rng.standard_normal((n, n))
+        return (W1, W2, rng.standard_normal(n))
+    return make
+
+
 def build_cases(quick):
     rk4_steps = 100 if quick else 500
+    jac_n = 20 if quick else 100
     cases = [
         Case("rosenbrock-loop", "rosenbrock", "n=100", "rosenbrock_loop", _rosenbrock_args,
              (0,), handwritten.rosenbrock_loop_grad),
@@ -109,9 +119,11 @@ def build_cases(quick):
              (0,), handwritten.rk4_loss_grad, static=(3,)),
         Case("second-order", "second_order", "d2/da2, 100 steps", "scalar_recurrence",
              lambda: (0.7,), (0,), handwritten.scalar_recurrence_second, order=2),
-        Case("second-order-tape", "second_order", "nested tapes (TODO)", "scalar_recurrence",
+        Case("second-order-tape", "second_order", "d2/da2, nested tapes", "scalar_recurrence",
              lambda: (0.7,), (0,), handwritten.scalar_recurrence_second, order=2,
-             kind="todo"),
+             kind="nested-tape"),
+        Case("jacobian-tape", "jacobian", f"{jac_n} -> {jac_n}, 2 tanh layers", "tanh_net",
+             _tanh_net_args(jac_n), (2,), handwritten.tanh_net_jacobian, kind="jacobian"),
         Case("tape-mlp-step-small", "tape", "batch 32, width 64", "mlp_loss", _mlp_args(32, 64),
              (0, 1, 2, 3), handwritten.mlp_loss_grad, kind="tape"),
         Case("tape-mlp-step-large", "tape", "batch 4096, width 512", "mlp_loss",

@@ -5,6 +5,7 @@ callables, the first returning the gradient as a tuple (checked against the
 hand-written one before anything is timed), the second the call that is timed
 (the same call, except for the tape training step, which also updates the
 parameters). ``NotApplicable`` marks a row a column has nothing to say about.
+For the Jacobian row, "gradient" means the full Jacobian.
 
 The optional columns (autograd, JAX, PyTorch, tangent) import their package
 inside ``try``; a missing package makes a column unavailable, with a note.
@@ -27,7 +28,7 @@ def _version(distribution):
 
 
 class NotApplicable(Exception):
-    """This column does not compute this row (e.g. the tape rows for autograd)."""
+    """This column does not compute this row (e.g. the tape training step for autograd)."""
 
 
 def as_gradient_tuple(value, count):
@@ -115,11 +116,13 @@ class Srcgrad(Column):
                 g = sg.grad(case.fn, wrt=case.sg_wrt())
             thunk = lambda: g(*args)
             return thunk, thunk
-        if not hasattr(sg, "GradientTape"):
-            raise NotImplementedError("tape API not implemented yet")
         import tape_workloads
-        if case.kind == "todo":
-            return (lambda: tape_workloads.nested_tape_second_derivative(*args)), None
+        if case.kind == "nested-tape":
+            thunk = lambda: tape_workloads.nested_tape_second_derivative(*args)
+            return thunk, thunk
+        if case.kind == "jacobian":
+            thunk = lambda: tape_workloads.tape_jacobian(*args)
+            return thunk, thunk
         # the tape training step (kind == "tape")
         X, labels = args[4], args[5]
         lr = cases_mod.LEARNING_RATE
@@ -127,6 +130,23 @@ class Srcgrad(Column):
         model = tape_workloads.TwoLayerMLP(*[np.array(a, copy=True) for a in args[:4]])
         return ((lambda: tape_workloads.tape_gradients(check_model, X, labels)[1]),
                 (lambda: tape_workloads.train_step(model, X, labels, lr)))
+
+
+class SrcgradLoop(Column):
+    """srcgrad's Jacobian one row at a time: what ``tape.jacobian`` is measured against.
+
+    Not a table column: run.py prints its time in a note under the tables.
+    """
+    name = "srcgrad-loop"
+    optional = False
+
+    def make(self, case):
+        if case.kind != "jacobian":
+            raise NotApplicable
+        import tape_workloads
+        args = case.args
+        thunk = lambda: tape_workloads.tape_jacobian_loop(*args)
+        return thunk, thunk
 
 
 class Autograd(Column):
@@ -145,11 +165,13 @@ class Autograd(Column):
         self.note = f"autograd {_version('autograd')}"
 
     def make(self, case):
-        if case.kind != "grad":
-            raise NotApplicable
         f = self.ns[case.fn_name]
         grad = self.autograd.grad
-        if case.order == 2:
+        if case.kind == "jacobian":
+            g = self.autograd.jacobian(f, case.sg_wrt())
+        elif case.kind != "grad":
+            raise NotApplicable
+        elif case.order == 2:
             g = grad(grad(f))
         else:
             g = grad(f, case.sg_wrt())
@@ -180,11 +202,13 @@ class _JaxBase(Column):
         self.note = f"jax {self.jax.__version__} (x64, CPU)"
 
     def make(self, case):
-        if case.kind != "grad":
-            raise NotApplicable
         jax, jnp = self.jax, self.jnp
         f = self.ns[case.fn_name]
-        if case.order == 2:
+        if case.kind == "jacobian":
+            g = jax.jacrev(f, argnums=case.sg_wrt())
+        elif case.kind != "grad":
+            raise NotApplicable
+        elif case.order == 2:
             g = jax.grad(jax.grad(f))
         else:
             g = jax.grad(f, argnums=case.sg_wrt())
@@ -255,9 +279,12 @@ def _torch_workloads(torch):
             s = torch.sin(s) * a + 0.5 * s
         return s
 
+    def tanh_net(W1, W2, x):
+        return torch.tanh(W2 @ torch.tanh(W1 @ x))
+
     return {"rosenbrock_loop": rosenbrock_loop, "logistic_loss": logistic_loss,
             "mlp_loss": mlp_loss, "rnn_loss": rnn_loss, "rk4_loss": rk4_loss,
-            "scalar_recurrence": scalar_recurrence}
+            "scalar_recurrence": scalar_recurrence, "tanh_net": tanh_net}
 
 
 class Torch(Column):
@@ -285,10 +312,20 @@ class Torch(Column):
         return value  # ints: step counts
 
     def make(self, case):
-        if case.kind != "grad":
+        if case.kind not in ("grad", "jacobian"):
             raise NotApplicable
         torch = self.torch
         f = self.fns[case.fn_name]
+        if case.kind == "jacobian":
+            # the functional API differentiates its own copy of the inputs
+            args = [self._tensor(a, False) for a in case.args]
+            (i,) = case.wrt
+            jacobian = torch.autograd.functional.jacobian
+
+            def thunk():
+                return jacobian(lambda v: f(*args[:i], v, *args[i + 1:]), args[i],
+                                vectorize=True)
+            return thunk, thunk
         args = [self._tensor(a, i in case.wrt) for i, a in enumerate(case.args)]
         if case.order == 2:
             a = args[0]
@@ -335,7 +372,7 @@ OPTIONAL = [Autograd, JaxGrad, JaxJit, Torch, Tangent]
 
 def all_columns():
     """The core columns, then every optional one (available or not)."""
-    columns = [Forward(), Hand(), Srcgrad()]
+    columns = [Forward(), Hand(), Srcgrad(), SrcgradLoop()]
     for cls in OPTIONAL:
         try:
             columns.append(cls())

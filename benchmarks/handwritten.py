@@ -2,10 +2,11 @@
 
 Each function takes the workload's arguments and returns the tuple of
 gradients with respect to the arguments the benchmark differentiates (for the
-second-order workload, the second derivative). They are written the way a
-careful person writes an adjoint by hand in the same NumPy style as the
-workload (same primitives, no tricks a compiler could not know about), and
-are checked against finite differences by ``run.py`` before anything is timed.
+second-order workload, the second derivative; for ``tanh_net``, its
+Jacobian). They are written the way a careful person writes an adjoint by
+hand in the same NumPy style as the workload (same primitives, no tricks a
+compiler could not know about), and are checked against finite differences
+by ``run.py`` before anything is timed.
 """
 import numpy as np
 
@@ -129,6 +130,13 @@ def scalar_recurrence_second(a):
         ds = cos_s * ds * a + sin_s + 0.5 * ds
         s = sin_s * a + 0.5 * s
     return (dds,)
+
+
+def tanh_net_jacobian(W1, W2, x):
+    """dy/dx of ``tanh_net``: the chain rule as two row-scaled weight matrices."""
+    h = np.tanh(W1 @ x)
+    y = np.tanh(W2 @ h)
+    return (((1 - y * y)[:, None] * W2) @ ((1 - h * h)[:, None] * W1),)
 
 
 def mlp_train_step(params, X, labels, learning_rate):

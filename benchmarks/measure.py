@@ -4,8 +4,9 @@ Run as ``python benchmarks/measure.py MODE ...`` by ``run.py`` (one subprocess
 per measurement); the child prints one line ``RESULT {json}``.
 
 - ``import``: seconds to import numpy, then srcgrad (numpy already loaded);
-- ``firstcall CASE``: the first ``sg.grad(f)(*args)`` of a row (parse +
-  compile + first run) and the median of later calls;
+- ``firstcall CASE``: the first srcgrad call of a row (``sg.grad(f)(*args)``,
+  or the tape function; parse + compile + first run) and the median of later
+  calls;
 - ``memory CASE COLUMN``: peak traced memory (tracemalloc, which NumPy reports
   its buffers to) of one gradient call after a warm-up call, and the
   process's max RSS;
@@ -62,11 +63,15 @@ def _srcgrad_builder(case):
         else:
             g = sg.grad(case.fn, wrt=case.sg_wrt())
         return lambda: g(*args)
+    import tape_workloads
     if case.kind == "tape":
         import cases as cases_mod
-        import tape_workloads
         model = tape_workloads.TwoLayerMLP(*[np.array(a, copy=True) for a in args[:4]])
         return lambda: tape_workloads.train_step(model, args[4], args[5], cases_mod.LEARNING_RATE)
+    if case.kind == "nested-tape":
+        return lambda: tape_workloads.nested_tape_second_derivative(*args)
+    if case.kind == "jacobian":
+        return lambda: tape_workloads.tape_jacobian(*args)
     raise ValueError(case.kind)
 
 

@@ -6,16 +6,16 @@ and other tools, side by side in one process.
     python benchmarks/run.py --only mlp   # one workload (or a row id, or a section)
     python benchmarks/run.py --markdown   # tables as Markdown, for the README
 
-Every gradient is checked before it is timed: the hand-written one against
-finite differences, every other column against the hand-written one. A wrong
-gradient is reported as an error and never timed. Timing is interleaved
-round-robin between the columns of a row (see timing.py); the tables report
-medians and ratios. Import time, first-call latency, peak memory and compile
-time are measured in fresh subprocesses (measure.py).
+Every gradient (for the Jacobian row, every Jacobian) is checked before it is
+timed: the hand-written one against finite differences, every other column
+against the hand-written one. A wrong gradient is reported as an error and
+never timed. Timing is interleaved round-robin between the columns of a row
+(see timing.py); the tables report medians and ratios. Import time,
+first-call latency, peak memory and compile time are measured in fresh
+subprocesses (measure.py).
 
-Exit status: 0 when every row's correctness is ok (or n/a for the rows of
-the not-yet-implemented tape API), 1 otherwise. There are no timing
-assertions anywhere.
+Exit status: 0 when every row's correctness is ok and every subprocess
+measurement succeeded, 1 otherwise. There are no timing assertions anywhere.
 """
 import argparse
 import os
@@ -40,9 +40,8 @@ import timing
 
 import srcgrad
 
-TAPE_NA = "n/a (tape API not implemented yet)"
-TODO_NA = "n/a: tape API not implemented yet"
 SECTIONS = ("import", "firstcall", "memory", "compile")
+SRCGRAD_COLUMNS = ("srcgrad", "srcgrad-loop")  # a wrong result in these fails the run
 
 
 # ---- settings ------------------------------------------------------------------------------
@@ -203,10 +202,14 @@ def finite_difference_check(case, hand_grads):
             v = float(v) if np.ndim(args[i]) == 0 else v
             plus[i] = args[i] + eps * v
             minus[i] = args[i] - eps * v
-            analytic += float(np.sum(np.asarray(g) * v))
-        fd = (f(*plus) - f(*minus)) / (2 * eps)
-        if not abs(fd - analytic) <= 1e-7 + 1e-5 * abs(fd):
-            return False, f"directional derivative: finite differences {fd:.8g}, hand {analytic:.8g}"
+            # a Jacobian's trailing axes are the argument's: J @ v for a vector function
+            analytic = analytic + np.tensordot(g, v, axes=np.ndim(v))
+        fd = (np.asarray(f(*plus)) - np.asarray(f(*minus))) / (2 * eps)
+        if not np.allclose(analytic, fd, rtol=1e-5, atol=1e-7):
+            if np.ndim(fd) == 0:
+                return False, f"directional derivative: finite differences {fd:.8g}, hand {analytic:.8g}"
+            return False, (f"directional derivative: max abs difference "
+                           f"{float(np.max(np.abs(fd - analytic))):.3g} from finite differences")
     return True, "directional derivatives agree"
 
 
@@ -215,7 +218,7 @@ def finite_difference_check(case, hand_grads):
 class Row:
     def __init__(self, case):
         self.case = case
-        self.status = "ok"          # "ok", "FAIL", or an "n/a ..." message
+        self.status = "ok"          # "ok" or "FAIL"
         self.cells = {}             # column -> ("time", s) | ("na", why) | ("error", msg) | ("wrong", msg)
         self.checks = []            # "name ok" fragments for the correctness line
         self.errors = []            # (column, message)
@@ -230,13 +233,6 @@ class Row:
 
 def run_row(case, columns, settings, log):
     row = Row(case)
-    has_tape = hasattr(srcgrad, "GradientTape")
-    if case.kind == "tape" and not has_tape:
-        row.status = TAPE_NA
-        return row
-    if case.kind == "todo" and not has_tape:
-        row.status = TODO_NA
-        return row
 
     # 1. the reference: the hand-written gradient, against finite differences
     by_name = {c.name: c for c in columns}
@@ -250,16 +246,6 @@ def run_row(case, columns, settings, log):
     if not ok:
         row.status = "FAIL"
         row.errors.append(("hand", f"hand-written gradient disagrees with finite differences: {detail}"))
-        return row
-
-    if case.kind == "todo":  # nested tapes: try them, report, never fail the run on them
-        try:
-            srcgrad_column = by_name["srcgrad"]
-            got, _ = srcgrad_column.make(case)
-            ok, detail = close(frameworks.as_gradient_tuple(got(), 1), reference)
-            row.status = "ok" if ok else f"n/a: nested tapes give a wrong result ({detail})"
-        except Exception as e:  # noqa: BLE001
-            row.status = f"n/a: nested tapes not working yet ({first_line(e)})"
         return row
 
     # 2. every column's gradient against the reference, before any timing
@@ -293,7 +279,7 @@ def run_row(case, columns, settings, log):
                 continue
             row.checks.append(f"{column.name} ok")
         timed[column.name] = timed_fn
-    if any(col == "srcgrad" for col, _ in row.errors):
+    if any(col in SRCGRAD_COLUMNS for col, _ in row.errors):
         row.status = "FAIL"
 
     # 3. interleaved timing of everything that passed
@@ -310,8 +296,6 @@ def run_row(case, columns, settings, log):
 
 
 def correctness_line(row):
-    if row.status.startswith("n/a"):
-        return f"correctness {row.case.id}: {row.status}"
     return f"correctness {row.case.id}: {row.status}  [{'; '.join(row.checks)}]"
 
 
@@ -324,15 +308,7 @@ def cell_text(row, name):
     return {"na": "—", "error": "ERROR", "wrong": "WRONG"}[kind]
 
 
-def check_text(row):
-    if row.status.startswith("n/a"):
-        return "n/a"
-    return row.status
-
-
 def ratio_cell(row, a, b):
-    if row.status.startswith("n/a"):
-        return "—"
     for name in (a, b):
         kind = row.cells.get(name, ("na", ""))[0]
         if kind in ("error", "wrong"):
@@ -346,16 +322,11 @@ def print_tables(out, rows, columns, markdown):
               "srcgrad/hand", "srcgrad/forward", "hand/forward"] + [f"{n}/hand" for n in optional]
     table = []
     for row in rows:
-        case = row.case
-        if row.status.startswith("n/a"):
-            cells = [case.id, case.size, "n/a"] + [row.status] + ["—"] * (len(header) - 4)
-        else:
-            cells = [case.id, case.size, check_text(row),
-                     cell_text(row, "forward"), cell_text(row, "hand"), cell_text(row, "srcgrad"),
-                     ratio_cell(row, "srcgrad", "hand"), ratio_cell(row, "srcgrad", "forward"),
-                     ratio_cell(row, "hand", "forward")]
-            cells += [ratio_cell(row, n, "hand") for n in optional]
-        table.append(cells)
+        cells = [row.case.id, row.case.size, row.status,
+                 cell_text(row, "forward"), cell_text(row, "hand"), cell_text(row, "srcgrad"),
+                 ratio_cell(row, "srcgrad", "hand"), ratio_cell(row, "srcgrad", "forward"),
+                 ratio_cell(row, "hand", "forward")]
+        table.append(cells + [ratio_cell(row, n, "hand") for n in optional])
     out("")
     out("Ratios (median of per-round ratios; lower is faster; hand = hand-written NumPy gradient)")
     out("")
@@ -366,8 +337,16 @@ def print_tables(out, rows, columns, markdown):
     out("Median time per call")
     out("")
     print_table(out, ["workload", "size"] + names,
-                [[r.case.id, r.case.size] + [cell_text(r, n) for n in names]
-                 for r in rows if not r.status.startswith("n/a")], markdown)
+                [[r.case.id, r.case.size] + [cell_text(r, n) for n in names] for r in rows],
+                markdown)
+    # the row-by-row Jacobian has one row to say something about: a note, not a column
+    for r in rows:
+        if r.cells.get("srcgrad-loop", ("na",))[0] == "time":
+            out("")
+            out(f"{r.case.id}: srcgrad-loop (a persistent tape, one tape.gradient per row, "
+                f"output_gradients=e_i) {cell_text(r, 'srcgrad-loop')} = "
+                f"{ratio_cell(r, 'srcgrad-loop', 'srcgrad')} srcgrad's tape.jacobian, "
+                f"{ratio_cell(r, 'srcgrad-loop', 'hand')} hand")
     errors = [(r.case.id, col, msg) for r in rows for col, msg in r.errors]
     if errors:
         out("")
@@ -401,8 +380,6 @@ def section_firstcall(out, case_list, settings, markdown):
     out("")
     table, ok = [], True
     for case in case_list:
-        if case.kind == "todo" or (case.kind == "tape" and not hasattr(srcgrad, "GradientTape")):
-            continue
         args = ["firstcall", case.id] + (["--quick"] if settings.quick else [])
         try:
             r = measure.run_child(*args)
@@ -480,9 +457,10 @@ def parse_args(argv):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true",
                    help="small sizes and few repeats: correctness checks (< 60 s); no timing assertions")
+    groups = ", ".join(dict.fromkeys(c.group for c in cases_mod.build_cases(False)))
     p.add_argument("--only", action="append", default=[], metavar="NAME",
-                   help="a workload (rosenbrock, logistic, mlp, rnn, rk4, second_order, tape), a row "
-                        "id, or a section (import, firstcall, memory, compile); repeatable or comma-separated")
+                   help=f"a workload ({groups}), a row id, or a section "
+                        f"({', '.join(SECTIONS)}); repeatable or comma-separated")
     p.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
     p.add_argument("--rounds", type=int, help="timing rounds per row (default 31, 3 with --quick)")
     return p.parse_args(argv)
@@ -529,7 +507,7 @@ def main(argv=None):
         rows.append(row)
         out(correctness_line(row) + f"  ({time.perf_counter() - t0:.1f} s)")
 
-    all_ok = all(r.status == "ok" or r.status.startswith("n/a") for r in rows)
+    all_ok = all(r.status == "ok" for r in rows)
     if rows:
         print_tables(out, rows, columns, args.markdown)
 

@@ -1,12 +1,11 @@
-"""Workload 7: the MLP training step written with ``sg.GradientTape``.
+"""The workloads written with ``sg.GradientTape`` (SPEC section 1).
 
-Written against SPEC section 1 (the tape API, issue 3). Until
-``srcgrad.GradientTape`` exists the benchmark prints this row as
-"n/a (tape API not implemented yet)" and never calls into this code.
-The tape is used in a plain, undecorated function (SPEC 1, case 2), the way
-a TensorFlow user writes a training step.
+The tape is used in plain, undecorated functions (SPEC 1, case 2), the way
+a TensorFlow user writes them: the MLP training step, a second derivative
+with nested tapes, and a full Jacobian.
 """
-from workloads import mlp_loss, scalar_recurrence
+import numpy as np
+from workloads import mlp_loss, scalar_recurrence, tanh_net
 
 import srcgrad as sg
 
@@ -33,10 +32,6 @@ def train_step(model, X, labels, learning_rate):
     return loss
 
 
-# TODO(issue 3, nested tapes): the second-order row ("second-order-tape") is a
-# placeholder until nested tapes work. run.py prints it as "n/a: tape API not
-# implemented yet" while ``sg.GradientTape`` is missing; once the tape exists
-# it tries the function below and reports it, but never fails the run on it.
 def nested_tape_second_derivative(a_value):
     a = sg.Variable(a_value)
     with sg.GradientTape() as outer:
@@ -44,3 +39,18 @@ def nested_tape_second_derivative(a_value):
             s = scalar_recurrence(a)
         ds = inner.gradient(s, a)
     return outer.gradient(ds, a)
+
+
+def tape_jacobian(W1, W2, x):
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = tanh_net(W1, W2, x)
+    return tape.jacobian(y, x)
+
+
+def tape_jacobian_loop(W1, W2, x):
+    """The Jacobian row by row: what ``tape.jacobian`` saves a user from writing."""
+    with sg.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = tanh_net(W1, W2, x)
+    return np.stack([tape.gradient(y, x, output_gradients=e) for e in np.eye(y.size)])

@@ -1,7 +1,8 @@
 """The benchmark workloads, each written once, as plain NumPy.
 
-Each is a function returning a scalar loss, in the style a scientist writes it;
-none is shaped to suit a particular gradient tool. srcgrad differentiates
+Each is a function returning a scalar loss (the last, a vector: its Jacobian
+is taken), in the style a scientist writes it; none is shaped to suit a
+particular gradient tool. srcgrad differentiates
 these functions as they stand.
 
 The autograd and JAX columns run this same source with ``np`` rebound to
@@ -70,3 +71,8 @@ def scalar_recurrence(a):
     for _ in range(100):
         s = np.sin(s) * a + 0.5 * s
     return s
+
+
+# 7. A two-layer tanh network without biases, for its full Jacobian dy/dx.
+def tanh_net(W1, W2, x):
+    return np.tanh(W2 @ np.tanh(W1 @ x))

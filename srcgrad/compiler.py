@@ -100,6 +100,7 @@ class Context:
         if fn not in self._sources:
             src = source.parse_function(fn)
             fence.check(src)
+            src.names = scopes.names(src.node)  # (locals, free names): once, not per inlining
             self._sources[fn] = src
         return self._sources[fn]
 
@@ -122,7 +123,7 @@ class Context:
 
     def import_free_names(self, src, callee):
         """Renames that make ``callee``'s free names mean what they mean in its module."""
-        free = scopes.free_names(callee)
+        free = src.names[1]
         mapping = {}
         same_module = src.globals is self.src.globals
         for name in sorted(free):
@@ -333,7 +334,7 @@ def _stores(s):
 def _loads(code):
     out = set()
     for c in code:
-        for n in gast.walk(c):
+        for n in T.walk(c):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 out.add(n.id)
     return out

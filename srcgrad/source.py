@@ -36,6 +36,7 @@ class FunctionSource:
     line_offset: int  # add to a node's lineno to get the file's line number
     globals: dict
     freevars: dict = field(default_factory=dict)  # name -> cell
+    names: tuple = None  # (local names, free names), filled in by the compiler's Context
 
     def origin(self, node):
         lineno = getattr(node, "lineno", None)

@@ -7,6 +7,7 @@ time (``x += v``) instead of giving a wrong gradient.
 """
 import gast
 
+from .. import templates as T
 from .activity import walk_stmts
 
 def shared_names(body, scope):
@@ -59,6 +60,22 @@ def _transient_views(body, loads, scope):
     out[1:3] = u``) and how the generated code saves values (``x_prev = x``).
     """
     safe = set()
+    seen_stmts = {}
+
+    def parts(stmt):
+        """The names in ``stmt`` and the names it writes into (``b[i] = ...``), once."""
+        found = seen_stmts.get(id(stmt))
+        if found is None:
+            names, written = [], set()
+            for n in T.walk(stmt):
+                if isinstance(n, gast.Name):
+                    names.append(n)
+                elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) \
+                        and isinstance(n.value, gast.Name):
+                    written.add(n.value.id)
+            found = seen_stmts[id(stmt)] = (names, written)
+        return found
+
     blocks = [body] + [getattr(s, f) for s in walk_stmts(body) for f in ("body", "orelse")
                        if isinstance(s, (gast.If, gast.For, gast.While))]
     for block in blocks:
@@ -73,26 +90,18 @@ def _transient_views(body, loads, scope):
             for later in block[i + 1:]:
                 if seen == total:
                     break
-                names = [n for n in gast.walk(later) if isinstance(n, gast.Name)]
-                if _writes_into(later, view) or any(
+                names, written = parts(later)
+                if view in written or any(
                         n.id == view and isinstance(n.ctx, gast.Store) for n in names):
                     break
                 reads = sum(1 for n in names if n.id == view and isinstance(n.ctx, gast.Load))
                 compound = isinstance(later, (gast.If, gast.For, gast.While))
-                if _writes_into(later, base) and (seen + reads < total or (compound and reads)):
+                if base in written and (seen + reads < total or (compound and reads)):
                     break
                 seen += reads
             if seen == total:
                 safe.add(id(s))
     return safe
-
-
-def _writes_into(stmt, base):
-    for n in gast.walk(stmt):
-        if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) \
-                and isinstance(n.value, gast.Name) and n.value.id == base:
-            return True
-    return False
 
 
 def _walk_own(stmt):

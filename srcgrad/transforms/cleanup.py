@@ -16,6 +16,8 @@ Before/after::
 """
 import gast
 
+from .. import templates as T
+
 
 def _is_one(node):
     return isinstance(node, gast.Constant) and not isinstance(node.value, bool) \
@@ -59,11 +61,11 @@ class _Peephole(gast.NodeTransformer):
 
 
 def _uses(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return {n.id for n in T.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
 def _defs(stmt):
-    return {n.id for t in getattr(stmt, "targets", []) for n in gast.walk(t)
+    return {n.id for t in getattr(stmt, "targets", []) for n in T.walk(t)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 

@@ -83,7 +83,7 @@ class InlineMixin:
             callee = copy.deepcopy(src.node)
             defaults_src = None
         prefix = _prefix(fn, label)
-        local = function_locals(callee)
+        local = function_locals(callee) if src is None else src.names[0]
         mapping = {n: self.ctx.namer.fresh(f"{prefix}_{n}") for n in sorted(local)}
         if src is not None:
             mapping.update(self.ctx.import_free_names(src, callee))

@@ -217,7 +217,7 @@ class Recorder:
         for c in code:
             marker = getattr(c, "sg_restore", None)
             if marker is not None:
-                out += copy.deepcopy(self.restores.get((id(marker.stmt), marker.name, marker.how), []))
+                out += T.clone(self.restores.get((id(marker.stmt), marker.name, marker.how), []))
                 continue
             if isinstance(c, gast.If):
                 body, orelse = self.fill(c.body), self.fill(c.orelse)

@@ -468,7 +468,7 @@ class _RuleSubst(gast.NodeTransformer):
 
     def visit_Name(self, node):
         if node.id in self.subs:
-            return copy.deepcopy(self.subs[node.id])
+            return T.clone(self.subs[node.id])
         return node
 
 
@@ -478,5 +478,5 @@ def _rule_expr(text, subs, g, ans, modules):
     mapping.update(subs)
     mapping["g"] = g
     mapping["ans"] = ans
-    new = _RuleSubst(mapping).visit(copy.deepcopy(tree))
+    new = _RuleSubst(mapping).visit(T.clone(tree))
     return T.fix_ctx(new)

@@ -33,3 +33,9 @@ def function_locals(fn):
 def free_names(fn):
     """Names ``fn`` (or a function nested in it) reads but nothing inside binds."""
     return _chains(fn).unbound
+
+
+def names(fn):
+    """``(function_locals(fn), free_names(fn))`` from one pass."""
+    chains = _chains(fn)
+    return {d.name() for d in chains.locals[fn]}, chains.unbound
