@@ -268,8 +268,9 @@ def _differentiated(fn, sample):
     generated = getattr(fn, "__srcgrad_generated__", None)
     if generated is None:
         return fn
-    return generated([v if atoms.is_static_object(v) else None for v in sample]
-                     if sample is not None else None)
+    # The inner code may be specialised on the values' kinds (ranks included):
+    # they are part of the outer code's own cache key.
+    return generated(list(sample) if sample is not None else None)
 
 
 def _signature(src, ctx, sample):

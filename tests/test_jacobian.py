@@ -277,3 +277,21 @@ def test_generated_code_runs_the_backward_pass_once_for_all_rows():
     assert "all seed rows at once" in texts[-1]
     assert "_sg.cumsum_rows(" in texts[-1]
     assert "for " not in texts[-1] and "each_row" not in texts[-1]
+
+
+def test_a_rule_without_a_row_form_runs_once_per_row(monkeypatch):
+    """The fallback for a grad expression ``row_form`` cannot see through."""
+    import srcgrad.tape as tape_module
+    from srcgrad.rules import Rule
+
+    monkeypatch.setitem(table.TABLE, np.sinh, Rule("x", x="np.multiply(g, np.cosh(x))"))
+    assert row_form("np.multiply(g, np.cosh(x))")[1] is True
+    x = np.array([0.1, -0.4, 0.9])
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sinh(x) * x[0]
+    jac = tape.jacobian(y, x)
+    expected = jacobian_fd(lambda a: np.sinh(a) * a[0], (x,))[0]
+    np.testing.assert_allclose(jac, expected, rtol=1e-6, atol=1e-8)
+    texts = [e.text for k, e in tape_module._COMPILED.items() if k[-1] and "sinh" in e.text]
+    assert "_sg.each_row(lambda row" in texts[-1]
