@@ -276,6 +276,10 @@ class Variable(NDArrayOperatorsMixin):
         return self._value
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method == "__call__" and not kwargs:
+            # The common case (``v * x``, ``np.sin(v)``): a new result, so nothing
+            # to guard and no read-only memory to copy away from.
+            return ufunc(*[x._value if isinstance(x, Variable) else x for x in inputs])
         out = kwargs.get("out")
         if out is not None and _contains_variable(out):
             target = next(x for x in (out if isinstance(out, tuple) else (out,))

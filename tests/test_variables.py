@@ -553,3 +553,14 @@ def test_stop_gradient():
 ])
 def test_is_float_like(value, expected):
     assert is_float_like(value) is expected
+
+
+def test_ufuncs_on_variables_and_subclasses_return_fresh_arrays():
+    class Scaled(sg.Variable):
+        pass
+
+    for v in (sg.Variable(np.array([1.0, -2.0])), Scaled(np.array([1.0, -2.0]))):
+        for result in (v * 2.0, np.negative(v), np.positive(v), np.add(v, v), np.sin(v)):
+            assert type(result) is np.ndarray and result.flags.writeable
+            assert not np.shares_memory(result, v.read_value())
+    assert type(np.sin(sg.Variable(0.5))) is np.float64
