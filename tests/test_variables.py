@@ -556,11 +556,11 @@ def test_is_float_like(value, expected):
 
 
 def test_ufuncs_on_variables_and_subclasses_return_fresh_arrays():
-    class Scaled(sg.Variable):
+    class Scaled(Variable):
         pass
 
-    for v in (sg.Variable(np.array([1.0, -2.0])), Scaled(np.array([1.0, -2.0]))):
+    for v in (Variable(np.array([1.0, -2.0])), Scaled(np.array([1.0, -2.0]))):
         for result in (v * 2.0, np.negative(v), np.positive(v), np.add(v, v), np.sin(v)):
             assert type(result) is np.ndarray and result.flags.writeable
             assert not np.shares_memory(result, v.read_value())
-    assert type(np.sin(sg.Variable(0.5))) is np.float64
+    assert type(np.sin(Variable(0.5))) is np.float64
