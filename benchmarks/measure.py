@@ -178,6 +178,9 @@ def run_child(*argv, timeout=300):
     """Run this file in a fresh interpreter; the child's RESULT, or raise with its stderr."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [REPO, env.get("PYTHONPATH")]))
+    # Imports as an installed package runs them, from cached bytecode (pip
+    # compiles it at install); some machines turn bytecode caching off.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     proc = subprocess.run([sys.executable, os.path.abspath(__file__), *map(str, argv)],
                           capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO,
                           check=False)

@@ -13,6 +13,7 @@ class Namer:
     def __init__(self, taken=()):
         self.taken = set(taken)
         self.adjoints = {}
+        self.counters = {}  # base -> the first number not yet tried (no rescans: linear time)
 
     def reserve(self, names):
         self.taken.update(names)
@@ -24,11 +25,12 @@ class Namer:
         if base not in self.taken:
             self.taken.add(base)
             return base
-        k = 2
+        k = self.counters.get(base, 2)
         while f"{base}_{k}" in self.taken:
             k += 1
         out = f"{base}_{k}"
         self.taken.add(out)
+        self.counters[base] = k + 1
         return out
 
     def adjoint(self, primal):

@@ -17,7 +17,7 @@ import gast
 
 from . import blocks, codegen, source
 from . import templates as T
-from .compiler import Context, Generated, _loads, reverse_and_record
+from .compiler import Context, Generated, _loads, reverse_and_record, without_gc
 from .transforms import activity, anno, atoms, fence, normalize
 from .transforms.cleanup import cleanup
 from .transforms.desugar import desugar
@@ -221,6 +221,7 @@ def region_outputs(region):
     return sorted(names)
 
 
+@without_gc
 def compile_region(region, inputs, sample, targets, watch_variables, is_variable, sources=None,
                    watch_inputs=(), rows=False):
     """Generate and load the adjoint code of ``region`` seeded at ``targets``.

@@ -483,3 +483,32 @@ def test_script_run_again_resolves_names_in_its_new_globals(tmp_path):
         w = np.array([1.0, 2.0]) * (k + 1)
         got = runpy.run_path(str(script), init_globals={"w": w})["RESULT"]
         np.testing.assert_allclose(got, 2 * w)
+
+
+def test_compiling_leaves_the_garbage_collector_as_it_was():
+    import gc
+
+    def f(x):
+        return np.sum(x * x)
+
+    assert gc.isenabled()
+    sg.grad(f)(np.ones(2))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        sg.grad(lambda x: np.sum(np.sin(x)))(np.ones(2))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(sg.CompileError):
+        sg.grad(lambda x: [v for v in iter(x)].pop())(np.ones(2))  # fails mid-compile
+    assert gc.isenabled()
+
+
+def test_names_numbered_in_order_without_rescanning():
+    from srcgrad.naming import Namer
+
+    namer = Namer(["t", "t_3"])
+    assert [namer.fresh("t") for _ in range(4)] == ["t_2", "t_4", "t_5", "t_6"]
+    namer.reserve(["u_2"])
+    assert [namer.fresh("u") for _ in range(3)] == ["u", "u_3", "u_4"]
