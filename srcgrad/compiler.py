@@ -21,7 +21,7 @@ from . import codegen, source, table
 from . import templates as T
 from .errors import CompileError
 from .naming import Namer
-from .transforms import activity, anno, atoms, fence, normalize, ranks, record, scopes
+from .transforms import activity, anno, atoms, fence, lifetimes, normalize, ranks, record, scopes
 from .transforms.cleanup import cleanup
 from .transforms.desugar import desugar
 from .transforms.resolve import MISSING as _UNKNOWN, Guards, Scope, is_library
@@ -247,10 +247,16 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     if mode == "value_and_grad":
         out = gast.Tuple([copy.deepcopy(result), out], gast.Load())
     check = T.stmt("_sg.check_scalar(r, n)", r=result, n=T.const(f"{fn.__qualname__}()"))
+    code = forward + [check] + backward
+    if inplace:                                       # free what nothing reads any more
+        scalars = set(rev.scalars) | {result_name} | {  # the result is a scalar too
+            ctx.namer.adjoints[n] for n in set(rev.scalars) | {result_name}
+            if n in ctx.namer.adjoints}
+        code = lifetimes.free_early(forward + [check], backward,
+                                    set(params) | _loads([gast.Expr(out)]), scalars)
     verb = "grad" if mode == "grad" else "value_and_grad"
     fname = ctx.namer.fresh(f"{verb}_{src.node.name}")
-    new = gast.FunctionDef(fname, node.args, forward + [check] + backward + [gast.Return(out)],
-                           [], None, None, [])
+    new = gast.FunctionDef(fname, node.args, code + [gast.Return(out)], [], None, None, [])
     T.fix_ctx(new)
     what = "gradient" if mode == "grad" else "value and gradient"
     header = (f"{what} of {fn.__qualname__} ({src.origin(src.node).short()}) with respect to "

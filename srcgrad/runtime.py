@@ -140,6 +140,16 @@ def read_value(value):
     return read()
 
 
+def like(value):
+    """A stand-in for an array read only for its shape and dtype: no memory of its own.
+
+    Lets generated code free a forward value early (``transforms/lifetimes.py``).
+    """
+    if isinstance(value, np.ndarray) and value.ndim > 0:
+        return np.broadcast_to(np.zeros((), value.dtype), value.shape)
+    return value
+
+
 def seed_like(value):
     """The default seed of a tape's gradient: ones shaped like the target."""
     return np.ones_like(np.asarray(value), dtype=np.result_type(np.asarray(value).dtype, np.float16))

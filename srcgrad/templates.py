@@ -142,6 +142,10 @@ class _FixCtx(gast.NodeVisitor):
         for s in node.body + node.orelse:
             self.visit(s)
 
+    def visit_Delete(self, node):
+        for t in node.targets:
+            t.ctx = gast.Del()
+
     def visit_comprehension(self, node):
         self._load(node.iter)
         for cond in node.ifs:

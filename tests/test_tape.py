@@ -209,6 +209,13 @@ def test_example_tape_seeds_script_exits_zero():
     assert "MISMATCH" not in proc.stdout
 
 
+def test_example_jacobians_script_exits_zero():
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "jacobians.py")],
+                          capture_output=True, text=True, cwd=str(ROOT), timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.stdout.count(" ok") == 4 and "MISMATCH" not in proc.stdout, proc.stdout
+
+
 def test_example_train_mlp_tape_loss_falls():
     proc = subprocess.run([sys.executable, str(ROOT / "examples" / "train_mlp_tape.py"),
                            "--steps", "30"],

@@ -1,0 +1,131 @@
+"""Free forward values as soon as nothing needs them (peak memory).
+
+Python keeps every local alive until the function returns, so generated code
+that computes ``h_matmul = X @ W1; h_add = h_matmul + b1; h = np.tanh(h_add)``
+holds all three arrays through the whole backward pass, where a hand-written
+gradient keeps only ``h``. Two steps, on straight-line code only (values
+bound once, at the top level of the function, never inside a loop or branch):
+
+1. **Shapes, not values.** Where the backward pass reads such a value only
+   for its shape and dtype (``_sg.unbroadcast(g, h_matmul)``,
+   ``_sg.zeros_like(h_add)``, ``_sg.sum_grad(g, a, ...)``), it reads
+   ``h_matmul_like = _sg.like(h_matmul)`` instead: an array of that shape and
+   dtype that takes no memory (``np.broadcast_to`` of one zero).
+2. **del after the last use.** ``del h_matmul, h_add`` right after the last
+   statement that reads them.
+
+Only for code that is not differentiated again (``inplace``): the compiler
+does not read ``del`` statements back.
+"""
+import gast
+
+from .. import templates as T
+from .activity import walk_stmts
+
+# ``_sg`` helpers -> the positions of arguments they use only for shape and dtype.
+SHAPE_ONLY = {
+    "unbroadcast": (1,),
+    "zeros_like": (0,),
+    "sum_grad": (1,),
+    "mean_grad": (1, 2),
+    "reshape_like": (1,),
+    "sum_to": (1,),
+}
+
+
+def free_early(forward, backward, keep, scalars):
+    """``forward + backward`` with shape stand-ins and ``del`` statements added.
+
+    ``keep``: names that must live to the end (returned, parameters).
+    ``scalars``: names known to hold scalars (nothing to free).
+    """
+    body = forward + backward
+    once = _bound_once_at_top(body) - set(keep) - set(scalars)
+    _use_shapes(forward, backward, once)
+    return _delete_dead(forward + backward, once)
+
+
+def _bound_once_at_top(body):
+    """Names bound once, by a top-level statement that may give an array."""
+    counts = {}
+    for s in walk_stmts(body):
+        for name in _stores(s):
+            counts[name] = counts.get(name, 0) + 1
+    top = {n for s in body if isinstance(s, gast.Assign) and _may_be_array(s.value)
+           for n in _stores(s)}
+    return {n for n in top if counts[n] == 1}
+
+
+def _may_be_array(value):
+    """Not a constant, a flag, a range or a stack: nothing worth a ``del`` line."""
+    if isinstance(value, (gast.Constant, gast.Compare, gast.BoolOp, gast.List)):
+        return False
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
+        return value.func.id not in ("range", "len", "int", "bool", "float")
+    return True
+
+
+def _stores(s):
+    if isinstance(s, gast.Assign):
+        return [n.id for t in s.targets for n in gast.walk(t) if isinstance(n, gast.Name)]
+    if isinstance(s, (gast.For,)):
+        return [n.id for n in gast.walk(s.target) if isinstance(n, gast.Name)]
+    return []
+
+
+def _shape_reads(call):
+    """The argument nodes of ``call`` that a ``_sg`` helper reads only for shape and dtype."""
+    f = call.func
+    if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id == "_sg":
+        return [call.args[i] for i in SHAPE_ONLY.get(f.attr, ()) if i < len(call.args)]
+    return []
+
+
+def _use_shapes(forward, backward, candidates):
+    shape_only = {}
+    other = set()
+    for s in backward:
+        for node in gast.walk(s):
+            if isinstance(node, gast.Call):
+                for arg in _shape_reads(node):
+                    if isinstance(arg, gast.Name):
+                        shape_only.setdefault(arg.id, []).append(arg)
+    for s in backward:
+        for node in gast.walk(s):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
+                    and not any(node is a for a in shape_only.get(node.id, ())):
+                other.add(node.id)
+    names = {n for n in shape_only if n in candidates and n not in other}
+    if not names:
+        return
+    for i in range(len(forward) - 1, -1, -1):
+        bound = [n for n in _stores(forward[i]) if n in names]
+        for name in bound:
+            forward.insert(i + 1, T.assign(f"{name}_like", T.expr("_sg.like(x)", x=name)))
+    for name in names:
+        for arg in shape_only[name]:
+            arg.id = f"{name}_like"
+
+
+def _delete_dead(body, candidates):
+    last = {}
+    for i, s in enumerate(body):
+        for node in gast.walk(s):
+            if isinstance(node, gast.Name) and node.id in candidates:
+                last[node.id] = i
+    out = []
+    for i, s in enumerate(body):
+        out.append(s)
+        dead = sorted(n for n, j in last.items() if j == i and not _binds_only(s, n))
+        if dead:
+            out.append(gast.Delete([T.name(n, store=False) for n in dead]))
+            for target in out[-1].targets:
+                target.ctx = gast.Del()
+    return out
+
+
+def _binds_only(s, name):
+    """``s`` binds ``name`` and nothing reads it after: keep it (a value the caller may see)."""
+    return isinstance(s, gast.Assign) and name in _stores(s) and not any(
+        isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
+        for n in gast.walk(s))
