@@ -4,6 +4,8 @@ Everything here either has a rule in ``runtime_rules.py`` or is listed as
 non-differentiable there, so that generated adjoint code can itself be
 differentiated (``sg.grad(sg.grad(f))``).
 """
+import math
+
 import numpy as np
 
 from .adjoint_helpers import *  # noqa: F401,F403  (rule helpers, see derivatives.py)
@@ -50,7 +52,7 @@ def zeros_like(value):
         return [zeros_like(v) for v in value]
     if isinstance(value, dict):
         return {k: zeros_like(v) for k, v in value.items()}
-    if isinstance(value, np.ndarray):
+    if isinstance(value, (np.ndarray, Like)):
         dtype = value.dtype if np.issubdtype(value.dtype, np.inexact) else np.float64
         return np.zeros(value.shape, dtype)
     if hasattr(value, "__array__") and not isinstance(value, np.generic):
@@ -140,13 +142,34 @@ def read_value(value):
     return read()
 
 
+class Like:
+    """An array's shape and dtype without its data (``np.shape``/``np.size`` work on it)."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype):
+        self.shape = shape
+        self.dtype = dtype
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return math.prod(self.shape)
+
+    def __repr__(self):
+        return f"Like(shape={self.shape}, dtype={self.dtype})"
+
+
 def like(value):
     """A stand-in for an array read only for its shape and dtype: no memory of its own.
 
     Lets generated code free a forward value early (``transforms/lifetimes.py``).
     """
-    if isinstance(value, np.ndarray) and value.ndim > 0:
-        return np.broadcast_to(np.zeros((), value.dtype), value.shape)
+    if type(value) is np.ndarray and value.ndim > 0:
+        return Like(value.shape, value.dtype)
     return value
 
 

@@ -64,3 +64,17 @@ def test_code_differentiated_again_keeps_its_values():
     assert "del " not in inner.__srcgrad_source__
     assert "del " in sg.grad(f).__srcgrad_compiled__.entry((x,)).text
     check_grads(f, (x,), order=2)
+
+
+def test_shape_stand_ins_answer_what_the_helpers_ask():
+    from srcgrad import runtime as rt
+
+    x = np.ones((3, 1, 4), dtype=np.float32)
+    stand_in = rt.like(x)
+    assert np.shape(stand_in) == (3, 1, 4) and np.size(stand_in) == 12 and stand_in.ndim == 3
+    assert rt.zeros_like(stand_in).dtype == np.float32
+    g = np.ones((2, 3, 5, 4))
+    np.testing.assert_array_equal(rt.unbroadcast(g, stand_in), rt.unbroadcast(g, x))
+    np.testing.assert_array_equal(rt.sum_grad(np.ones((3, 4)), stand_in, 1, False),
+                                  rt.sum_grad(np.ones((3, 4)), x, 1, False))
+    assert rt.like(2.5) == 2.5 and rt.like(np.float64(1.0)) == 1.0  # scalars are their own
