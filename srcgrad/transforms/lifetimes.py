@@ -67,9 +67,9 @@ def _may_be_array(value):
 
 def _stores(s):
     if isinstance(s, gast.Assign):
-        return [n.id for t in s.targets for n in gast.walk(t) if isinstance(n, gast.Name)]
-    if isinstance(s, (gast.For,)):
-        return [n.id for n in gast.walk(s.target) if isinstance(n, gast.Name)]
+        return [n.id for t in s.targets for n in T.walk(t) if isinstance(n, gast.Name)]
+    if isinstance(s, gast.For):
+        return [n.id for n in T.walk(s.target) if isinstance(n, gast.Name)]
     return []
 
 
@@ -82,26 +82,27 @@ def _shape_reads(call):
 
 
 def _use_shapes(forward, backward, candidates):
-    shape_only = {}
-    other = set()
+    shape_only = {}   # name -> the Name nodes that read it for its shape only
+    loads = []
     for s in backward:
-        for node in gast.walk(s):
+        for node in T.walk(s):
             if isinstance(node, gast.Call):
                 for arg in _shape_reads(node):
                     if isinstance(arg, gast.Name):
                         shape_only.setdefault(arg.id, []).append(arg)
-    for s in backward:
-        for node in gast.walk(s):
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
-                    and not any(node is a for a in shape_only.get(node.id, ())):
-                other.add(node.id)
+            elif isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+                loads.append(node)
+    shape_reads = {id(a) for reads in shape_only.values() for a in reads}
+    other = {n.id for n in loads if id(n) not in shape_reads}
     names = {n for n in shape_only if n in candidates and n not in other}
     if not names:
         return
-    for i in range(len(forward) - 1, -1, -1):
-        bound = [n for n in _stores(forward[i]) if n in names]
-        for name in bound:
-            forward.insert(i + 1, T.assign(f"{name}_like", T.expr("_sg.like(x)", x=name)))
+    stand_ins = []
+    for s in forward:
+        stand_ins.append(s)
+        stand_ins += [T.assign(f"{name}_like", T.expr("_sg.like(x)", x=name))
+                      for name in _stores(s) if name in names]
+    forward[:] = stand_ins
     for name in names:
         for arg in shape_only[name]:
             arg.id = f"{name}_like"
@@ -110,13 +111,16 @@ def _use_shapes(forward, backward, candidates):
 def _delete_dead(body, candidates):
     last = {}
     for i, s in enumerate(body):
-        for node in gast.walk(s):
+        for node in T.walk(s):
             if isinstance(node, gast.Name) and node.id in candidates:
                 last[node.id] = i
+    dies_at = {}
+    for name, i in last.items():
+        dies_at.setdefault(i, []).append(name)
     out = []
     for i, s in enumerate(body):
         out.append(s)
-        dead = sorted(n for n, j in last.items() if j == i and not _binds_only(s, n))
+        dead = sorted(n for n in dies_at.get(i, ()) if not _binds_only(s, n))
         if dead:
             out.append(gast.Delete([T.name(n, store=False) for n in dead]))
             for target in out[-1].targets:
@@ -128,4 +132,4 @@ def _binds_only(s, name):
     """``s`` binds ``name`` and nothing reads it after: keep it (a value the caller may see)."""
     return isinstance(s, gast.Assign) and name in _stores(s) and not any(
         isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
-        for n in gast.walk(s))
+        for n in T.walk(s))
