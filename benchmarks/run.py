@@ -12,10 +12,11 @@ against the hand-written one. A wrong gradient is reported as an error and
 never timed. Timing is interleaved round-robin between the columns of a row
 (see timing.py); the tables report medians and ratios. Import time,
 first-call latency, peak memory and compile time are measured in fresh
-subprocesses (measure.py).
+subprocesses (measure.py); the second-call overhead of sg.grad's wrapper
+(and that a second call parses nothing) in this process.
 
-Exit status: 0 when every row's correctness is ok and every subprocess
-measurement succeeded, 1 otherwise. There are no timing assertions anywhere.
+Exit status: 0 when every row's correctness is ok, every subprocess
+measurement succeeded and no second call parsed anything, 1 otherwise. There are no timing assertions anywhere.
 """
 import argparse
 import os
@@ -40,7 +41,7 @@ import timing
 
 import srcgrad
 
-SECTIONS = ("import", "firstcall", "memory", "compile")
+SECTIONS = ("import", "firstcall", "memory", "compile", "overhead")
 SRCGRAD_COLUMNS = ("srcgrad", "srcgrad-loop")  # a wrong result in these fails the run
 
 
@@ -450,6 +451,38 @@ def section_compile(out, settings, markdown):
     return ok
 
 
+def section_overhead(out, case_list, settings, markdown):
+    """What a call through ``sg.grad``'s wrapper adds to the generated code it runs."""
+    from srcgrad import source
+
+    out("")
+    out("Second-call overhead: sg.grad's wrapper (bind arguments, look up the compiled code by "
+        "the arguments' kinds, cast the gradients) against calling the generated code directly")
+    out("")
+    table, ok = [], True
+    for case in case_list:
+        if case.kind != "grad" or case.order != 1:
+            continue
+        g = srcgrad.grad(case.fn, wrt=case.sg_wrt())
+        args = case.args
+        g(*args)
+        generated = g.__srcgrad_compiled__.entry(args).fn
+        parses = source.PARSE_COUNT[0]
+        medians, samples = timing.interleaved(
+            {"wrapper": lambda: g(*args), "generated": lambda: generated(*args)},
+            settings.rounds, settings.min_sample, settings.max_row_seconds)
+        extra = statistics.median(a - b for a, b in zip(samples["wrapper"], samples["generated"]))
+        parsed = source.PARSE_COUNT[0] - parses
+        ok = ok and parsed == 0
+        # On calls of milliseconds the machine's noise is larger than the overhead.
+        shown = fmt_time(max(0.0, extra)) if medians["generated"] < 5e-3 else "below noise"
+        table.append([case.id, case.size, fmt_time(medians["generated"]),
+                      fmt_time(medians["wrapper"]), shown, str(parsed)])
+    print_table(out, ["workload", "size", "generated code", "through sg.grad",
+                      "overhead (median)", "parses"], table, markdown)
+    return ok
+
+
 # ---- main ----------------------------------------------------------------------------------
 
 def parse_args(argv):
@@ -486,7 +519,7 @@ def main(argv=None):
     selected = [c for c in all_cases if not only or c.id in only or c.group in only]
     sections = set(SECTIONS) if not only else (only & set(SECTIONS))
     if only and selected:
-        sections |= {"firstcall", "memory"}
+        sections |= {"firstcall", "memory", "overhead"}
 
     out("srcgrad benchmarks" + (" (--quick: small sizes, few repeats; timings are indicative only)"
                                 if args.quick else ""))
@@ -523,6 +556,8 @@ def main(argv=None):
             all_ok &= section_memory(out, selected_ids, settings, args.markdown)
         if "compile" in sections:
             all_ok &= section_compile(out, settings, args.markdown)
+        if "overhead" in sections:
+            all_ok &= section_overhead(out, section_cases, settings, args.markdown)
     except Exception as e:  # noqa: BLE001 - a measuring subprocess timed out, or the like
         out(f"\nERROR in a subprocess measurement: {first_line(e)}")
         all_ok = False
