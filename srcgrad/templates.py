@@ -1,7 +1,7 @@
 """Build AST from readable source strings with placeholders.
 
 ``expr("np.sum(x, axis=a)", x=node, a=gast.Constant(0, None))`` parses the
-text and substitutes each placeholder name by a deep copy of the node given
+text and substitutes each placeholder name by a copy of the node given
 (a string means a plain name). Every placeholder given must be used: a
 template that silently ignores an argument hides a bug.
 """

@@ -117,7 +117,6 @@ def _inplace_error(what, target):
         f"(or 'x = x + y' to compute a new array)")
 
 
-# NumPy functions that write into their first argument.
 # Tapes holding recorded blocks. They are told before a Variable's value
 # changes, so that their gradients use the value the blocks read, as
 # TensorFlow's tape records it (srcgrad reruns the block's forward pass).
@@ -129,6 +128,7 @@ def _before_assign(variable):
         tape._variable_changes(variable)
 
 
+# NumPy functions that write into their first argument.
 _MUTATING_FUNCTIONS = frozenset(
     getattr(np, name) for name in
     ("copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis")
