@@ -18,7 +18,7 @@ import gast
 from . import blocks, codegen, source
 from . import templates as T
 from .compiler import Context, Generated, _loads, reverse_and_record, without_gc
-from .transforms import activity, anno, atoms, fence, normalize
+from .transforms import activity, anno, atoms, fence, lifetimes, normalize
 from .transforms.cleanup import cleanup
 from .transforms.desugar import desugar
 from .transforms.resolve import Guards
@@ -288,10 +288,15 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     else:
         out = gast.Tuple([T.name(v) for v in rev.named_sources.values()], gast.Load())
     cleanup(backward, ctx.namer.adjoints.values(), _loads([gast.Expr(out)]))
+    code = forward + backward
+    if sources is None:  # not read again by an outer tape: free values after their last use
+        scalars = set(rev.scalars) | {ctx.namer.adjoints[n] for n in rev.scalars
+                                      if n in ctx.namer.adjoints}
+        code = lifetimes.free_early(forward, backward,
+                                    set(params) | set(seeds) | _loads([gast.Expr(out)]), scalars)
     node.args.args += [gast.Name(sd, gast.Param(), None, None) for sd in seeds]
     fname = ctx.namer.fresh(f"{region.tape_name or 'tape'}_region")
-    new = gast.FunctionDef(fname, node.args, forward + backward + [gast.Return(out)],
-                           [], None, None, [])
+    new = gast.FunctionDef(fname, node.args, code + [gast.Return(out)], [], None, None, [])
     T.fix_ctx(new)
     where = region.origin(node).short()
     header = (f"adjoint of the GradientTape block at {where}, from {', '.join(targets)}"

@@ -78,3 +78,17 @@ def test_shape_stand_ins_answer_what_the_helpers_ask():
     np.testing.assert_array_equal(rt.sum_grad(np.ones((3, 4)), stand_in, 1, False),
                                   rt.sum_grad(np.ones((3, 4)), x, 1, False))
     assert rt.like(2.5) == 2.5 and rt.like(np.float64(1.0)) == 1.0  # scalars are their own
+
+
+def test_tape_blocks_free_values_too():
+    import srcgrad.tape as tape_module
+
+    x = np.linspace(0.1, 1.0, 6)
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(np.tanh(x * 2.0 + 1.0) ** 2)
+    g = tape.gradient(y, x)
+    t = np.tanh(x * 2.0 + 1.0)
+    np.testing.assert_allclose(g, 2.0 * t * (1.0 - t * t) * 2.0)
+    text = [e.text for e in tape_module._COMPILED.values() if "x * 2.0 + 1.0" in e.text][-1]
+    assert "del " in text and "_sg.like(" in text

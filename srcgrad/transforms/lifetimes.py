@@ -14,8 +14,9 @@ bound once, at the top level of the function, never inside a loop or branch):
 2. **del after the last use.** ``del h_matmul, h_add`` right after the last
    statement that reads them.
 
-Only for code that is not differentiated again (``inplace``): the compiler
-does not read ``del`` statements back.
+Only for code that is not differentiated again (``sg.grad`` code compiled
+with ``inplace``, tape blocks not nested in another tape): the compiler does
+not read ``del`` statements back.
 """
 import gast
 
@@ -30,6 +31,8 @@ SHAPE_ONLY = {
     "mean_grad": (1, 2),
     "reshape_like": (1,),
     "sum_to": (1,),
+    "unbroadcast_rows": (1,),
+    "sum_grad_rows": (1,),
 }
 
 
