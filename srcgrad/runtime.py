@@ -16,18 +16,26 @@ from .variables import Variable, stop_gradient  # noqa: F401  (stop_gradient: ta
 _SCALARS = frozenset({float, int, np.float64, np.float32, np.float16, np.longdouble})
 
 
+_SHAPED = (np.ndarray, np.generic)
+
+
+def _shape(value):
+    # ``np.shape`` dispatches through ``__array_function__``; arrays know their shape.
+    return value.shape if isinstance(value, _SHAPED) or type(value) is Like else np.shape(value)
+
+
 def unbroadcast(grad, like):
     """Sum ``grad`` down to the shape of ``like``: the adjoint of broadcasting."""
     if type(like) in _SCALARS and type(grad) in _SCALARS:
         return grad  # the common case in scalar loops, without np.shape
-    shape = np.shape(like)
-    gshape = np.shape(grad)
+    shape = _shape(like)
+    gshape = _shape(grad)
     if gshape == shape:
         return grad
     extra = len(gshape) - len(shape)
     if extra > 0:
         grad = np.sum(grad, axis=tuple(range(extra)))
-    axes = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(grad)[i] != 1)
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and _shape(grad)[i] != 1)
     if axes:
         grad = np.sum(grad, axis=axes, keepdims=True)
     if shape == ():
