@@ -59,3 +59,62 @@ def test_nested_tapes_on_a_scalar_variable_have_no_unbroadcast():
     texts = [e.text for e in tape_module._COMPILED.values() if "recurrence" in e.text]
     assert len(texts) >= 2  # the inner block's code and the outer block's
     assert not any("unbroadcast" in t for t in texts)
+
+
+def lotka_volterra(state, p):
+    prey, predator = state[0], state[1]
+    return np.array([p[0] * prey - p[1] * prey * predator,
+                     p[3] * prey * predator - p[2] * predator])
+
+
+def integrate(p, y0, dt):
+    y = y0
+    for _ in range(3):
+        y = y + dt * lotka_volterra(y, p)
+    return np.sum(y ** 2)
+
+
+def test_items_of_computed_vectors_are_scalars():
+    g = sg.grad(integrate)
+    args = (np.array([1.1, 0.4, 0.4, 0.1]), np.array([1.0, 0.5]), 0.1)
+    np.testing.assert_allclose(g(*args), _numeric(integrate, args), rtol=1e-6)
+    text = _text(g, *args)
+    # Between the scalars prey, predator and p[i] nothing is undone; only the vector y's
+    # adjoints (elementwise with dt, a scalar) may be.
+    assert "unbroadcast(" not in "\n".join(l for l in text.splitlines() if "prey" in l)
+
+
+def _numeric(f, args, eps=1e-6):
+    p = args[0]
+    out = np.zeros_like(p)
+    for i in range(p.size):
+        step = np.zeros_like(p)
+        step[i] = eps
+        out[i] = (f(p + step, *args[1:]) - f(p - step, *args[1:])) / (2 * eps)
+    return out
+
+
+def grows_into_a_vector(a, v):
+    s = a * 1.0
+    for _ in range(3):
+        s = s + v * a      # a scalar at first, a vector after one step
+    return np.sum(s * a)   # da needs s's values summed: s must not pass for a scalar
+
+
+def made_2d(a, w):
+    m = np.array([a, a * 2.0], ndmin=2)  # rank 2, not 1
+    return np.sum(m[0] * w)
+
+
+def test_ranks_that_change_or_are_unknown_keep_their_unbroadcast():
+    v = np.array([0.5, -1.0, 2.0])
+    g = sg.grad(grows_into_a_vector)
+    np.testing.assert_allclose(g(0.7, v), _numeric_scalar(grows_into_a_vector, 0.7, v), rtol=1e-6)
+    assert "unbroadcast(" in _text(g, 0.7, v)
+    w = np.array([1.0, -2.0])
+    g2 = sg.grad(made_2d)
+    np.testing.assert_allclose(g2(0.3, w), _numeric_scalar(made_2d, 0.3, w), rtol=1e-6)
+
+
+def _numeric_scalar(f, a, *rest, eps=1e-6):
+    return (f(a + eps, *rest) - f(a - eps, *rest)) / (2 * eps)

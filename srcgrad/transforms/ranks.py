@@ -28,6 +28,8 @@ def _rank_of_value(value):
     return None
 
 
+_ARRAY_FROM_LIST = {np.array, np.asarray}
+_ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.Mod, gast.FloorDiv)
 # Helpers that return their argument's value as it is (same rank).
 _IDENTITIES = {runtime.read_value, runtime.copy_slot}
 _LIKE_SECOND = {runtime.unbroadcast, runtime.broadcast_like}
@@ -83,26 +85,60 @@ def _stack_items(body):
     return {name: values for name, values in items.items() if name not in other}
 
 
-def _rank(s, ranks, ints, stacks=None):
+# The analysis's values: a rank (an int), ``TOP`` (nothing known yet: the
+# optimistic start, and ``None`` placeholders) or ``None`` (not one rank).
+TOP = "top"
+
+
+def _join(values):
+    ranks = set()
+    for v in values:
+        if v is None:
+            return None
+        if v is not TOP:
+            ranks.add(v)
+    if len(ranks) > 1:
+        return None
+    return ranks.pop() if ranks else TOP
+
+
+def _elementwise(ranks):
+    """Broadcasting: the result has the largest rank."""
+    if any(r is None for r in ranks):
+        return None
+    if any(r is TOP for r in ranks):
+        return TOP
+    return max(ranks) if ranks else None
+
+
+def _atom(node, env):
+    if isinstance(node, gast.Constant):
+        if node.value is None:
+            return TOP
+        return 0 if isinstance(node.value, (int, float)) else None
+    return env.get(node.id) if isinstance(node, gast.Name) else None
+
+
+def _rank(s, env, ints, stacks, literals):
+    """The rank statement ``s`` gives its target, from the ranks ``env`` holds now."""
     kind = anno.kind(s)
     value = s.value
-    if kind == "pop" and stacks:
+    if kind == "pop":
         values = stacks.get(value.func.value.id)
-        if values and all(_atom_rank(v, ranks) == 0 for v in values):
-            return 0
-        return None
-    if isinstance(value, gast.Constant):
-        # ``None``: the placeholder for a name not bound yet on some path
-        # (generated code pre-sets those); it constrains no rank.
-        return 0 if value.value is None or isinstance(value.value, (int, float)) else None
-    if isinstance(value, gast.Name):  # a copy (of an active value or not)
-        return ranks.get(value.id)
+        return _join(_atom(v, env) for v in values) if values else None
+    if isinstance(value, (gast.Constant, gast.Name)):  # a constant, or a copy
+        return _atom(value, env)
     if _shaped_like_argument(value):
-        return ranks.get(value.args[0].id)
+        return env.get(value.args[0].id)
+    if isinstance(value, gast.BinOp) and isinstance(value.op, _ARITHMETIC) \
+            and all(isinstance(v, (gast.Name, gast.Constant)) for v in (value.left, value.right)):
+        return _elementwise([_atom(value.left, env), _atom(value.right, env)])  # not recorded
     if kind == "getitem":
-        base = ranks.get(value.value.id)
+        base = env.get(value.value.id)
         parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
-        if base is None or any(isinstance(p, gast.Constant) and p.value is None for p in parts):
+        if base is None or base is TOP:
+            return base
+        if any(isinstance(p, gast.Constant) and p.value is None for p in parts):
             return None
         removed = 0
         for p in parts:
@@ -117,36 +153,40 @@ def _rank(s, ranks, ints, stacks=None):
         return base - removed if base >= removed else None
     if kind == "prim":
         fn = s.sg_func
-        arg_ranks = [0 if isinstance(a, gast.Constant) else ranks.get(a.id)
-                     for a in s.sg_args.values() if isinstance(a, (gast.Name, gast.Constant))]
+        args = [_atom(a, env) for a in s.sg_args.values()
+                if isinstance(a, (gast.Name, gast.Constant))]
         if fn in _IDENTITIES:
-            return arg_ranks[0] if arg_ranks else None
+            return args[0] if args else None
+        if fn in _ARRAY_FROM_LIST:  # np.array([a, b]) of values of one rank r: rank r + 1
+            obj = s.sg_args.get("object", s.sg_args.get("a"))
+            items = literals.get(obj.id) if isinstance(obj, gast.Name) else None
+            ndmin = s.sg_args.get("ndmin")
+            if items is not None and (ndmin is None or isinstance(ndmin, gast.Constant)
+                                      and ndmin.value == 0):
+                inner = _join(_atom(e, env) for e in items) if items else None
+                return inner if inner is None or inner is TOP else inner + 1
         if fn in _LIKE_SECOND:  # shaped like their second argument
             like = s.sg_args.get("like")
-            return _atom_rank(like, ranks) if like is not None else None
-        elementwise = isinstance(fn, np.ufunc) or s.sg_rule.broadcast
-        if elementwise and s.sg_args and all(r == 0 for r in arg_ranks):
-            return 0
+            return _atom(like, env) if like is not None else None
         if getattr(fn, "__module__", None) == "math" or fn is math.pow:
             return 0
         if fn in _REDUCTIONS and isinstance(s.sg_args.get("axis"), gast.Constant) \
                 and s.sg_args["axis"].value is None:
             return 0
+        if (isinstance(fn, np.ufunc) or s.sg_rule.broadcast) and s.sg_args \
+                and len(args) == len(s.sg_args):
+            return _elementwise(args)
     return None
-
-
-def _atom_rank(node, ranks):
-    if isinstance(node, gast.Constant):
-        return 0 if node.value is None or isinstance(node.value, (int, float)) else None
-    return ranks.get(node.id) if isinstance(node, gast.Name) else None
 
 
 def scalar_names(body, params, sample, ints):
     """Names bound only to scalars, given the first call's arguments ``sample``.
 
-    A greatest fixpoint: assume every variable is a scalar, then drop those
-    with an assignment that may not give one, until nothing changes. Loop-
-    carried values (``s = s + x[i]``) stay scalars by induction.
+    Ranks are inferred for every variable, optimistically (the way constant
+    propagation is): each starts as ``TOP`` and only ever goes down to one
+    rank, then to ``None``, as its assignments are evaluated again, until
+    nothing changes. Loop-carried values (``s = s + x[i]``) keep their rank by
+    induction, and ``state[0]`` of a computed vector is known to be a scalar.
     """
     if sample is None:
         return set()
@@ -162,15 +202,18 @@ def scalar_names(body, params, sample, ints):
             if isinstance(s, gast.For) and s.target.id not in ints:
                 defs.setdefault(s.target.id, []).append(None)
     stacks = _stack_items(body)
-    known = {p: _rank_of_value(v) for p, v in zip(params, sample) if p not in defs}
-    candidates = {n for n in defs if n not in ints} | {p for p, r in known.items() if r == 0}
+    literals = {n: list(d[0].value.elts) for n, d in defs.items()  # lists and tuples written out
+                if len(d) == 1 and d[0] is not None and isinstance(d[0].value, (gast.List, gast.Tuple))}
+    env = {p: _rank_of_value(v) for p, v in zip(params, sample) if p not in defs}
+    env.update({n: TOP for n in defs})
+    env.update({n: 0 for n in ints})
     changed = True
     while changed:
         changed = False
-        ranks = dict(known)
-        ranks.update({n: 0 for n in candidates | set(ints)})
-        for name in sorted(candidates & set(defs)):
-            if any(s is None or _rank(s, ranks, ints, stacks) != 0 for s in defs[name]):
-                candidates.discard(name)
+        for name in sorted(set(defs) - set(ints)):
+            new = _join(None if s is None else _rank(s, env, ints, stacks, literals)
+                        for s in defs[name])
+            if new != env[name]:
+                env[name] = new
                 changed = True
-    return candidates | set(ints)
+    return {n for n, r in env.items() if r == 0} | set(ints)
