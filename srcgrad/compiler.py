@@ -249,11 +249,10 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     check = T.stmt("_sg.check_scalar(r, n)", r=result, n=T.const(f"{fn.__qualname__}()"))
     code = forward + [check] + backward
     if inplace:                                       # free what nothing reads any more
-        scalars = set(rev.scalars) | {result_name} | {  # the result is a scalar too
-            ctx.namer.adjoints[n] for n in set(rev.scalars) | {result_name}
-            if n in ctx.namer.adjoints}
         code = lifetimes.free_early(forward + [check], backward,
-                                    set(params) | _loads([gast.Expr(out)]), scalars)
+                                    set(params) | _loads([gast.Expr(out)]),
+                                    set(rev.scalars) | {result_name},  # the result is one too
+                                    ctx.namer.adjoints)
     verb = "grad" if mode == "grad" else "value_and_grad"
     fname = ctx.namer.fresh(f"{verb}_{src.node.name}")
     new = gast.FunctionDef(fname, node.args, code + [gast.Return(out)], [], None, None, [])

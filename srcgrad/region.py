@@ -290,10 +290,9 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     cleanup(backward, ctx.namer.adjoints.values(), _loads([gast.Expr(out)]))
     code = forward + backward
     if sources is None:  # not read again by an outer tape: free values after their last use
-        scalars = set(rev.scalars) | {ctx.namer.adjoints[n] for n in rev.scalars
-                                      if n in ctx.namer.adjoints}
         code = lifetimes.free_early(forward, backward,
-                                    set(params) | set(seeds) | _loads([gast.Expr(out)]), scalars)
+                                    set(params) | set(seeds) | _loads([gast.Expr(out)]),
+                                    rev.scalars, ctx.namer.adjoints)
     node.args.args += [gast.Name(sd, gast.Param(), None, None) for sd in seeds]
     fname = ctx.namer.fresh(f"{region.tape_name or 'tape'}_region")
     new = gast.FunctionDef(fname, node.args, code + [gast.Return(out)], [], None, None, [])

@@ -22,6 +22,7 @@ import gast
 
 from .. import templates as T
 from .activity import walk_stmts
+from .reverse import written_names
 
 # ``_sg`` helpers -> the positions of arguments they use only for shape and dtype.
 SHAPE_ONLY = {
@@ -36,14 +37,16 @@ SHAPE_ONLY = {
 }
 
 
-def free_early(forward, backward, keep, scalars):
+def free_early(forward, backward, keep, scalars, adjoints):
     """``forward + backward`` with shape stand-ins and ``del`` statements added.
 
     ``keep``: names that must live to the end (returned, parameters).
-    ``scalars``: names known to hold scalars (nothing to free).
+    ``scalars``: names known to hold scalars, whose adjoints (``adjoints``
+    maps a name to its adjoint's) are scalars too: nothing worth freeing.
     """
+    scalars = set(scalars) | {adjoints[n] for n in scalars if n in adjoints}
     body = forward + backward
-    once = _bound_once_at_top(body) - set(keep) - set(scalars)
+    once = _bound_once_at_top(body) - set(keep) - scalars
     _use_shapes(forward, backward, once)
     return _delete_dead(forward + backward, once)
 
@@ -69,11 +72,10 @@ def _may_be_array(value):
 
 
 def _stores(s):
-    if isinstance(s, gast.Assign):
-        return [n.id for t in s.targets for n in T.walk(t) if isinstance(n, gast.Name)]
+    """Names ``s`` binds (``a[i] = v`` binds none: it writes into ``a``)."""
     if isinstance(s, gast.For):
         return [n.id for n in T.walk(s.target) if isinstance(n, gast.Name)]
-    return []
+    return written_names(s)
 
 
 def _shape_reads(call):
