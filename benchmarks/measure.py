@@ -51,38 +51,15 @@ def child_import():
     _emit({"numpy": t1 - t0, "srcgrad": t2 - t1, "total": t2 - t0})
 
 
-def _srcgrad_builder(case):
-    """Builds the call a user makes for this row (``sg.grad(...)`` once), lazily compiled."""
-    import numpy as np
-
-    import srcgrad as sg
-    args = case.args
-    if case.kind == "grad":
-        if case.order == 2:
-            g = sg.grad(sg.grad(case.fn))
-        else:
-            g = sg.grad(case.fn, wrt=case.sg_wrt())
-        return lambda: g(*args)
-    import tape_workloads
-    if case.kind == "tape":
-        import cases as cases_mod
-        model = tape_workloads.TwoLayerMLP(*[np.array(a, copy=True) for a in args[:4]])
-        return lambda: tape_workloads.train_step(model, args[4], args[5], cases_mod.LEARNING_RATE)
-    if case.kind == "nested-tape":
-        return lambda: tape_workloads.nested_tape_second_derivative(*args)
-    if case.kind == "jacobian":
-        return lambda: tape_workloads.tape_jacobian(*args)
-    raise ValueError(case.kind)
-
-
 def child_firstcall(case_id, quick):
     _setup_path()
     import cases
     case = cases.find_case(case_id, quick)
     _ = case.args  # data are built before the clock starts
+    import frameworks
     import srcgrad  # noqa: F401  (import time is measured separately)
     t0 = time.perf_counter()
-    call = _srcgrad_builder(case)
+    call = frameworks.srcgrad_call(case)
     call()
     first = time.perf_counter() - t0
     later = []
