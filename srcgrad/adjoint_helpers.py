@@ -30,10 +30,10 @@ __all__ = [
     "stack_grad", "array_grad", "array_item_grad", "linspace_grad", "builtin_sum_grad",
     "builtin_max_grad", "builtin_min_grad", "pick_grad", "log_grad", "hypot_grad",
     # primitives with their own rule
-    "einsum_list", "astype", "flatten", "item",
+    "broadcast_to", "add_reduce", "einsum_list", "astype", "flatten", "item",
     # planning (non-differentiable)
     "einsum_slot_plan", "dot_subscripts", "inner_subscripts", "tensordot_subscripts",
-    "inverse_axes", "concat_offsets", "axis_slice", "norm_plan", "linspace_weights",
+    "inverse_axes", "concat_offsets", "reduced_size", "axis_slice", "norm_plan", "linspace_weights",
     "not_differentiable",
 ]
 
@@ -47,7 +47,7 @@ def sum_grad(grad, a, axis, keepdims):
     shape = np.shape(a)
     if axis is not None and not keepdims:
         grad = np.expand_dims(grad, axis)
-    return np.broadcast_to(grad, shape)
+    return broadcast_to(grad, shape)
 
 
 def expand_reduced(grad, axis, keepdims):
@@ -84,9 +84,13 @@ def real_grad(grad, ans):
     return np.zeros(np.shape(grad))
 
 
-def mean_grad(grad, ans, a, axis, keepdims):
-    """Adjoint of ``np.mean(a, axis, keepdims=keepdims)``."""
-    return sum_grad(grad, a, axis, keepdims) * (np.size(ans) / np.size(a))
+def mean_grad(grad, a, axis, keepdims):
+    """Adjoint of ``np.mean(a, axis, keepdims=keepdims)``.
+
+    Takes no ``ans``: a gradient that does not return the mean's value need
+    not compute it. ``grad`` is scaled before it is spread, while it is small.
+    """
+    return sum_grad(grad / reduced_size(np.shape(a), axis), a, axis, keepdims)
 
 
 def prod_grad(grad, a, axis, keepdims):
@@ -114,8 +118,8 @@ def extreme_grad(grad, ans, a, axis, keepdims):
     """Adjoint of ``np.max``/``np.min``: ``grad`` shared equally by the tied extreme elements."""
     grad = expand_reduced(grad, axis, keepdims)
     ans = expand_reduced(ans, axis, keepdims)
-    mask = np.where(a == ans, 1.0, 0.0)
-    return grad * mask / np.sum(mask, axis=axis, keepdims=True)
+    mask = a == ans
+    return np.where(mask, grad / add_reduce(mask, axis, True), 0.0)
 
 
 def var_grad(grad, a, axis, ddof, keepdims):
@@ -377,6 +381,37 @@ def hypot_grad(grad, ans, coordinates):
 # Primitives with their own rule in TABLE (bodies never differentiated)
 # ---------------------------------------------------------------------------
 
+def broadcast_to(array, shape):
+    """``np.broadcast_to(array, shape)``: a read-only view, without NumPy's argument handling.
+
+    ``np.broadcast_to`` spends about 2 microseconds in Python before it makes
+    the view; for a contiguous array the view is one ``np.ndarray`` call.
+    """
+    if type(array) is not np.ndarray:
+        if type(array) not in (float, np.float64):
+            return np.broadcast_to(array, shape)
+        array = np.asarray(array)
+    extra = len(shape) - array.ndim
+    if extra < 0 or not array.flags.c_contiguous or array.dtype.hasobject or array.size == 0:
+        return np.broadcast_to(array, shape)
+    strides = [0] * extra
+    for n, m, stride in zip(shape[extra:], array.shape, array.strides):
+        if m == n:
+            strides.append(stride)
+        elif m == 1:
+            strides.append(0)
+        else:
+            return np.broadcast_to(array, shape)  # NumPy's error
+    out = np.ndarray(shape, array.dtype, array, 0, strides)
+    out.flags.writeable = False
+    return out
+
+
+def add_reduce(a, axis, keepdims):
+    """``np.sum(a, axis, keepdims=keepdims)`` without ``np.sum``'s Python-level dispatch."""
+    return np.add.reduce(a, axis=axis, keepdims=keepdims)
+
+
 def einsum_list(subscripts, operands):
     """``np.einsum(subscripts, *operands)`` with the operands as one list."""
     big = sum(np.size(op) for op in operands) > 4096
@@ -531,6 +566,14 @@ def concat_offsets(shapes, axis, kind="concatenate"):
     else:
         sizes = [shape[axis] for shape in shapes]
     return axis, [0, *np.cumsum(sizes).tolist()]
+
+
+def reduced_size(shape, axis):
+    """How many elements a reduction over ``axis`` of an array of ``shape`` combines."""
+    if axis is None:
+        return math.prod(shape)
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return math.prod(shape[i] for i in axes)
 
 
 def axis_slice(ndim, axis, start, stop):

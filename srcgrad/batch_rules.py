@@ -45,8 +45,8 @@ _ROW_SAFE = frozenset(batched.__all__) | {
 _SCALED = "_sg.expand_rows({g}, a, axis, keepdims) * {helper}"
 
 _WRITTEN = {
-    "_sg.mean_grad(g, ans, a, axis, keepdims)":
-        "_sg.sum_grad_rows(g, a, axis, keepdims) * (np.size(ans) / np.size(a))",
+    "_sg.mean_grad(g, a, axis, keepdims)":
+        "_sg.sum_grad_rows(g, a, axis, keepdims) / _sg.reduced_size(np.shape(a), axis)",
     "_sg.prod_grad(g, a, axis, keepdims)":
         _SCALED.format(g="g", helper="_sg.prod_grad(np.ones(np.shape(ans)), a, axis, keepdims)"),
     "_sg.extreme_grad(g, ans, a, axis, keepdims)":

@@ -13,6 +13,7 @@ import weakref
 import numpy as np
 
 from .compiler import compile_gradient
+from .variables import Variable
 
 
 # Objects the compiler reads or inlines as they are: code specialised on one
@@ -44,6 +45,8 @@ def _kind(value):
         return ("array", value.dtype.char, value.ndim)  # the code depends on ranks (ranks.py)
     if isinstance(value, np.generic):
         return ("scalar", value.dtype.char)
+    if t is Variable:  # its rank (ranks.py) and whether a tape watches it are compiled in
+        return (Variable, value.dtype.char, value.ndim, value.trainable)
     if isinstance(value, _BY_IDENTITY):
         return _Same(value)  # np.sin and np.cos, or two user functions, compile apart
     if isinstance(value, types.MethodType):  # a new object at each attribute access
@@ -72,6 +75,8 @@ def _structure(obj, depth):
 
 
 def _attribute(value, depth):
+    if type(value) is Variable:  # a tape watches the trainable ones; ranks.py reads ndim
+        return (Variable, value.trainable, value.ndim)
     if isinstance(value, _BY_IDENTITY):
         return _Same(value)  # ``self.activation = np.tanh``
     if isinstance(value, types.MethodType):
@@ -103,9 +108,13 @@ def _check_differentiable(value, index, name):
 
 def _cast(grad, like):
     """Give a gradient its source's type, dtype and shape."""
+    if type(grad) is np.ndarray and type(like) is np.ndarray and grad.dtype == like.dtype \
+            and grad.shape == like.shape and grad.flags.writeable:
+        return grad
     if isinstance(like, np.ndarray):
         out = np.asarray(grad, dtype=like.dtype)
-        if out.shape != like.shape:
+        if out.shape != like.shape or not out.flags.writeable:
+            # Also a read-only view (the adjoint of np.sum is one): users may update it in place.
             out = np.broadcast_to(out, like.shape).copy()
         return out
     if isinstance(like, np.generic):

@@ -21,8 +21,9 @@ from . import codegen, source, table
 from . import templates as T
 from .errors import CompileError
 from .naming import Namer
-from .transforms import activity, anno, atoms, fence, lifetimes, normalize, ranks, record, scopes
-from .transforms.cleanup import cleanup
+from .transforms import (activity, anno, atoms, fence, lifetimes, normalize, ranks, recompute,
+                         record, scopes)
+from .transforms.cleanup import cleanup, drop_unused
 from .transforms.desugar import desugar
 from .transforms.resolve import MISSING as _UNKNOWN, Guards, Scope, is_library
 from .transforms.reverse import Reverse, int_names
@@ -75,6 +76,11 @@ class Context:
 
     def rule(self, obj):
         return table.rule(obj)
+
+    def harmless_call(self, call):
+        """A call that cannot change its arguments: a primitive, or ``len``, ``range``, ..."""
+        obj = self.scope.value(call.func)
+        return obj is not _UNKNOWN and (table.nondiff(obj) or table.rule(obj) is not None)
 
     def _calls_user_code(self, call):
         """Under a tape, a call into user code may read Variables: differentiate it."""
@@ -246,10 +252,14 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     cleanup(backward, ctx.namer.adjoints.values(), _loads([gast.Expr(out)]))  # dead adjoints
     if mode == "value_and_grad":
         out = gast.Tuple([copy.deepcopy(result), out], gast.Load())
-    check = T.stmt("_sg.check_scalar(r, n)", r=result, n=T.const(f"{fn.__qualname__}()"))
-    code = forward + [check] + backward
+    # A result known to be a scalar needs no check; then, with sg.grad, the
+    # forward pass need not compute what only the value needs.
+    check = [] if result_name in rev.scalars and mode == "grad" else \
+        [T.stmt("_sg.check_scalar(r, n)", r=result, n=T.const(f"{fn.__qualname__}()"))]
+    drop_unused(forward, _loads(check + backward + [gast.Expr(out)]) - rev.rebuilt)
+    code = forward + check + backward
     if inplace:                                       # free what nothing reads any more
-        code = lifetimes.free_early(forward + [check], backward,
+        code = lifetimes.free_early(forward + check, backward,
                                     set(params) | _loads([gast.Expr(out)]),
                                     set(rev.scalars) | {result_name},  # the result is one too
                                     ctx.namer.adjoints)
@@ -278,7 +288,8 @@ def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=N
     rev.ints = int_names(body)
     rev.inplace = inplace
     rev.rows = rows
-    rev.scalars = ranks.scalar_names(body, params, sample, rev.ints)
+    rev.ranks = ranks.infer(body, params, sample, rev.ints, ctx.scope.value)
+    rev.scalars = {n for n, r in rev.ranks.items() if r == 0}
     backward = list(prelude(rev)) if prelude is not None else []
     state = {}
     for name, value in seeds:
@@ -328,6 +339,9 @@ def _record(ctx, rev, body, params, backward):
     """
     primal = set(params) | {n for s in activity.walk_stmts(body) for n in _stores(s)}
     needed = _needed(backward, primal, body)
+    saved_not, rev.rebuilt = recompute.plan(body, backward, needed, rev.scalars,
+                                            ctx.harmless_call)
+    needed -= saved_not
     _snapshot_items(body, needed)
     first = record.Recorder(ctx.namer, params, needed, preinit=rev.zeroed)
     first.forward(body)

@@ -138,7 +138,7 @@ TABLE = {
                    x="np.where(condition, g, 0.0)", y="np.where(condition, 0.0, g)"),
     # ---- reductions
     np.sum: Rule(_REDUCE, a="_sg.sum_grad(g, a, axis, keepdims)"),
-    np.mean: Rule(_REDUCE, a="_sg.mean_grad(g, ans, a, axis, keepdims)"),
+    np.mean: Rule(_REDUCE, a="_sg.mean_grad(g, a, axis, keepdims)"),
     np.prod: Rule(_REDUCE, a="_sg.prod_grad(g, a, axis, keepdims)"),
     np.max: Rule(_EXTREME, a="_sg.extreme_grad(g, ans, a, axis, keepdims)"),
     np.amax: Rule(_EXTREME, a="_sg.extreme_grad(g, ans, a, axis, keepdims)"),
@@ -162,6 +162,8 @@ TABLE = {
     np.einsum: Rule("subscripts, *operands, out=None, dtype=None, order='K', casting='safe', "
                     "optimize=False",
                     operands="_sg.einsum_grad(g, subscripts, operands)"),
+    _h.broadcast_to: Rule("array, shape", array="_sg.sum_to(g, array)"),
+    _h.add_reduce: Rule("a, axis, keepdims", a="_sg.sum_grad(g, a, axis, keepdims)"),
     _h.einsum_list: Rule("subscripts, operands",
                          operands="_sg.einsum_grad(g, subscripts, operands)"),
     # ---- linear algebra
@@ -256,6 +258,24 @@ TABLE = {
 # guards for a zero base and the exponent's own adjoint are not needed.
 POWER_CONSTANT_EXPONENT = Rule("x1, x2", broadcast=True, x1="g * x2 * x1 ** (x2 - 1)")
 
+
+
+def _products_by_rank(p1, p2):
+    return {
+        (2, 2): {p1: f"g @ {p2}.T", p2: f"{p1}.T @ g"},
+        (2, 1): {p1: f"np.outer(g, {p2})", p2: f"g @ {p1}"},
+        (1, 2): {p1: f"{p2} @ g", p2: f"np.outer({p1}, g)"},
+        (1, 1): {p1: f"g * {p2}", p2: f"g * {p1}"},
+    }
+
+
+# Products whose operands' ranks are known at compile time (transforms/ranks.py):
+# primitive -> {(rank of first operand, rank of second): {parameter: grad}}.
+# Each grad already has its operand's shape (matrices and vectors do not
+# broadcast in a product), so it needs no helper and no ``_sg.unbroadcast``:
+# the adjoint a careful person writes by hand.
+BY_RANK = {np.matmul: _products_by_rank("x1", "x2"), np.dot: _products_by_rank("a", "b")}
+
 # Python operators -> the primitive whose rule they use (or a NONDIFF function).
 OPERATORS = {
     "Add": np.add, "Sub": np.subtract, "Mult": np.multiply, "Div": np.true_divide,
@@ -327,7 +347,7 @@ NONDIFF = {
     np.random.default_rng,
     # planning helpers in adjoint_helpers
     _h.einsum_slot_plan, _h.dot_subscripts, _h.inner_subscripts, _h.tensordot_subscripts,
-    _h.inverse_axes, _h.concat_offsets, _h.axis_slice, _h.norm_plan, _h.linspace_weights,
+    _h.inverse_axes, _h.concat_offsets, _h.reduced_size, _h.axis_slice, _h.norm_plan, _h.linspace_weights,
     _h.not_differentiable,
 }
 # Attributes of arrays that carry no gradient.

@@ -33,14 +33,18 @@ def unbroadcast(grad, like):
     if gshape == shape:
         return grad
     extra = len(gshape) - len(shape)
-    if extra > 0:
-        grad = np.sum(grad, axis=tuple(range(extra)))
-    axes = tuple(i for i, n in enumerate(shape) if n == 1 and _shape(grad)[i] != 1)
-    if axes:
-        grad = np.sum(grad, axis=axes, keepdims=True)
+    if extra < 0:  # an adjoint is never smaller than its value: a bug, say so
+        raise ValueError(f"srcgrad internal error: an adjoint of shape {gshape} for a value "
+                         f"of shape {shape}")
+    axes = tuple(range(extra)) + tuple(extra + i for i, n in enumerate(shape)
+                                       if n == 1 and gshape[extra + i] != 1)
+    # One reduction for all axes: ``np.add.reduce`` skips ``np.sum``'s Python dispatch.
+    out = np.add.reduce(grad, axis=axes, keepdims=True)
+    if extra:
+        out = out.reshape(shape)
     if shape == ():
-        return grad if isinstance(like, (float, int)) else np.asarray(grad)[()]
-    return grad
+        return out[()]
+    return out
 
 
 def broadcast_like(grad, like):
@@ -60,8 +64,8 @@ def zeros_like(value):
         return [zeros_like(v) for v in value]
     if isinstance(value, dict):
         return {k: zeros_like(v) for k, v in value.items()}
-    if isinstance(value, (np.ndarray, Like)):
-        dtype = value.dtype if np.issubdtype(value.dtype, np.inexact) else np.float64
+    if type(value) is np.ndarray or type(value) is Like:
+        dtype = value.dtype if value.dtype.kind in "fc" else np.float64
         return np.zeros(value.shape, dtype)
     if hasattr(value, "__array__") and not isinstance(value, np.generic):
         return zeros_like(np.asarray(value))  # a Variable
@@ -103,6 +107,25 @@ def add_at(base, index, grad):
     else:
         np.add.at(out, index, grad)
     return out
+
+
+def add_at_zeros(like, index, grad):
+    """Zeros shaped like ``like`` with ``grad`` added at ``[index]``: the adjoint of ``like[index]``.
+
+    ``add_at(zeros_like(like), index, grad)`` without copying the fresh zeros.
+    """
+    base = zeros_like(like)
+    if isinstance(base, (list, dict)):
+        base[index] = add(base[index], grad)
+        return base
+    dtype = np.result_type(base, grad)
+    if dtype != base.dtype:
+        base = base.astype(dtype)
+    if _is_basic_index(index):
+        base[index] += grad
+    else:
+        np.add.at(base, index, grad)
+    return base
 
 
 def zero_at(base, index):

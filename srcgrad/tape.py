@@ -273,6 +273,11 @@ def _rows_finish(g, source, lead, shape, unconnected):
 
 def _finish(g, source, unconnected):
     """A source's gradient with its shape and float dtype, or None / zeros if unconnected."""
+    if type(g) is np.ndarray and type(source) is Variable:  # the common case, quickly
+        value = source.read_value()
+        if g.dtype == value.dtype and g.shape == value.shape and value.dtype.kind == "f" \
+                and value.ndim and g.flags.writeable:
+            return g
     value = np.asarray(source) if _is_variable(source) else source
     if _is_variable(source) and value.ndim == 0:
         value = value[()]  # a 0-d Variable gets a NumPy scalar, as TF gives a scalar tensor

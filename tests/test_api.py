@@ -555,3 +555,33 @@ def test_gradient_made_inline_inside_differentiated_code():
     expected = 2.0 * (2.0 * np.cos(x) - x * np.sin(x))
     np.testing.assert_allclose(sg.grad(_uses_inline_gradient)(x), expected, rtol=1e-12)
     check_grads(_uses_inline_gradient_wrt_name, (0.4, 1.3), order=1)
+
+
+def _total(v):
+    return np.sum(v)
+
+
+def _scaled_total(v):
+    return np.sum(v * 2.0)
+
+
+def _average(v):
+    return np.mean(v)
+
+
+def _two_totals(a, b):
+    return np.sum(a) + np.sum(b * a)
+
+
+def test_gradients_are_writeable_arrays_of_their_own():
+    # The adjoint of np.sum is a read-only broadcast view inside the generated
+    # code; users get an array they may update in place (g *= lr).
+    x = np.ones(3)
+    for f in (_total, _scaled_total, _average):
+        g = sg.grad(f)(x)
+        g *= 0.5
+        assert g.flags.writeable and g.strides == (8,)
+    gx, gy = sg.grad(_two_totals, wrt=(0, 1))(x, 2.0 * x)
+    gx += 1.0
+    gy += 1.0
+    np.testing.assert_allclose(gx, 4.0)

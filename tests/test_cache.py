@@ -512,3 +512,44 @@ def test_names_numbered_in_order_without_rescanning():
     assert [namer.fresh("t") for _ in range(4)] == ["t_2", "t_4", "t_5", "t_6"]
     namer.reserve(["u_2"])
     assert [namer.fresh("u") for _ in range(3)] == ["u", "u_3", "u_4"]
+
+
+def _tape_step(a, b):
+    with sg.GradientTape() as tape:
+        y = np.sum(a * b)
+    return tape.gradient(y, [a, b])
+
+
+class _Pair:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+
+def _tape_step_attributes(m):
+    with sg.GradientTape() as tape:
+        y = np.sum(m.a * m.b)
+    return tape.gradient(y, [m.a, m.b])
+
+
+def test_tape_code_keys_on_whether_variables_are_trainable():
+    # A tape watches trainable Variables only: that is compiled in, so it keys the cache.
+    V = sg.Variable
+    assert _tape_step(V(2.0), V(3.0, trainable=False))[1] is None
+    da, db = _tape_step(V(2.0, trainable=False), V(3.0))
+    assert da is None and db == 2.0
+    da, db = _tape_step_attributes(_Pair(V(2.0), V(3.0, trainable=False)))
+    assert da == 3.0 and db is None
+    da, db = _tape_step_attributes(_Pair(V(2.0, trainable=False), V(3.0)))
+    assert da is None and db == 2.0
+
+
+def _scalar_of_product(x, v):
+    return np.sum(x[0] * v)
+
+
+def test_code_keys_on_the_rank_of_a_variable_argument():
+    # Ranks are compiled in (ranks.py): a Variable's rank keys the cache as an array's does.
+    x = np.array([1.0, 2.0])
+    grad = sg.grad(_scalar_of_product)
+    np.testing.assert_allclose(grad(x, sg.Variable(2.0)), [2.0, 0.0])
+    np.testing.assert_allclose(grad(x, sg.Variable(np.array([1.0, 3.0]))), [4.0, 0.0])

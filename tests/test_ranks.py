@@ -6,9 +6,11 @@ the scalars are known, including code that differentiates generated code.
 import math
 
 import numpy as np
+import pytest
 
 import srcgrad as sg
 import srcgrad.tape as tape_module
+from srcgrad.testing import check_grads
 
 
 def recurrence(a):
@@ -118,3 +120,94 @@ def test_ranks_that_change_or_are_unknown_keep_their_unbroadcast():
 
 def _numeric_scalar(f, a, *rest, eps=1e-6):
     return (f(a + eps, *rest) - f(a - eps, *rest)) / (2 * eps)
+
+
+# Products specialised on their operands' ranks (derivatives.BY_RANK): the
+# adjoint is the hand-written one (``g @ W.T``), with no helper and no unbroadcast.
+
+def _matmul_op(a, b):
+    return np.sum(np.tanh(a @ b))
+
+
+def _matmul_fn(a, b):
+    return np.sum(np.tanh(np.matmul(a, b)))
+
+
+def _dot_fn(a, b):
+    return np.sum(np.tanh(np.dot(a, b)))
+
+
+def _dot_method(a, b):
+    return np.sum(np.tanh(a.dot(b)))
+
+
+_SHAPES = {(2, 2): ((3, 4), (4, 2)), (2, 1): ((3, 4), (4,)), (1, 2): ((4,), (4, 2)),
+           (1, 1): ((4,), (4,)), "size-1 axes": ((1, 4), (4, 1))}
+
+
+@pytest.mark.parametrize("f", [_matmul_op, _matmul_fn, _dot_fn, _dot_method],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("ranks", list(_SHAPES), ids=str)
+def test_products_of_known_ranks_use_the_hand_written_adjoint(f, ranks):
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal(shape) for shape in _SHAPES[ranks])
+    check_grads(f, (a, b), order=2)
+    text = _text(sg.grad(f, wrt=(0, 1)), a, b)
+    assert "matmul_grad" not in text and "dot_grad" not in text
+    assert "unbroadcast" not in text
+
+
+def _batched(a, b):
+    return np.sum(np.tanh(a @ b))
+
+
+def test_products_of_other_ranks_keep_the_general_adjoint():
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 2))
+    check_grads(_batched, (a, b), order=1)
+    text = _text(sg.grad(_batched, wrt=(0, 1)), a, b)
+    assert "matmul_grad_x1" in text and "unbroadcast" in text
+    s = rng.standard_normal(())  # a 0-d array: np.dot(a, b) is a product by a scalar
+    check_grads(_dot_fn, (s, b), order=1)
+    assert "dot_grad" in _text(sg.grad(_dot_fn, wrt=(0, 1)), s, b)
+
+
+def _ranks_of(f, *args):
+    """The ranks inferred for ``f``'s variables at ``args`` (every argument differentiated)."""
+    from srcgrad import compiler, source
+    from srcgrad.transforms import normalize, ranks, record
+
+    src = source.parse_function(f)
+    ctx = compiler.Context(src, compiler.Guards())
+    node, params = compiler._signature(src, ctx, list(args))
+    normalize.normalize(node, ctx, list(params))
+    body = node.body[:-1]
+    record.instrument(body, ctx.namer)
+    return ranks.infer(body, params, list(args), set())
+
+
+def _ranked(A, B, v, w):
+    p = A @ B                      # 2
+    q = A @ v                      # 1
+    r = v @ w                      # 0
+    s = np.dot(A, v)               # 1
+    t = np.dot(v, B)               # 1
+    u = np.dot(r, B)               # 2
+    m = np.max(A, axis=1, keepdims=True)   # 2
+    n = np.sum(A, axis=0)          # 1
+    o = np.mean(A)                 # 0
+    k = A.T                        # 2
+    z = np.linalg.solve(A, v)      # not elementwise: unknown
+    return np.sum(p) + np.sum(q) + r + np.sum(s + t) + np.sum(u) + np.sum(m) + np.sum(n) \
+        + o + np.sum(k) + np.sum(z)
+
+
+def test_ranks_of_products_reductions_and_transposes():
+    rng = np.random.default_rng(2)
+    args = (rng.standard_normal((3, 3)), rng.standard_normal((3, 3)), rng.standard_normal(3),
+            rng.standard_normal(3))
+    found = _ranks_of(_ranked, *args)
+    want = {"p": 2, "q": 1, "r": 0, "s": 1, "t": 1, "u": 2, "m": 2, "n": 1, "o": 0, "k": 2}
+    assert {n: found.get(n) for n in want} == want
+    assert "z" not in found
+    check_grads(_ranked, args, order=1)

@@ -284,6 +284,12 @@ def _cases():
         C(np.squeeze, R(3, 1, 4, 1)), C(np.squeeze, R(3, 1, 4, 1), axis=1, id="axis"),
         C(np.broadcast_to, R(3), (2, 3)), C(np.broadcast_to, R(3, 1), (2, 3, 4), id="size1"),
         C(np.broadcast_to, F, (2, 2), id="pyfloat"),
+        C(adjoint_helpers.broadcast_to, R(3), (2, 3)),
+        C(adjoint_helpers.broadcast_to, R(3, 1), (2, 3, 4), id="size1"),
+        C(adjoint_helpers.broadcast_to, F, (2, 2), id="pyfloat"),
+        C(adjoint_helpers.add_reduce, R(3, 4), None, False),
+        C(adjoint_helpers.add_reduce, R(3, 4), 1, True, id="keepdims"),
+        C(adjoint_helpers.add_reduce, R(2, 3, 4), (0, 2), False, id="axes"),
         C(np.flip, R(3, 4)), C(np.flip, R(3, 4), 1, id="axis"),
         C(np.flip, R(2, 3, 4), (0, 2), id="tuple"),
         C(np.triu, R(4, 4)), C(np.triu, R(3, 4), 1, id="k"), C(np.tril, R(4, 4)),
@@ -1060,3 +1066,24 @@ def check_second_order(case, seed=0):
 def test_rule_differentiated_by_the_table(case):
     with np.errstate(divide="ignore", invalid="ignore"):
         check_second_order(case)
+
+
+@pytest.mark.parametrize("array, shape", [
+    (np.arange(6.0).reshape(2, 3), (4, 2, 3)),
+    (np.arange(3.0).reshape(3, 1), (2, 3, 5)),
+    (np.arange(12.0).reshape(3, 4)[:, ::2], (2, 3, 2)),   # not contiguous
+    (np.arange(12.0).reshape(3, 4).T, (2, 4, 3)),          # Fortran order
+    (np.array([1, None], dtype=object), (3, 2)),            # objects
+    (np.zeros((0, 3)), (2, 0, 3)),                           # empty
+    (np.float64(2.5), (2, 2)), (2.5, (3,)), (np.array(1.5), ()),
+])
+def test_fast_broadcast_to_is_numpys(array, shape):
+    out = adjoint_helpers.broadcast_to(array, shape)
+    want = np.broadcast_to(array, shape)
+    assert out.shape == want.shape and out.dtype == want.dtype
+    assert np.array_equal(out, want) and not out.flags.writeable
+
+
+def test_fast_broadcast_to_raises_numpys_error():
+    with pytest.raises(ValueError, match="broadcast"):
+        adjoint_helpers.broadcast_to(np.ones(3), (2, 4))

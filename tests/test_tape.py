@@ -1218,3 +1218,16 @@ def test_tapes_stop_tracking_assignments_when_done():
     kept.reset()
     assert kept not in variables._TAPES
     del z
+
+
+def test_tape_gradients_are_writeable_arrays_of_their_own():
+    v = sg.Variable(np.ones(3))
+    x = np.ones(2)
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(v) + np.sum(x)
+    gv, gx = tape.gradient(y, [v, x])
+    gv *= 0.5
+    gx *= 0.5
+    np.testing.assert_allclose(gv, 0.5)
+    np.testing.assert_allclose(gx, 0.5)

@@ -17,6 +17,8 @@ Before/after::
 import gast
 
 from .. import templates as T
+from . import anno
+from .activity import walk_stmts
 
 
 def _is_one(node):
@@ -84,7 +86,8 @@ class _Liveness:
                     s.body = s.body or [gast.Pass()]
                 live = then_live | else_live | _uses(s.test)
             elif isinstance(s, (gast.For, gast.While)):
-                loop_live = set(live)
+                # A while test runs again after each iteration: what it reads is live there.
+                loop_live = set(live) | (_uses(s.test) if isinstance(s, gast.While) else set())
                 while True:
                     body_live = self.block(s.body, set(loop_live), False)
                     new = loop_live | body_live
@@ -132,6 +135,73 @@ def _tidy(stmts):
 
 def _real(stmts):
     return any(not getattr(s, "sg_comment", False) and not isinstance(s, gast.Pass) for s in stmts)
+
+
+# Statement kinds (anno.py) whose only effect is to bind their target.
+_PURE = ("copy", "prim", "getitem", "literal")
+
+
+def _simple(node):
+    """An expression of names and constants only: ``0.0``, ``x``, ``i + 1``, ``(a, b)``."""
+    if isinstance(node, (gast.Constant, gast.Name)):
+        return True
+    if isinstance(node, gast.BinOp):
+        return _simple(node.left) and _simple(node.right)
+    if isinstance(node, gast.UnaryOp):
+        return _simple(node.operand)
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return all(_simple(e) for e in node.elts)
+    return False
+
+
+def pure_assignment(s):
+    """``name = value`` where computing ``value`` has no effect but the result."""
+    if not isinstance(s, gast.Assign) or not all(isinstance(t, gast.Name) for t in s.targets):
+        return False
+    if _simple(s.value):
+        return True
+    if anno.kind(s) not in _PURE:
+        return False
+    out = getattr(s, "sg_args", {}).get("out")  # np.add(a, b, out=c) writes to c
+    return out is None or isinstance(out, gast.Constant) and out.value is None
+
+
+def drop_unused(forward, live_after):
+    """Drop forward statements whose value nothing reads; returns ``forward``.
+
+    A gradient need not compute what only its function's value needs: with
+    ``sg.grad`` the loss itself, the last ``np.mean`` and, in a loop, the
+    running sum ``s = s + ...``, none of which the backward pass reads. Only
+    names whose every binding is a pure statement (a primitive with a rule, a
+    copy, an index or a literal) can go; everything else stays.
+    """
+    impure, bound = set(), set()
+    for s in walk_stmts(forward):
+        if isinstance(s, (gast.If, gast.While)):
+            continue
+        stores = _stores(s.target if isinstance(s, gast.For) else s)
+        bound |= stores
+        if isinstance(s, gast.For) or not pure_assignment(s):
+            impure |= stores
+    _Liveness(bound - impure).block(forward, set(live_after), True)
+    forward[:] = _tidy(forward)
+    # A loop left with nothing to do (its values are recomputed backward): gone,
+    # unless its target's last value is read after it.
+    read = set(live_after)
+    for s in forward:
+        if not _idle_loop(s):
+            read |= _uses(s)
+    forward[:] = [s for s in forward if not (_idle_loop(s) and s.target.id not in read)]
+    return forward
+
+
+def _idle_loop(s):
+    return isinstance(s, gast.For) and not _real(s.body) and not s.orelse \
+        and isinstance(s.target, gast.Name) and isinstance(s.iter, gast.Name)
+
+
+def _stores(node):
+    return {n.id for n in T.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
 def cleanup(backward, adjoint_names, live_after):

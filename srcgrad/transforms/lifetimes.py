@@ -28,8 +28,9 @@ from .reverse import written_names
 SHAPE_ONLY = {
     "unbroadcast": (1,),
     "zeros_like": (0,),
+    "add_at_zeros": (0,),
     "sum_grad": (1,),
-    "mean_grad": (1, 2),
+    "mean_grad": (1,),
     "reshape_like": (1,),
     "sum_to": (1,),
     "unbroadcast_rows": (1,),

@@ -13,6 +13,7 @@ import gast
 import numpy as np
 
 from .. import runtime
+from ..rules import params as rule_params
 from ..variables import Variable
 from . import anno
 from .activity import walk_stmts
@@ -111,6 +112,49 @@ def _elementwise(ranks):
     return max(ranks) if ranks else None
 
 
+_PRODUCTS = (np.matmul, np.dot)
+_NOT_ELEMENTWISE = (np.linalg.solve,)  # broadcast=True in the table, but not elementwise
+
+
+# Their result has their first argument's rank.
+_SAME_RANK = {np.transpose, np.matrix_transpose, np.swapaxes, np.flip, np.copy}
+
+
+def _reduced(axis, keepdims, rank):
+    """The rank of a reduction over the constant ``axis`` of an array of rank ``rank``."""
+    if keepdims is None or isinstance(keepdims, gast.Constant) and keepdims.value is False:
+        keep = False
+    elif isinstance(keepdims, gast.Constant) and keepdims.value is True:
+        keep = True
+    else:
+        return None
+    if axis is None and not keep:
+        return 0
+    if axis is None or rank is None or rank is TOP:
+        return rank
+    if isinstance(axis, int) and not isinstance(axis, bool) and rank > 0:
+        return rank if keep else rank - 1
+    return None
+
+
+def _product(fn, ranks):
+    """The rank of ``np.matmul`` or ``np.dot`` of operands of these ranks."""
+    if any(r is None for r in ranks):
+        return None
+    if any(r is TOP for r in ranks):
+        return TOP
+    r1, r2 = ranks
+    if fn is np.dot:
+        if r1 == 0 or r2 == 0:
+            return r1 + r2
+        return r1 + r2 - 2 if r2 >= 2 else r1 - 1
+    if r1 == 0 or r2 == 0:
+        return None  # an error at run time
+    if r1 == 1 or r2 == 1:
+        return r1 + r2 - 2
+    return max(r1, r2)
+
+
 def _atom(node, env):
     if isinstance(node, gast.Constant):
         if node.value is None:
@@ -119,7 +163,7 @@ def _atom(node, env):
     return env.get(node.id) if isinstance(node, gast.Name) else None
 
 
-def _rank(s, env, ints, stacks, literals):
+def _rank(s, env, ints, stacks, literals, static):
     """The rank statement ``s`` gives its target, from the ranks ``env`` holds now."""
     kind = anno.kind(s)
     value = s.value
@@ -128,6 +172,10 @@ def _rank(s, env, ints, stacks, literals):
         return _join(_atom(v, env) for v in values) if values else None
     if isinstance(value, (gast.Constant, gast.Name)):  # a constant, or a copy
         return _atom(value, env)
+    if isinstance(value, gast.Attribute) and kind != "prim":  # ``model.W`` (not ``x.T``):
+        # a Variable's shape never changes.
+        v = static(value) if static is not None else None
+        return v.ndim if isinstance(v, Variable) else None
     if _shaped_like_argument(value):
         return env.get(value.args[0].id)
     if isinstance(value, gast.BinOp) and isinstance(value.op, _ARITHMETIC) \
@@ -170,9 +218,15 @@ def _rank(s, env, ints, stacks, literals):
             return _atom(like, env) if like is not None else None
         if getattr(fn, "__module__", None) == "math" or fn is math.pow:
             return 0
-        if fn in _REDUCTIONS and isinstance(s.sg_args.get("axis"), gast.Constant) \
-                and s.sg_args["axis"].value is None:
-            return 0
+        operands = [_atom(s.sg_args.get(p.name), env) for p in rule_params(s.sg_rule)[:2]]
+        if fn in _REDUCTIONS and isinstance(s.sg_args.get("axis"), gast.Constant):
+            return _reduced(s.sg_args["axis"].value, s.sg_args.get("keepdims"), operands[0])
+        if fn in _SAME_RANK:
+            return operands[0]
+        if fn in _PRODUCTS:
+            return _product(fn, operands)
+        if getattr(fn, "signature", None) is not None or fn in _NOT_ELEMENTWISE:
+            return None  # a gufunc, or broadcasting over stacks of matrices
         if (isinstance(fn, np.ufunc) or s.sg_rule.broadcast) and s.sg_args \
                 and len(args) == len(s.sg_args):
             return _elementwise(args)
@@ -180,16 +234,34 @@ def _rank(s, env, ints, stacks, literals):
 
 
 def scalar_names(body, params, sample, ints):
-    """Names bound only to scalars, given the first call's arguments ``sample``.
+    """Names bound only to scalars, given the first call's arguments ``sample``."""
+    return {n for n, r in infer(body, params, sample, ints).items() if r == 0}
+
+
+def _keyed(static, params):
+    """``static`` for attribute chains rooted at a parameter: the cache keys on their
+    classes and Variables' ranks (``cache._structure``); a global object's are not."""
+    def value(node):
+        root = node
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        return static(node) if isinstance(root, gast.Name) and root.id in params else None
+    return value
+
+
+def infer(body, params, sample, ints, static=None):
+    """Name -> rank, for the names bound only to values of one rank (``sample``: see above).
 
     Ranks are inferred for every variable, optimistically (the way constant
     propagation is): each starts as ``TOP`` and only ever goes down to one
     rank, then to ``None``, as its assignments are evaluated again, until
     nothing changes. Loop-carried values (``s = s + x[i]``) keep their rank by
     induction, and ``state[0]`` of a computed vector is known to be a scalar.
+    ``static(node)``: the object an attribute chain denotes at compile time,
+    for the ranks of Variables read from objects (the cache keys on them).
     """
     if sample is None:
-        return set()
+        return {}
     defs = {}
     for s in walk_stmts(body):
         if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
@@ -204,6 +276,8 @@ def scalar_names(body, params, sample, ints):
     stacks = _stack_items(body)
     literals = {n: list(d[0].value.elts) for n, d in defs.items()  # lists and tuples written out
                 if len(d) == 1 and d[0] is not None and isinstance(d[0].value, (gast.List, gast.Tuple))}
+    if static is not None:
+        static = _keyed(static, set(params))
     env = {p: _rank_of_value(v) for p, v in zip(params, sample) if p not in defs}
     env.update({n: TOP for n in defs})
     env.update({n: 0 for n in ints})
@@ -211,9 +285,9 @@ def scalar_names(body, params, sample, ints):
     while changed:
         changed = False
         for name in sorted(set(defs) - set(ints)):
-            new = _join(None if s is None else _rank(s, env, ints, stacks, literals)
+            new = _join(None if s is None else _rank(s, env, ints, stacks, literals, static)
                         for s in defs[name])
             if new != env[name]:
                 env[name] = new
                 changed = True
-    return {n for n, r in env.items() if r == 0} | set(ints)
+    return {n: r for n, r in env.items() if isinstance(r, int)}

@@ -18,6 +18,7 @@ import gast
 
 from .. import templates as T
 from ..batch_rules import row_form
+from ..derivatives import BY_RANK
 from ..rules import params as rule_params
 from . import anno
 from .activity import literal_items
@@ -72,7 +73,9 @@ class Reverse:
         # In-place updates of our own adjoint buffers: fast, but code meant to be
         # differentiated again (higher order) must not mutate arrays it shares.
         self.inplace = True
-        self.scalars = set()  # names always bound to 0-d values (see ranks.py)
+        self.ranks = {}  # name -> the rank of every value it is bound to (see ranks.py)
+        self.scalars = set()  # names always bound to 0-d values
+        self.rebuilt = set()  # names reverse loops compute again (recompute.py), not saved
         self.grads_list = None  # tapes: where watch points report (source, adjoint)
         self.named_sources = None  # nested tapes: source name -> variable of its adjoint
         # tape.jacobian: the name of a seed whose leading axis holds the rows of
@@ -179,9 +182,15 @@ class Reverse:
         if t in state:
             rule = s.sg_rule
             subs = {p.name: s.sg_args[p.name] for p in rule_params(rule) if p.name in s.sg_args}
+            exact = self._by_rank(s)
             for pname, text in rule.grads.items():
                 atom = s.sg_args.get(pname)
                 if not (isinstance(atom, gast.Name) and atom.id in self.act):
+                    continue
+                if pname in exact:
+                    value = _rule_expr(exact[pname], subs, T.name(self.d(t)), T.name(t),
+                                       self.ctx.module_names)
+                    self.acc(atom.id, value, state, out)
                     continue
                 per_row = False
                 if self.rows is not None:
@@ -206,6 +215,15 @@ class Reverse:
                 self.acc(atom.id, value, state, out)
         return self._finish(s, t, state, out)
 
+    def _by_rank(self, s):
+        """The grads of a product specialised on its operands' ranks (``derivatives.BY_RANK``)."""
+        forms = BY_RANK.get(s.sg_func) if self.rows is None else None
+        if forms is None:
+            return {}
+        atoms = [s.sg_args.get(p.name) for p in rule_params(s.sg_rule)[:2]]
+        key = tuple(self.ranks.get(a.id) if isinstance(a, gast.Name) else None for a in atoms)
+        return forms.get(key, {})
+
     def _getitem(self, s, state):
         t = s.targets[0].id
         base = s.value.value.id
@@ -222,6 +240,10 @@ class Reverse:
                 else:  # a list's adjoint (rows inside its items) or an array's
                     out.append(T.stmt("_sg.add_rows_into(b, i, g)", b=db, i=_index_expr(index),
                                       g=self.d(t)))
+            elif base not in state and self.rows is None:
+                value = T.expr("_sg.add_at_zeros(b, i, g)", b=base, i=_index_expr(index),
+                               g=self.d(t))
+                out.append(T.assign(db, value))
             else:
                 start = T.name(db) if base in state else self.zeros_for(base)
                 helper = "add_at" if self.rows is None else "add_at_rows"

@@ -1,0 +1,100 @@
+"""A gradient skips forward values nothing reads (``cleanup.drop_unused``).
+
+With ``sg.grad`` the function's value is not returned: when its rank says it
+is a scalar, no check is needed, and the statements that only lead to it
+(the final mean, a loop's running sum) are not run. Statements with effects,
+and values the backward pass reads, stay.
+"""
+import re
+
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from srcgrad.testing import check_grads
+
+
+def _text(g, *args):
+    return g.__srcgrad_compiled__.entry(args).text
+
+
+def _forward(text):
+    """The generated lines before the first adjoint block, without the header comment."""
+    return text.split("\n", 1)[1].split("# grad of:", 1)[0]
+
+
+def mean_loss(w, X):
+    return np.mean(np.tanh(X @ w))
+
+
+def running_sum(x):
+    s = 0.0
+    for i in range(len(x) - 1):
+        s = s + (x[i + 1] - x[i] ** 2) ** 2
+    return s
+
+
+def _args():
+    rng = np.random.default_rng(0)
+    return rng.standard_normal(3), rng.standard_normal((5, 3))
+
+
+def test_the_final_reduction_is_not_computed():
+    args = _args()
+    text = _text(sg.grad(mean_loss), *args)
+    assert "np.mean(" not in _forward(text) and "check_scalar" not in text
+    check_grads(mean_loss, args, order=2)
+
+
+def test_value_and_grad_computes_the_value():
+    args = _args()
+    value, g = sg.value_and_grad(mean_loss)(*args)
+    assert value == pytest.approx(mean_loss(*args))
+    assert "np.mean(" in _forward(_text(sg.value_and_grad(mean_loss), *args))
+    np.testing.assert_allclose(g, sg.grad(mean_loss)(*args))
+
+
+def test_a_running_sum_in_a_loop_is_not_computed():
+    x = np.linspace(-1.0, 1.0, 6)
+    text = _text(sg.grad(running_sum), x)
+    assert not re.search(r"^ +s = ", _forward(text), re.M)  # neither s = 0.0 nor s = s + ...
+    check_grads(running_sum, (x,), order=2)
+
+
+def printing(x):
+    y = np.sin(x)
+    print("forward ran")
+    z = np.cos(y)
+    return np.sum(y)
+
+
+def test_statements_with_effects_stay(capsys):
+    x = np.array([0.1, 0.2])
+    np.testing.assert_allclose(sg.grad(printing)(x), np.cos(x))
+    assert capsys.readouterr().out == "forward ran\n"
+    assert "np.cos(" not in _forward(_text(sg.grad(printing), x))  # z is unused: dropped
+
+
+def vector_result(x):
+    return x * 2.0
+
+
+def test_a_result_not_known_to_be_scalar_is_still_checked():
+    with pytest.raises(TypeError, match="must return a scalar"):
+        sg.grad(vector_result)(np.ones(3))
+    text = sg.adjoint_source(vector_result)  # no sample: no ranks, the check stays
+    assert "check_scalar" in text
+
+
+def counted(x):
+    i = 0
+    acc = x
+    while i < 4:  # i is read only by the test: it must stay live through the loop
+        acc = acc * 0.9 + 0.1 * np.sin(acc)
+        i = i + 1
+    return acc
+
+
+def test_what_a_while_test_reads_stays():
+    check_grads(counted, (0.3,), order=2)
+    assert re.search(r"^ +i = i \+ 1", _text(sg.grad(counted), 0.3), re.M)
