@@ -39,10 +39,10 @@ class _Same:
 
 def _kind(value):
     t = type(value)
+    if t is np.ndarray:
+        return (t, value.dtype, value.ndim)  # the code depends on ranks (ranks.py)
     if t is float:
         return float
-    if t is np.ndarray:
-        return ("array", value.dtype.char, value.ndim)  # the code depends on ranks (ranks.py)
     if isinstance(value, np.generic):
         return ("scalar", value.dtype.char)
     if t is Variable:  # its rank (ranks.py) and whether a tape watches it are compiled in
@@ -108,8 +108,8 @@ def _check_differentiable(value, index, name):
 
 def _cast(grad, like):
     """Give a gradient its source's type, dtype and shape."""
-    if type(grad) is np.ndarray and type(like) is np.ndarray and grad.dtype == like.dtype \
-            and grad.shape == like.shape and grad.flags.writeable:
+    if type(grad) is np.ndarray and type(like) is np.ndarray and grad.shape == like.shape \
+            and (grad.dtype is like.dtype or grad.dtype == like.dtype) and grad.flags.writeable:
         return grad
     if isinstance(like, np.ndarray):
         out = np.asarray(grad, dtype=like.dtype)
@@ -194,7 +194,7 @@ class Compiled:
         return self.bound + bound.args, bound.kwargs
 
     def entry(self, args, kwargs=None):
-        kinds = tuple(_kind(a) for a in args)
+        kinds = tuple(map(_kind, args))
         if kwargs:
             kinds += tuple((k, _kind(v)) for k, v in sorted(kwargs.items()))
         entry = self.entries.get(kinds)
@@ -222,7 +222,7 @@ class Compiled:
         else:
             value, grads = None, out
         if self.multiple:
-            grads = tuple(_cast(g, args[i]) for g, i in zip(grads, self.wrt))
+            grads = tuple([_cast(g, args[i]) for g, i in zip(grads, self.wrt)])
         else:
             grads = _cast(grads, args[self.wrt[0]])
         return (value, grads) if self.mode == "value_and_grad" else grads

@@ -204,10 +204,96 @@ def _stores(node):
     return {n.id for n in T.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
+def _bindings(stmts):
+    count = {}
+    for s in walk_stmts(stmts):
+        targets = [s.target] if isinstance(s, (gast.For, gast.AugAssign)) else \
+            getattr(s, "targets", [])
+        for t in targets:
+            for n in T.walk(t):
+                if isinstance(n, gast.Name):
+                    count[n.id] = count.get(n.id, 0) + 1
+    return count
+
+
+def _is_copy(s, target, source):
+    return isinstance(s, gast.Assign) and len(s.targets) == 1 \
+        and isinstance(s.targets[0], gast.Name) and s.targets[0].id == target \
+        and isinstance(s.value, gast.Name) and s.value.id == source
+
+
+def _rebinds(s):
+    """Names ``s`` binds anew (``a[i] += v`` changes an object, it binds nothing)."""
+    if isinstance(s, gast.AugAssign):
+        return {s.target.id} if isinstance(s.target, gast.Name) else set()
+    if isinstance(s, gast.Delete):
+        return {t.id for t in s.targets if isinstance(t, gast.Name)}
+    return _defs(s)
+
+
+class _Copies:
+    """Drop ``t = s`` where ``t`` is read only further down the same block, before ``s`` changes.
+
+    Generated adjoint code is full of them (``ds_add = ds``: the adjoint of an
+    addition passes through); each costs a store and a load per iteration.
+    ``t`` must be bound once in all the code and read nowhere else.
+    """
+
+    def __init__(self, stmts, live_after):
+        self.bound = _bindings(stmts)
+        self.live_after = live_after
+        self.total = {}
+        for s in stmts:
+            for n in T.walk(s):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                    self.total[n.id] = self.total.get(n.id, 0) + 1
+
+    def block(self, stmts, in_loop=False):
+        """Only in loops: there the copies cost once per iteration, and outside them
+        a copy often gives a value its user-facing name (``ds = dresult_add``)."""
+        for s in stmts:
+            if isinstance(s, (gast.If, gast.For, gast.While)):
+                self.block(s.body, in_loop or not isinstance(s, gast.If))
+                self.block(s.orelse, in_loop)
+        if not in_loop:
+            return
+        loads = {}
+        for k, s in enumerate(stmts):
+            for n in T.walk(s):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                    loads.setdefault(n.id, []).append((k, n))
+        dropped = set()
+        for k, s in enumerate(stmts):
+            if not (isinstance(s, gast.Assign) and len(s.targets) == 1
+                    and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)):
+                continue
+            t, src = s.targets[0].id, s.value.id
+            uses = loads.get(t, [])
+            if t == src or self.bound.get(t) != 1 or t in self.live_after or not uses \
+                    or self.total.get(t) != len(uses) \
+                    or any(j <= k or isinstance(stmts[j], (gast.If, gast.For, gast.While))
+                           for j, _ in uses):
+                continue
+            last = max(j for j, _ in uses)
+            if any(src in _rebinds(stmts[j]) and not _is_copy(stmts[j], src, t)
+                   for j in range(k + 1, last)):
+                continue
+            for _, n in uses:
+                n.id = src
+            dropped |= {j for j in range(k + 1, last + 1) if _is_copy(stmts[j], src, src)}
+            loads.setdefault(src, []).extend(uses)
+            loads[t] = []
+            self.total[src] = self.total.get(src, 0) + len(uses)
+            self.total[t] = 0
+            dropped.add(k)
+        stmts[:] = [s for k, s in enumerate(stmts) if k not in dropped]
+
+
 def cleanup(backward, adjoint_names, live_after):
     """Simplify ``backward`` (a statement list) in place; returns it."""
     peep = _Peephole()
     backward[:] = [peep.visit(s) for s in backward]
     _Liveness(set(adjoint_names)).block(backward, set(live_after), True)
+    _Copies(backward, set(live_after)).block(backward)
     backward[:] = _tidy(backward)
     return backward

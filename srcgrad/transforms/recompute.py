@@ -71,14 +71,20 @@ def plan(body, backward, needed, scalars, harmless):
 
 def _commented(stmts):
     """Copies of ``stmts`` under one comment per line of the user's code they come from."""
-    out, last = [], None
+    out, last, seen = [], None, {}
     for s in stmts:
         o = anno.origin(s)
         key = (o.filename, o.lineno) if o else None
         if o is not None and key != last:
             out.append(comment(f"recomputed, not saved: {o.text} ({o.short()})"))
         last = key
-        out.append(copy.deepcopy(s))
+        new = copy.deepcopy(s)
+        text = gast.unparse(s.value)  # ``x[i]`` twice in a line: index once, copy after
+        if text in seen:
+            new.value = T.name(seen[text])
+        else:
+            seen[text] = s.targets[0].id
+        out.append(new)
     return out
 
 
@@ -149,8 +155,10 @@ def _rebuildable(loop, stable, scalars):
         if not pure_assignment(s) or len(s.targets) != 1 or not isinstance(s.targets[0], gast.Name):
             continue
         name = s.targets[0].id
-        if name not in scalars or name not in stable:  # bound by this statement only
+        if name not in stable:  # bound by this statement only
             continue
+        if name not in scalars and not isinstance(s.value, gast.Name):
+            continue  # only scalars are cheap to compute again; a copy is free
         if all(n == index or n in out or (n in stable and n not in bound_here) for n in _loads(s.value)):
             out[name] = s
     return out
