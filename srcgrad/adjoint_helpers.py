@@ -33,8 +33,8 @@ __all__ = [
     "broadcast_to", "add_reduce", "einsum_list", "astype", "flatten", "item",
     # planning (non-differentiable)
     "einsum_slot_plan", "dot_subscripts", "inner_subscripts", "tensordot_subscripts",
-    "inverse_axes", "concat_offsets", "reduced_size", "axis_slice", "norm_plan", "linspace_weights",
-    "not_differentiable",
+    "inverse_axes", "concat_offsets", "inexact", "flat_scalars", "reduced_size", "axis_slice",
+    "norm_plan", "linspace_weights", "not_differentiable",
 ]
 
 
@@ -79,7 +79,7 @@ def reshape_like(grad, like):
 
 def real_grad(grad, ans):
     """``grad``, or zeros of its shape when the result ``ans`` is not floating (a cast to int)."""
-    if np.issubdtype(np.result_type(ans), np.inexact):
+    if inexact(ans):
         return grad
     return np.zeros(np.shape(grad))
 
@@ -315,10 +315,12 @@ def array_grad(grad, obj):
     adjoints, one per element (nested one level further for lists of lists;
     deeper levels get arrays).
     """
-    grad = reshape_like(grad, obj)
     if isinstance(obj, (list, tuple)):
+        if flat_scalars(obj, np.shape(grad)):  # np.array([a, b]): no shapes to check
+            return [grad[i] for i in range(len(obj))]
+        grad = reshape_like(grad, obj)
         return [array_item_grad(grad[i], obj[i]) for i in range(len(obj))]
-    return grad
+    return reshape_like(grad, obj)
 
 
 def array_item_grad(grad, item):
@@ -566,6 +568,20 @@ def concat_offsets(shapes, axis, kind="concatenate"):
     else:
         sizes = [shape[axis] for shape in shapes]
     return axis, [0, *np.cumsum(sizes).tolist()]
+
+
+def inexact(value):
+    """Does ``value`` have a floating or complex dtype? (``np.issubdtype`` costs 5x more.)"""
+    return np.result_type(value).kind in "fc"
+
+
+_SCALAR_TYPES = (float, int, np.floating, np.integer)
+
+
+def flat_scalars(seq, shape):
+    """Is ``seq`` a list of scalars, and ``shape`` that of ``np.array(seq)``?"""
+    return shape == (len(seq),) and all(type(v) in _SCALAR_TYPES or isinstance(v, np.generic)
+                                        and v.ndim == 0 for v in seq)
 
 
 def reduced_size(shape, axis):

@@ -36,15 +36,14 @@ def unbroadcast(grad, like):
     if extra < 0:  # an adjoint is never smaller than its value: a bug, say so
         raise ValueError(f"srcgrad internal error: an adjoint of shape {gshape} for a value "
                          f"of shape {shape}")
-    axes = tuple(range(extra)) + tuple(extra + i for i, n in enumerate(shape)
-                                       if n == 1 and gshape[extra + i] != 1)
     # One reduction for all axes: ``np.add.reduce`` skips ``np.sum``'s Python dispatch.
-    out = np.add.reduce(grad, axis=axes, keepdims=True)
-    if extra:
-        out = out.reshape(shape)
     if shape == ():
-        return out[()]
-    return out
+        return np.add.reduce(grad, axis=None)
+    ones = tuple(extra + i for i, n in enumerate(shape) if n == 1 and gshape[extra + i] != 1)
+    if not ones:
+        return np.add.reduce(grad, axis=tuple(range(extra)))
+    out = np.add.reduce(grad, axis=tuple(range(extra)) + ones, keepdims=True)
+    return out.reshape(shape) if extra else out
 
 
 def broadcast_like(grad, like):

@@ -74,6 +74,13 @@ def _defs(stmt):
 class _Liveness:
     def __init__(self, removable):
         self.removable = removable
+        self._flow = {}  # id(simple statement) -> (defs, uses): loops are walked many times
+
+    def flow(self, s):
+        out = self._flow.get(id(s))
+        if out is None:
+            out = self._flow[id(s)] = (_defs(s), _uses(s))
+        return out
 
     def block(self, stmts, live, prune):
         """Live names before ``stmts`` given ``live`` after; drops dead adjoints if ``prune``."""
@@ -106,7 +113,8 @@ class _Liveness:
                     continue
                 continue  # a dead adjoint: drop it
             else:
-                live = (live - _defs(s)) | _uses(s)
+                defs, uses = self.flow(s)
+                live = (live - defs) | uses
             kept.append(s)
         if prune:
             stmts[:] = kept[::-1]
