@@ -211,3 +211,27 @@ def test_ranks_of_products_reductions_and_transposes():
     assert {n: found.get(n) for n in want} == want
     assert "z" not in found
     check_grads(_ranked, args, order=1)
+
+
+def rnn(Wx, Wh, xs):
+    h = np.zeros((xs.shape[1], Wh.shape[0]))   # rank 2: a shape written out
+    for t in range(xs.shape[0]):
+        h = np.tanh(xs[t] @ Wx + h @ Wh)          # xs[t] of a constant array: rank 2
+    return np.sum(h * h)
+
+
+def filled_like(w, x):
+    acc = np.zeros_like(w)
+    acc = acc + w * x
+    return np.sum(acc @ w)
+
+
+def test_ranks_of_arrays_made_in_the_function():
+    rng = np.random.default_rng(3)
+    Wx, Wh, xs = rng.standard_normal((4, 3)), rng.standard_normal((3, 3)), rng.standard_normal((5, 2, 4))
+    check_grads(rnn, (Wx, Wh, xs), order=2, wrt=(0, 1))
+    text = _text(sg.grad(rnn, wrt=(0, 1)), Wx, Wh, xs)
+    assert "matmul_grad" not in text
+    w, x = rng.standard_normal((3, 3)), rng.standard_normal(3)
+    check_grads(filled_like, (w, x), order=2)
+    assert "matmul_grad" not in _text(sg.grad(filled_like, wrt=(0, 1)), w, x)

@@ -137,6 +137,26 @@ def _reduced(axis, keepdims, rank):
     return None
 
 
+_FILLED = (np.zeros, np.ones, np.empty, np.full)
+_FILLED_LIKE = (np.zeros_like, np.ones_like, np.empty_like, np.full_like)
+
+
+def _constructed(call, fn, env, ints):
+    """The rank of ``np.zeros((n, m))`` (a shape written out) or ``np.zeros_like(x)``."""
+    if not call.args or any(k.arg in ("shape", "ndmin") for k in call.keywords):
+        return None
+    first = call.args[0]
+    if fn in _FILLED:
+        if isinstance(first, (gast.Tuple, gast.List)):
+            return len(first.elts)
+        if isinstance(first, gast.Constant) and isinstance(first.value, int) \
+                or isinstance(first, gast.Name) and first.id in ints:
+            return 1
+    if fn in _FILLED_LIKE and isinstance(first, gast.Name):
+        return env.get(first.id)
+    return None
+
+
 def _product(fn, ranks):
     """The rank of ``np.matmul`` or ``np.dot`` of operands of these ranks."""
     if any(r is None for r in ranks):
@@ -163,7 +183,7 @@ def _atom(node, env):
     return env.get(node.id) if isinstance(node, gast.Name) else None
 
 
-def _rank(s, env, ints, stacks, literals, static):
+def _rank(s, env, ints, stacks, literals, static, resolve):
     """The rank statement ``s`` gives its target, from the ranks ``env`` holds now."""
     kind = anno.kind(s)
     value = s.value
@@ -178,11 +198,13 @@ def _rank(s, env, ints, stacks, literals, static):
         return v.ndim if isinstance(v, Variable) else None
     if _shaped_like_argument(value):
         return env.get(value.args[0].id)
+    if isinstance(value, gast.Call) and kind != "prim" and resolve is not None:
+        return _constructed(value, resolve(value.func), env, ints)
     if isinstance(value, gast.BinOp) and isinstance(value.op, _ARITHMETIC) \
             and all(isinstance(v, (gast.Name, gast.Constant)) for v in (value.left, value.right)):
         return _elementwise([_atom(value.left, env), _atom(value.right, env)])  # not recorded
-    if kind == "getitem":
-        base = env.get(value.value.id)
+    if kind == "getitem" or isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+        base = env.get(value.value.id)  # also ``xs[t]`` of a constant array (kind opaque)
         parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
         if base is None or base is TOP:
             return base
@@ -276,6 +298,7 @@ def infer(body, params, sample, ints, static=None):
     stacks = _stack_items(body)
     literals = {n: list(d[0].value.elts) for n, d in defs.items()  # lists and tuples written out
                 if len(d) == 1 and d[0] is not None and isinstance(d[0].value, (gast.List, gast.Tuple))}
+    resolve = static  # what a call's function denotes (numpy's functions are stable)
     if static is not None:
         static = _keyed(static, set(params))
     env = {p: _rank_of_value(v) for p, v in zip(params, sample) if p not in defs}
@@ -285,7 +308,7 @@ def infer(body, params, sample, ints, static=None):
     while changed:
         changed = False
         for name in sorted(set(defs) - set(ints)):
-            new = _join(None if s is None else _rank(s, env, ints, stacks, literals, static)
+            new = _join(None if s is None else _rank(s, env, ints, stacks, literals, static, resolve)
                         for s in defs[name])
             if new != env[name]:
                 env[name] = new
