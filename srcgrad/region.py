@@ -19,7 +19,7 @@ from . import blocks, codegen, source
 from . import templates as T
 from .compiler import Context, Generated, _loads, reverse_and_record, without_gc
 from .transforms import activity, anno, atoms, fence, lifetimes, normalize
-from .transforms.cleanup import cleanup
+from .transforms.cleanup import cleanup, drop_unused
 from .transforms.desugar import desugar
 from .transforms.resolve import Guards
 from .transforms.scopes import free_names
@@ -288,8 +288,10 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     else:
         out = gast.Tuple([T.name(v) for v in rev.named_sources.values()], gast.Load())
     cleanup(backward, ctx.namer.adjoints.values(), _loads([gast.Expr(out)]))
+    if sources is None:  # not read again by an outer tape: skip values nothing reads
+        drop_unused(forward, _loads(backward + [gast.Expr(out)]) - rev.rebuilt)
     code = forward + backward
-    if sources is None:  # not read again by an outer tape: free values after their last use
+    if sources is None:  # ... and free the others after their last use
         code = lifetimes.free_early(forward, backward,
                                     set(params) | set(seeds) | _loads([gast.Expr(out)]),
                                     rev.scalars, ctx.namer.adjoints)

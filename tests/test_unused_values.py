@@ -98,3 +98,22 @@ def counted(x):
 def test_what_a_while_test_reads_stays():
     check_grads(counted, (0.3,), order=2)
     assert re.search(r"^ +i = i \+ 1", _text(sg.grad(counted), 0.3), re.M)
+
+
+def tape_block(w, X):
+    with sg.GradientTape() as tape:
+        tape.watch(w)
+        loss = np.mean(np.tanh(X @ w))
+    return loss, tape.gradient(loss, w)
+
+
+def test_tape_code_skips_the_value_the_block_already_computed():
+    import srcgrad.tape as tape_module
+
+    args = _args()
+    loss, g = tape_block(*args)
+    assert loss == pytest.approx(mean_loss(*args))
+    np.testing.assert_allclose(g, sg.grad(mean_loss)(*args), rtol=1e-12)
+    texts = [e.text for e in tape_module._COMPILED.values() if "tape_block" in e.text
+             or "test_unused_values.py" in e.text]
+    assert texts and all("np.mean(" not in _forward(t) for t in texts)
