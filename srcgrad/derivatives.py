@@ -276,6 +276,21 @@ def _products_by_rank(p1, p2):
 # the adjoint a careful person writes by hand.
 BY_RANK = {np.matmul: _products_by_rank("x1", "x2"), np.dot: _products_by_rank("a", "b")}
 
+
+def _products_by_rank_rows(p1, p2):
+    return {
+        (2, 2): {p1: f"g @ {p2}.T", p2: f"{p1}.T @ g"},
+        (2, 1): {p1: f"np.expand_dims(g, -1) * {p2}", p2: f"g @ {p1}"},
+        (1, 2): {p1: f"g @ {p2}.T", p2: f"np.expand_dims({p1}, -1) * np.expand_dims(g, -2)"},
+        (1, 1): {p1: f"np.expand_dims(g, -1) * {p2}", p2: f"np.expand_dims(g, -1) * {p1}"},
+    }
+
+
+# The same for adjoints with a leading axis of seed rows (``tape.jacobian``,
+# see batch_rules.py): written so that ``g``'s extra leading axis broadcasts.
+BY_RANK_ROWS = {np.matmul: _products_by_rank_rows("x1", "x2"),
+                np.dot: _products_by_rank_rows("a", "b")}
+
 # Python operators -> the primitive whose rule they use (or a NONDIFF function).
 OPERATORS = {
     "Add": np.add, "Sub": np.subtract, "Mult": np.multiply, "Div": np.true_divide,

@@ -235,3 +235,44 @@ def test_ranks_of_arrays_made_in_the_function():
     w, x = rng.standard_normal((3, 3)), rng.standard_normal(3)
     check_grads(filled_like, (w, x), order=2)
     assert "matmul_grad" not in _text(sg.grad(filled_like, wrt=(0, 1)), w, x)
+
+
+def _jacobian_of(f, a, b, wrt):
+    with sg.GradientTape() as tape:
+        tape.watch(a)
+        tape.watch(b)
+        y = f(a, b)
+    return tape.jacobian(y, a if wrt == 0 else b)
+
+
+def _vector_product(a, b):
+    return np.tanh(a @ b)
+
+
+def _numeric_jacobian(f, args, wrt, eps=1e-6):
+    x = args[wrt]
+    cols = []
+    for k in range(x.size):
+        e = np.zeros(x.size)
+        e[k] = eps
+        plus = list(args)
+        minus = list(args)
+        plus[wrt] = x + e.reshape(x.shape)
+        minus[wrt] = x - e.reshape(x.shape)
+        cols.append((f(*plus) - f(*minus)) / (2 * eps))
+    y = f(*args)
+    return np.stack(cols, axis=-1).reshape(np.shape(y) + x.shape)
+
+
+@pytest.mark.parametrize("ranks", list(_SHAPES), ids=str)
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_products_of_known_ranks_in_jacobians(ranks, wrt):
+    # tape.jacobian runs the adjoint code on all seed rows at once (BY_RANK_ROWS).
+    rng = np.random.default_rng(4)
+    a, b = (rng.standard_normal(shape) for shape in _SHAPES[ranks])
+    got = _jacobian_of(_vector_product, a, b, wrt)
+    np.testing.assert_allclose(got, _numeric_jacobian(_vector_product, (a, b), wrt),
+                               rtol=1e-6, atol=1e-8)
+    texts = [e.text for e in tape_module._COMPILED.values()
+             if "all seed rows" in e.text and "test_ranks.py" in e.text]
+    assert texts and not any("matmul_grad" in t for t in texts)

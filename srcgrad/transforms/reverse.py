@@ -18,7 +18,7 @@ import gast
 
 from .. import templates as T
 from ..batch_rules import row_form
-from ..derivatives import BY_RANK
+from ..derivatives import BY_RANK, BY_RANK_ROWS
 from ..rules import params as rule_params
 from . import anno
 from .activity import literal_items
@@ -217,7 +217,7 @@ class Reverse:
 
     def _by_rank(self, s):
         """The grads of a product specialised on its operands' ranks (``derivatives.BY_RANK``)."""
-        forms = BY_RANK.get(s.sg_func) if self.rows is None else None
+        forms = (BY_RANK if self.rows is None else BY_RANK_ROWS).get(s.sg_func)
         if forms is None:
             return {}
         atoms = [s.sg_args.get(p.name) for p in rule_params(s.sg_rule)[:2]]
