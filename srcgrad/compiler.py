@@ -339,7 +339,7 @@ def _record(ctx, rev, body, params, backward):
     """
     primal = set(params) | {n for s in activity.walk_stmts(body) for n in _stores(s)}
     needed = _needed(backward, primal, body)
-    saved_not, rev.rebuilt = recompute.plan(body, backward, needed, rev.scalars,
+    saved_not, rev.rebuilt = recompute.plan(body, params, backward, needed, rev.scalars,
                                             ctx.harmless_call)
     needed -= saved_not
     _snapshot_items(body, needed)

@@ -35,3 +35,8 @@ def test_copies(code, want):
     live = ("t",) if want == "live:t" else ()
     expected = textwrap.dedent(code).strip() if want in (None, "live:t") else want
     assert _clean(code, live) == expected
+
+
+def test_a_source_rebound_in_a_nested_block_keeps_the_copy():
+    code = "for i in r:\n    t = s\n    for j in q:\n        s = s * 2.0\n    u = t + 1.0"
+    assert _clean(code) == code

@@ -96,3 +96,16 @@ def test_tape_blocks_recompute_too():
     x = np.array([0.2, -0.7, 1.3, 0.4])
     np.testing.assert_allclose(tape_loop(x), sg.grad(_plain)(x), rtol=1e-12)
     check_grads(_plain, (x,), order=2)
+
+
+def param_rebound_after(x):
+    s = 0.0
+    for i in range(len(x)):
+        s = s + x[i] ** 3
+    x = x * 0.0  # the reverse loop must read the x the loop read
+    return s + np.sum(x)
+
+
+def test_a_parameter_assigned_after_the_loop_is_not_read_again():
+    x = np.array([0.5, -1.5, 2.0])
+    check_grads(param_rebound_after, (x,), order=2)

@@ -231,12 +231,9 @@ def _is_copy(s, target, source):
 
 
 def _rebinds(s):
-    """Names ``s`` binds anew (``a[i] += v`` changes an object, it binds nothing)."""
-    if isinstance(s, gast.AugAssign):
-        return {s.target.id} if isinstance(s.target, gast.Name) else set()
-    if isinstance(s, gast.Delete):
-        return {t.id for t in s.targets if isinstance(t, gast.Name)}
-    return _defs(s)
+    """Names ``s`` (nested blocks included) binds or deletes; ``a[i] += v`` binds nothing."""
+    return {n.id for n in T.walk(s) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, (gast.Store, gast.Del))}
 
 
 class _Copies:

@@ -301,15 +301,17 @@ def infer(body, params, sample, ints, static=None):
     resolve = static  # what a call's function denotes (numpy's functions are stable)
     if static is not None:
         static = _keyed(static, set(params))
-    env = {p: _rank_of_value(v) for p, v in zip(params, sample) if p not in defs}
+    given = {p: _rank_of_value(v) for p, v in zip(params, sample)}
+    env = {p: r for p, r in given.items() if p not in defs}
     env.update({n: TOP for n in defs})
     env.update({n: 0 for n in ints})
     changed = True
     while changed:
         changed = False
         for name in sorted(set(defs) - set(ints)):
-            new = _join(None if s is None else _rank(s, env, ints, stacks, literals, static, resolve)
-                        for s in defs[name])
+            ranks = [None if s is None else _rank(s, env, ints, stacks, literals, static, resolve)
+                     for s in defs[name]]
+            new = _join(ranks + [given[name]] if name in given else ranks)  # x = 2 * x
             if new != env[name]:
                 env[name] = new
                 changed = True

@@ -41,7 +41,7 @@ def _loads(node):
     return {n.id for n in T.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
-def plan(body, backward, needed, scalars, harmless):
+def plan(body, params, backward, needed, scalars, harmless):
     """Recompute in reverse loops what ``needed`` holds and can be rebuilt there.
 
     ``scalars``: names known to hold 0-d values (ranks.py). ``harmless(call)``:
@@ -49,7 +49,7 @@ def plan(body, backward, needed, scalars, harmless):
     Inserts the statements into ``backward``'s reverse loops and returns
     (names no longer ``needed``, names the backward pass now binds itself).
     """
-    stable = _stable(body, harmless)
+    stable = _stable(body, params, harmless)
     saved_not, bound = set(), set()
     for loop in body:
         reverse = _reverse_of(loop, backward)
@@ -63,7 +63,7 @@ def plan(body, backward, needed, scalars, harmless):
         keep = _with_inputs(wanted, rebuilt)
         reverse.body[:0] = _commented([rebuilt[n] for n in rebuilt if n in keep])  # forward order
         saved_not |= wanted
-        bound |= keep
+        bound |= keep - outside
         if loop.target.id not in outside:
             bound.add(loop.target.id)
     return saved_not, bound
@@ -109,9 +109,14 @@ def _loads_outside(backward, loop):
     return out
 
 
-def _stable(body, harmless):
-    """Names bound at most once and never changed in place: their value is the same all along."""
-    count, changed = {}, set()
+def _stable(body, params, harmless):
+    """Names bound at most once and never changed in place: their value is the same all along.
+
+    A parameter is bound once already: assigned again in the body, it is not
+    stable (the backward pass would not see it restored before a reverse loop
+    that reads it, unless something else needed it).
+    """
+    count, changed = dict.fromkeys(params, 1), set()
     for s in walk_stmts(body):
         target = s.target if isinstance(s, gast.For) else s
         if isinstance(s, (gast.If, gast.While)):
