@@ -117,9 +117,11 @@ def add_at_zeros(like, index, grad):
     if isinstance(base, (list, dict)):
         base[index] = add(base[index], grad)
         return base
-    dtype = np.result_type(base, grad)
-    if dtype != base.dtype:
-        base = base.astype(dtype)
+    kind = getattr(grad, "dtype", None)  # (``dtype == None`` is True in NumPy: test ``is``)
+    if type(grad) is not float and (kind is None or kind != base.dtype):
+        dtype = np.result_type(base, grad)  # a complex adjoint, or a wider one
+        if dtype != base.dtype:
+            base = base.astype(dtype)
     if _is_basic_index(index):
         base[index] += grad
     else:

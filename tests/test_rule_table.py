@@ -1087,3 +1087,16 @@ def test_fast_broadcast_to_is_numpys(array, shape):
 def test_fast_broadcast_to_raises_numpys_error():
     with pytest.raises(ValueError, match="broadcast"):
         adjoint_helpers.broadcast_to(np.ones(3), (2, 4))
+
+
+@pytest.mark.parametrize("like, index, grad", [
+    (np.ones(4), 1, 2.0), (np.ones(4, np.float32), 1, np.float64(2.0)),
+    (np.ones(4), 1, 1j), (np.ones(4, np.float32), 0, 2.0), (np.arange(3), 0, 2),
+    (np.ones(4), [0, 0, 3], np.array([1.0, 2.0, 3.0])), (np.ones((2, 3)), (1, slice(None)), np.ones(3)),
+])
+def test_add_at_zeros_is_add_at_into_zeros(like, index, grad):
+    from srcgrad import runtime
+
+    want = runtime.add_at(runtime.zeros_like(like), index, grad)
+    got = runtime.add_at_zeros(like, index, grad)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
