@@ -114,7 +114,8 @@ class _Liveness:
                 continue  # a dead adjoint: drop it
             else:
                 defs, uses = self.flow(s)
-                live = (live - defs) | uses
+                live -= defs  # in place: callers pass a copy, and a forward pass's
+                live |= uses  # live set grows with its length (copies would be quadratic)
             kept.append(s)
         if prune:
             stmts[:] = kept[::-1]
