@@ -68,6 +68,7 @@ _WRITTEN = {
     "_sg.builtin_max_grad(g, args)": "_sg.extreme_args_rows(g, args, np.argmax)",
     "_sg.builtin_min_grad(g, args)": "_sg.extreme_args_rows(g, args, np.argmin)",
     "_sg.unbroadcast(g[index], grad)": "_sg.unbroadcast_rows(_sg.take_rows(g, index), grad)",
+    "_sg.array_grad(g[:len(items)], items)": "_sg.array_rows(g[:, :len(items)], items)",
     # Already right for rows: the last two axes only, or lists of row adjoints.
     "np.matrix_transpose(g)": "np.matrix_transpose(g)",
     "np.triu(g, k)": "np.triu(g, k)",

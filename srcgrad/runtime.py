@@ -129,6 +129,37 @@ def add_at_zeros(like, index, grad):
     return base
 
 
+_FLOAT64 = np.dtype(np.float64)
+_F64 = np.float64
+
+
+def gather_items(like, items):
+    """The adjoint of ``like[0], ..., like[n - 1]`` read one by one, from their adjoints ``items``.
+
+    ``alpha, beta = p[0], p[1]`` gives one array ``[dalpha, dbeta]`` where
+    item-by-item updates of a zero array would cost four calls. Items of
+    ``like`` past ``n`` get zeros.
+    """
+    if (type(like) is np.ndarray or type(like) is Like) and like.shape == (len(items),) \
+            and (like.dtype is _FLOAT64 or like.dtype == _FLOAT64):
+        for v in items:
+            if type(v) is not _F64 and type(v) is not float:
+                break
+        else:
+            return np.array(items)  # float64, as the zeros updated item by item would be
+    out = zeros_like(like)
+    if isinstance(out, (list, dict)):
+        for i, item in enumerate(items):
+            out[i] = add(out[i], item)
+        return out
+    dtype = np.result_type(out, *items)  # as if each item were added apart (add_at)
+    if dtype != out.dtype:
+        out = out.astype(dtype)
+    for i, item in enumerate(items):
+        out[i] += item
+    return out
+
+
 def zero_at(base, index):
     """A copy of adjoint ``base`` with ``base[index]`` set to zero."""
     if isinstance(base, (list, dict)):

@@ -14,6 +14,7 @@ TABLE = {
     rt.add: Rule("a, b", a="g", b="g"),
     rt.add_at: Rule("base, index, grad", base="g", grad="_sg.unbroadcast(g[index], grad)"),
     rt.add_at_zeros: Rule("like, index, grad", grad="_sg.unbroadcast(g[index], grad)"),
+    rt.gather_items: Rule("like, items", items="_sg.array_grad(g[:len(items)], items)"),
     rt.zero_at: Rule("base, index", base="_sg.zero_at(g, index)"),
     rt.copy_slot: Rule("value", value="g"),
     rt.read_value: Rule("value", value="g"),

@@ -295,11 +295,56 @@ class _Copies:
         stmts[:] = [s for k, s in enumerate(stmts) if k not in dropped]
 
 
+def _int_constant(node):
+    return isinstance(node, gast.Constant) and type(node.value) is int and node.value >= 0
+
+
+def _gathered(stmts):
+    """``d = _sg.add_at_zeros(p, 2, c); d[1] += b; d[0] += a`` -> ``d = _sg.gather_items(p, [a, b, c])``.
+
+    The adjoint of unpacking a vector (``a, b, c = p[0], p[1], p[2]``): one
+    array instead of a zero array updated item by item.
+    """
+    for s in stmts:
+        for field in ("body", "orelse"):
+            if isinstance(s, (gast.If, gast.For, gast.While)):
+                _gathered(getattr(s, field))
+    out, k = [], 0
+    while k < len(stmts):
+        s = stmts[k]
+        call = s.value if isinstance(s, gast.Assign) else None
+        if not (isinstance(call, gast.Call) and gast.unparse(call.func).strip() == "_sg.add_at_zeros"
+                and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+                and len(call.args) == 3 and _int_constant(call.args[1])):
+            out.append(s)
+            k += 1
+            continue
+        d = s.targets[0].id
+        items = {call.args[1].value: call.args[2]}
+        j = k + 1
+        while j < len(stmts) and isinstance(stmts[j], gast.AugAssign) \
+                and isinstance(stmts[j].op, gast.Add) and isinstance(stmts[j].target, gast.Subscript) \
+                and isinstance(stmts[j].target.value, gast.Name) and stmts[j].target.value.id == d \
+                and _int_constant(stmts[j].target.slice) and stmts[j].target.slice.value not in items \
+                and d not in _uses(stmts[j].value):
+            items[stmts[j].target.slice.value] = stmts[j].value
+            j += 1
+        if j - k < 2 or set(items) != set(range(len(items))):
+            out.append(s)
+            k += 1
+            continue
+        values = gast.List([items[i] for i in range(len(items))], gast.Load())
+        out.append(T.assign(d, T.expr("_sg.gather_items(p, v)", p=call.args[0], v=values)))
+        k = j
+    stmts[:] = out
+
+
 def cleanup(backward, adjoint_names, live_after):
     """Simplify ``backward`` (a statement list) in place; returns it."""
     peep = _Peephole()
     backward[:] = [peep.visit(s) for s in backward]
     _Liveness(set(adjoint_names)).block(backward, set(live_after), True)
     _Copies(backward, set(live_after)).block(backward)
+    _gathered(backward)
     backward[:] = _tidy(backward)
     return backward

@@ -29,6 +29,7 @@ SHAPE_ONLY = {
     "unbroadcast": (1,),
     "zeros_like": (0,),
     "add_at_zeros": (0,),
+    "gather_items": (0,),
     "sum_grad": (1,),
     "mean_grad": (1,),
     "reshape_like": (1,),
