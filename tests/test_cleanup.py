@@ -1,10 +1,15 @@
-"""Copies dropped from loops of generated code (``cleanup._Copies``), on code written out."""
+"""Peepholes on generated code: copies dropped from loops (``cleanup._Copies``) and
+the adjoint of an unpacked vector gathered into one array (``cleanup._gathered``)."""
 import textwrap
 
 import gast
+import numpy as np
 import pytest
 
-from srcgrad.transforms.cleanup import _Copies
+import srcgrad as sg
+from srcgrad import runtime
+from srcgrad.testing import check_grads
+from srcgrad.transforms.cleanup import _Copies, _gathered
 
 
 def _clean(code, live_after=()):
@@ -44,12 +49,6 @@ def test_a_source_rebound_in_a_nested_block_keeps_the_copy():
 
 # The adjoint of unpacking a vector, gathered into one array (``cleanup._gathered``).
 
-import numpy as np  # noqa: E402
-
-import srcgrad as sg  # noqa: E402
-from srcgrad import runtime  # noqa: E402
-from srcgrad.testing import check_grads  # noqa: E402
-
 
 def unpacked(p, y):
     a, b, c = p[0], p[1], p[2]
@@ -65,20 +64,23 @@ def test_unpacking_a_vector_gathers_its_adjoint():
     assert "add_at_zeros" not in text
 
 
-def test_hessian_through_gathered_adjoints():
-    # tape.jacobian differentiates the gradient code again, all rows at once.
-    p, y = np.array([0.3, -1.2, 0.7]), np.array([0.9, 0.4])
-    with sg.GradientTape() as outer:
-        outer.watch(p)
-        with sg.GradientTape() as inner:
-            inner.watch(p)
-            f = unpacked(p, y)
-        g = inner.gradient(f, p)
-    hessian = outer.jacobian(g, p)
+def gathered(p):
+    a, b = p[0] * p[1], np.sin(p[2])
+    return runtime.gather_items(p, [a * b, b * b, a])  # as generated code calls it
+
+
+def test_gather_items_differentiated_again_and_by_rows():
+    # Its rule (higher order) and the rule's row form (tape.jacobian) against differences.
+    p = np.array([0.3, -1.2, 0.7])
+    check_grads(lambda q: np.sum(gathered(q) ** 2), (p,), order=2)
+    with sg.GradientTape() as tape:
+        tape.watch(p)
+        y = gathered(p)
+    jacobian = tape.jacobian(y, p)
     eps = 1e-6
-    numeric = np.stack([(sg.grad(unpacked)(p + eps * e, y) - sg.grad(unpacked)(p - eps * e, y))
-                        / (2 * eps) for e in np.eye(3)], axis=1)
-    np.testing.assert_allclose(hessian, numeric, atol=1e-7)
+    numeric = np.stack([(gathered(p + eps * e) - gathered(p - eps * e)) / (2 * eps)
+                        for e in np.eye(3)], axis=1)
+    np.testing.assert_allclose(jacobian, numeric, atol=1e-7)
 
 
 @pytest.mark.parametrize("like, items", [
@@ -101,7 +103,5 @@ def test_gather_items_is_items_added_into_zeros(like, items):
 def test_gathering_needs_every_index_from_zero():
     code = "d = _sg.add_at_zeros(p, 2, c)\nd[0] += a"  # index 1 missing: kept as it is
     body = gast.parse(code).body
-    from srcgrad.transforms.cleanup import _gathered
-
     _gathered(body)
     assert gast.unparse(gast.Module(body, [])).strip() == code

@@ -1,13 +1,17 @@
-"""Clean-up of generated backward code: dead adjoints and trivial arithmetic.
+"""Clean-up of generated code: dead adjoints, trivial arithmetic, copies, unused values.
 
 - An adjoint assigned and never read again (a zero made for a branch join
   that nothing after it consumes, an adjoint reset at the end of a loop body
   that the next iteration overwrites) is dropped, by a liveness pass over the
   structured code.
 - ``g * 1.0``, ``1.0 * g``, ``g / 1`` and ``--g`` are simplified.
+- In loops, copies ``t = s`` read only further down are replaced by ``s``.
+- The adjoint of an unpacked vector, built item by item, becomes one
+  ``_sg.gather_items`` call.
+- ``drop_unused`` (forward code): pure statements whose value nothing reads.
 
-Only assignments to adjoint variables are ever removed: forward code, and any
-statement with an effect, stays.
+Only dead adjoints, copies and (forward) unused pure values are removed: no
+statement with an effect is.
 
 Before/after::
 
