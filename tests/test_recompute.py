@@ -1,6 +1,6 @@
 """Reverse loops recompute cheap scalars instead of saving them (``transforms/recompute.py``).
 
-Every case is checked against finite differences, to second order (the
+Every case is checked against finite differences, most to second order (the
 recomputed statements are differentiated again); the generated code is read
 to see which values were saved and which recomputed.
 """
@@ -44,7 +44,7 @@ def test_loop_carried_values_are_saved():
     assert "p_stack" in _text(product, x)  # the running product depends on the last iteration
 
 
-def changed_after(x):
+def changed_in_loop(x):
     y = x * 1.0
     s = 0.0
     for i in range(3):
@@ -55,9 +55,9 @@ def changed_after(x):
 
 def test_arrays_changed_in_place_are_not_read_again():
     x = np.array([0.5, -1.5, 2.0])
-    check_grads(changed_after, (x,), order=1)
-    assert "recomputed" not in _text(changed_after, x)
-    assert "y_slots.pop()" in _text(changed_after, x)  # its slots come back from saves
+    check_grads(changed_in_loop, (x,), order=1)
+    assert "recomputed" not in _text(changed_in_loop, x)
+    assert "y_slots.pop()" in _text(changed_in_loop, x)  # its slots come back from saves
 
 
 def matrix_rows(W, x):
