@@ -328,15 +328,12 @@ def print_tables(out, rows, columns, markdown):
                  ratio_cell(row, "srcgrad", "hand"), ratio_cell(row, "srcgrad", "forward"),
                  ratio_cell(row, "hand", "forward")]
         table.append(cells + [ratio_cell(row, n, "hand") for n in optional])
-    out("")
-    out("Ratios (median of per-round ratios; lower is faster; hand = hand-written NumPy gradient)")
-    out("")
+    heading(out, "Ratios (median of per-round ratios; lower is faster; "
+                 "hand = hand-written NumPy gradient)")
     print_table(out, header, table, markdown)
 
     names = ["forward", "hand", "srcgrad"] + optional
-    out("")
-    out("Median time per call")
-    out("")
+    heading(out, "Median time per call")
     print_table(out, ["workload", "size"] + names,
                 [[r.case.id, r.case.size] + [cell_text(r, n) for n in names] for r in rows],
                 markdown)
@@ -358,10 +355,15 @@ def print_tables(out, rows, columns, markdown):
 
 # ---- subprocess sections -------------------------------------------------------------------
 
+def heading(out, title):
+    """A section's title, with a blank line before and after."""
+    out("")
+    out(title)
+    out("")
+
+
 def section_import(out, settings, markdown):
-    out("")
-    out(f"Import time (fresh interpreter each, median of {settings.import_reps})")
-    out("")
+    heading(out, f"Import time (fresh interpreter each, median of {settings.import_reps})")
     results = []
     for _ in range(settings.import_reps):
         results.append(measure.run_child("import"))
@@ -375,10 +377,8 @@ def section_import(out, settings, markdown):
 
 
 def section_firstcall(out, case_list, settings, markdown):
-    out("")
-    out("First call (fresh interpreter each; data built and srcgrad imported before the clock): "
-        "parse + compile + first run")
-    out("")
+    heading(out, "First call (fresh interpreter each; data built and srcgrad imported before the "
+                 "clock): parse + compile + first run")
     table, ok = [], True
     for case in case_list:
         args = ["firstcall", case.id] + (["--quick"] if settings.quick else [])
@@ -399,10 +399,8 @@ def section_memory(out, selected_ids, settings, markdown):
     mem_cases = [c for c in cases_mod.memory_cases(settings.quick) if c.id in selected_ids]
     if not mem_cases:
         return True
-    out("")
-    out("Peak memory of one gradient call (fresh interpreter each, after a warm-up call): "
-        "tracemalloc peak above the inputs; max RSS (VmHWM) of the whole process")
-    out("")
+    heading(out, "Peak memory of one gradient call (fresh interpreter each, after a warm-up "
+                 "call): tracemalloc peak above the inputs; max RSS (VmHWM) of the whole process")
     table, ok = [], True
     for case in mem_cases:
         got = {}
@@ -424,10 +422,9 @@ def section_memory(out, selected_ids, settings, markdown):
 
 
 def section_compile(out, settings, markdown):
-    out("")
-    out(f"Compile-time scaling: gradient of a straight-line chain of N statements "
-        f"`t = t * 1.0001 + x` (fresh interpreter each, median of {settings.compile_reps})")
-    out("")
+    heading(out, f"Compile-time scaling: gradient of a straight-line chain of N statements "
+                 f"`t = t * 1.0001 + x` (fresh interpreter each, "
+                 f"median of {settings.compile_reps})")
     table, ok, previous = [], True, None
     with tempfile.TemporaryDirectory() as directory:
         for n in settings.compile_sizes:
@@ -455,10 +452,9 @@ def section_overhead(out, case_list, settings, markdown):
     """What a call through ``sg.grad``'s wrapper adds to the generated code it runs."""
     from srcgrad import source
 
-    out("")
-    out("Second-call overhead: sg.grad's wrapper (bind arguments, look up the compiled code by "
-        "the arguments' kinds, cast the gradients) against calling the generated code directly")
-    out("")
+    heading(out, "Second-call overhead: sg.grad's wrapper (bind arguments, look up the compiled "
+                 "code by the arguments' kinds, cast the gradients) against calling the generated "
+                 "code directly")
     table, ok = [], True
     for case in case_list:
         if case.kind != "grad" or case.order != 1:
