@@ -129,10 +129,6 @@ def add_at_zeros(like, index, grad):
     return base
 
 
-_FLOAT64 = np.dtype(np.float64)
-_F64 = np.float64
-
-
 def gather_items(like, items):
     """The adjoint of ``like[0], ..., like[n - 1]`` read one by one, from their adjoints ``items``.
 
@@ -141,9 +137,9 @@ def gather_items(like, items):
     ``like`` past ``n`` get zeros.
     """
     if (type(like) is np.ndarray or type(like) is Like) and like.shape == (len(items),) \
-            and (like.dtype is _FLOAT64 or like.dtype == _FLOAT64):
+            and like.dtype == np.float64:
         for v in items:
-            if type(v) is not _F64 and type(v) is not float:
+            if type(v) is not np.float64 and type(v) is not float:
                 break
         else:
             return np.array(items)  # float64, as the zeros updated item by item would be

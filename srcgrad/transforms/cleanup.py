@@ -21,6 +21,7 @@ Before/after::
 import gast
 
 from .. import templates as T
+from ..batch_rules import _is_sg_call
 from . import anno
 from .activity import walk_stmts
 
@@ -317,9 +318,9 @@ def _gathered(stmts):
     while k < len(stmts):
         s = stmts[k]
         call = s.value if isinstance(s, gast.Assign) else None
-        if not (isinstance(call, gast.Call) and gast.unparse(call.func).strip() == "_sg.add_at_zeros"
+        if not (_is_sg_call(call) and call.func.attr == "add_at_zeros" and len(call.args) == 3
                 and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
-                and len(call.args) == 3 and _int_constant(call.args[1])):
+                and _int_constant(call.args[1])):
             out.append(s)
             k += 1
             continue

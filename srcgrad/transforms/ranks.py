@@ -1,9 +1,11 @@
-"""Which variables are known to be scalars (0-d), from the arguments of the first call.
+"""The rank (number of dimensions) of each variable, from the arguments of the first call.
 
 Elementwise adjoints need ``_sg.unbroadcast`` only when an operand may have
 been broadcast; between scalars nothing is, and the call (and keeping the
-operand's value alive for its shape) can go. Arrays' ranks are part of the
-cache key, so what is inferred here holds for every call that reuses the code.
+operand's value alive for its shape) can go. Products of matrices and
+vectors of known ranks get their adjoints written out (``derivatives.BY_RANK``).
+Arrays' and Variables' ranks are part of the cache key, so what is inferred
+here holds for every call that reuses the code.
 
 Flow-insensitive: a name has a rank only if every assignment gives it the same.
 """
@@ -255,11 +257,6 @@ def _rank(s, env, ints, stacks, literals, static, resolve):
     return None
 
 
-def scalar_names(body, params, sample, ints):
-    """Names bound only to scalars, given the first call's arguments ``sample``."""
-    return {n for n, r in infer(body, params, sample, ints).items() if r == 0}
-
-
 def _keyed(static, params):
     """``static`` for attribute chains rooted at a parameter: the cache keys on their
     classes and Variables' ranks (``cache._structure``); a global object's are not."""
@@ -272,7 +269,8 @@ def _keyed(static, params):
 
 
 def infer(body, params, sample, ints, static=None):
-    """Name -> rank, for the names bound only to values of one rank (``sample``: see above).
+    """Name -> rank, for the names bound only to values of one rank, given the first
+    call's arguments ``sample``.
 
     Ranks are inferred for every variable, optimistically (the way constant
     propagation is): each starts as ``TOP`` and only ever goes down to one
