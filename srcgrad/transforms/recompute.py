@@ -27,18 +27,10 @@ import gast
 from .. import templates as T
 from . import anno
 from .activity import walk_stmts
-from .cleanup import pure_assignment
+from .cleanup import _stores, _uses, pure_assignment
 from .reverse import comment
 
 _MUTATING = ("setitem", "append", "pop")
-
-
-def _stores(node):
-    return [n.id for n in T.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
-
-
-def _loads(node):
-    return {n.id for n in T.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
 def plan(body, params, backward, needed, scalars, harmless):
@@ -49,14 +41,14 @@ def plan(body, params, backward, needed, scalars, harmless):
     Inserts the statements into ``backward``'s reverse loops and returns
     (names no longer ``needed``, names the backward pass now binds itself).
     """
-    stable = _stable(body, params, harmless)
+    unstable = _unstable(body, params, harmless)
     saved_not, bound = set(), set()
     for loop in body:
         reverse = _reverse_of(loop, backward)
         if reverse is None:
             continue
         outside = _loads_outside(backward, reverse)
-        rebuilt = _rebuildable(loop, stable, scalars)
+        rebuilt = _rebuildable(loop, unstable, scalars)
         wanted = {n for n in rebuilt if n in needed and n not in outside}
         if not wanted:
             continue
@@ -105,16 +97,16 @@ def _loads_outside(backward, loop):
     out = set()
     for s in backward:
         if s is not loop:
-            out |= _loads(s)
+            out |= _uses(s)
     return out
 
 
-def _stable(body, params, harmless):
-    """Names bound at most once and never changed in place: their value is the same all along.
+def _unstable(body, params, harmless):
+    """Names bound more than once or changed in place; every other name keeps one value.
 
-    A parameter is bound once already: assigned again in the body, it is not
-    stable (the backward pass would not see it restored before a reverse loop
-    that reads it, unless something else needed it).
+    A parameter is bound once already: assigned again in the body, it is
+    unstable (the backward pass would not see it restored before a reverse
+    loop that reads it, unless something else needed it).
     """
     count, changed = dict.fromkeys(params, 1), set()
     for s in walk_stmts(body):
@@ -126,19 +118,10 @@ def _stable(body, params, harmless):
         if isinstance(s, gast.For):
             continue
         if anno.kind(s) in _MUTATING:
-            changed |= _loads(s.targets[0].value if anno.kind(s) == "setitem" else s.value.func)
+            changed |= _uses(s.targets[0].value if anno.kind(s) == "setitem" else s.value.func)
         elif not pure_assignment(s) and not _harmless(s, harmless):
-            changed |= _loads(s)  # a call may change what it is given
-    bound_twice = {n for n, k in count.items() if k > 1}
-    return _Stable(bound_twice | changed)
-
-
-class _Stable:
-    def __init__(self, unstable):
-        self.unstable = unstable
-
-    def __contains__(self, name):
-        return name not in self.unstable
+            changed |= _uses(s)  # a call may change what it is given
+    return {n for n, k in count.items() if k > 1} | changed
 
 
 def _harmless(s, harmless):
@@ -149,7 +132,7 @@ def _harmless(s, harmless):
     return all(harmless(c) for c in calls)
 
 
-def _rebuildable(loop, stable, scalars):
+def _rebuildable(loop, unstable, scalars):
     """Name -> its statement, for the scalars of ``loop``'s body the reverse loop can rebuild."""
     index = loop.target.id
     bound_here = {name for s in loop.body for name in _stores(s)}
@@ -160,11 +143,12 @@ def _rebuildable(loop, stable, scalars):
         if not pure_assignment(s) or len(s.targets) != 1 or not isinstance(s.targets[0], gast.Name):
             continue
         name = s.targets[0].id
-        if name not in stable:  # bound by this statement only
+        if name in unstable:  # bound by this statement only
             continue
         if name not in scalars and not isinstance(s.value, gast.Name):
             continue  # only scalars are cheap to compute again; a copy is free
-        if all(n == index or n in out or (n in stable and n not in bound_here) for n in _loads(s.value)):
+        if all(n == index or n in out or (n not in unstable and n not in bound_here)
+               for n in _uses(s.value)):
             out[name] = s
     return out
 
@@ -176,5 +160,5 @@ def _with_inputs(wanted, rebuilt):
         if name in keep:
             continue
         keep.add(name)
-        todo += [n for n in _loads(rebuilt[name].value) if n in rebuilt]
+        todo += [n for n in _uses(rebuilt[name].value) if n in rebuilt]
     return keep
