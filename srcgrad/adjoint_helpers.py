@@ -30,7 +30,7 @@ __all__ = [
     "stack_grad", "array_grad", "array_item_grad", "linspace_grad", "builtin_sum_grad",
     "builtin_max_grad", "builtin_min_grad", "pick_grad", "log_grad", "hypot_grad",
     # primitives with their own rule
-    "broadcast_to", "add_reduce", "einsum_list", "astype", "flatten", "item",
+    "broadcast_to", "add_reduce", "sigmoid", "einsum_list", "astype", "flatten", "item",
     # planning (non-differentiable)
     "einsum_slot_plan", "dot_subscripts", "inner_subscripts", "tensordot_subscripts",
     "inverse_axes", "concat_offsets", "inexact", "flat_scalars", "reduced_size", "axis_slice",
@@ -412,6 +412,20 @@ def broadcast_to(array, shape):
 def add_reduce(a, axis, keepdims):
     """``np.sum(a, axis, keepdims=keepdims)`` without ``np.sum``'s Python-level dispatch."""
     return np.add.reduce(a, axis=axis, keepdims=keepdims)
+
+
+def sigmoid(a, b):
+    """``1 / (1 + exp(b - a))``: the derivative of ``np.logaddexp(a, b)`` in ``a``.
+
+    Needs no ``ans``, so a gradient that does not return the value need not
+    compute the ``logaddexp`` (two transcendental functions); and no overflow
+    or loss of precision for large ``|a - b|``: ``exp`` only ever sees ``-|z|``.
+    """
+    z = a if type(b) in (int, float) and b == 0 else np.subtract(a, b)
+    e = np.exp(-np.abs(z))
+    r = 1.0 / (1.0 + e)
+    out = np.where(z >= 0, r, e * r)
+    return out[()] if type(out) is np.ndarray and out.ndim == 0 else out
 
 
 def einsum_list(subscripts, operands):

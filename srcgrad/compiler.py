@@ -256,6 +256,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     # forward pass need not compute what only the value needs.
     check = [] if result_name in rev.scalars and mode == "grad" else \
         [T.stmt("_sg.check_scalar(r, n)", r=result, n=T.const(f"{fn.__qualname__}()"))]
+    lifetimes.shapes_from_operands(forward, backward, params, rev.ranks)
     drop_unused(forward, _loads(check + backward + [gast.Expr(out)]) - rev.rebuilt)
     code = forward + check + backward
     if inplace:                                       # free what nothing reads any more

@@ -124,7 +124,7 @@ TABLE = {
     np.fmin: _binary(**_MINIMUM),
     np.arctan2: _binary(x1="g * x2 / (x1 * x1 + x2 * x2)", x2="-g * x1 / (x1 * x1 + x2 * x2)"),
     np.hypot: _binary(x1="g * x1 / ans", x2="g * x2 / ans"),
-    np.logaddexp: _binary(x1="g * np.exp(x1 - ans)", x2="g * np.exp(x2 - ans)"),
+    np.logaddexp: _binary(x1="g * _sg.sigmoid(x1, x2)", x2="g * _sg.sigmoid(x2, x1)"),
     np.logaddexp2: _binary(x1="g * np.exp2(x1 - ans)", x2="g * np.exp2(x2 - ans)"),
     np.mod: _binary(x1="g", x2="-g * np.floor_divide(x1, x2)"),
     np.fmod: _binary(x1="g", x2="-g * np.trunc(x1 / x2)"),
@@ -164,6 +164,8 @@ TABLE = {
                     operands="_sg.einsum_grad(g, subscripts, operands)"),
     _h.broadcast_to: Rule("array, shape", array="_sg.sum_to(g, array)"),
     _h.add_reduce: Rule("a, axis, keepdims", a="_sg.sum_grad(g, a, axis, keepdims)"),
+    _h.sigmoid: Rule("a, b", broadcast=True,
+                     a="g * ans * (1.0 - ans)", b="-g * ans * (1.0 - ans)"),
     _h.einsum_list: Rule("subscripts, operands",
                          operands="_sg.einsum_grad(g, subscripts, operands)"),
     # ---- linear algebra

@@ -288,6 +288,7 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     else:
         out = gast.Tuple([T.name(v) for v in rev.named_sources.values()], gast.Load())
     cleanup(backward, ctx.namer.adjoints.values(), _loads([gast.Expr(out)]))
+    lifetimes.shapes_from_operands(forward, backward, params, rev.ranks)
     if sources is None:  # not read again by an outer tape: skip values nothing reads
         drop_unused(forward, _loads(backward + [gast.Expr(out)]) - rev.rebuilt)
     code = forward + backward

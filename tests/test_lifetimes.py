@@ -84,11 +84,50 @@ def test_tape_blocks_free_values_too():
     import srcgrad.tape as tape_module
 
     x = np.linspace(0.1, 1.0, 6)
+    w = np.linspace(-1.0, 2.0, 6)
     with sg.GradientTape() as tape:
         tape.watch(x)
-        y = np.sum(np.tanh(x * 2.0 + 1.0) ** 2)
+        y = np.sum(np.tanh(x * w + 1.0) ** 2)
     g = tape.gradient(y, x)
-    t = np.tanh(x * 2.0 + 1.0)
-    np.testing.assert_allclose(g, 2.0 * t * (1.0 - t * t) * 2.0)
-    text = [e.text for e in tape_module._COMPILED.values() if "x * 2.0 + 1.0" in e.text][-1]
-    assert "del " in text and "_sg.like(" in text
+    t = np.tanh(x * w + 1.0)
+    np.testing.assert_allclose(g, 2.0 * t * (1.0 - t * t) * w)
+    text = [e.text for e in tape_module._COMPILED.values() if "x * w + 1.0" in e.text][-1]
+    assert "del " in text and "_sg.like(y_mul)" in text  # two arrays: either may broadcast
+
+
+def softplus_loss(t):
+    return np.mean(np.logaddexp(0.0, -t))
+
+
+def broadcast_loss(x, w):
+    return np.mean(np.exp(x * w) * 2.0)
+
+
+def rebound_loss(x):
+    y = np.exp(x * 2.0)
+    x = x[1:]
+    return np.mean(y) + np.sum(x)
+
+
+def test_shapes_are_read_from_the_operand_that_gives_them():
+    """``np.mean``'s adjoint needs only the shape of ``np.logaddexp(0.0, -t)``: that of ``t``.
+
+    So the gradient does not compute the ``logaddexp`` (its adjoint needs no ``ans``).
+    """
+    t = np.linspace(-3.0, 3.0, 7)
+    g = sg.grad(softplus_loss)
+    np.testing.assert_allclose(g(t), -0.5 * (1.0 - np.tanh(0.5 * t)) / t.size, rtol=1e-12)
+    text = g.__srcgrad_compiled__.entry((t,)).text
+    assert "logaddexp" not in text.split("# grad of")[0], text
+    assert "mean_grad(dresult, t, " in text, text
+    check_grads(softplus_loss, (t,))
+    check_grads(softplus_loss, (t,), order=2)
+
+
+def test_shapes_are_not_read_from_an_operand_that_may_broadcast_or_is_rebound():
+    x, w = np.linspace(0.1, 1.0, 3).reshape(3, 1), np.linspace(-1.0, 1.0, 4)
+    check_grads(broadcast_loss, (x, w))
+    g = sg.grad(broadcast_loss)
+    g(x, w)
+    assert "result_mul_like" in g.__srcgrad_compiled__.entry((x, w)).text
+    check_grads(rebound_loss, (np.linspace(0.1, 1.0, 5),))

@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+import srcgrad as sg
 from srcgrad import adjoint_helpers, runtime
 from srcgrad.derivatives import ATTRIBUTES, METHODS, NONDIFF, OPERATORS, TABLE
 
@@ -287,6 +288,8 @@ def _cases():
         C(adjoint_helpers.broadcast_to, R(3), (2, 3)),
         C(adjoint_helpers.broadcast_to, R(3, 1), (2, 3, 4), id="size1"),
         C(adjoint_helpers.broadcast_to, F, (2, 2), id="pyfloat"),
+        C(adjoint_helpers.sigmoid, R(3), R(3)), C(adjoint_helpers.sigmoid, R(2, 3), R(3), id="broadcast"),
+        C(adjoint_helpers.sigmoid, R(3), 0.0, id="zero"), C(adjoint_helpers.sigmoid, F, F, id="floats"),
         C(adjoint_helpers.add_reduce, R(3, 4), None, False),
         C(adjoint_helpers.add_reduce, R(3, 4), 1, True, id="keepdims"),
         C(adjoint_helpers.add_reduce, R(2, 3, 4), (0, 2), False, id="axes"),
@@ -546,6 +549,24 @@ def test_power_edges_are_finite():
         d2 = grad_of(np.power, [x1, x2], "x2")
     np.testing.assert_allclose(d1, [0.0, 0.0, 12.0, 0.0])
     np.testing.assert_allclose(d2, [0.0, 0.0, 0.0, np.log(2.0)])
+
+
+def _softplus(x):
+    return np.logaddexp(0.0, x)
+
+
+def test_logaddexp_far_from_zero_and_at_zero():
+    """Its adjoint needs no ``ans`` and neither overflows nor loses the tails."""
+    t = np.array([-800.0, -40.0, 0.0, 40.0, 800.0])
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        d = grad_of(np.logaddexp, [0.0, t], "x2")
+    want = np.exp(t - np.logaddexp(0.0, t))  # the old rule, exact: exp(x2 - ans)
+    np.testing.assert_allclose(d, want, rtol=1e-15, atol=0)
+    assert d[1] > 0  # 4.2e-18, not 0: the tail keeps its relative precision
+
+    second = sg.grad(sg.grad(_softplus))  # s (1 - s), 0.25 at 0
+    np.testing.assert_allclose([second(0.0), second(2.0)],
+                               [0.25, np.exp(2.0) / (1.0 + np.exp(2.0)) ** 2], rtol=1e-12)
 
 
 def test_prod_with_zeros():

@@ -269,6 +269,7 @@ class _Copies:
         if not in_loop:
             return
         loads = {}
+        rebinds = [_rebinds(s) for s in stmts]  # substituting loads below leaves these as they are
         for k, s in enumerate(stmts):
             for n in T.walk(s):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
@@ -286,7 +287,7 @@ class _Copies:
                            for j, _ in uses):
                 continue
             last = max(j for j, _ in uses)
-            if any(src in _rebinds(stmts[j]) and not _is_copy(stmts[j], src, t)
+            if any(src in rebinds[j] and not _is_copy(stmts[j], src, t)
                    for j in range(k + 1, last)):
                 continue
             for _, n in uses:

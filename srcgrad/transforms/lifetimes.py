@@ -17,11 +17,17 @@ bound once, at the top level of the function, never inside a loop or branch):
 Only for code that is not differentiated again (``sg.grad`` code compiled
 with ``inplace``, tape blocks not nested in another tape): the compiler does
 not read ``del`` statements back.
+
+Before both, in all generated code, ``shapes_from_operands``: a value read
+only for its shape, ``z = np.logaddexp(0.0, t)`` in ``_sg.mean_grad(g, z,
+...)``, is read from the operand that has that shape (``t``), so that a
+gradient that does not return ``z`` need not compute it.
 """
 import gast
 
 from .. import templates as T
 from .activity import walk_stmts
+from .ranks import shape_source
 from .reverse import written_names
 
 # ``_sg`` helpers -> the positions of arguments they use only for shape and dtype.
@@ -37,6 +43,42 @@ SHAPE_ONLY = {
     "unbroadcast_rows": (1,),
     "sum_grad_rows": (1,),
 }
+
+
+# ``_sg`` helpers -> the positions of arguments of which they read only the shape
+# (not the dtype: ``zeros_like`` and ``add_at_zeros`` are not here).
+SHAPE_NOT_DTYPE = {"unbroadcast": (1,), "sum_grad": (1,), "mean_grad": (1,),
+                   "reshape_like": (1,), "sum_to": (1,)}
+
+
+def shapes_from_operands(forward, backward, params, ranks):
+    """Shape-only reads in ``backward`` of ``z = op(a, scalars)`` read ``a`` instead.
+
+    Straight-line values only: ``z`` and ``a`` are bound once, at the top level
+    of ``forward`` (or ``a`` is a parameter bound nowhere), so ``a`` still has
+    the shape it gave ``z`` when the backward pass runs.
+    """
+    counts = {}
+    for s in walk_stmts(forward + backward):
+        for name in _stores(s):
+            counts[name] = counts.get(name, 0) + 1
+    origin = {}
+    for s in forward:
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1
+                and isinstance(s.targets[0], gast.Name)):
+            continue
+        z, a = s.targets[0].id, shape_source(s, ranks)
+        if a is not None and counts.get(z) == 1 and (counts.get(a) == 1 or a in params
+                                                      and a not in counts):
+            origin[z] = origin.get(a, a)
+    if not origin:
+        return
+    for s in backward:
+        for node in T.walk(s):
+            if isinstance(node, gast.Call):
+                for arg in _shape_reads(node, SHAPE_NOT_DTYPE):
+                    if isinstance(arg, gast.Name) and arg.id in origin:
+                        arg.id = origin[arg.id]
 
 
 def free_early(forward, backward, keep, scalars, adjoints):
@@ -80,11 +122,11 @@ def _stores(s):
     return written_names(s)
 
 
-def _shape_reads(call):
-    """The argument nodes of ``call`` that a ``_sg`` helper reads only for shape and dtype."""
+def _shape_reads(call, table=SHAPE_ONLY):
+    """The argument nodes of ``call`` that a ``_sg`` helper reads only for shape (and dtype)."""
     f = call.func
     if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id == "_sg":
-        return [call.args[i] for i in SHAPE_ONLY.get(f.attr, ()) if i < len(call.args)]
+        return [call.args[i] for i in table.get(f.attr, ()) if i < len(call.args)]
     return []
 
 
