@@ -13,6 +13,7 @@ import types
 import gast
 
 from . import runtime
+from . import templates as T
 
 _COUNTER = itertools.count(1)
 _MARK = re.compile(r"^(\s*)('__comment__.*'|\"__comment__.*\")$")
@@ -20,7 +21,7 @@ _MARK = re.compile(r"^(\s*)('__comment__.*'|\"__comment__.*\")$")
 
 def unparse(fn_node, header):
     module = gast.Module([fn_node], [])
-    for n in gast.walk(module):
+    for n in T.walk(module):
         if isinstance(n, (gast.stmt, gast.expr)):
             # Generated nodes have no position; the unparser looks for one.
             if not hasattr(n, "lineno"):

@@ -54,18 +54,31 @@ class _Substitute(gast.NodeTransformer):
         return node
 
 
+_CHILD_FIELDS = {}  # node class -> the fields that may hold nodes
+
+
 def walk(node):
-    """Every node of a gast tree, as ``gast.walk`` (in another order), faster."""
+    """Every node of a gast tree, as ``gast.walk`` (in another order), faster.
+
+    Expression contexts (the ``Load()`` of each ``Name``) are not visited: the
+    compiler asks a name its ``ctx``, never looks for context nodes.
+    """
     todo = [node]
+    pop, push, extend = todo.pop, todo.append, todo.extend
     while todo:
-        n = todo.pop()
+        n = pop()
         yield n
-        for f in n._fields:
+        cls = n.__class__
+        fields = _CHILD_FIELDS.get(cls)
+        if fields is None:
+            fields = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields
+                                                if f not in ("ctx", "id", "type_comment"))
+        for f in fields:
             v = getattr(n, f, None)
-            if isinstance(v, list):
-                todo.extend([c for c in v if isinstance(c, gast.AST)])
+            if v.__class__ is list:
+                extend([c for c in v if isinstance(c, gast.AST)])
             elif isinstance(v, gast.AST):
-                todo.append(v)
+                push(v)
 
 
 def stmts(text, **subs):

@@ -108,8 +108,8 @@ def _walk_own(stmt):
     """The nodes of one statement, not of the blocks nested in it."""
     if isinstance(stmt, (gast.If, gast.For, gast.While)):
         head = stmt.test if not isinstance(stmt, gast.For) else stmt.iter
-        return list(gast.walk(head))
-    return list(gast.walk(stmt))
+        return list(T.walk(head))
+    return list(T.walk(stmt))
 
 
 def _shared_source(value, scope):

@@ -80,7 +80,7 @@ class InlineMixin:
             defaults_src = list(callee.args.defaults)
         else:
             src = self.ctx.source(fn)
-            callee = copy.deepcopy(src.node)
+            callee = T.clone(src.node)  # as parsed: no annotations to copy
             defaults_src = None
         prefix = _prefix(fn, label)
         local = function_locals(callee) if src is None else src.names[0]

@@ -91,7 +91,7 @@ class Normalizer(CallsMixin, InlineMixin):
             out.append(s)
             if anno.kind(s) in ("prim", "getitem", "literal"):
                 target = s.targets[0].id
-                if any(isinstance(n, gast.Name) and n.id == target for n in gast.walk(s.value)):
+                if any(isinstance(n, gast.Name) and n.id == target for n in T.walk(s.value)):
                     tmp = self.ctx.namer.fresh(target + "_new")
                     s.targets[0].id = tmp
                     if target in self.ctx.containers:

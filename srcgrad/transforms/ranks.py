@@ -15,6 +15,7 @@ import gast
 import numpy as np
 
 from .. import runtime
+from .. import templates as T
 from ..rules import params as rule_params
 from ..variables import Variable
 from . import anno
@@ -73,7 +74,7 @@ def _stack_items(body):
     """
     items, receivers, loads = {}, set(), set()
     for s in walk_stmts(body):
-        for node in gast.walk(s):
+        for node in T.walk(s):
             f = getattr(node, "func", None)
             if isinstance(node, gast.Call) and isinstance(f, gast.Attribute) \
                     and isinstance(f.value, gast.Name):

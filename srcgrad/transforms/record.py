@@ -35,7 +35,7 @@ def instrument(body, namer):
                 # The backward pass walks the same range backwards: no trip
                 # count (unless the loop can stop early), no stack of targets.
                 s.sg_range = namer.fresh(f"{base}_range")
-                s.sg_early_exit = any(isinstance(n, gast.Break) for n in gast.walk(s))
+                s.sg_early_exit = any(isinstance(n, gast.Break) for n in T.walk(s))
             instrument(s.body, namer)
 
 
@@ -47,7 +47,7 @@ def _replayable_range(s):
         return False
     target = s.target.id
     return not any(isinstance(n, gast.Name) and n.id == target and isinstance(n.ctx, gast.Store)
-                   for b in s.body for n in gast.walk(b))
+                   for b in s.body for n in T.walk(b))
 
 
 class Recorder:
