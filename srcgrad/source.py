@@ -3,7 +3,9 @@ import dis
 import inspect
 import linecache
 import os
+import re
 import textwrap
+import types
 from dataclasses import dataclass, field
 
 import gast
@@ -121,6 +123,44 @@ def _matches(text, code):
     return False
 
 
+_DEF_LINE = re.compile(r"^\s*(@|def\s|async\s+def\s)")
+
+
+def _last_line(code):
+    """The last line any instruction of ``code`` (nested code included) comes from, or None."""
+    if not hasattr(code, "co_positions"):  # Python 3.10
+        return None
+    last, todo = code.co_firstlineno, [code]
+    while todo:
+        c = todo.pop()
+        for _, end, _, _ in c.co_positions():
+            if end is not None and end > last:
+                last = end
+        todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return last
+
+
+def _source_lines(fn):
+    """``inspect.getsourcelines(fn)`` without its first-call cost.
+
+    ``inspect`` finds the module of the function by scanning ``sys.modules``,
+    and the end of its block with ``tokenize``, whose regular expressions are
+    compiled on first use: milliseconds, the first time. ``fn.__globals__`` is
+    the module's namespace already, and the code object knows its last line;
+    lines after it that compile to nothing (trailing comments) are left out.
+    Lambdas go through ``inspect``, and so does a block that does not parse
+    (``parse_function``).
+    """
+    code = fn.__code__
+    lnum = code.co_firstlineno - 1
+    if fn.__name__ != "<lambda>" and not hasattr(fn, "__wrapped__"):
+        lines = linecache.getlines(code.co_filename, fn.__globals__)
+        last = _last_line(code)
+        if last is not None and 0 <= lnum < last <= len(lines) and _DEF_LINE.match(lines[lnum]):
+            return lines[lnum:last], lnum + 1
+    return inspect.getsourcelines(fn)
+
+
 def parse_function(fn):
     """Parse ``fn``'s source into a gast FunctionDef."""
     generated = getattr(fn, "__srcgrad_source__", None)
@@ -131,7 +171,7 @@ def parse_function(fn):
             lines, start = generated.splitlines(True), 1
         else:
             linecache.checkcache(filename)  # read the file as it is now, then compare below
-            lines, start = inspect.getsourcelines(fn)
+            lines, start = _source_lines(fn)
     except (OSError, TypeError) as exc:
         raise SourceUnavailableError(
             f"cannot find the source code of {fn.__qualname__!r}",
@@ -142,7 +182,14 @@ def parse_function(fn):
     text = textwrap.dedent("".join(lines))
     PARSE_COUNT[0] += 1
     try:
-        module = gast.parse(text)
+        try:
+            module = gast.parse(text)
+        except SyntaxError:
+            if generated is not None:
+                raise
+            lines, start = inspect.getsourcelines(fn)  # the block as inspect finds it
+            text = textwrap.dedent("".join(lines))
+            module = gast.parse(text)
     except SyntaxError as exc:
         # A decorated one-liner or a lambda in the middle of an expression.
         raise SourceUnavailableError(

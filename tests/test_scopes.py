@@ -1,7 +1,8 @@
-"""``scopes``: the one-walk answer for flat functions is beniget's answer."""
+"""Fast paths against the answers they replace: names of flat functions (beniget), source lines (inspect)."""
 import pathlib
 
 import gast
+import numpy as np
 import pytest
 
 from srcgrad.transforms import scopes
@@ -68,3 +69,61 @@ def test_every_flat_function_of_the_package_gets_benigets_names():
             assert flat == _beniget(fn), fn.name
             compared += 1
     assert compared > 300
+
+
+def _identity(f):
+    return f
+
+
+@_identity
+def _decorated(x):
+    return x
+
+
+def _same_block(fast, slow):
+    """``fast`` is ``slow`` but for trailing lines that compile to nothing."""
+    (lines, start), (want, want_start) = fast, slow
+    rest = want[len(lines):]
+    return start == want_start and lines == want[:len(lines)] \
+        and all(not line.strip() or line.strip().startswith("#") for line in rest)
+
+
+def test_source_lines_are_inspects():
+    """``source._source_lines`` (no scan of ``sys.modules``, no tokenizer) finds what ``inspect`` finds."""
+    import inspect
+
+    import golden_functions
+    import srcgrad
+    from srcgrad import source
+
+    def decorated_here(x):
+        return x
+
+    compared = 0
+    modules = [golden_functions] + [m for name, m in sorted(vars(srcgrad).items())
+                                    if inspect.ismodule(m) and name != "transforms"]
+    for module in modules:
+        for name, fn in sorted(vars(module).items()):
+            if inspect.isfunction(fn) and fn.__module__ == module.__name__ and fn.__name__ != "<lambda>":
+                assert _same_block(source._source_lines(fn), inspect.getsourcelines(fn)), name
+                compared += 1
+    for fn in (decorated_here, _decorated, _ends_in_a_comment, pytest.mark.skip.__call__):
+        assert _same_block(source._source_lines(fn), inspect.getsourcelines(fn)), fn
+    assert source._source_lines(_decorated)[0][0].startswith("@_identity")
+    assert source._source_lines(_ends_in_a_comment)[0][-1].strip() == ")"
+    assert compared > 50
+
+
+def _ends_in_a_comment(x):
+    return np.sum(
+        x
+    )
+    # a trailing comment
+
+
+def test_a_block_that_does_not_parse_is_read_again_by_inspect(monkeypatch):
+    from srcgrad import source
+
+    lines, start = source._source_lines(_decorated)
+    monkeypatch.setattr(source, "_source_lines", lambda fn: (lines[:2], start))  # cut after `def`
+    assert source.parse_function(_decorated).node.name == "_decorated"
