@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 import gast
 
 from .errors import CompileError, SourceUnavailableError
-from .source import PARSE_COUNT, Origin
+from .source import PARSE_COUNT, Origin, _last_line
 
 _TREES = {}
 _REGIONS = {}
@@ -39,8 +39,27 @@ class Region:
         return CompileError(message, self.origin(node).short(), None, remedy)
 
 
-def _tree(filename, module_globals):
+def _tree(filename, module_globals, code=None):
+    """The parsed file, or with ``code`` (a function's), only the lines of that function.
+
+    A tape in a function of a long script needs the function, not the file;
+    blank lines before it keep the line numbers, ``if 1:`` the indentation.
+    """
     lines = linecache.getlines(filename, module_globals)
+    if code is not None and code.co_name != "<module>" and lines:
+        first, last = code.co_firstlineno - 1, _last_line(code)
+        if last is not None and 0 < first < last <= len(lines):
+            text = "\n" * (first - 1) + "if 1:\n" + "".join(lines[first:last])
+            key = (filename, first, hash(text))
+            if key not in _TREES:
+                try:
+                    tree = gast.parse(text)
+                except SyntaxError:
+                    tree = None
+                PARSE_COUNT[0] += 1
+                _TREES[key] = tree
+            if _TREES[key] is not None:
+                return _TREES[key]
     if not lines:
         raise SourceUnavailableError(
             "a GradientTape needs the source code of the block it records, and there is none "
@@ -102,7 +121,7 @@ def locate(frame):
 def _locate(frame):
     filename = frame.f_code.co_filename
     lineno = frame.f_lineno
-    tree = _tree(filename, frame.f_globals)
+    tree = _tree(filename, frame.f_globals, frame.f_code)
     for stmts in _blocks(tree):
         for i, s in enumerate(stmts):
             if getattr(s, "lineno", None) != lineno:

@@ -15,6 +15,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import gast
 import numpy as np
 import pytest
 
@@ -1231,3 +1232,27 @@ def test_tape_gradients_are_writeable_arrays_of_their_own():
     gx *= 0.5
     np.testing.assert_allclose(gv, 0.5)
     np.testing.assert_allclose(gx, 0.5)
+
+
+class _Scaled:
+    def __init__(self):
+        self.w = sg.Variable(np.array([1.0, 2.0]))
+
+    def loss_and_grad(self, x):
+        with sg.GradientTape() as tape:
+            y = np.sum(self.w * x) ** 2
+        return tape.gradient(y, self.w)
+
+
+def test_a_tape_in_a_function_reads_only_that_function():
+    """Not the whole file: a tape in a long script costs the parse of its function."""
+    from srcgrad import blocks
+
+    model, x = _Scaled(), np.array([3.0, -1.0])
+    before = set(blocks._TREES)
+    g = model.loss_and_grad(x)
+    np.testing.assert_allclose(g, 2.0 * np.sum(model.w.numpy() * x) * x)
+    new = [blocks._TREES[k] for k in set(blocks._TREES) - before if k[0] == __file__]
+    assert new and new[0] is not None
+    defs = [n.name for n in gast.walk(new[0]) if isinstance(n, gast.FunctionDef)]
+    assert defs == ["loss_and_grad"]
