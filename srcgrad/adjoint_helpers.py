@@ -422,6 +422,16 @@ def sigmoid(a, b):
     or loss of precision for large ``|a - b|``: ``exp`` only ever sees ``-|z|``.
     """
     z = a if type(b) in (int, float) and b == 0 else np.subtract(a, b)
+    if type(z) is np.ndarray and z.size > 4096 and z.dtype.kind == "f":
+        # The same in two buffers: half the peak memory, and faster on large arrays.
+        e = np.abs(z)
+        np.negative(e, out=e)
+        np.exp(e, out=e)
+        r = e + 1.0
+        np.reciprocal(r, out=r)
+        e *= r
+        np.copyto(e, r, where=z >= 0)
+        return e
     e = np.exp(-np.abs(z))
     r = 1.0 / (1.0 + e)
     out = np.where(z >= 0, r, e * r)

@@ -569,6 +569,18 @@ def test_logaddexp_far_from_zero_and_at_zero():
                                [0.25, np.exp(2.0) / (1.0 + np.exp(2.0)) ** 2], rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sigmoid_in_place_on_large_arrays_is_the_same(dtype):
+    z = np.concatenate([np.linspace(-50.0, 50.0, 9999), [-800.0, 0.0, 800.0]]).astype(dtype)
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        big = adjoint_helpers.sigmoid(z, 0.0)                      # in two buffers
+        small = np.concatenate([adjoint_helpers.sigmoid(part, 0.0)  # as written
+                                for part in np.array_split(z, 8)])
+    assert big.dtype == dtype and z.size > 4096 > z.size // 8
+    np.testing.assert_array_equal(big, small)
+    np.testing.assert_array_equal(adjoint_helpers.sigmoid(z, 1.5), adjoint_helpers.sigmoid(z - 1.5, 0.0))
+
+
 def test_prod_with_zeros():
     a = np.array([0.0, 2.0, 3.0])
     np.testing.assert_allclose(grad_of(np.prod, [a], "a"), [6.0, 0.0, 0.0])
