@@ -113,8 +113,13 @@ def assign(target, value):
     if isinstance(target, str):
         target = name(target, store=True)
     node = gast.Assign([target], value, None)
-    fix_ctx(node)
+    fixer = _FixCtx()
+    fixer._load(value)
+    fixer._store(target)
     return node
+
+
+_WITH_CTX = (gast.Name, gast.Subscript, gast.Attribute, gast.Tuple, gast.List, gast.Starred)
 
 
 class _FixCtx(gast.NodeVisitor):
@@ -136,8 +141,9 @@ class _FixCtx(gast.NodeVisitor):
 
     def _load(self, node):
         for n in walk(node):
-            if isinstance(n, (gast.Name, gast.Subscript, gast.Attribute, gast.Tuple, gast.List, gast.Starred)):
-                if not isinstance(getattr(n, "ctx", None), gast.Param):
+            if isinstance(n, _WITH_CTX):
+                kind = getattr(n, "ctx", None).__class__
+                if kind is not gast.Load and kind is not gast.Param:
                     n.ctx = gast.Load()
 
     def visit_Assign(self, node):
