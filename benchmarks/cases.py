@@ -24,6 +24,7 @@ class Case:
     order: int = 1               # 2: second derivative of a scalar function
     kind: str = "grad"           # "grad", "tape" (training step), "nested-tape" or "jacobian"
     large: bool = False          # measured for peak memory
+    decorated: bool = False      # the tape training step inside ``@sg.function``
     _args: tuple | None = None
 
     @property
@@ -129,6 +130,9 @@ def build_cases(quick):
         Case("tape-mlp-step-large", "tape", "batch 4096, width 512", "mlp_loss",
              _mlp_args(4096, 512), (0, 1, 2, 3), handwritten.mlp_loss_grad, kind="tape",
              large=True),
+        Case("tape-mlp-step-function", "tape", "@sg.function, batch 32, width 64", "mlp_loss",
+             _mlp_args(32, 64), (0, 1, 2, 3), handwritten.mlp_loss_grad, kind="tape",
+             decorated=True),
     ]
     if quick:
         # small sizes only; the "large" memory rows use the small sizes

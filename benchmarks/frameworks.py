@@ -113,7 +113,9 @@ class Srcgrad(Column):
         import tape_workloads
         args = case.args
         check_model = tape_workloads.TwoLayerMLP(*[np.array(a, copy=True) for a in args[:4]])
-        return (lambda: tape_workloads.tape_gradients(check_model, args[4], args[5])[1]), timed
+        gradients = tape_workloads.tape_gradients_function if case.decorated \
+            else tape_workloads.tape_gradients
+        return (lambda: gradients(check_model, args[4], args[5])[1]), timed
 
 
 def srcgrad_call(case):
@@ -126,7 +128,8 @@ def srcgrad_call(case):
     import tape_workloads
     if case.kind == "tape":
         model = tape_workloads.TwoLayerMLP(*[np.array(a, copy=True) for a in args[:4]])
-        return lambda: tape_workloads.train_step(model, args[4], args[5], cases_mod.LEARNING_RATE)
+        step = tape_workloads.train_step_function if case.decorated else tape_workloads.train_step
+        return lambda: step(model, args[4], args[5], cases_mod.LEARNING_RATE)
     if case.kind == "nested-tape":
         return lambda: tape_workloads.nested_tape_second_derivative(*args)
     if case.kind == "jacobian":

@@ -2,7 +2,8 @@
 
 The tape is used in plain, undecorated functions (SPEC 1, case 2), the way
 a TensorFlow user writes them: the MLP training step, a second derivative
-with nested tapes, and a full Jacobian.
+with nested tapes, and a full Jacobian; the training step also inside
+``@sg.function`` (SPEC 1, case 1).
 """
 import numpy as np
 from workloads import mlp_loss, scalar_recurrence, tanh_net
@@ -27,6 +28,24 @@ def tape_gradients(model, X, labels):
 
 def train_step(model, X, labels, learning_rate):
     loss, grads = tape_gradients(model, X, labels)
+    for variable, g in zip(model.variables, grads):
+        variable.assign_sub(learning_rate * g)
+    return loss
+
+
+@sg.function
+def tape_gradients_function(model, X, labels):
+    with sg.GradientTape() as tape:
+        loss = mlp_loss(model.W1, model.b1, model.W2, model.b2, X, labels)
+    return loss, tape.gradient(loss, model.variables)
+
+
+@sg.function
+def train_step_function(model, X, labels, learning_rate):
+    """``train_step`` in ``@sg.function`` (SPEC 1, case 1), as a TensorFlow user writes it."""
+    with sg.GradientTape() as tape:
+        loss = mlp_loss(model.W1, model.b1, model.W2, model.b2, X, labels)
+    grads = tape.gradient(loss, model.variables)
     for variable, g in zip(model.variables, grads):
         variable.assign_sub(learning_rate * g)
     return loss
