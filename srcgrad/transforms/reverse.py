@@ -15,6 +15,7 @@ straight-line code, a stack inside loops) and drops those nobody needs.
 import copy
 
 import gast
+import numpy as np
 
 from .. import templates as T
 from ..batch_rules import row_form
@@ -22,6 +23,15 @@ from ..derivatives import BY_RANK, BY_RANK_ROWS
 from ..rules import params as rule_params
 from . import anno
 from .activity import literal_items
+
+
+def _casts(s):
+    """``np.array(x, dtype=...)`` or ``ndmin=...``: anything but the plain conversion."""
+    def given(name, default):
+        v = s.sg_args.get(name)
+        return v is not None and not (isinstance(v, gast.Constant) and type(v.value) is type(default)
+                                      and v.value == default)
+    return given("dtype", None) or given("ndmin", 0) or given("like", None)
 
 
 class Restore:
@@ -204,19 +214,28 @@ class Reverse:
                     fn.args.args[0].ctx = gast.Param()
                     value = T.expr("_sg.each_row(f, g)", f=fn, g=self.d(t))
                 others = [a for p, a in s.sg_args.items() if p != pname]
-                same_shape = all(isinstance(a, gast.Constant) for a in others) or all(
+                same_shape = all(isinstance(a, gast.Constant) or isinstance(a, gast.Name) and (
+                    a.id in self.scalars or a.id == atom.id) for a in others) or all(
                     isinstance(a, gast.Constant) or a.id in self.scalars
                     for a in s.sg_args.values() if isinstance(a, (gast.Name, gast.Constant)))
                 if rule.broadcast and not same_shape:
-                    # Against a Python number nothing broadcasts: the result
-                    # has this operand's shape already.
+                    # Against numbers, 0-d values and itself an operand broadcasts
+                    # to nothing: the result, and its adjoint, have its shape already.
                     helper = "unbroadcast" if self.rows is None else "unbroadcast_rows"
                     value = T.expr(f"_sg.{helper}(v, x)", v=value, x=atom.id)
                 self.acc(atom.id, value, state, out)
         return self._finish(s, t, state, out)
 
     def _by_rank(self, s):
-        """The grads of a product specialised on its operands' ranks (``derivatives.BY_RANK``)."""
+        """The grads of a product specialised on its operands' ranks (``derivatives.BY_RANK``),
+        and of ``np.array([a, b])`` of scalars (a vector: its adjoint is the list's)."""
+        if s.sg_func in (np.array, np.asarray) and self.rows is None \
+                and self.ranks.get(s.targets[0].id) == 1 and not _casts(s):
+            # No ``real_grad``: no dtype asked for, so a vector of differentiable
+            # (float) values is a float vector. No ``array_grad``: ``g[i]`` is
+            # the adjoint of item i, so the backward pass needs neither ``ans``
+            # nor the list (in loops: nothing saved for them).
+            return {"object" if s.sg_func is np.array else "a": "g"}
         forms = (BY_RANK if self.rows is None else BY_RANK_ROWS).get(s.sg_func)
         if forms is None:
             return {}
