@@ -2,6 +2,8 @@
 
 beniget's def-use chains follow Python's scoping rules (comprehensions and
 nested functions have their own scopes), which hand-written walks get wrong.
+A function with no nested scope gets the same answer from one walk
+(``_flat_names``; ``tests/test_scopes.py`` holds it to beniget's).
 """
 import beniget
 import gast
