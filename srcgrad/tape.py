@@ -318,6 +318,11 @@ def _pairs(items):
 
 def _flatten(structure):
     """The leaves of a nested list/tuple/dict, and a function rebuilding the structure."""
+    kind = type(structure)
+    if (kind is list or kind is tuple) and not any(
+            isinstance(s, (list, tuple, dict)) for s in structure):
+        # The common case, a flat list of Variables: no per-leaf closures.
+        return list(structure), list if kind is list else tuple
     if isinstance(structure, (list, tuple)):
         parts = [_flatten(s) for s in structure]
         leaves = [leaf for p in parts for leaf in p[0]]
