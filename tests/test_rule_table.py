@@ -569,16 +569,26 @@ def test_logaddexp_far_from_zero_and_at_zero():
                                [0.25, np.exp(2.0) / (1.0 + np.exp(2.0)) ** 2], rtol=1e-12)
 
 
+@pytest.mark.parametrize("size", [1, 5, 1000, 10002])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_sigmoid_in_place_on_large_arrays_is_the_same(dtype):
-    z = np.concatenate([np.linspace(-50.0, 50.0, 9999), [-800.0, 0.0, 800.0]]).astype(dtype)
+def test_sigmoid_is_exact_at_every_size(size, dtype):
+    """Each way ``sigmoid`` is written (scalars, small, mid-sized, large arrays) gives
+    ``exp(z - logaddexp(z, 0))``, the old rule, without overflow."""
+    z = np.concatenate([[-800.0, -40.0, 0.0, 40.0, 800.0], np.linspace(-50.0, 50.0, size)])
+    z = z[:max(size, 5)].astype(dtype)
     with np.errstate(over="raise", invalid="raise", divide="raise"):
-        big = adjoint_helpers.sigmoid(z, 0.0)                      # in two buffers
-        small = np.concatenate([adjoint_helpers.sigmoid(part, 0.0)  # as written
-                                for part in np.array_split(z, 8)])
-    assert big.dtype == dtype and z.size > 4096 > z.size // 8
-    np.testing.assert_array_equal(big, small)
-    np.testing.assert_array_equal(adjoint_helpers.sigmoid(z, 1.5), adjoint_helpers.sigmoid(z - 1.5, 0.0))
+        got = adjoint_helpers.sigmoid(z, 0.0)
+        scalars = [adjoint_helpers.sigmoid(float(v), 0.0) for v in z[:5]]
+        shifted = adjoint_helpers.sigmoid(z, 1.5)
+    with np.errstate(under="ignore"):
+        want = np.exp(z - np.logaddexp(z, dtype(0.0)))
+        want_shifted = np.exp(z - 1.5 - np.logaddexp(z - 1.5, dtype(0.0)))
+    assert got.dtype == dtype and got.shape == z.shape
+    rtol = 1e-14 if dtype == np.float64 else 1e-6
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=0)
+    np.testing.assert_allclose(shifted, want_shifted, rtol=rtol, atol=0)
+    np.testing.assert_allclose(scalars, np.exp(z[:5].astype(float) - np.logaddexp(z[:5].astype(float), 0.0)),
+                               rtol=1e-15, atol=0)
 
 
 def test_prod_with_zeros():
