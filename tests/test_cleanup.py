@@ -1,5 +1,7 @@
-"""Peepholes on generated code: copies dropped from loops (``cleanup._Copies``) and
-the adjoint of an unpacked vector gathered into one array (``cleanup._gathered``)."""
+"""Peepholes on generated code: copies dropped from loops (``cleanup._Copies``), the
+adjoint of an unpacked vector gathered into one array (``cleanup._gathered``), two
+adds into one item merged (``cleanup._merged_item_adds``) and constant adjoints
+folded into loops (``cleanup._constant_adjoints``)."""
 import textwrap
 
 import gast
@@ -9,7 +11,7 @@ import pytest
 import srcgrad as sg
 from srcgrad import runtime
 from srcgrad.testing import check_grads
-from srcgrad.transforms.cleanup import _Copies, _gathered
+from srcgrad.transforms.cleanup import _constant_adjoints, _Copies, _gathered, _merged_item_adds
 
 
 def _clean(code, live_after=()):
@@ -105,3 +107,65 @@ def test_gathering_needs_every_index_from_zero():
     body = gast.parse(code).body
     _gathered(body)
     assert gast.unparse(gast.Module(body, [])).strip() == code
+
+
+def _merged(code):
+    body = gast.parse(textwrap.dedent(code)).body
+    _merged_item_adds(body)
+    return gast.unparse(gast.Module(body, [])).strip()
+
+
+@pytest.mark.parametrize("code, want", [
+    # nothing between touches d, i or a: one read and write of the item
+    ("d[i] += a\nb = c * 2.0\nd[i] += b", "b = c * 2.0\nd[i] += a + b"),
+    ("for i in r:\n    d[i, 0] += a\n    d[i, 0] += b", "for i in r:\n    d[i, 0] += a + b"),
+    # another item in between: kept apart (d[j] may be d[i])
+    ("d[i] += a\nd[j] += c\nd[i] += b", None),
+    # d read, i or a rebound, or a block in between: kept apart
+    ("d[i] += a\nb = d[0]\nd[i] += b", None),
+    ("d[i] += a\ni = i + 1\nd[i] += b", None),
+    ("d[i] += a\na = 2.0\nd[i] += b", None),
+    ("d[i] += a\na[0] += 2.0\nd[i] += b", None),
+    ("d[i] += a\nif c:\n    b = 1.0\nd[i] += b", None),
+    # other indices, or not an add: kept
+    ("d[i] += a\nd[k] += b", None),
+    ("d[i] -= a\nd[i] += b", None),
+])
+def test_merged_item_adds(code, want):
+    assert _merged(code) == (want if want is not None else _merged_nothing(code))
+
+
+def _merged_nothing(code):
+    return gast.unparse(gast.Module(gast.parse(code).body, [])).strip()
+
+
+def _constants(code, adjoints):
+    body = gast.parse(textwrap.dedent(code)).body
+    _constant_adjoints(body, set(adjoints))
+    return gast.unparse(gast.Module(body, [])).strip()
+
+
+def test_constant_adjoints_are_folded_into_loops_only():
+    code = "ds = 1.0\nu = ds * y\nfor i in r:\n    v = ds * 2.0"
+    assert _constants(code, ["ds"]) == "ds = 1.0\nu = ds * y\nfor i in r:\n    v = 1.0 * 2.0"
+    # bound twice, or not an adjoint: left alone
+    twice = "ds = 1.0\nfor i in r:\n    v = ds * 2.0\n    ds = v"
+    assert _constants(twice, ["ds"]) == _merged_nothing(twice)
+    assert _constants(code, ["v"]) == _merged_nothing(code)
+
+
+def running_sum(x):
+    s = 0.0
+    for i in range(len(x) - 1):
+        s = s + 100.0 * (x[i + 1] - x[i] ** 2) ** 2 + (1 - x[i]) ** 2
+    return s
+
+
+def test_a_scalar_loop_adds_each_item_once_and_folds_its_seed():
+    x = np.linspace(-1.0, 1.5, 7)
+    g = sg.grad(running_sum)
+    g(x)
+    text = g.__srcgrad_compiled__.entry((x,)).text
+    loop = text[text.index("for i in reversed"):]
+    assert loop.count("dx[i] +=") == 1 and "ds *" not in loop and "200.0 * " in loop, text
+    check_grads(running_sum, (x,))

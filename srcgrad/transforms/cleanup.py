@@ -345,12 +345,114 @@ def _gathered(stmts):
     stmts[:] = out
 
 
+def _constant_adjoints(backward, adjoint_names):
+    """In loops, loads of an adjoint bound once in all the code, to a number, become
+    that number.
+
+    The seed ``ds = 1.0`` of a running sum, which its loop passes on unchanged,
+    and then ``ds_pow = ds * 100.0``: generated code reads an adjoint only
+    after its binding, so every load sees the one value. Only in loops, where
+    each multiplication costs once per iteration; elsewhere ``dresult = 1.0``
+    stays, as a reader expects it.
+    """
+    count = _bindings(backward)
+    values = {}
+    for s in walk_stmts(backward):
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) \
+                and s.targets[0].id in adjoint_names and count.get(s.targets[0].id) == 1 \
+                and _num(s.value) is not None:
+            values[s.targets[0].id] = s.value.value
+    if not values:
+        return False
+    replaced = False
+    for s in _loops(backward):
+        for n in T.walk(s):
+            for field in n._fields:
+                child = getattr(n, field, None)
+                if isinstance(child, gast.Name) and isinstance(child.ctx, gast.Load) \
+                        and child.id in values:
+                    setattr(n, field, gast.Constant(values[child.id], None))
+                    replaced = True
+                elif isinstance(child, list):
+                    for i, c in enumerate(child):
+                        if isinstance(c, gast.Name) and isinstance(c.ctx, gast.Load) \
+                                and c.id in values:
+                            child[i] = gast.Constant(values[c.id], None)
+                            replaced = True
+    return replaced
+
+
+def _loops(stmts):
+    """The outermost loops of ``stmts`` (also those under an ``if``)."""
+    for s in stmts:
+        if isinstance(s, (gast.For, gast.While)):
+            yield s
+        elif isinstance(s, gast.If):
+            yield from _loops(s.body)
+            yield from _loops(s.orelse)
+
+
+def _item_add(s):
+    """``d[i] += v`` with ``i`` names and constants: (d, the index as text, v), else None."""
+    if isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) \
+            and isinstance(s.target, gast.Subscript) and isinstance(s.target.value, gast.Name) \
+            and _simple(s.target.slice):
+        return s.target.value.id, gast.dump(s.target.slice), s.value
+    return None
+
+
+def _written_into(s):
+    """Names whose value ``s`` changes in place: ``a[0] += v``, ``a.x = v``."""
+    targets = [s.target] if isinstance(s, gast.AugAssign) else getattr(s, "targets", [])
+    out = set()
+    for t in targets:
+        while isinstance(t, (gast.Subscript, gast.Attribute)):
+            t = t.value
+        if isinstance(t, gast.Name) and not (isinstance(s, gast.AugAssign) and t is s.target):
+            out.add(t.id)
+    return out
+
+
+def _merged_item_adds(stmts):
+    """``d[i] += a; ...; d[i] += b`` -> ``...; d[i] += a + b`` where nothing between
+    touches ``d`` or rebinds or writes into ``i`` or ``a``: one read and write of the
+    item, not two (a hand-written scalar loop adds its terms first)."""
+    for s in stmts:
+        for field in ("body", "orelse"):
+            if isinstance(s, (gast.If, gast.For, gast.While)):
+                _merged_item_adds(getattr(s, field))
+    dropped = set()
+    for k, s in enumerate(stmts):
+        first = _item_add(s)
+        if first is None or k in dropped:
+            continue
+        d, index, value = first
+        frozen = _uses(s.target.slice) | _uses(value)
+        for j in range(k + 1, len(stmts)):
+            later = stmts[j]
+            second = _item_add(later)
+            if second is not None and second[:2] == (d, index) and j not in dropped:
+                later.value = gast.BinOp(value, gast.Add(), later.value)
+                dropped.add(k)
+                break
+            if isinstance(later, (gast.If, gast.For, gast.While)) or d in _uses(later) \
+                    or d in _rebinds(later) or frozen & (_rebinds(later) | _written_into(later)):
+                break
+    stmts[:] = [s for k, s in enumerate(stmts) if k not in dropped]
+
+
 def cleanup(backward, adjoint_names, live_after):
     """Simplify ``backward`` (a statement list) in place; returns it."""
+    adjoint_names = set(adjoint_names)
     peep = _Peephole()
     backward[:] = [peep.visit(s) for s in backward]
-    _Liveness(set(adjoint_names)).block(backward, set(live_after), True)
+    _Liveness(adjoint_names).block(backward, set(live_after), True)
     _Copies(backward, set(live_after)).block(backward)
+    # Once copies are gone: constants, folded, until none is left to propagate.
+    while _constant_adjoints(backward, adjoint_names):
+        backward[:] = [peep.visit(s) for s in backward]
+        _Liveness(adjoint_names).block(backward, set(live_after), True)
     _gathered(backward)
+    _merged_item_adds(backward)
     backward[:] = _tidy(backward)
     return backward
