@@ -23,7 +23,7 @@ from .errors import CompileError
 from .naming import Namer
 from .transforms import (activity, anno, atoms, fence, lifetimes, normalize, ranks, recompute,
                          record, scopes)
-from .transforms.cleanup import cleanup, drop_unused
+from .transforms.cleanup import cleanup, drop_unused, forward_copies
 from .transforms.desugar import desugar
 from .transforms.resolve import MISSING as _UNKNOWN, Guards, Scope, is_library
 from .transforms.reverse import Reverse, int_names
@@ -257,7 +257,9 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     check = [] if result_name in rev.scalars and mode == "grad" else \
         [T.stmt("_sg.check_scalar(r, n)", r=result, n=T.const(f"{fn.__qualname__}()"))]
     lifetimes.shapes_from_operands(forward, backward, params, rev.ranks)
-    drop_unused(forward, _loads(check + backward + [gast.Expr(out)]) - rev.rebuilt)
+    live = _loads(check + backward + [gast.Expr(out)])
+    drop_unused(forward, live - rev.rebuilt)
+    forward_copies(forward, live)
     code = forward + check + backward
     if inplace:                                       # free what nothing reads any more
         code = lifetimes.free_early(forward + check, backward,

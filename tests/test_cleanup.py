@@ -169,3 +169,21 @@ def test_a_scalar_loop_adds_each_item_once_and_folds_its_seed():
     loop = text[text.index("for i in reversed"):]
     assert loop.count("dx[i] +=") == 1 and "ds *" not in loop and "200.0 * " in loop, text
     check_grads(running_sum, (x,))
+
+
+def unpack_in_loop(y, p):
+    for _ in range(3):
+        a, b = p[0], p[1]
+        y = y * a + b
+    return np.sum(y)
+
+
+def test_copies_leave_forward_loops_too():
+    """``a, b = p[0], p[1]`` in a loop: the items are read where ``a`` and ``b`` were."""
+    y, p = np.array([0.5, 1.5]), np.array([0.9, 0.2])
+    g = sg.grad(unpack_in_loop, wrt=(0, 1))
+    g(y, p)
+    text = g.__srcgrad_compiled__.entry((y, p)).text
+    forward = text[:text.index("dresult = 1.0")]
+    assert "    a = " not in forward and "    b = " not in forward, text
+    check_grads(unpack_in_loop, (y, p), wrt=(0, 1))

@@ -209,6 +209,14 @@ def drop_unused(forward, live_after):
     return forward
 
 
+def forward_copies(forward, live_after):
+    """``_Copies`` in the loops of the forward pass; ``live_after``: what the backward
+    pass and the result read (a name the backward pass restores from a stack, it
+    reads too)."""
+    _Copies(forward, set(live_after)).block(forward)
+    return forward
+
+
 def _idle_loop(s):
     return isinstance(s, gast.For) and not _real(s.body) and not s.orelse \
         and isinstance(s.target, gast.Name) and isinstance(s.iter, gast.Name)
