@@ -187,3 +187,20 @@ def test_copies_leave_forward_loops_too():
     forward = text[:text.index("dresult = 1.0")]
     assert "    a = " not in forward and "    b = " not in forward, text
     check_grads(unpack_in_loop, (y, p), wrt=(0, 1))
+
+
+def test_copies_leave_the_forward_loops_of_tape_blocks():
+    import srcgrad.tape as tape_module
+
+    y0 = np.array([0.5, 1.5])
+    with sg.GradientTape() as tape:
+        tape.watch(y0)
+        y = y0
+        for _ in range(3):
+            previous = y
+            y = previous * 2.0 + 1.0
+        loss = np.sum(y)
+    np.testing.assert_allclose(tape.gradient(loss, y0), [8.0, 8.0])
+    text = [e.text for e in tape_module._COMPILED.values() if "previous * 2.0" in e.text][-1]
+    forward = text[:text.index("source_grads = []")]
+    assert "previous = y" not in forward and "y * 2.0" in forward, text
