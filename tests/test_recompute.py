@@ -93,9 +93,15 @@ def _plain(x):
 
 
 def test_tape_blocks_recompute_too():
+    """Also of a watched value: ``tape.watch(x)`` does not change ``x``."""
+    import srcgrad.tape as tape_module
+
     x = np.array([0.2, -0.7, 1.3, 0.4])
     np.testing.assert_allclose(tape_loop(x), sg.grad(_plain)(x), rtol=1e-12)
     check_grads(_plain, (x,), order=2)
+    text = [e.text for e in tape_module._COMPILED.values() if "def tape_region(x" in e.text
+            and "x[i + 1] - x[i] ** 2" in e.text][-1]
+    assert "# recomputed, not saved:" in text and "_stack" not in text, text
 
 
 def param_rebound_after(x):
