@@ -58,10 +58,7 @@ def shapes_from_operands(forward, backward, params, ranks):
     of ``forward`` (or ``a`` is a parameter bound nowhere), so ``a`` still has
     the shape it gave ``z`` when the backward pass runs.
     """
-    counts = {}
-    for s in walk_stmts(forward + backward):
-        for name in _stores(s):
-            counts[name] = counts.get(name, 0) + 1
+    counts = _binding_counts(forward + backward)
     origin = {}
     for s in forward:
         if not (isinstance(s, gast.Assign) and len(s.targets) == 1
@@ -95,12 +92,18 @@ def free_early(forward, backward, keep, scalars, adjoints):
     return _delete_dead(forward + backward, once)
 
 
-def _bound_once_at_top(body):
-    """Names bound once, by a top-level statement that may give an array."""
+def _binding_counts(body):
+    """Name -> how many statements of ``body`` (nested blocks included) bind it."""
     counts = {}
     for s in walk_stmts(body):
         for name in _stores(s):
             counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def _bound_once_at_top(body):
+    """Names bound once, by a top-level statement that may give an array."""
+    counts = _binding_counts(body)
     top = {n for s in body if isinstance(s, gast.Assign) and _may_be_array(s.value)
            for n in _stores(s)}
     return {n for n in top if counts[n] == 1}
