@@ -309,6 +309,14 @@ class _Copies:
         stmts[:] = [s for k, s in enumerate(stmts) if k not in dropped]
 
 
+def _inner_blocks(stmts):
+    """The statement lists directly inside the ifs and loops of ``stmts``."""
+    for s in stmts:
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            yield s.body
+            yield s.orelse
+
+
 def _int_constant(node):
     return isinstance(node, gast.Constant) and type(node.value) is int and node.value >= 0
 
@@ -319,10 +327,8 @@ def _gathered(stmts):
     The adjoint of unpacking a vector (``a, b, c = p[0], p[1], p[2]``): one
     array instead of a zero array updated item by item.
     """
-    for s in stmts:
-        for field in ("body", "orelse"):
-            if isinstance(s, (gast.If, gast.For, gast.While)):
-                _gathered(getattr(s, field))
+    for block in _inner_blocks(stmts):
+        _gathered(block)
     out, k = [], 0
     while k < len(stmts):
         s = stmts[k]
@@ -372,22 +378,24 @@ def _constant_adjoints(backward, adjoint_names):
             values[s.targets[0].id] = s.value.value
     if not values:
         return False
-    replaced = False
-    for s in _loops(backward):
-        for n in T.walk(s):
-            for field in n._fields:
-                child = getattr(n, field, None)
-                if isinstance(child, gast.Name) and isinstance(child.ctx, gast.Load) \
-                        and child.id in values:
-                    setattr(n, field, gast.Constant(values[child.id], None))
-                    replaced = True
-                elif isinstance(child, list):
-                    for i, c in enumerate(child):
-                        if isinstance(c, gast.Name) and isinstance(c.ctx, gast.Load) \
-                                and c.id in values:
-                            child[i] = gast.Constant(values[c.id], None)
-                            replaced = True
-    return replaced
+    fold = _Fold(values)
+    for loop in _loops(backward):
+        fold.visit(loop)
+    return fold.replaced
+
+
+class _Fold(gast.NodeTransformer):
+    """Loads of the names in ``values`` become those constants."""
+
+    def __init__(self, values):
+        self.values = values
+        self.replaced = False
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, gast.Load) and node.id in self.values:
+            self.replaced = True
+            return gast.Constant(self.values[node.id], None)
+        return node
 
 
 def _loops(stmts):
@@ -425,10 +433,8 @@ def _merged_item_adds(stmts):
     """``d[i] += a; ...; d[i] += b`` -> ``...; d[i] += a + b`` where nothing between
     touches ``d`` or rebinds or writes into ``i`` or ``a``: one read and write of the
     item, not two (a hand-written scalar loop adds its terms first)."""
-    for s in stmts:
-        for field in ("body", "orelse"):
-            if isinstance(s, (gast.If, gast.For, gast.While)):
-                _merged_item_adds(getattr(s, field))
+    for block in _inner_blocks(stmts):
+        _merged_item_adds(block)
     dropped = set()
     for k, s in enumerate(stmts):
         first = _item_add(s)
