@@ -257,9 +257,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     check = [] if result_name in rev.scalars and mode == "grad" else \
         [T.stmt("_sg.check_scalar(r, n)", r=result, n=T.const(f"{fn.__qualname__}()"))]
     lifetimes.shapes_from_operands(forward, backward, params, rev.ranks)
-    live = _loads(check + backward + [gast.Expr(out)])
-    drop_unused(forward, live - rev.rebuilt)
-    forward_copies(forward, live)
+    trim_forward(forward, rev, check + backward + [gast.Expr(out)])
     code = forward + check + backward
     if inplace:                                       # free what nothing reads any more
         code = lifetimes.free_early(forward + check, backward,
@@ -276,6 +274,14 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     text = codegen.unparse(new, header)               # print
     loaded = codegen.load(text, fname, src.globals, ctx.cells, f"{mode} {fn.__qualname__}")
     return Generated(text, loaded, ctx.guards)
+
+
+def trim_forward(forward, rev, after):
+    """Drop from ``forward`` what none of the statements ``after`` it reads (values the
+    backward pass rebuilds itself included), and the copies in its loops."""
+    live = _loads(after)
+    drop_unused(forward, live - rev.rebuilt)
+    forward_copies(forward, live)
 
 
 def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=None, rows=None):

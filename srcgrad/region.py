@@ -17,9 +17,9 @@ import gast
 
 from . import blocks, codegen, source
 from . import templates as T
-from .compiler import Context, Generated, _loads, reverse_and_record, without_gc
+from .compiler import Context, Generated, _loads, reverse_and_record, trim_forward, without_gc
 from .transforms import activity, anno, atoms, fence, lifetimes, normalize
-from .transforms.cleanup import cleanup, drop_unused, forward_copies
+from .transforms.cleanup import cleanup
 from .transforms.desugar import desugar
 from .transforms.resolve import Guards
 from .transforms.scopes import free_names
@@ -290,9 +290,7 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     cleanup(backward, ctx.namer.adjoints.values(), _loads([gast.Expr(out)]))
     lifetimes.shapes_from_operands(forward, backward, params, rev.ranks)
     if sources is None:  # not read again by an outer tape: skip values nothing reads
-        live = _loads(backward + [gast.Expr(out)])
-        drop_unused(forward, live - rev.rebuilt)
-        forward_copies(forward, live)
+        trim_forward(forward, rev, backward + [gast.Expr(out)])
     code = forward + backward
     if sources is None:  # ... and free the others after their last use
         code = lifetimes.free_early(forward, backward,
