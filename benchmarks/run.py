@@ -455,7 +455,7 @@ def section_compile(out, settings, markdown):
 
 def section_overhead(out, case_list, settings, markdown):
     """What a call through ``sg.grad``'s wrapper adds to the generated code it runs."""
-    from srcgrad import source
+    from srcgrad.compiler import source
 
     heading(out, "Second-call overhead: sg.grad's wrapper (bind arguments, look up the compiled "
                  "code by the arguments' kinds, cast the gradients) against calling the generated "

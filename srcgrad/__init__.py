@@ -2,7 +2,7 @@
 from .api import adjoint_source, function, grad, value_and_grad
 from .errors import CompileError, SourceUnavailableError
 from .functions import custom_gradient, py_function
-from .tape import GradientTape
+from .tape.tape import GradientTape
 from .variables import UnconnectedGradients, Variable, constant, stop_gradient
 
 __all__ = [

@@ -2,8 +2,8 @@
 import functools
 import inspect
 
-from .cache import Compiled
-from .compiler import check_function
+from .compiler.cache import Compiled
+from .compiler.pipeline import check_function
 
 
 def _unwrap(f):

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-from srcgrad import source
+from srcgrad.compiler import source
 
 
 def _parses():
@@ -506,7 +506,7 @@ def test_compiling_leaves_the_garbage_collector_as_it_was():
 
 
 def test_names_numbered_in_order_without_rescanning():
-    from srcgrad.naming import Namer
+    from srcgrad.compiler.naming import Namer
 
     namer = Namer(["t", "t_3"])
     assert [namer.fresh("t") for _ in range(4)] == ["t_2", "t_4", "t_5", "t_6"]

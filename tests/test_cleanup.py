@@ -11,7 +11,7 @@ import pytest
 import srcgrad as sg
 from srcgrad import runtime
 from srcgrad.testing import check_grads
-from srcgrad.transforms.cleanup import _constant_adjoints, _Copies, _gathered, _merged_item_adds
+from srcgrad.passes.cleanup import _constant_adjoints, _Copies, _gathered, _merged_item_adds
 
 
 def _clean(code, live_after=()):
@@ -190,7 +190,7 @@ def test_copies_leave_forward_loops_too():
 
 
 def test_copies_leave_the_forward_loops_of_tape_blocks():
-    import srcgrad.tape as tape_module
+    import srcgrad.tape.tape as tape_module
 
     y0 = np.array([0.5, 1.5])
     with sg.GradientTape() as tape:

@@ -171,7 +171,7 @@ def test_call_without_derivative_rule():
 
 
 def _table_keys():
-    from srcgrad import table
+    from srcgrad.rules import table
 
     return list(table.TABLE)
 

@@ -81,7 +81,7 @@ def test_shape_stand_ins_answer_what_the_helpers_ask():
 
 
 def test_tape_blocks_free_values_too():
-    import srcgrad.tape as tape_module
+    import srcgrad.tape.tape as tape_module
 
     x = np.linspace(0.1, 1.0, 6)
     w = np.linspace(-1.0, 2.0, 6)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-import srcgrad.tape as tape_module
+import srcgrad.tape.tape as tape_module
 from srcgrad.testing import check_grads
 
 
@@ -174,8 +174,8 @@ def test_products_of_other_ranks_keep_the_general_adjoint():
 
 def _ranks_of(f, *args):
     """The ranks inferred for ``f``'s variables at ``args`` (every argument differentiated)."""
-    from srcgrad import compiler, source
-    from srcgrad.transforms import normalize, ranks, record
+    from srcgrad.compiler import pipeline as compiler, source
+    from srcgrad.passes import normalize, ranks, record
 
     src = source.parse_function(f)
     ctx = compiler.Context(src, compiler.Guards())

@@ -94,7 +94,7 @@ def _plain(x):
 
 def test_tape_blocks_recompute_too():
     """Also of a watched value: ``tape.watch(x)`` does not change ``x``."""
-    import srcgrad.tape as tape_module
+    import srcgrad.tape.tape as tape_module
 
     x = np.array([0.2, -0.7, 1.3, 0.4])
     np.testing.assert_allclose(tape_loop(x), sg.grad(_plain)(x), rtol=1e-12)

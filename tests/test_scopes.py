@@ -5,7 +5,7 @@ import gast
 import numpy as np
 import pytest
 
-from srcgrad.transforms import scopes
+from srcgrad.ir import scopes
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -94,7 +94,7 @@ def test_source_lines_are_inspects():
 
     import golden_functions
     import srcgrad
-    from srcgrad import source
+    from srcgrad.compiler import source
 
     def decorated_here(x):
         return x
@@ -122,7 +122,7 @@ def _ends_in_a_comment(x):
 
 
 def test_a_block_that_does_not_parse_is_read_again_by_inspect(monkeypatch):
-    from srcgrad import source
+    from srcgrad.compiler import source
 
     lines, start = source._source_lines(_decorated)
     monkeypatch.setattr(source, "_source_lines", lambda fn: (lines[:2], start))  # cut after `def`

@@ -1246,7 +1246,7 @@ class _Scaled:
 
 def test_a_tape_in_a_function_reads_only_that_function():
     """Not the whole file: a tape in a long script costs the parse of its function."""
-    from srcgrad import blocks
+    from srcgrad.tape import blocks
 
     model, x = _Scaled(), np.array([3.0, -1.0])
     before = set(blocks._TREES)

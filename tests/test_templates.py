@@ -3,8 +3,8 @@ import inspect
 
 import gast
 
-from srcgrad import templates as T
-from srcgrad.transforms import reverse
+from srcgrad.ir import templates as T
+from srcgrad.passes import reverse
 
 
 def test_walk_visits_the_nodes_gast_walk_visits_but_contexts():

@@ -108,7 +108,7 @@ def tape_block(w, X):
 
 
 def test_tape_code_skips_the_value_the_block_already_computed():
-    import srcgrad.tape as tape_module
+    import srcgrad.tape.tape as tape_module
 
     args = _args()
     loss, g = tape_block(*args)

@@ -1,0 +1,245 @@
+"""Compiled code per function and per kind of arguments, never stale.
+
+A call computes the kinds of its arguments (float, which float dtype, which
+class for objects), finds the entry compiled for those kinds and re-checks
+its guards (identity of every global it was specialised on), then runs the
+generated code. Nothing is parsed on that path.
+"""
+import functools
+import inspect
+import types
+import weakref
+
+import numpy as np
+
+from .pipeline import compile_gradient
+from ..variables import Variable
+
+
+# Objects the compiler reads or inlines as they are: code specialised on one
+# of them is only valid for that very object.
+_BY_IDENTITY = (types.FunctionType, types.BuiltinFunctionType, types.BuiltinMethodType, np.ufunc,
+                functools.partial, type, types.ModuleType)
+
+
+class _Same:
+    """A cache-key part equal only for the same object (held, so its id stays unique)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __eq__(self, other):
+        return isinstance(other, _Same) and other.obj is self.obj
+
+    def __hash__(self):
+        return id(self.obj)
+
+
+def _kind(value):
+    t = type(value)
+    if t is np.ndarray:
+        return (t, value.dtype, value.ndim)  # the code depends on ranks (ranks.py)
+    if t is float:
+        return float
+    if isinstance(value, np.generic):
+        return ("scalar", value.dtype.char)
+    if t is Variable:  # its rank (ranks.py) and whether a tape watches it are compiled in
+        return (Variable, value.dtype.char, value.ndim, value.trainable)
+    if isinstance(value, _BY_IDENTITY):
+        return _Same(value)  # np.sin and np.cos, or two user functions, compile apart
+    if isinstance(value, types.MethodType):  # a new object at each attribute access
+        return ("method", _Same(value.__func__), _kind(value.__self__))
+    if hasattr(value, "__dict__"):
+        return (t, _structure(value, 3))
+    return t
+
+
+def _structure(obj, depth):
+    """The classes of an object's attributes, and the lengths of its lists of objects.
+
+    Compiled code is specialised on them (methods resolved, loops over
+    ``self.layers`` unrolled), so a model with another number or kind of
+    layers must compile anew.
+    """
+    if depth == 0 or hasattr(obj, "__array__"):
+        return ()  # arrays and Variables are data: their class is enough
+    out = []
+    for name, value in vars(obj).items():
+        if isinstance(value, (list, tuple)):
+            out.append((name, len(value), tuple(_attribute(v, depth) for v in value)))
+        elif isinstance(value, (_BY_IDENTITY, types.MethodType)) or hasattr(value, "__dict__"):
+            out.append((name, _attribute(value, depth)))
+    return tuple(out)
+
+
+def _attribute(value, depth):
+    if type(value) is Variable:  # a tape watches the trainable ones; ranks.py reads ndim
+        return (Variable, value.trainable, value.ndim)
+    if isinstance(value, _BY_IDENTITY):
+        return _Same(value)  # ``self.activation = np.tanh``
+    if isinstance(value, types.MethodType):
+        return ("method", _Same(value.__func__), type(value.__self__))
+    if hasattr(value, "__dict__"):
+        return (type(value), _structure(value, depth - 1))
+    return type(value)
+
+
+def _check_differentiable(value, index, name):
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype == bool):
+        kind = "a bool"
+    elif isinstance(value, (int, np.integer)):
+        kind = "an int"
+    elif isinstance(value, np.ndarray) and not np.issubdtype(value.dtype, np.floating):
+        kind = f"an array of dtype {value.dtype}"
+    elif isinstance(value, (float, np.floating)) or (
+            isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.floating)):
+        return
+    else:
+        kind = f"a {type(value).__name__}"
+    raise TypeError(
+        f"grad requires real-valued floating-point inputs for the arguments it differentiates, "
+        f"but argument {index} ({name!r}) is {kind}. Pass a float, e.g. 3.0 instead of 3, or an "
+        "array of floats (np.asarray(x, dtype=float)); to differentiate with respect to "
+        "other arguments, change wrt."
+    )
+
+
+def _cast(grad, like):
+    """Give a gradient its source's type, dtype and shape."""
+    if type(grad) is np.ndarray and type(like) is np.ndarray and grad.shape == like.shape \
+            and (grad.dtype is like.dtype or grad.dtype == like.dtype) and grad.flags.writeable:
+        return grad
+    if isinstance(like, np.ndarray):
+        out = np.asarray(grad, dtype=like.dtype)
+        if out.shape != like.shape or not out.flags.writeable:
+            # Also a read-only view (the adjoint of np.sum is one): users may update it in place.
+            out = np.broadcast_to(out, like.shape).copy()
+        return out
+    if isinstance(like, np.generic):
+        return like.dtype.type(grad)
+    return np.float64(grad)
+
+
+_BY_FUNCTION = weakref.WeakKeyDictionary()
+
+
+class Compiled:
+    @classmethod
+    def of(cls, f, wrt, mode):
+        """The compiled entries for ``f``, shared by every wrapper made for it.
+
+        ``sg.grad(f)`` called again (in a loop, or after f's file was edited)
+        reuses what was compiled for the same function object.
+        """
+        key = (tuple(wrt) if isinstance(wrt, (list, tuple)) else wrt, isinstance(wrt, (list, tuple)),
+               mode)
+        target = f.__func__ if inspect.ismethod(f) else f
+        # sg.grad(sg.grad(f)) makes a new inner wrapper each time; its
+        # compiled state is shared, so key on that.
+        target = getattr(target, "__srcgrad_compiled__", target)
+        try:
+            per_fn = _BY_FUNCTION.setdefault(target, {})
+        except TypeError:  # not weak-referenceable: no sharing
+            return cls(f, wrt, mode)
+        compiled = per_fn.get((key, inspect.ismethod(f)))
+        if compiled is None or compiled.bound and compiled.bound[0] is not f.__self__:
+            compiled = cls(f, wrt, mode)
+            per_fn[(key, inspect.ismethod(f))] = compiled
+        elif compiled.f is None:
+            # Keyed on a gradient's shared state, the wrapper it first saw may be gone.
+            compiled._f = weakref.ref(f.__func__ if compiled.bound else f)
+        return compiled
+
+    @property
+    def f(self):
+        return self._f()
+
+    def __init__(self, f, wrt, mode):
+        # A bound method is its function with ``self`` passed first.
+        self.bound = (f.__self__,) if inspect.ismethod(f) else ()
+        # Weak: this object is the value of a WeakKeyDictionary keyed on f; the
+        # wrappers made by sg.grad keep f alive while they are used.
+        self._f = weakref.ref(f.__func__ if self.bound else f)
+        self.mode = mode
+        self.signature = inspect.signature(f)
+        names = [p.name for p in self.signature.parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self.names = names
+        self.simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                          for p in self.signature.parameters.values())
+        self.multiple = isinstance(wrt, (tuple, list))
+        items = list(wrt) if self.multiple else [wrt]
+        if not items:
+            raise ValueError("wrt must name at least one argument")
+        self.wrt = []
+        for item in items:
+            if isinstance(item, str):
+                if item not in names:
+                    raise ValueError(f"{f.__qualname__}() has no positional parameter named {item!r}")
+                self.wrt.append(names.index(item) + len(self.bound))
+            elif isinstance(item, int) and not isinstance(item, bool):
+                self.wrt.append(item + len(self.bound))
+            else:
+                raise TypeError(f"wrt must be an int index or a parameter name, not {item!r}")
+        self.entries = {}
+
+    def _bind(self, args, kwargs):
+        """Positional and keyword-only arguments, defaults applied."""
+        if not kwargs and self.simple and len(args) == len(self.names):
+            return self.bound + args, {}
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return self.bound + bound.args, bound.kwargs
+
+    def entry(self, args, kwargs=None):
+        kinds = tuple(map(_kind, args))
+        if kwargs:
+            kinds += tuple((k, _kind(v)) for k, v in sorted(kwargs.items()))
+        entry = self.entries.get(kinds)
+        if entry is None or not entry.guards.valid():
+            for i in self.wrt:
+                if i >= len(args):
+                    raise TypeError(f"wrt index {i} is out of range: {self.f.__qualname__}() "
+                                    f"was called with {len(args)} positional arguments")
+                _check_differentiable(args[i], i, self._name(i))
+            entry = compile_gradient(self.f, self.wrt, self.mode, sample=list(args),
+                                     as_tuple=self.multiple)
+            self.entries[kinds] = entry
+        return entry
+
+    def _name(self, i):
+        i -= len(self.bound)
+        return self.names[i] if i < len(self.names) else f"*args[{i - len(self.names)}]"
+
+    def __call__(self, args, kwargs):
+        args, kwargs = self._bind(args, kwargs)
+        entry = self.entry(args, kwargs)
+        out = entry.fn(*args, **kwargs)
+        if self.mode == "value_and_grad":
+            value, grads = out
+        else:
+            value, grads = None, out
+        if self.multiple:
+            grads = tuple([_cast(g, args[i]) for g, i in zip(grads, self.wrt)])
+        else:
+            grads = _cast(grads, args[self.wrt[0]])
+        return (value, grads) if self.mode == "value_and_grad" else grads
+
+    def generic(self, sample=None):
+        """The generated function for code that calls this gradient (higher order).
+
+        ``sample`` holds the objects among the arguments, None for values only
+        known at run time; the code is specialised on the objects' classes.
+        """
+        key = ("generic",) + tuple(_kind(v) for v in sample or ())
+        entry = self.entries.get(key)
+        if entry is None or not entry.guards.valid():
+            entry = compile_gradient(self.f, self.wrt, self.mode, sample=sample,
+                                     as_tuple=self.multiple, inplace=False)
+            self.entries[key] = entry
+        return entry.fn
+
+    def generic_text(self):
+        return compile_gradient(self.f, self.wrt, self.mode, as_tuple=self.multiple).text

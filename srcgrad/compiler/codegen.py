@@ -1,0 +1,80 @@
+"""Print and load generated code.
+
+``gast.unparse`` prints no comments, so comments travel as marked string
+statements and become ``#`` lines here. Loading goes through ``linecache`` so
+tracebacks, ``inspect`` and debuggers show the generated lines.
+"""
+import ast
+import itertools
+import linecache
+import re
+import types
+
+import gast
+
+from .. import runtime
+from ..ir import templates as T
+
+_COUNTER = itertools.count(1)
+_MARK = re.compile(r"^(\s*)('__comment__.*'|\"__comment__.*\")$")
+
+
+def unparse(fn_node, header):
+    module = gast.Module([fn_node], [])
+    for n in T.walk(module):
+        if isinstance(n, (gast.stmt, gast.expr)):
+            # Generated nodes have no position; the unparser looks for one.
+            if not hasattr(n, "lineno"):
+                n.lineno = n.end_lineno = 1
+                n.col_offset = n.end_col_offset = 0
+    text = gast.unparse(module)
+    lines = []
+    for line in text.splitlines():
+        m = _MARK.match(line)
+        if m:
+            lines.append(f"{m.group(1)}# {ast.literal_eval(m.group(2))[len('__comment__'):]}")
+        else:
+            lines.append(line)
+    return f"# {header}\n" + "\n".join(lines) + "\n"
+
+
+def free_names(fn_node):
+    """Names the function reads but neither binds nor receives."""
+    local = {a.id for a in fn_node.args.args + fn_node.args.posonlyargs + fn_node.args.kwonlyargs}
+    loads = set()
+    for n in gast.walk(fn_node):
+        if isinstance(n, gast.Name):
+            if isinstance(n.ctx, (gast.Store, gast.Param)):
+                local.add(n.id)
+            else:
+                loads.add(n.id)
+        elif isinstance(n, gast.FunctionDef) and n is not fn_node:
+            local.add(n.name)
+    return loads - local
+
+
+def load(text, fn_name, globals_, cells, label):
+    """Compile generated ``text`` into a function.
+
+    ``cells`` maps free names to closure cells: ``_sg``, objects the compiler
+    injected, and the user's own closure cells (kept live, not copied).
+    """
+    filename = f"<srcgrad {label} #{next(_COUNTER)}>"
+    lines = text.splitlines(True)
+    linecache.cache[filename] = (len(text), None, lines, filename)
+    names = sorted(cells)
+    # Line 1 of ``text`` is a comment: the factory's def takes its place so
+    # that line numbers match the text users see.
+    body = "".join("    " + line if line.strip() else line for line in lines[1:])
+    factory = f"def __srcgrad_factory__({', '.join(names)}):\n{body}    return {fn_name}\n"
+    code = compile(factory, filename, "exec")
+    outer = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    inner = next(c for c in outer.co_consts if isinstance(c, types.CodeType) and c.co_name == fn_name)
+    closure = tuple(cells[name] for name in inner.co_freevars)
+    fn = types.FunctionType(inner, globals_, fn_name, None, closure)
+    fn.__srcgrad_source__ = text
+    return fn
+
+
+def runtime_cell():
+    return types.CellType(runtime)

@@ -1,0 +1,220 @@
+"""Find and parse the source of a function, keeping the way back to user lines."""
+import dis
+import inspect
+import linecache
+import os
+import re
+import textwrap
+import types
+from dataclasses import dataclass, field
+
+import gast
+
+from ..errors import CompileError, SourceUnavailableError
+
+# Counts parses, so tests can prove that a cached call parses nothing.
+PARSE_COUNT = [0]
+
+
+@dataclass
+class Origin:
+    """Where a statement came from in the user's code."""
+
+    filename: str
+    lineno: int
+    text: str
+
+    def short(self):
+        return f"{os.path.basename(self.filename)}:{self.lineno}"
+
+
+@dataclass
+class FunctionSource:
+    """A parsed function plus what is needed to resolve its names."""
+
+    fn: object
+    node: gast.FunctionDef
+    filename: str
+    line_offset: int  # add to a node's lineno to get the file's line number
+    globals: dict
+    freevars: dict = field(default_factory=dict)  # name -> cell
+    names: tuple = None  # (local names, free names), filled in by the compiler's Context
+
+    def origin(self, node):
+        lineno = getattr(node, "lineno", None)
+        if lineno is None:
+            return Origin(self.filename, self.line_offset + 1, "")
+        real = lineno + self.line_offset
+        return Origin(self.filename, real, linecache.getline(self.filename, real).strip())
+
+    def error(self, message, node, remedy=None):
+        o = self.origin(node)
+        return CompileError(message, o.short(), None, remedy)
+
+
+def _lambda_to_def(fn, module):
+    code = fn.__code__
+    names = list(code.co_varnames[: code.co_argcount])
+    found = [n for n in gast.walk(module) if isinstance(n, gast.Lambda)
+             and [a.id for a in n.args.args] == names]
+    if len(found) != 1:
+        raise CompileError(
+            "cannot tell which lambda on this line to differentiate",
+            f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}",
+            remedy="define the function with def",
+        )
+    lam = found[0]
+    node = gast.FunctionDef(
+        name="lambda_", args=lam.args, body=[gast.Return(lam.body)],
+        decorator_list=[], returns=None, type_comment=None, type_params=[],
+    )
+    gast.copy_location(node, lam)
+    gast.copy_location(node.body[0], lam)
+    return node
+
+
+_JUMPS = set(dis.hasjrel) | set(dis.hasjabs)
+_SKIP = {"COPY_FREE_VARS", "MAKE_CELL", "RESUME", "NOP", "CACHE", "PUSH_NULL", "PRECALL",
+         "EXTENDED_ARG"}
+
+
+def _shape(code):
+    """A code object's instructions, blind to how names are scoped.
+
+    The def found on disk is compiled on its own, so an enclosing function's
+    variables become globals there; loads and stores are compared by name only,
+    and jumps by kind only (their offsets shift with the skipped instructions).
+    """
+    out = []
+    for ins in dis.get_instructions(code):
+        if ins.opname in _SKIP:
+            continue
+        op = {"LOAD_METHOD": "LOAD_ATTR", "CALL_METHOD": "CALL"}.get(ins.opname, ins.opname)
+        for kind in ("LOAD", "STORE", "DELETE"):
+            if op.startswith(kind + "_") and op.split("_")[1] in (
+                    "GLOBAL", "NAME", "DEREF", "FAST", "CLOSURE", "CLASSDEREF"):
+                op = kind
+        jump = ins.opcode in _JUMPS
+        arg = None if jump or inspect.iscode(ins.argval) else ins.argval
+        out.append((op, repr(arg)))
+    return out
+
+
+def _same_code(a, b):
+    if _shape(a) != _shape(b):
+        return False
+    ca = [c for c in a.co_consts if inspect.iscode(c)]
+    cb = [c for c in b.co_consts if inspect.iscode(c)]
+    return len(ca) == len(cb) and all(_same_code(x, y) for x, y in zip(ca, cb))
+
+
+def _matches(text, code):
+    """Is ``text`` (a def found on disk) the source ``code`` was compiled from?"""
+    try:
+        compiled = compile(text, code.co_filename, "exec")
+    except SyntaxError:
+        return True  # a lambda cut out of a larger statement: nothing to compare
+    todo = [compiled]
+    while todo:
+        c = todo.pop()
+        if c.co_name == code.co_name and _same_code(c, code):
+            return True
+        todo.extend(k for k in c.co_consts if inspect.iscode(k))
+    return False
+
+
+_DEF_LINE = re.compile(r"^\s*(@|def\s|async\s+def\s)")
+
+
+def _last_line(code):
+    """The last line any instruction of ``code`` (nested code included) comes from, or None."""
+    if not hasattr(code, "co_positions"):  # Python 3.10
+        return None
+    last, todo = code.co_firstlineno, [code]
+    while todo:
+        c = todo.pop()
+        for _, end, _, _ in c.co_positions():
+            if end is not None and end > last:
+                last = end
+        todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return last
+
+
+def _source_lines(fn):
+    """``inspect.getsourcelines(fn)`` without its first-call cost.
+
+    ``inspect`` finds the module of the function by scanning ``sys.modules``,
+    and the end of its block with ``tokenize``, whose regular expressions are
+    compiled on first use: milliseconds, the first time. ``fn.__globals__`` is
+    the module's namespace already, and the code object knows its last line;
+    lines after it that compile to nothing (trailing comments) are left out.
+    Lambdas go through ``inspect``, and so does a block that does not parse
+    (``parse_function``).
+    """
+    code = fn.__code__
+    lnum = code.co_firstlineno - 1
+    if fn.__name__ != "<lambda>" and not hasattr(fn, "__wrapped__"):
+        lines = linecache.getlines(code.co_filename, fn.__globals__)
+        last = _last_line(code)
+        if last is not None and 0 <= lnum < last <= len(lines) and _DEF_LINE.match(lines[lnum]):
+            return lines[lnum:last], lnum + 1
+    return inspect.getsourcelines(fn)
+
+
+def parse_function(fn):
+    """Parse ``fn``'s source into a gast FunctionDef."""
+    generated = getattr(fn, "__srcgrad_source__", None)
+    code = fn.__code__
+    filename = code.co_filename
+    try:
+        if generated is not None:
+            lines, start = generated.splitlines(True), 1
+        else:
+            linecache.checkcache(filename)  # read the file as it is now, then compare below
+            lines, start = _source_lines(fn)
+    except (OSError, TypeError) as exc:
+        raise SourceUnavailableError(
+            f"cannot find the source code of {fn.__qualname__!r}",
+            filename,
+            remedy="put the code in a file (or a notebook cell) rather than typing it at "
+            "a bare python prompt or running exec() on a string, or use @srcgrad.function",
+        ) from exc
+    text = textwrap.dedent("".join(lines))
+    PARSE_COUNT[0] += 1
+    try:
+        try:
+            module = gast.parse(text)
+        except SyntaxError:
+            if generated is not None:
+                raise
+            lines, start = inspect.getsourcelines(fn)  # the block as inspect finds it
+            text = textwrap.dedent("".join(lines))
+            module = gast.parse(text)
+    except SyntaxError as exc:
+        # A decorated one-liner or a lambda in the middle of an expression.
+        raise SourceUnavailableError(
+            f"cannot parse the source of {fn.__qualname__!r}: {exc.msg}", filename
+        ) from exc
+    if fn.__name__ == "<lambda>":
+        node = _lambda_to_def(fn, module)
+    else:
+        defs = [n for n in module.body if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef))]
+        if not defs:
+            raise SourceUnavailableError(f"no function definition found for {fn.__qualname__!r}", filename)
+        node = defs[0]
+    if generated is None and not _matches(text, code):
+        raise SourceUnavailableError(
+            f"the source of {fn.__qualname__!r} in {os.path.basename(filename)} has changed since "
+            "the function was defined, so srcgrad cannot read the code Python runs",
+            f"{os.path.basename(filename)}:{code.co_firstlineno}",
+            remedy="reload the module (importlib.reload) or re-run the cell, and take the "
+            "gradient of the new function",
+        )
+    node.decorator_list = []
+    freevars = {}
+    if code.co_freevars:
+        freevars = dict(zip(code.co_freevars, fn.__closure__ or ()))
+    return FunctionSource(
+        fn=fn, node=node, filename=filename, line_offset=start - 1,
+        globals=fn.__globals__, freevars=freevars,
+    )

@@ -1,0 +1,199 @@
+"""Lower early exits and sugar to the few forms the reverse pass knows.
+
+After this pass a function body has:
+- one ``return`` as its last statement (early and multiple returns become a
+  result variable and a ``returned`` flag guarding the rest),
+- no ``break``/``continue`` except ``if <flag>: break`` as the last statement of
+  a loop body (the rest of the iteration is guarded by the flag instead),
+- no augmented assignment (``x += v`` is ``x = x + v``),
+- only plain names as ``for`` targets (``for i, x in ...`` unpacks in the body),
+- no docstrings or ``pass``.
+
+Before/after::
+
+    for x in xs:              broke = False
+        if x > 3:             for x in xs:
+            break                 cond = x > 3
+        s = s + x      ->         if x > 3:
+                                      broke = True
+                                  if not broke:
+                                      s = s + x
+                                  if broke:
+                                      break
+"""
+import copy
+
+import gast
+
+from ..ir import templates as T
+
+
+def _walk_no_defs(node):
+    """Walk a statement without entering nested function definitions."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        for child in gast.iter_child_nodes(n):
+            if not isinstance(child, (gast.FunctionDef, gast.Lambda)):
+                todo.append(child)
+
+
+def _own_exits(stmt, kind):
+    """Does ``stmt`` contain a break/continue of the enclosing loop?"""
+    todo = [stmt]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, kind):
+            return True
+        if isinstance(n, (gast.For, gast.While, gast.FunctionDef)):
+            continue
+        todo.extend(c for c in gast.iter_child_nodes(n) if isinstance(c, gast.stmt))
+    return False
+
+
+def _has_return(stmt):
+    if isinstance(stmt, gast.FunctionDef):
+        return False
+    return any(isinstance(n, gast.Return) for n in _walk_no_defs(stmt))
+
+
+class _Loop:
+    def __init__(self, broke=None, skip=None):
+        self.broke = broke
+        self.skip = skip
+
+
+class Desugar:
+    def __init__(self, namer, result_name):
+        self.namer = namer
+        self.result = None
+        self.returned = None
+        self.result_name = result_name
+        self.loops = []
+
+    def run(self, fn):
+        body = [s for s in fn.body if not _is_docstring(s)]
+        needs_flag = any(_has_return(s) for s in body[:-1]) or (
+            body and not isinstance(body[-1], gast.Return) and any(_has_return(s) for s in body)
+        )
+        if needs_flag:
+            self.result = self.namer.fresh(self.result_name)
+            self.returned = self.namer.fresh("returned")
+            head = [T.assign(self.result, T.const(None)), T.assign(self.returned, T.const(False))]
+            for h in head:
+                gast.copy_location(h, fn)
+            new = head + self.block(body) + [gast.copy_location(gast.Return(T.name(self.result)), fn)]
+        else:
+            last = body[-1:] if body and isinstance(body[-1], gast.Return) else []
+            rest = body[:-1] if last else body
+            new = self.block(rest) + (last or [gast.Return(T.const(None))])
+        fn.body = new
+        return fn
+
+    # -- blocks ------------------------------------------------------------
+    def _escape_flags(self, stmt):
+        flags = []
+        if self.returned and _has_return(stmt):
+            flags.append(self.returned)
+        if self.loops:
+            loop = self.loops[-1]
+            if loop.broke and _own_exits(stmt, gast.Break):
+                flags.append(loop.broke)
+            if loop.skip and _own_exits(stmt, gast.Continue):
+                flags.append(loop.skip)
+        return flags
+
+    def block(self, stmts):
+        out = []
+        for i, s in enumerate(stmts):
+            if isinstance(s, gast.Return):
+                value = s.value if s.value is not None else T.const(None)
+                out += self._located(s, [T.assign(self.result, value), T.assign(self.returned, T.const(True))])
+                return out
+            if isinstance(s, gast.Break):
+                return out + self._located(s, [T.assign(self.loops[-1].broke, T.const(True))])
+            if isinstance(s, gast.Continue):
+                return out + self._located(s, [T.assign(self.loops[-1].skip, T.const(True))])
+            if isinstance(s, gast.Pass) or _is_docstring(s):
+                continue
+            flags = self._escape_flags(s)
+            out += self.stmt(s)
+            rest = stmts[i + 1:]
+            if flags and rest:
+                guarded = self.block(rest)
+                if guarded:
+                    test = _not_any(flags)
+                    out.append(gast.copy_location(gast.If(test, guarded, []), rest[0]))
+                return out
+        return out
+
+    def _located(self, src, nodes):
+        for n in nodes:
+            gast.copy_location(n, src)
+        return nodes
+
+    # -- statements --------------------------------------------------------
+    def stmt(self, s):
+        if isinstance(s, gast.AugAssign):
+            value = gast.BinOp(copy.deepcopy(s.target), s.op, s.value)
+            node = T.assign(s.target, value)
+            node.sg_inplace = True  # Python updates arrays in place here: see normalize
+            return self._located(s, [node])
+        if isinstance(s, gast.If):
+            s.body = self.block(s.body) or [gast.Pass()]
+            s.orelse = self.block(s.orelse)
+            return [s]
+        if isinstance(s, (gast.For, gast.While)):
+            return self.loop(s)
+        return [s]
+
+    def loop(self, s):
+        broke = self.namer.fresh("broke") if _own_exits_any(s.body, gast.Break) else None
+        skip = self.namer.fresh("skip_rest") if _own_exits_any(s.body, gast.Continue) else None
+        returns_inside = self.returned and any(_has_return(b) for b in s.body)
+        self.loops.append(_Loop(broke, skip))
+        body = s.body
+        if isinstance(s, gast.For) and not isinstance(s.target, gast.Name):
+            body = list(body)
+            item = self.namer.fresh("_".join(n.id for n in gast.walk(s.target) if isinstance(n, gast.Name)) or "item")
+            unpack = gast.copy_location(T.assign(s.target, T.name(item)), s)
+            s.target = T.name(item, store=True)
+            body.insert(0, unpack)
+        new_body = self.block(body)
+        self.loops.pop()
+        if skip:
+            # After the unpacking of the loop target, which must stay first.
+            at = 1 if body is not s.body and new_body else 0
+            new_body.insert(at, gast.copy_location(T.assign(skip, T.const(False)), s))
+        exit_flags = [f for f in (broke,) if f]
+        if returns_inside:
+            exit_flags.append(self.returned)
+        if exit_flags:
+            test = exit_flags[0] if len(exit_flags) == 1 else None
+            test_node = T.name(test) if test else gast.BoolOp(gast.Or(), [T.name(f) for f in exit_flags])
+            new_body.append(gast.copy_location(gast.If(test_node, [gast.Break()], []), s))
+        s.body = new_body or [gast.Pass()]
+        out = []
+        if broke:
+            out.append(gast.copy_location(T.assign(broke, T.const(False)), s))
+        return out + [s]
+
+
+def _own_exits_any(stmts, kind):
+    return any(_own_exits(s, kind) for s in stmts)
+
+
+def _not_any(flags):
+    if len(flags) == 1:
+        return gast.UnaryOp(gast.Not(), T.name(flags[0]))
+    return gast.UnaryOp(gast.Not(), gast.BoolOp(gast.Or(), [T.name(f) for f in flags]))
+
+
+def _is_docstring(s):
+    return isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant) and isinstance(s.value.value, str)
+
+
+def desugar(fn, namer, result_name="result"):
+    """Lower ``fn`` (a gast FunctionDef) in place; see the module docstring."""
+    return Desugar(namer, result_name).run(fn)

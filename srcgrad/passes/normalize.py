@@ -1,0 +1,621 @@
+"""Normalize differentiable code to one operation per statement, inlining user calls.
+
+Only statements that compute something varied (dependent on the inputs we
+differentiate with respect to) are split; everything else stays exactly as the
+user wrote it. Temporaries are named after the variable they help compute
+(``loss_sub`` for the subtraction inside ``loss = ...``). Calls to user
+functions, methods and ``__call__`` with varied arguments are replaced by the
+callee's body (renamed, desugared), so the generated code is one function with
+no call overhead; recursion cannot be inlined and is refused.
+
+Before/after (``x`` varied)::
+
+    loss = np.sum((x - y) ** 2)     loss_sub = x - y
+                                    loss_pow = loss_sub ** 2
+                                    loss = np.sum(loss_pow)
+
+The pass repeats until nothing changes, because inlining a callee can make
+more variables varied.
+"""
+import builtins
+import re
+import copy
+
+import gast
+
+from ..rules import table
+from ..ir import templates as T
+from ..ir import anno
+from .activity import expr_varied, walk_stmts
+from .resolve import MISSING
+from ..ir.scopes import function_locals
+from .aliasing import shared_names
+from ..ir.atoms import OP_NAMES, hint as _hint, is_constant as _is_constant, is_simple_index as _is_simple_index
+from ..ir.atoms import is_static_object as _is_static_object, number as _number, root as _root, short as _short
+from .calls import CallsMixin
+from .inline import InlineMixin, rename
+
+def _assigned_names(body):
+    counts = {}
+    for s in walk_stmts(body):
+        targets = []
+        if isinstance(s, gast.Assign):
+            targets = s.targets
+        elif isinstance(s, gast.For):
+            targets = [s.target]
+        elif isinstance(s, gast.FunctionDef):
+            counts[s.name] = counts.get(s.name, 0) + 1
+        for t in targets:
+            if isinstance(t, (gast.Name, gast.Tuple, gast.List)):
+                for n in gast.walk(t):
+                    if isinstance(n, gast.Name):
+                        counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
+
+
+class Normalizer(CallsMixin, InlineMixin):
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.scope = ctx.scope
+        self.varied = set()
+        self.changed = False
+        self.counts = {}
+        self._list_items = {}
+
+    # -- driver --------------------------------------------------------------
+    def run(self, fn, wrt):
+        for _ in range(200):
+            self.counts = _assigned_names(fn.body)
+            self.scope.locals = set(self.counts) | function_locals(fn)
+            self._find_static(fn.body)
+            self.shared = shared_names(fn.body, self.scope)
+            self.varied = self._varied(fn.body, wrt)
+            self.changed = False
+            fn.body = self.block(fn.body)
+            if not self.changed:
+                fn.body = self._split_self_reference(fn.body)
+                return fn
+        raise self.ctx.error("function is too deeply nested to inline", fn)
+
+    def _split_self_reference(self, body):
+        """``x = x * y`` becomes ``x_new = x * y; x = x_new``.
+
+        The backward pass reads a statement's inputs after it has restored them;
+        an input that is also the target would already hold the new value.
+        """
+        out = []
+        for s in body:
+            for field in ("body", "orelse"):
+                if isinstance(s, (gast.If, gast.For, gast.While)):
+                    setattr(s, field, self._split_self_reference(getattr(s, field)))
+            out.append(s)
+            if anno.kind(s) in ("prim", "getitem", "literal"):
+                target = s.targets[0].id
+                if any(isinstance(n, gast.Name) and n.id == target for n in T.walk(s.value)):
+                    tmp = self.ctx.namer.fresh(target + "_new")
+                    s.targets[0].id = tmp
+                    if target in self.ctx.containers:
+                        self.ctx.containers.add(tmp)
+                    out.append(anno.set_kind(anno.like(T.assign(target, T.name(tmp)), s), "copy"))
+        return out
+
+    def _find_static(self, body):
+        """Single-assignment locals bound to a nested def or a static object."""
+        for s in walk_stmts(body):
+            if isinstance(s, gast.FunctionDef) and self.counts.get(s.name) == 1:
+                self.scope.local_defs[s.name] = s
+            elif (isinstance(s, gast.Assign) and len(s.targets) == 1
+                  and isinstance(s.targets[0], gast.Name) and self.counts.get(s.targets[0].id) == 1
+                  and isinstance(s.value, (gast.Name, gast.Attribute, gast.Subscript))):
+                name = s.targets[0].id
+                if name in self.scope.static:
+                    continue
+                obj = self.scope.value(s.value)
+                if obj is not MISSING and _is_static_object(obj):
+                    self.scope.static[name] = obj
+
+    def _varied(self, body, wrt):
+        varied = set(wrt)
+        changed = True
+        while changed:
+            changed = False
+            for s in walk_stmts(body):
+                for name in self._writes_if_varied(s, varied):
+                    if name not in varied:
+                        varied.add(name)
+                        changed = True
+        return varied
+
+    def _writes_if_varied(self, s, varied):
+        scope = self.scope
+        if isinstance(s, gast.Assign):
+            names = []
+            for t in s.targets:
+                if isinstance(t, gast.Subscript):
+                    t = t.value
+                names += [n.id for n in gast.walk(t) if isinstance(n, gast.Name)
+                          and isinstance(n.ctx, gast.Store)]
+                if isinstance(t, gast.Name):
+                    names.append(t.id)
+            if anno.kind(s) == "prim":
+                hit = any(isinstance(a, gast.Name) and a.id in varied for a in s.sg_args.values())
+                return names if hit else []
+            t, v = s.targets[0], s.value
+            if isinstance(t, (gast.Tuple, gast.List)) and isinstance(v, (gast.Tuple, gast.List)) \
+                    and len(t.elts) == len(v.elts):
+                return [n.id for te, ve in zip(t.elts, v.elts) if expr_varied(ve, varied, scope)
+                        for n in gast.walk(te) if isinstance(n, gast.Name)]
+            return names if expr_varied(s.value, varied, scope) else []
+        if isinstance(s, gast.For):
+            if expr_varied(s.iter, varied, scope):
+                return [n.id for n in gast.walk(s.target) if isinstance(n, gast.Name)]
+            return []
+        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+            call = s.value
+            if isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name) \
+                    and call.func.attr == "append":
+                if any(expr_varied(a, varied, scope) for a in call.args):
+                    return [call.func.value.id]
+        return []
+
+    # -- statements ----------------------------------------------------------
+    def block(self, stmts):
+        out = []
+        for s in stmts:
+            out += self.stmt(s)
+        return out
+
+    def stmt(self, s):
+        self.cur = s
+        self.root = _root(s)
+        k = anno.kind(s)
+        if (k is not None and k != "opaque") or getattr(s, "sg_norule", None) is not None:
+            return [s]
+        if isinstance(s, gast.If):
+            s.body = self.block(s.body)
+            s.orelse = self.block(s.orelse)
+            return [s]
+        if isinstance(s, gast.While):
+            s.body = self.block(s.body)
+            return [s]
+        if isinstance(s, gast.For):
+            return self.for_loop(s)
+        if isinstance(s, gast.Return):
+            if s.value is not None and not isinstance(s.value, gast.Name) \
+                    and expr_varied(s.value, self.varied, self.scope):
+                out = []
+                atom = T.name(self.expr(s.value, out, self.ctx.namer.fresh(self.ctx.result_hint)))
+                self.changed = True
+                s.value = atom
+                return out + [s]
+            return [s]
+        if isinstance(s, gast.Assign):
+            return self.assign(s)
+        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+            return self.expr_stmt(s)
+        return [anno.set_kind(s, "opaque")]
+
+    def assign(self, s):
+        if len(s.targets) != 1:
+            raise self.ctx.error("chained assignment (a = b = ...) is not supported", s,
+                                 "assign each name separately")
+        target, value = s.targets[0], s.value
+        varied_value = expr_varied(value, self.varied, self.scope)
+        if isinstance(target, gast.Name):
+            if not varied_value:
+                if isinstance(value, (gast.List, gast.Tuple, gast.ListComp)):
+                    self.ctx.containers.add(target.id)
+                return [anno.set_kind(s, "opaque")]
+            out = []
+            self.changed = True
+            if getattr(s, "sg_inplace", False) and target.id in self.shared:
+                # ``x += v`` is rebinding only if x is not an array: check at run time.
+                o = anno.origin(s)
+                guard = T.stmt("_sg.check_not_array(x, n, w)", x=target.id,
+                               n=T.const(target.id), w=T.const(o.short() if o else "?"))
+                out.append(self._mark(guard, "opaque"))
+                s.sg_inplace = False
+            self.expr(value, out, target.id)
+            return out
+        if isinstance(target, (gast.Tuple, gast.List)):
+            if not varied_value:
+                return [anno.set_kind(s, "opaque")]
+            self.changed = True
+            out = []
+            self.unpack(target, value, out)
+            return out
+        if isinstance(target, gast.Subscript):
+            base = target.value
+            base_varied = isinstance(base, gast.Name) and base.id in self.varied
+            if not (varied_value or base_varied):
+                return [anno.set_kind(s, "opaque")]
+            if not isinstance(base, gast.Name):
+                raise self.ctx.error("writing a differentiable value into "
+                                     f"`{gast.unparse(base).strip()}[...]` is not supported", s,
+                                     "build the array in a local variable first")
+            if base.id in self.shared:
+                name = self._spelling(base, s)
+                raise self.ctx.error(
+                    f"writing into `{name}[...]`, whose array may be shared with another "
+                    "variable (a view, a copy of the name, or an item of a container), is not "
+                    "supported", s, f"make a private copy first: {name} = {name}.copy()")
+            self.changed = True
+            out = []
+            index = self.index(target.slice, out)
+            atom = self.atom(value, out, hint=base.id + "_item")
+            node = T.assign(gast.Subscript(T.name(base.id), index, gast.Store()), atom)
+            out.append(self._mark(node, "setitem"))
+            return out
+        if isinstance(target, gast.Attribute):
+            if varied_value:
+                raise self.ctx.error(
+                    f"assigning a differentiable value to attribute `{self._spelling(target, s)}`"
+                    " is not supported", s, "keep the value in a local variable")
+            return [anno.set_kind(s, "opaque")]
+        raise self.ctx.error("unsupported assignment target", s)
+
+    def _spelling(self, node, stmt):
+        """``node`` as the user wrote it (inlined code has renamed variables)."""
+        text = gast.unparse(node).strip()
+        o = anno.origin(stmt)
+        if o is None or text in o.text:
+            return text
+        left = o.text.split("=")[0].strip()
+        if isinstance(node, gast.Attribute) and left.endswith("." + node.attr):
+            return left
+        if isinstance(node, gast.Name):
+            # An inlined callee's ``x`` is renamed ``callee_x``: find the suffix the user wrote.
+            parts = node.id.split("_")
+            for k in range(1, len(parts)):
+                name = "_".join(parts[k:])
+                if re.search(rf"\b{re.escape(name)}\b", o.text):
+                    return name
+        return text
+
+    def unpack(self, target, value, out):
+        if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts) \
+                and not any(isinstance(e, gast.Starred) for e in value.elts):
+            atoms = [self.atom(e, out, hint=_hint(t)) for e, t in zip(value.elts, target.elts)]
+            # Evaluate every element before binding any name: ``a, b = b, a``.
+            atoms = [self._pin(a, out, _hint(t)) for a, t in zip(atoms, target.elts)]
+        else:
+            whole = self.atom(value, out, hint=_hint(target))
+            atoms = [gast.Subscript(copy.deepcopy(whole), T.const(i), gast.Load())
+                     for i in range(len(target.elts))]
+        for t, a in zip(target.elts, atoms):
+            if isinstance(t, (gast.Tuple, gast.List)):
+                self.unpack(t, a, out)
+            elif isinstance(t, gast.Name):
+                self.expr(a, out, t.id)
+            else:
+                node = anno.like(T.assign(t, a), self.cur)
+                out += self.assign(node)
+
+    def _pin(self, atom, out, hint):
+        if isinstance(atom, gast.Name):
+            tmp = self.ctx.namer.fresh(hint)
+            out.append(self._mark(T.assign(tmp, atom), "copy"))
+            if atom.id in self.varied:
+                self.varied.add(tmp)
+            return T.name(tmp)
+        return atom
+
+    def expr_stmt(self, s):
+        call = s.value
+        if not expr_varied(call, self.varied, self.scope):
+            return [anno.set_kind(s, "opaque")]
+        f = call.func
+        if isinstance(f, gast.Attribute) and f.attr == "append" and isinstance(f.value, gast.Name) \
+                and len(call.args) == 1 and not call.keywords:
+            self.changed = True
+            out = []
+            atom = self.atom(call.args[0], out, hint=f.value.id + "_item")
+            node = gast.Expr(gast.Call(gast.Attribute(T.name(f.value.id), "append", gast.Load()),
+                                       [atom], []))
+            out.append(self._mark(node, "append"))
+            self.ctx.containers.add(f.value.id)
+            return out
+        if isinstance(f, gast.Attribute) and f.attr == "pop" and isinstance(f.value, gast.Name) \
+                and f.value.id in self.varied and not call.args and not call.keywords:
+            self.changed = True
+            out = []
+            self.expr(call, out, self.ctx.namer.fresh(f.value.id + "_popped"))
+            return out
+        if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id in self.varied:
+            raise self.ctx.error(f"calling `{gast.unparse(f).strip()}()` on a differentiable value "
+                                 "is not supported", s)
+        self.changed = True
+        out = []
+        self.call(call, out, None)
+        return out
+
+    def for_loop(self, s):
+        seq = self.scope.value(s.iter)
+        if isinstance(seq, (list, tuple)) and 0 < len(seq) <= 64 \
+                and all(_is_static_object(v) for v in seq) \
+                and not any(isinstance(n, gast.Break) for n in gast.walk(s)):
+            return self.unroll(s, seq)
+        if not expr_varied(s.iter, self.varied, self.scope):
+            s.body = self.block(s.body)
+            return [s]
+        # Iterating over a differentiable sequence: index it, so each item's
+        # adjoint lands in its slot of the sequence's adjoint.
+        self.changed = True
+        out = []
+        target = s.target.id
+        index = self.ctx.namer.fresh(target + "_index")
+        lengths, item = self._indexed(s.iter, T.name(index), out, target + "_seq")
+        length = lengths[0] if len(lengths) == 1 else gast.Call(T.name("min"), lengths, [])
+        body = list(s.body)
+        first = body[0] if body else None
+        if isinstance(item, gast.Tuple) and isinstance(first, gast.Assign) \
+                and isinstance(first.value, gast.Name) and first.value.id == target:
+            # ``for i, v in enumerate(xs)``: bind i and v directly, so the index
+            # stays an integer and only v depends on xs.
+            bind = anno.like(T.assign(copy.deepcopy(first.targets[0]), item), first)
+            body = body[1:]
+        else:
+            bind = anno.like(T.assign(target, item), s)
+        loop = anno.like(gast.For(T.name(index, store=True), T.expr("range(n)", n=length),
+                                  [bind] + body, [], None), s)
+        # The body is normalized in the next round, once variedness has been
+        # recomputed for the new bindings (the index is not varied).
+        return out + [loop]
+
+    def _indexed(self, it, index, out, hint):
+        """(lengths, item at ``index``) of an iterable: zip and enumerate nest."""
+        fn = self.scope.value(it.func) if isinstance(it, gast.Call) else MISSING
+        if fn is builtins.zip and it.args and not it.keywords:
+            parts = [self._indexed(a, index, out, hint) for a in it.args]
+            return [n for p in parts for n in p[0]], gast.Tuple([p[1] for p in parts], gast.Load())
+        if fn is builtins.enumerate and len(it.args) == 1 and not it.keywords:
+            lengths, item = self._indexed(it.args[0], index, out, hint)
+            return lengths, gast.Tuple([copy.deepcopy(index), item], gast.Load())
+        seq = self.atom(it, out, hint=hint)
+        return [T.expr("len(s)", s=seq)], gast.Subscript(seq, copy.deepcopy(index), gast.Load())
+
+    def unroll(self, s, seq):
+        """``for layer in self.layers:`` over objects known at compile time.
+
+        Each iteration gets its own copy of the body, with the loop variable
+        bound to one known object, so calls through it can be inlined.
+        """
+        self.changed = True
+        out = []
+        for k, obj in enumerate(seq):
+            name = self.ctx.namer.fresh(s.target.id)
+            item = gast.Subscript(copy.deepcopy(s.iter), T.const(k), gast.Load())
+            bind = anno.set_kind(anno.like(T.assign(name, item), s), "opaque")
+            self.scope.static[name] = obj
+            out.append(bind)
+            for stmt in s.body:
+                out.append(rename(copy.deepcopy(stmt), {s.target.id: name}))
+        # Python leaves the loop variable bound to the last item.
+        out.append(anno.set_kind(anno.like(T.assign(s.target.id, T.name(name)), s), "opaque"))
+        return out
+
+    # -- expressions -----------------------------------------------------------
+    def _mark(self, node, kind, **extra):
+        anno.like(node, self.cur)
+        return anno.set_kind(node, kind, **extra)
+
+    def _dest(self, dest, hint):
+        return dest if dest is not None else self.ctx.namer.fresh(hint)
+
+    def atom(self, node, out, hint):
+        """Reduce ``node`` to a name or constant, emitting statements into ``out``."""
+        if self.scope.is_source(node):
+            return T.name(self.variable_read(node, out, None, f"{self.root}_{_short(node)}"))
+        if isinstance(node, gast.Name) or _is_constant(node):
+            return node
+        hint = f"{self.root}_{_short(node)}"
+        if not expr_varied(node, self.varied, self.scope):
+            if _is_simple_index(node):
+                return node
+            tmp = self.ctx.namer.fresh(hint)
+            out.append(self._mark(T.assign(tmp, node), "opaque"))
+            return T.name(tmp)
+        return T.name(self.expr(node, out, None, hint))
+
+    def variable_read(self, node, out, dest, hint):
+        """``self.w`` where it is a watched Variable: a source of gradients.
+
+        ``w_var = self.w`` is the source (the tape matches the Variable object);
+        the computation uses ``w = _sg.read_value(w_var)``, its array, so that
+        NumPy works on plain arrays rather than through the Variable's protocols.
+        """
+        var = self.ctx.namer.fresh(f"{dest or hint}_var")
+        out.append(self._mark(T.assign(var, node), "read"))
+        marker = anno.like(gast.Expr(gast.Call(T.name("_sg_watch"), [T.name(var)], [])), self.cur)
+        out.append(anno.set_kind(marker, "watch", watched=var))
+        self.ctx.sources.add(var)
+        self.varied.add(var)
+        d = self._dest(dest, hint)
+        self.ctx.read_values.add(d)  # an array now, no longer the Variable
+        self.scope.static.pop(d, None)
+        read = T.assign(d, T.expr("_sg.read_value(v)", v=var))
+        self._prim(read, self.ctx.runtime.read_value, [T.name(var)], {}, out, d)
+        self.changed = True
+        return d
+
+    def expr(self, node, out, dest, hint=None):
+        """Emit statements computing varied ``node`` into ``dest``; returns its name."""
+        hint = hint or dest or "t"
+        if self.scope.is_source(node):
+            return self.variable_read(node, out, dest, hint)
+        if not expr_varied(node, self.varied, self.scope):
+            d = self._dest(dest, hint)
+            kind = "opaque"
+            if isinstance(node, gast.Name):
+                kind = "copy"
+            out.append(self._mark(T.assign(d, node), kind))
+            return d
+        if isinstance(node, gast.Name):
+            d = self._dest(dest, hint)
+            if d != node.id:
+                out.append(self._mark(T.assign(d, node), "copy"))
+                if node.id in self.ctx.containers:
+                    self.ctx.containers.add(d)
+            self.varied.add(d)
+            return d
+        if isinstance(node, gast.BinOp):
+            op = OP_NAMES.get(type(node.op))
+            rule_fn = table.OPERATORS.get(type(node.op).__name__)
+            if rule_fn is None:
+                raise self.ctx.error(f"operator `{op or type(node.op).__name__}` on differentiable "
+                                     "values has no derivative", self.cur)
+            seq = self._sequence_operands(node)
+            left = self.atom(node.left, out, hint)
+            right = self.atom(node.right, out, hint)
+            d = self._dest(dest, hint)
+            stmt = T.assign(d, gast.BinOp(left, node.op, right))
+            if seq is not None:
+                return self._sequence_op(stmt, node.op, left, right, seq, out, d)
+            rule = None
+            if isinstance(node.op, gast.Pow) and _is_constant(right) and _number(right) not in (None, 0):
+                rule = table.POWER_CONSTANT_EXPONENT
+            return self._prim(stmt, rule_fn, [left, right], {}, out, d, rule=rule)
+        if isinstance(node, gast.UnaryOp):
+            if isinstance(node.op, gast.UAdd):
+                return self.expr(node.operand, out, dest, hint)
+            operand = self.atom(node.operand, out, hint)
+            d = self._dest(dest, hint)
+            stmt = T.assign(d, gast.UnaryOp(node.op, operand))
+            return self._prim(stmt, table.OPERATORS["USub"], [operand], {}, out, d)
+        if isinstance(node, gast.Subscript):
+            value = self.atom(node.value, out, hint)
+            index = self.index(node.slice, out)
+            d = self._dest(dest, hint)
+            out.append(self._mark(T.assign(d, gast.Subscript(value, index, gast.Load())), "getitem"))
+            self.varied.add(d)
+            return d
+        if isinstance(node, gast.Attribute):
+            fn = table.ATTRIBUTES.get(node.attr)
+            if fn is None:
+                raise self.ctx.error(f"attribute `.{node.attr}` of a differentiable value has no "
+                                     "derivative rule", self.cur)
+            value = self.atom(node.value, out, hint)
+            d = self._dest(dest, hint)
+            stmt = T.assign(d, gast.Attribute(value, node.attr, gast.Load()))
+            return self._prim(stmt, fn, [value], {}, out, d)
+        if isinstance(node, (gast.List, gast.Tuple)):
+            elts = []
+            for e in node.elts:
+                if isinstance(e, gast.Starred):
+                    raise self.ctx.error("starred item in a list or tuple of differentiable values "
+                                         "is not supported", self.cur)
+                elts.append(self.atom(e, out, hint))
+            d = self._dest(dest, hint)
+            value = type(node)(elts, gast.Load())
+            out.append(self._mark(T.assign(d, value), "literal"))
+            self.ctx.containers.add(d)
+            self.varied.add(d)
+            return d
+        if isinstance(node, gast.Dict):
+            if any(k is None or not _is_constant(k) for k in node.keys):
+                raise self.ctx.error("a dict of differentiable values needs constant keys", self.cur)
+            values = [self.atom(v, out, hint) for v in node.values]
+            d = self._dest(dest, hint)
+            out.append(self._mark(T.assign(d, gast.Dict(node.keys, values)), "literal"))
+            self.ctx.containers.add(d)
+            self.varied.add(d)
+            return d
+        if isinstance(node, gast.IfExp):
+            d = self._dest(dest, hint)
+            body, orelse = [], []
+            self.expr(node.body, body, d)
+            self.expr(node.orelse, orelse, d)
+            test = self.atom(node.test, out, f"{d}_cond") if not _is_constant(node.test) else node.test
+            out.append(anno.like(gast.If(test, body, orelse), self.cur))
+            self.varied.add(d)
+            return d
+        if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
+            return self.comprehension(node, out, dest, hint)
+        if isinstance(node, gast.Call):
+            return self.call(node, out, self._dest(dest, hint), hint)
+        if isinstance(node, gast.BoolOp):
+            word = "and" if isinstance(node.op, gast.And) else "or"
+            raise self.ctx.error(f"`{word}` on differentiable values is not supported", self.cur,
+                                 "use np.where or an if statement")
+        raise self.ctx.error(f"{type(node).__name__} expression on differentiable values is "
+                             "not supported", self.cur)
+
+    def _is_sequence(self, node):
+        return isinstance(node, (gast.List, gast.Tuple, gast.ListComp)) or (
+            isinstance(node, gast.Name) and node.id in self.ctx.containers)
+
+    def _sequence_operands(self, node):
+        """For ``a + b`` / ``a * n`` on lists or tuples: which side is the sequence."""
+        if not isinstance(node.op, (gast.Add, gast.Mult)):
+            return None
+        left, right = self._is_sequence(node.left), self._is_sequence(node.right)
+        if isinstance(node.op, gast.Add) and (left or right):
+            return "both"
+        if isinstance(node.op, gast.Mult) and (left or right):
+            return "left" if left else "right"
+        return None
+
+    def _sequence_op(self, stmt, op, left, right, seq, out, d):
+        """Concatenation and repetition of lists and tuples, not elementwise arithmetic."""
+        from ..rules.helpers import SEQUENCE_CONCAT, SEQUENCE_REPEAT
+
+        self.ctx.containers.add(d)
+        if seq == "both":
+            return self._prim(stmt, None, [left, right], {}, out, d, rule=SEQUENCE_CONCAT)
+        seq_atom, count = (left, right) if seq == "left" else (right, left)
+        return self._prim(stmt, None, [seq_atom, count], {}, out, d, rule=SEQUENCE_REPEAT)
+
+    def index(self, node, out):
+        """An index whose parts are names, constants or slices of them."""
+        if isinstance(node, gast.Slice):
+            parts = [None if p is None else self.atom(p, out, "index") for p in
+                     (node.lower, node.upper, node.step)]
+            return gast.Slice(*parts)
+        if isinstance(node, gast.Tuple):
+            return gast.Tuple([self.index(e, out) for e in node.elts], gast.Load())
+        if expr_varied(node, self.varied, self.scope):
+            raise self.ctx.error("an index computed from differentiable values is not supported",
+                                 self.cur)
+        return self.atom(node, out, "index")
+
+    def comprehension(self, node, out, dest, hint):
+        d = self._dest(dest, hint)
+        out.append(self._mark(T.assign(d, gast.List([], gast.Load())), "opaque"))
+        self.ctx.containers.add(d)
+        mapping = {}
+        for gen in node.generators:
+            for n in gast.walk(gen.target):
+                if isinstance(n, gast.Name) and n.id not in mapping:
+                    mapping[n.id] = self.ctx.namer.fresh(n.id)
+        node = rename(copy.deepcopy(node), mapping)
+        inner = gast.Expr(gast.Call(gast.Attribute(T.name(d), "append", gast.Load()), [node.elt], []))
+        anno.like(inner, self.cur)
+        for gen in reversed(node.generators):
+            for cond in reversed(gen.ifs):
+                inner = anno.like(gast.If(cond, [inner], []), self.cur)
+            inner = anno.like(gast.For(gen.target, gen.iter, [inner], [], None), self.cur)
+        T.fix_ctx(inner)
+        loop_vars = [n.id for g in node.generators for n in gast.walk(g.target) if isinstance(n, gast.Name)]
+        self.scope.locals.update(loop_vars)
+        # Recompute variedness for the new loop variables before normalizing.
+        for g in node.generators:
+            if expr_varied(g.iter, self.varied, self.scope):
+                self.varied.update(n.id for n in gast.walk(g.target) if isinstance(n, gast.Name))
+        self.varied.add(d)
+        if isinstance(inner, gast.For) and not isinstance(inner.target, gast.Name):
+            # Unpack tuple targets inside the body, as desugar does for user loops.
+            item = self.ctx.namer.fresh("_".join(loop_vars) or "item")
+            inner.body.insert(0, anno.like(T.assign(inner.target, T.name(item)), self.cur))
+            inner.target = T.name(item, store=True)
+            if expr_varied(inner.iter, self.varied, self.scope):
+                self.varied.add(item)
+        saved = self.cur
+        out += self.stmt(inner)
+        self.cur = saved
+        return d
+
+    # -- calls -----------------------------------------------------------------
+
+def normalize(fn, ctx, wrt):
+    """Normalize ``fn`` (desugared gast FunctionDef) in place for inputs ``wrt``."""
+    return Normalizer(ctx).run(fn, wrt)

@@ -1,0 +1,121 @@
+"""The shape of one entry of the derivative table: everything srcgrad knows about a primitive."""
+from dataclasses import dataclass, field
+
+# How a result's rank (number of dimensions) follows from the arguments' ranks
+# (``passes/ranks.py`` reads this; None: not known at compile time).
+RANKS = (
+    "elementwise",  # broadcasting: the largest rank of the operands
+    "same",         # the first operand's rank (transpose, flip, copy)
+    "reduce",       # a reduction over a constant ``axis`` with ``keepdims``
+    "product",      # matmul / dot rank arithmetic
+    "from_list",    # ``np.array([a, b])`` of values of one rank r: r + 1
+    "identity",     # the argument's own value
+    "like_second",  # shaped like the ``like`` argument
+    "scalar",       # always a Python float (the math module)
+)
+
+# Kinds of input the table-driven tests draw a parameter from (JAX's rand_positive...).
+DOMAINS = ("real", "pos", "unit", "nonzero", "gt1", "matrix")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How to differentiate one primitive, and what the passes need to know of it.
+
+    ``signature`` lists the primitive's parameters as in a ``def`` line
+    (``"a, axis=None, keepdims=False"``); call sites are bound to it at compile
+    time, by position or keyword. ``grads`` maps a parameter name to one Python
+    expression: the contribution to that parameter's adjoint. Parameters not in
+    ``grads`` are not differentiable (``axis``). In a grad expression these names
+    are in scope:
+
+    - ``g``: the adjoint of the primitive's result,
+    - ``ans``: the primitive's result,
+    - every parameter name of the signature, bound to the call's argument,
+    - ``np`` (numpy), ``math``, and ``_sg`` (``srcgrad.runtime``).
+
+    ``broadcast=True`` marks elementwise primitives whose inputs broadcast: each
+    grad expression is then reduced to its parameter's shape by
+    ``_sg.unbroadcast`` in one place, the compiler, never in the rule.
+
+    A grad expression must use only functions that themselves have rules (or
+    are plain Python helpers in ``srcgrad.runtime`` that the compiler can read),
+    so that adjoint code can be differentiated again.
+
+    The other fields, each optional:
+
+    - ``rank``: one of ``RANKS``, how the result's rank follows from the operands';
+    - ``by_rank``: ``{(rank of operand 1, rank of operand 2): {param: grad}}``, the
+      adjoints a person writes for operands of known ranks (matrix products),
+      which need no helper and no ``_sg.unbroadcast``; ``by_rank_rows`` the same
+      for adjoints with a leading axis of seed rows;
+    - ``rows``: ``{param: grad}`` for ``tape.jacobian``, where ``g`` has a leading
+      axis of seed rows, for the grads that ``rules/rows.row_form`` cannot
+      derive by itself (it keeps elementwise expressions and swaps helpers for
+      their ``*_rows`` twins);
+    - ``view``: the result may share memory with the first argument (the alias
+      analysis treats the binding as sharing);
+    - ``domain``: ``{param: kind}`` with a kind of ``DOMAINS``, the inputs the
+      table-driven tests draw for the parameter (``"real"`` when not listed);
+    - ``tangent``: forward mode's rule (empty until forward mode exists).
+
+    Grad parameters are passed as keywords, so no parameter of a primitive may
+    be named like one of these fields.
+    """
+
+    signature: str
+    grads: dict = field(default_factory=dict)
+    broadcast: bool = False
+    rank: str = None
+    by_rank: dict = None
+    by_rank_rows: dict = None
+    rows: dict = None
+    view: bool = False
+    domain: dict = None
+    tangent: str = None
+
+    def __init__(self, signature, broadcast=False, *, rank=None, by_rank=None, by_rank_rows=None,
+                 rows=None, view=False, domain=None, tangent=None, **grads):
+        if rank is not None and rank not in RANKS:
+            raise ValueError(f"unknown rank rule {rank!r}; one of {RANKS}")
+        for kind in (domain or {}).values():
+            if kind not in DOMAINS:
+                raise ValueError(f"unknown domain {kind!r}; one of {DOMAINS}")
+        set_ = object.__setattr__
+        set_(self, "signature", signature)
+        set_(self, "grads", dict(grads))
+        set_(self, "broadcast", broadcast)
+        set_(self, "rank", rank)
+        set_(self, "by_rank", by_rank)
+        set_(self, "by_rank_rows", by_rank_rows)
+        set_(self, "rows", dict(rows or {}))
+        set_(self, "view", view)
+        set_(self, "domain", dict(domain or {}))
+        set_(self, "tangent", tangent)
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    default: object = None  # a gast expression, or None when required
+    variadic: bool = False
+
+
+_SIGNATURES = {}
+
+
+def params(rule):
+    """The parsed parameters of ``rule.signature`` (cached)."""
+    import gast
+
+    if rule.signature not in _SIGNATURES:
+        fn = gast.parse(f"def _({rule.signature}): pass").body[0]
+        args = fn.args
+        defaults = [None] * (len(args.args) - len(args.defaults)) + list(args.defaults)
+        out = [Param(a.id, d) for a, d in zip(args.args, defaults)]
+        if args.vararg is not None:
+            out.append(Param(args.vararg.id, None, True))
+        for a, d in zip(args.kwonlyargs, args.kw_defaults):
+            out.append(Param(a.id, d))
+        _SIGNATURES[rule.signature] = tuple(out)
+    return _SIGNATURES[rule.signature]

@@ -1,0 +1,35 @@
+"""Rules for the helpers that generated adjoint code calls (``_sg.*``).
+
+They make adjoint code differentiable again: ``sg.grad(sg.grad(f))`` reads
+the generated code of ``sg.grad(f)`` like any user code. Same format and
+scope as the other tables (``entry.Rule``).
+"""
+from .. import runtime as rt
+from ..variables import stop_gradient
+from .entry import Rule
+
+_ITEM_ROWS = "_sg.unbroadcast_rows(_sg.take_rows(g, index), grad)"
+
+TABLE = {
+    rt.unbroadcast: Rule("grad, like", rank="like_second", grad="_sg.broadcast_like(g, grad)"),
+    rt.broadcast_like: Rule("grad, like", rank="like_second", grad="_sg.unbroadcast(g, grad)"),
+    rt.add: Rule("a, b", a="g", b="g"),
+    rt.add_at: Rule("base, index, grad", base="g", grad="_sg.unbroadcast(g[index], grad)",
+                    rows={"grad": _ITEM_ROWS}),
+    rt.add_at_zeros: Rule("like, index, grad", grad="_sg.unbroadcast(g[index], grad)",
+                          rows={"grad": _ITEM_ROWS}),
+    rt.gather_items: Rule("like, items", items="_sg.array_grad(g[:len(items)], items)",
+                          rows={"items": "_sg.array_rows(g[:, :len(items)], items)"}),
+    rt.zero_at: Rule("base, index", base="_sg.zero_at(g, index)"),
+    rt.copy_slot: Rule("value", rank="identity", value="g"),
+    rt.read_value: Rule("value", rank="identity", value="g"),
+    rt.as_list: Rule("grad, like", grad="_sg.from_list(g, grad)"),
+}
+
+# ``a + b`` and ``a * n`` where the operands are lists or tuples. Their row
+# forms are the same: slicing a list of row adjoints.
+SEQUENCE_CONCAT = Rule("a, b", a="g[:len(a)]", b="g[len(a):]",
+                       rows={"a": "g[:len(a)]", "b": "g[len(a):]"})
+SEQUENCE_REPEAT = Rule("a, n", a="_sg.repeat_grad(g, a)")
+
+NONDIFF = {rt.seed_like, rt.like, rt.zeros_like, rt.check_scalar, rt.check_not_array, stop_gradient}

@@ -1,0 +1,20 @@
+"""``np.linalg``: ``solve``, ``inv``, ``det``, ``norm``.
+
+Scope of a grad expression and the fields of an entry: ``entry.Rule``.
+"""
+import numpy as np
+
+from .entry import Rule
+
+_INV = "-np.matmul(np.swapaxes(ans, -1, -2), np.matmul(g, np.swapaxes(ans, -1, -2)))"
+
+TABLE = {
+    # broadcast=True for stacks of matrices; not elementwise, so no rank rule.
+    np.linalg.solve: Rule("a, b", broadcast=True,
+                          a="_sg.solve_grad_a(g, ans, a, b)", b="_sg.solve_grad_b(g, a, b)"),
+    # Already right for seed rows: matmul over the last two axes broadcasts over them.
+    np.linalg.inv: Rule("a", a=_INV, rows={"a": _INV}),
+    np.linalg.det: Rule("a", a="_sg.det_grad(g, ans, a)"),
+    np.linalg.norm: Rule("x, ord=None, axis=None, keepdims=False",
+                         x="_sg.norm_grad(g, ans, x, ord, axis, keepdims)"),
+}

@@ -1,0 +1,127 @@
+"""The one derivative table: every primitive's entry, and how Python syntax maps onto them.
+
+``PRIMITIVES`` merges the families (``elementwise``, ``reductions``,
+``products``, ``linalg``, ``shapes``, ``python``); ``TABLE`` adds the rules of
+srcgrad's own helpers (``helpers``), and is the one lookup the passes use.
+Python operators, ndarray methods and attributes are differentiated through
+the entry of the function they stand for (``OPERATORS``, ``METHODS``,
+``ATTRIBUTES``). ``NONDIFF`` lists what is called freely and never
+differentiated; a call with neither a rule nor a place there is a
+``CompileError`` naming the user's line.
+"""
+import builtins
+import math
+
+import numpy as np
+
+from ..runtime import adjoints as _h
+from . import elementwise, helpers, linalg, products, python, reductions, shapes
+
+PRIMITIVES = {**elementwise.TABLE, **reductions.TABLE, **products.TABLE, **linalg.TABLE,
+              **shapes.TABLE, **python.TABLE}
+TABLE = {**PRIMITIVES, **helpers.TABLE}
+POWER_CONSTANT_EXPONENT = elementwise.POWER_CONSTANT_EXPONENT
+
+# Python operators -> the primitive whose rule they use (or a NONDIFF function).
+OPERATORS = {
+    "Add": np.add, "Sub": np.subtract, "Mult": np.multiply, "Div": np.true_divide,
+    "Pow": np.power, "MatMult": np.matmul, "Mod": np.mod, "FloorDiv": np.floor_divide,
+    "USub": np.negative, "UAdd": np.positive, "Invert": np.invert,
+    "Eq": np.equal, "NotEq": np.not_equal, "Lt": np.less, "LtE": np.less_equal,
+    "Gt": np.greater, "GtE": np.greater_equal,
+}
+
+# ndarray methods -> (function, how the receiver and arguments map onto it).
+# "plain": x.m(*args, **kw) == f(x, *args, **kw)
+# "shape": x.m(*dims) == f(x, dims) where dims may be given unpacked (reshape, transpose)
+METHODS = {
+    "sum": (np.sum, "plain"),
+    "mean": (np.mean, "plain"),
+    "prod": (np.prod, "plain"),
+    "max": (np.max, "plain"),
+    "min": (np.min, "plain"),
+    "var": (np.var, "plain"),
+    "std": (np.std, "plain"),
+    "cumsum": (np.cumsum, "plain"),
+    "trace": (np.trace, "plain"),
+    "reshape": (np.reshape, "shape"),
+    "transpose": (np.transpose, "shape"),
+    "swapaxes": (np.swapaxes, "plain"),
+    "squeeze": (np.squeeze, "plain"),
+    "ravel": (np.ravel, "plain"),
+    "flatten": (_h.flatten, "plain"),
+    "copy": (np.copy, "plain"),
+    "dot": (np.dot, "plain"),
+    "clip": (np.clip, "plain"),
+    "astype": (_h.astype, "plain"),
+    "item": (_h.item, "plain"),
+    # non-differentiable
+    "argmax": (np.argmax, "plain"),
+    "argmin": (np.argmin, "plain"),
+    "argsort": (np.argsort, "plain"),
+    "nonzero": (np.nonzero, "plain"),
+    "round": (np.round, "plain"),
+    "all": (np.all, "plain"),
+    "any": (np.any, "plain"),
+}
+
+# Attributes of arrays: differentiable ones map to a function of the array.
+ATTRIBUTES = {"T": np.transpose, "mT": np.matrix_transpose}
+
+# Called freely, never differentiated: their results carry no gradient
+# (integer/boolean-valued, piecewise constant, shape queries, constructors of constants).
+NONDIFF = {
+    # shapes, types, printing
+    np.shape, np.ndim, np.size, len, range, int, bool, str, isinstance, type, print,
+    np.result_type, np.issubdtype, np.broadcast_shapes, np.iinfo, np.finfo,
+    # constants of a given shape
+    np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
+    np.arange, np.eye, np.identity, np.tri, np.indices,
+    # integer-valued and piecewise-constant functions
+    np.argmax, np.argmin, np.argsort, np.argwhere, np.nonzero, np.flatnonzero,
+    np.searchsorted, np.count_nonzero, np.sign, np.heaviside, np.floor, np.ceil,
+    np.round, np.around, np.rint, np.trunc, np.fix, np.floor_divide, builtins.round,
+    math.floor, math.ceil, math.trunc, math.factorial, math.comb,
+    # predicates and logic
+    np.isfinite, np.isnan, np.isinf, np.isclose, np.allclose, np.array_equal,
+    np.all, np.any, np.logical_and, np.logical_or, np.logical_not, np.logical_xor,
+    np.invert, np.equal, np.not_equal, np.less, np.less_equal, np.greater,
+    np.greater_equal, math.isfinite, math.isnan, math.isinf, math.isclose,
+    # random numbers
+    np.random.seed, np.random.rand, np.random.randn, np.random.random,
+    np.random.random_sample, np.random.randint, np.random.standard_normal,
+    np.random.default_rng,
+    # planning helpers in runtime/adjoints.py
+    _h.einsum_slot_plan, _h.dot_subscripts, _h.inner_subscripts, _h.tensordot_subscripts,
+    _h.inverse_axes, _h.concat_offsets, _h.inexact, _h.flat_scalars, _h.reduced_size,
+    _h.axis_slice, _h.norm_plan, _h.linspace_weights,
+    _h.not_differentiable,
+}
+# Attributes of arrays that carry no gradient.
+NONDIFF_ATTRIBUTES = {"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "strides"}
+
+_ALL_NONDIFF = frozenset(NONDIFF) | frozenset(helpers.NONDIFF)
+
+# What may return a view of its first argument, for the alias analysis: the
+# entries marked ``view``, functions without a rule that return views, the
+# methods and attributes standing for view entries, and ``x.view()``/``x.real``.
+_VIEWS_WITHOUT_RULE = (np.diagonal, np.atleast_1d, np.atleast_2d, np.real)
+VIEW_FUNCTIONS = frozenset({fn.__name__ for fn, r in PRIMITIVES.items() if r.view}
+                           | {fn.__name__ for fn in _VIEWS_WITHOUT_RULE})
+VIEW_METHODS = frozenset({m for m, (fn, _) in METHODS.items() if fn in TABLE and TABLE[fn].view}
+                         | {"view"})
+VIEW_ATTRIBUTES = frozenset({a for a, fn in ATTRIBUTES.items() if TABLE[fn].view} | {"real"})
+
+
+def rule(obj):
+    try:
+        return TABLE.get(obj)
+    except TypeError:  # unhashable callables have no rule
+        return None
+
+
+def nondiff(obj):
+    try:
+        return obj in _ALL_NONDIFF
+    except TypeError:
+        return False

@@ -1,0 +1,10 @@
+"""What generated code calls as ``_sg``: this package is the ``_sg`` namespace.
+
+``core`` holds adjoint buffers and items, ``adjoints`` the helpers rule
+expressions call (``rules/``), ``rows`` their forms for a leading axis of seed
+rows (``tape.jacobian``). Nothing here imports the compiler.
+"""
+from ..variables import Variable, stop_gradient  # noqa: F401  (stop_gradient: tape blocks)
+from .adjoints import *  # noqa: F401,F403
+from .core import *  # noqa: F401,F403
+from .rows import *  # noqa: F401,F403

@@ -1,0 +1,284 @@
+"""The core helpers generated code calls as ``_sg.<name>``: adjoint buffers and items.
+
+Everything here either has a rule in ``rules/helpers.py`` or is listed as
+non-differentiable there, so that generated adjoint code can itself be
+differentiated (``sg.grad(sg.grad(f))``).
+"""
+import math
+
+import numpy as np
+
+from ..variables import Variable
+
+__all__ = [
+    "unbroadcast", "broadcast_like", "zeros_like", "add", "add_at", "add_at_zeros",
+    "gather_items", "zero_at", "copy_slot", "repeat_grad", "HELD", "read_value", "Like", "like",
+    "seed_like", "check_not_array", "as_list", "from_list", "check_scalar",
+]
+
+
+_SCALARS = frozenset({float, int, np.float64, np.float32, np.float16, np.longdouble})
+
+
+_SHAPED = (np.ndarray, np.generic)
+
+
+def _shape(value):
+    # ``np.shape`` dispatches through ``__array_function__``; arrays know their shape.
+    return value.shape if isinstance(value, _SHAPED) or type(value) is Like else np.shape(value)
+
+
+def unbroadcast(grad, like):
+    """Sum ``grad`` down to the shape of ``like``: the adjoint of broadcasting."""
+    if type(like) in _SCALARS and type(grad) in _SCALARS:
+        return grad  # the common case in scalar loops, without np.shape
+    shape = _shape(like)
+    gshape = _shape(grad)
+    if gshape == shape:
+        return grad
+    extra = len(gshape) - len(shape)
+    if extra < 0:  # an adjoint is never smaller than its value: a bug, say so
+        raise ValueError(f"srcgrad internal error: an adjoint of shape {gshape} for a value "
+                         f"of shape {shape}")
+    # One reduction for all axes: ``np.add.reduce`` skips ``np.sum``'s Python dispatch.
+    if shape == ():
+        return np.add.reduce(grad, axis=None)
+    ones = tuple(extra + i for i, n in enumerate(shape) if n == 1 and gshape[extra + i] != 1)
+    if not ones:
+        return np.add.reduce(grad, axis=tuple(range(extra)))
+    out = np.add.reduce(grad, axis=tuple(range(extra)) + ones, keepdims=True)
+    return out.reshape(shape) if extra else out
+
+
+def broadcast_like(grad, like):
+    """Broadcast ``grad`` to the shape of ``like``: the adjoint of ``unbroadcast``."""
+    shape = np.shape(like)
+    if np.shape(grad) == shape:
+        return grad
+    return np.broadcast_to(grad, shape)
+
+
+def zeros_like(value):
+    """A zero adjoint for ``value``: 0.0, a float array, or a list of them.
+
+    ``None`` stands for a variable not bound on this path; its adjoint is 0.0.
+    """
+    if isinstance(value, (list, tuple)):
+        return [zeros_like(v) for v in value]
+    if isinstance(value, dict):
+        return {k: zeros_like(v) for k, v in value.items()}
+    if type(value) is np.ndarray or type(value) is Like:
+        dtype = value.dtype if value.dtype.kind in "fc" else np.float64
+        return np.zeros(value.shape, dtype)
+    if hasattr(value, "__array__") and not isinstance(value, np.generic):
+        return zeros_like(np.asarray(value))  # a Variable
+    if isinstance(value, np.generic):
+        if np.issubdtype(value.dtype, np.inexact):
+            return value.dtype.type(0)
+        return np.float64(0)
+    return 0.0
+
+
+def add(a, b):
+    """Accumulate two adjoints; lists (adjoints of lists and tuples) add elementwise."""
+    if isinstance(a, list):
+        return [add(x, y) for x, y in zip(a, b)]
+    if isinstance(a, dict):
+        return {k: add(a[k], b[k]) for k in a}
+    return a + b
+
+
+def _is_basic_index(index):
+    if isinstance(index, tuple):
+        return all(_is_basic_index(i) for i in index)
+    return index is None or index is Ellipsis or isinstance(index, (int, np.integer, slice))
+
+
+def add_at(base, index, grad):
+    """A copy of adjoint ``base`` with ``grad`` added at ``base[index]``.
+
+    Repeated fancy indices accumulate (``np.add.at``), as the adjoint of a
+    gather must.
+    """
+    if isinstance(base, (list, dict)):
+        out = base.copy()
+        out[index] = add(out[index], grad)
+        return out
+    out = np.array(base, dtype=np.result_type(base, grad, np.float16), copy=True)
+    if _is_basic_index(index):
+        out[index] += grad
+    else:
+        np.add.at(out, index, grad)
+    return out
+
+
+def add_at_zeros(like, index, grad):
+    """Zeros shaped like ``like`` with ``grad`` added at ``[index]``: the adjoint of ``like[index]``.
+
+    ``add_at(zeros_like(like), index, grad)`` without copying the fresh zeros.
+    """
+    base = zeros_like(like)
+    if isinstance(base, (list, dict)):
+        base[index] = add(base[index], grad)
+        return base
+    kind = getattr(grad, "dtype", None)  # (``dtype == None`` is True in NumPy: test ``is``)
+    if type(grad) is not float and (kind is None or kind != base.dtype):
+        dtype = np.result_type(base, grad)  # a complex adjoint, or a wider one
+        if dtype != base.dtype:
+            base = base.astype(dtype)
+    if _is_basic_index(index):
+        base[index] += grad
+    else:
+        np.add.at(base, index, grad)
+    return base
+
+
+def gather_items(like, items):
+    """The adjoint of ``like[0], ..., like[n - 1]`` read one by one, from their adjoints ``items``.
+
+    ``alpha, beta = p[0], p[1]`` gives one array ``[dalpha, dbeta]`` where
+    item-by-item updates of a zero array would cost four calls. Items of
+    ``like`` past ``n`` get zeros.
+    """
+    if (type(like) is np.ndarray or type(like) is Like) and like.shape == (len(items),) \
+            and like.dtype == np.float64:
+        for v in items:
+            if type(v) is not np.float64 and type(v) is not float:
+                break
+        else:
+            return np.array(items)  # float64, as the zeros updated item by item would be
+    out = zeros_like(like)
+    if isinstance(out, (list, dict)):
+        for i, item in enumerate(items):
+            out[i] = add(out[i], item)
+        return out
+    dtype = np.result_type(out, *items)  # as if each item were added apart (add_at)
+    if dtype != out.dtype:
+        out = out.astype(dtype)
+    for i, item in enumerate(items):
+        out[i] += item
+    return out
+
+
+def zero_at(base, index):
+    """A copy of adjoint ``base`` with ``base[index]`` set to zero."""
+    if isinstance(base, (list, dict)):
+        out = base.copy()
+        out[index] = zeros_like(out[index])
+        return out
+    out = np.array(base, copy=True)
+    out[index] = 0
+    return out
+
+
+def copy_slot(value):
+    """A snapshot of a value about to be overwritten in place."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, list):
+        return list(value)
+    return value
+
+
+def repeat_grad(grad, seq):
+    """Adjoint of ``seq * n`` for a list or tuple: the copies' adjoints summed."""
+    n = len(seq)
+    out = [grad[i] for i in range(n)]
+    for k in range(1, len(grad) // n):
+        out = [add(out[i], grad[k * n + i]) for i in range(n)]
+    return out
+
+
+# While a tape runs a block's adjoint code: Variable -> the array the block
+# read, for Variables assigned since the block ran (see GradientTape._vjp).
+HELD = [None]
+
+
+def read_value(value):
+    """A Variable's array (a tape reads Variables through this); anything else as is."""
+    read = getattr(value, "read_value", None)
+    if read is None:
+        return value
+    held = HELD[0]
+    if held and isinstance(value, Variable) and value in held:
+        return held[value]
+    return read()
+
+
+class Like:
+    """An array's shape and dtype without its data (``np.shape``/``np.size`` work on it)."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype):
+        self.shape = shape
+        self.dtype = dtype
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return math.prod(self.shape)
+
+    def __repr__(self):
+        return f"Like(shape={self.shape}, dtype={self.dtype})"
+
+
+def like(value):
+    """A stand-in for an array read only for its shape and dtype: no memory of its own.
+
+    Lets generated code free a forward value early (``transforms/lifetimes.py``).
+    """
+    if type(value) is np.ndarray and value.ndim > 0:
+        return Like(value.shape, value.dtype)
+    return value
+
+
+def seed_like(value):
+    """The default seed of a tape's gradient: ones shaped like the target."""
+    return np.ones_like(np.asarray(value), dtype=np.result_type(np.asarray(value).dtype, np.float16))
+
+
+def check_not_array(value, name, where):
+    """Refuse ``x += v`` on an array that another variable may also reach.
+
+    srcgrad compiles ``x += v`` as ``x = x + v``; for an array shared with
+    another name Python would update both, so the gradient would be wrong.
+    """
+    if isinstance(value, (np.ndarray, list)):
+        from .errors import CompileError
+
+        kind = "an array" if isinstance(value, np.ndarray) else "a list"
+        raise CompileError(
+            f"in-place update `{name} += ...` of {kind} that another variable may share", where,
+            remedy=f"write `{name} = {name} + ...`, or copy it first with `{name} = {name}.copy()`")
+
+
+def as_list(grad, like):
+    """An adjoint for the list or tuple ``like``: ``grad`` split along axis 0."""
+    if isinstance(grad, list):
+        return grad
+    return [grad[i] for i in range(len(like))]
+
+
+def from_list(grad, like):
+    """The adjoint of ``as_list``: a list of row adjoints back into ``like``'s form."""
+    if isinstance(like, list):
+        return grad
+    import numpy as _np
+
+    return _np.stack([_np.asarray(g) for g in grad]) if len(grad) else _np.zeros_like(like)
+
+
+def check_scalar(value, what):
+    """Raise the error users get from ``grad`` of a function with a non-scalar result."""
+    shape = np.shape(value)
+    if shape != () or isinstance(value, (list, tuple)):
+        raise TypeError(
+            f"{what} must return a scalar to be differentiated with grad, but it returned "
+            f"{'a ' + type(value).__name__ if isinstance(value, (list, tuple)) else 'an array of shape ' + str(shape)}; "
+            "reduce it first (e.g. np.sum) or use a GradientTape with output_gradients"
+        )
+    return value

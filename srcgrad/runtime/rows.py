@@ -1,0 +1,363 @@
+"""Adjoint helpers for code that carries a leading axis of seed rows.
+
+``GradientTape.jacobian`` runs a block's adjoint code once for all rows of
+the identity: every adjoint then has an extra first axis (row ``k`` is the
+adjoint seeded by the ``k``-th unit vector), while forward values keep their
+shapes. Elementwise rules need nothing for this (NumPy aligns shapes from the
+right), so only what moves, reshapes or reduces axes has a ``*_rows`` form
+here; ``batch_rules.py`` says which rule uses which.
+
+These run in generated code as ``_sg.<name>`` and are never differentiated
+again (a Jacobian is not recorded on another tape).
+"""
+import numpy as np
+
+from . import adjoints as _h
+
+__all__ = [
+    "zeros_rows", "unbroadcast_rows", "broadcast_rows", "take_rows", "add_at_rows", "add_rows_into",
+    "zero_at_rows", "each_row", "expand_rows", "sum_grad_rows", "reshape_rows",
+    "transpose_rows", "swapaxes_rows", "moveaxis_rows", "flip_rows", "cumsum_rows",
+    "trace_rows", "einsum_slot_rows", "einsum_rows", "dot_rows", "split_rows", "stack_rows",
+    "array_rows", "linspace_rows", "builtin_sum_rows", "pick_rows", "extreme_args_rows",
+    "from_list_rows", "norm_rows",
+]
+
+
+def _axis(axis, ndim):
+    """``axis`` (an int or tuple, maybe negative) of a row, as axes of the batched array."""
+    if isinstance(axis, (tuple, list)):
+        return tuple(int(a) % ndim + 1 for a in axis)
+    return int(axis) % ndim + 1
+
+
+def zeros_rows(value, seed):
+    """A zero adjoint for ``value`` with one row per row of ``seed``."""
+    if isinstance(value, (list, tuple)):
+        return [zeros_rows(v, seed) for v in value]
+    if isinstance(value, dict):
+        return {k: zeros_rows(v, seed) for k, v in value.items()}
+    if value is None:
+        return 0.0
+    value = np.asarray(value)
+    dtype = value.dtype if np.issubdtype(value.dtype, np.inexact) else np.float64
+    return np.zeros((len(seed),) + value.shape, dtype)
+
+
+def unbroadcast_rows(grad, like):
+    """Sum each row of ``grad`` down to the shape of ``like`` (``runtime.unbroadcast``)."""
+    shape = np.shape(like)
+    gshape = np.shape(grad)
+    if len(gshape) == 0 or gshape[1:] == shape:
+        return grad
+    extra = len(gshape) - 1 - len(shape)
+    if extra > 0:
+        grad = np.sum(grad, axis=tuple(range(1, extra + 1)))
+    axes = tuple(i + 1 for i, n in enumerate(shape) if n == 1 and np.shape(grad)[i + 1] != 1)
+    if axes:
+        grad = np.sum(grad, axis=axes, keepdims=True)
+    return grad
+
+
+def broadcast_rows(grad, like):
+    """Broadcast each row of ``grad`` to the shape of ``like`` (``runtime.broadcast_like``)."""
+    shape = np.shape(like)
+    if np.shape(grad)[1:] == shape:
+        return grad
+    grad = np.asarray(grad)
+    lead = grad.shape[:1]
+    row = grad.shape[1:]
+    grad = grad.reshape(lead + (1,) * (len(shape) - len(row)) + row)
+    return np.broadcast_to(grad, lead + shape)
+
+
+def _basic(index):
+    if isinstance(index, tuple):
+        return all(_basic(i) for i in index)
+    return index is None or index is Ellipsis or isinstance(index, (int, np.integer, slice))
+
+
+def _last(index):
+    """``index`` for an array whose row axis was moved to the end."""
+    index = index if isinstance(index, tuple) else (index,)
+    if any(i is Ellipsis for i in index):
+        return index + (slice(None),)
+    return index
+
+
+def _first(index):
+    return (slice(None),) + (index if isinstance(index, tuple) else (index,))
+
+
+def take_rows(grad, index):
+    """Row-wise ``grad[index]`` (a list adjoint is indexed as is)."""
+    if isinstance(grad, (list, dict)):
+        return grad[index]
+    if _basic(index):
+        return grad[_first(index)]
+    # Fancy indices: NumPy may move their axes to the front, so index with
+    # the rows last, where no index can reach them.
+    return np.moveaxis(np.moveaxis(grad, 0, -1)[_last(index)], -1, 0)
+
+
+def add_at_rows(base, index, grad):
+    """``runtime.add_at`` on every row: a copy of ``base`` with ``grad`` added at ``[index]``."""
+    if isinstance(base, (list, dict)):
+        out = base.copy()
+        out[index] = out[index] + grad
+        return out
+    out = np.array(base, dtype=np.result_type(base, grad, np.float16), copy=True)
+    if _basic(index):
+        out[_first(index)] += grad
+    else:
+        np.add.at(np.moveaxis(out, 0, -1), _last(index), np.moveaxis(np.asarray(grad), 0, -1))
+    return out
+
+
+def add_rows_into(base, index, grad):
+    """``base[index] += grad`` on every row, in place (``base`` is the backward pass's own)."""
+    if isinstance(base, (list, dict)):
+        base[index] = base[index] + grad
+    else:
+        base[_first(index)] += grad
+
+
+def zero_at_rows(base, index):
+    """``runtime.zero_at`` on every row."""
+    if isinstance(base, (list, dict)):
+        out = base.copy()
+        out[index] = out[index] * 0.0
+        return out
+    out = np.array(base, copy=True)
+    if _basic(index):
+        out[_first(index)] = 0
+    else:
+        np.moveaxis(out, 0, -1)[_last(index)] = 0
+    return out
+
+
+def each_row(fn, grad):
+    """``fn`` applied to each row of ``grad``, results stacked row-wise.
+
+    For the few rules with no row form (user ``custom_gradient`` functions,
+    reshapes in an unusual memory order): only that one rule runs per row.
+    """
+    if isinstance(grad, (list, tuple)):
+        n = len(_first_array(grad))
+        rows = [fn([_row(g, k) for g in grad]) for k in range(n)]
+    else:
+        rows = [fn(grad[k]) for k in range(len(grad))]
+    return _stack(rows)
+
+
+def _first_array(items):
+    for g in items:
+        if isinstance(g, (list, tuple)):
+            return _first_array(g)
+        if np.ndim(g) > 0:
+            return g
+    raise ValueError("no rows to iterate over")
+
+
+def _row(g, k):
+    if isinstance(g, (list, tuple)):
+        return [_row(v, k) for v in g]
+    return g[k] if np.ndim(g) > 0 else g
+
+
+def _stack(rows):
+    first = rows[0]
+    if isinstance(first, (list, tuple)):
+        return [_stack([r[j] for r in rows]) for j in range(len(first))]
+    if first is None:
+        return None
+    return np.stack([np.asarray(r) for r in rows])
+
+
+# -- reductions ----------------------------------------------------------------
+def expand_rows(grad, a, axis, keepdims):
+    """Rows of a reduction's adjoint with the reduced axes of ``a`` put back as size 1."""
+    ndim = np.ndim(a)
+    if axis is None:
+        return np.reshape(grad, np.shape(grad)[:1] + (1,) * ndim)
+    if keepdims:
+        return grad
+    return np.expand_dims(grad, _axis(axis, ndim))
+
+
+def sum_grad_rows(grad, a, axis, keepdims):
+    """``adjoint_helpers.sum_grad`` on every row."""
+    grad = expand_rows(grad, a, axis, keepdims)
+    return np.broadcast_to(grad, np.shape(grad)[:1] + np.shape(a))
+
+
+def cumsum_rows(grad, a, axis):
+    if axis is None:
+        n = len(grad)
+        flat = np.reshape(grad, (n, -1))
+        return np.reshape(np.flip(np.cumsum(np.flip(flat, 1), 1), 1), (n,) + np.shape(a))
+    ax = _axis(axis, np.ndim(a))
+    return np.flip(np.cumsum(np.flip(grad, ax), ax), ax)
+
+
+def trace_rows(grad, a, offset, axis1, axis2):
+    shape = np.shape(a)
+    mask = np.eye(shape[axis1], shape[axis2], offset)
+    spread = np.expand_dims(grad, (-2, -1)) * mask
+    return np.moveaxis(spread, (-2, -1), (_axis(axis1, len(shape)), _axis(axis2, len(shape))))
+
+
+# -- shapes --------------------------------------------------------------------
+def reshape_rows(grad, like, order="C"):
+    """Each row of ``grad`` reshaped to the shape of ``like``, in ``order``."""
+    grad = np.asarray(grad)
+    shape = np.shape(like)
+    if grad.shape[1:] == shape:
+        return grad
+    if order == "C":
+        return np.reshape(grad, grad.shape[:1] + shape)
+    if order == "F":  # rows last, so that Fortran order never mixes two rows
+        return np.moveaxis(np.reshape(np.moveaxis(grad, 0, -1), shape + grad.shape[:1], order="F"),
+                           -1, 0)
+    return each_row(lambda row: np.reshape(row, shape, order=order), grad)
+
+
+def transpose_rows(grad, axes):
+    """``adjoint_helpers.transpose_grad`` on every row."""
+    ndim = np.ndim(grad) - 1
+    if axes is None:
+        inverse = tuple(range(ndim - 1, -1, -1))
+    else:
+        inverse = _h.inverse_axes(tuple(int(a) % ndim for a in axes), ndim)
+    return np.transpose(grad, (0,) + tuple(a + 1 for a in inverse))
+
+
+def swapaxes_rows(grad, axis1, axis2):
+    ndim = np.ndim(grad) - 1
+    return np.swapaxes(grad, _axis(axis1, ndim), _axis(axis2, ndim))
+
+
+def moveaxis_rows(grad, source, destination):
+    """The adjoint of ``np.moveaxis(a, source, destination)``: move back, on every row."""
+    ndim = np.ndim(grad) - 1
+    return np.moveaxis(grad, _axis(destination, ndim), _axis(source, ndim))
+
+
+def flip_rows(grad, axis):
+    ndim = np.ndim(grad) - 1
+    if axis is None:
+        return np.flip(grad, tuple(range(1, ndim + 1)))
+    return np.flip(grad, _axis(axis, ndim))
+
+
+def split_rows(grad, arrays, axis, kind):
+    """``adjoint_helpers.split_grad`` on every row."""
+    shapes = [np.shape(arrays[i]) for i in range(len(arrays))]
+    axis, offsets = _h.concat_offsets(shapes, axis, kind)
+    ndim = np.ndim(grad)
+    axis = axis % (ndim - 1) + 1
+    pieces = [reshape_rows(grad[_h.axis_slice(ndim, axis, offsets[i], offsets[i + 1])], arrays[i])
+              for i in range(len(arrays))]
+    if isinstance(arrays, np.ndarray):
+        return np.stack(pieces, axis=1)
+    return pieces
+
+
+def stack_rows(grad, arrays, axis):
+    """``adjoint_helpers.stack_grad`` on every row."""
+    moved = np.moveaxis(grad, _axis(axis, np.ndim(grad) - 1), 1)
+    if isinstance(arrays, np.ndarray):
+        return moved
+    return [moved[:, i] for i in range(len(arrays))]
+
+
+def array_rows(grad, obj):
+    """``adjoint_helpers.array_grad`` on every row."""
+    grad = reshape_rows(grad, obj)
+    if isinstance(obj, (list, tuple)):
+        return [_array_item_rows(grad[:, i], obj[i]) for i in range(len(obj))]
+    return grad
+
+
+def _array_item_rows(grad, item):
+    if isinstance(item, (list, tuple)):
+        return [reshape_rows(grad[:, j], item[j]) for j in range(len(item))]
+    return reshape_rows(grad, item)
+
+
+def from_list_rows(grad, like):
+    """``runtime.from_list`` on every row: row adjoints of a list back into ``like``'s form."""
+    if isinstance(like, list):
+        return grad
+    if len(grad) == 0:
+        raise ValueError("no rows to iterate over")
+    return np.stack([np.asarray(g) for g in grad], axis=1)
+
+
+# -- products ------------------------------------------------------------------
+def einsum_slot_rows(grad, subscripts, operands, i):
+    """``adjoint_helpers.einsum_slot_grad`` on every row: one more label for the rows."""
+    shapes = [np.shape(operands[k]) for k in range(len(operands))]
+    spec, insert, target, mask = _h.einsum_slot_plan(subscripts, shapes, i)
+    ins, out = spec.split("->")
+    label = next(c for c in "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba" if c not in spec)
+    slots = ins.split(",")
+    slots[i] = label + slots[i]
+    arrays = [grad if k == i else operands[k] for k in range(len(operands))]
+    result = _h.einsum_list(",".join(slots) + "->" + label + out, arrays)
+    if len(insert) > 0:
+        result = np.broadcast_to(np.expand_dims(result, tuple(p + 1 for p in insert)),
+                                 result.shape[:1] + tuple(target))
+    if mask is not None:
+        result = result * mask
+    return unbroadcast_rows(result, operands[i])
+
+
+def einsum_rows(grad, subscripts, operands):
+    return [einsum_slot_rows(grad, subscripts, operands, i) for i in range(len(operands))]
+
+
+def dot_rows(grad, a, b, argnum):
+    """``adjoint_helpers.dot_grad`` on every row."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return grad * (b if argnum == 0 else a)
+    if np.ndim(b) <= 2:  # np.dot is np.matmul here, whose helpers broadcast over rows
+        return _h.matmul_grad_x1(grad, a, b) if argnum == 0 else _h.matmul_grad_x2(grad, a, b)
+    return einsum_slot_rows(grad, _h.dot_subscripts(np.ndim(a), np.ndim(b)), [a, b], argnum)
+
+
+# -- constructors and builtins -------------------------------------------------
+def linspace_rows(grad, like, num, endpoint, axis, which):
+    weights = _h.linspace_weights(num, endpoint, axis, np.ndim(grad) - 1, which)
+    return unbroadcast_rows(np.sum(grad * weights, axis=_axis(axis, np.ndim(grad) - 1)), like)
+
+
+def builtin_sum_rows(grad, iterable):
+    """``adjoint_helpers.builtin_sum_grad`` on every row."""
+    if isinstance(iterable, np.ndarray):
+        row = np.expand_dims(unbroadcast_rows(grad, iterable[0]), 1)
+        return np.broadcast_to(row, np.shape(row)[:1] + np.shape(iterable))
+    return [unbroadcast_rows(grad, iterable[i]) for i in range(len(iterable))]
+
+
+def pick_rows(grad, values, index):
+    """``adjoint_helpers.pick_grad`` on every row."""
+    if isinstance(values, np.ndarray):
+        grad = np.reshape(grad, np.shape(grad) + (1,))
+        return np.where(np.arange(len(values)) == index, grad, 0.0)
+    return [grad * (i == index) for i in range(len(values))]
+
+
+def extreme_args_rows(grad, args, pick):
+    """The builtin ``max(*args)``/``min(*args)`` (``pick`` is np.argmax/np.argmin) on every row."""
+    if len(args) == 1:
+        return [pick_rows(grad, args[0], pick(args[0]))]
+    return pick_rows(grad, args, pick(args))
+
+
+def norm_rows(grad, ans, x, ord, axis, keepdims):
+    """``adjoint_helpers.norm_grad`` on every row: ``grad`` spread over the reduced axes."""
+    axes = _h.norm_plan(ord, axis, np.ndim(x))[1]
+    if not keepdims:
+        grad = np.expand_dims(grad, tuple(a + 1 for a in axes))
+    return grad * _h.norm_grad(np.ones(np.shape(ans)), ans, x, ord, axis, keepdims)

@@ -1,0 +1,144 @@
+"""Find the code a tape records: the ``with`` block (or the statements between
+``tape.__enter__()`` and ``tape.__exit__(...)``) around the caller's line.
+
+The tape compiles that code like any function: the region's statements
+become the body of ``def tape_region(<inputs>)``, whose parameters are the
+variables the region reads and that exist when it is entered.
+"""
+import linecache
+import os
+from dataclasses import dataclass, field, replace
+
+import gast
+
+from ..errors import CompileError, SourceUnavailableError
+from ..compiler.source import PARSE_COUNT, Origin, _last_line
+
+_TREES = {}
+_REGIONS = {}
+
+
+@dataclass
+class Region:
+    """A recorded region of user code."""
+
+    filename: str
+    lineno: int          # the line of the ``with`` (or ``__enter__()``) statement
+    statements: list     # gast statements, positions as in the file
+    tape_name: str       # the name the region calls the tape by, or None
+    globals: dict
+    key: tuple = field(default=())
+    inputs: list = None   # filled in by the tape, once
+    outputs: list = None
+
+    def origin(self, node):
+        lineno = getattr(node, "lineno", self.lineno)
+        return Origin(self.filename, lineno, linecache.getline(self.filename, lineno).strip())
+
+    def error(self, message, node, remedy=None):
+        return CompileError(message, self.origin(node).short(), None, remedy)
+
+
+def _tree(filename, module_globals, code=None):
+    """The parsed file, or with ``code`` (a function's), only the lines of that function.
+
+    A tape in a function of a long script needs the function, not the file;
+    blank lines before it keep the line numbers, ``if 1:`` the indentation.
+    """
+    lines = linecache.getlines(filename, module_globals)
+    if code is not None and code.co_name != "<module>" and lines:
+        first, last = code.co_firstlineno - 1, _last_line(code)
+        if last is not None and 0 < first < last <= len(lines):
+            text = "\n" * (first - 1) + "if 1:\n" + "".join(lines[first:last])
+            key = (filename, first, hash(text))
+            if key not in _TREES:
+                try:
+                    tree = gast.parse(text)
+                except SyntaxError:
+                    tree = None
+                PARSE_COUNT[0] += 1
+                _TREES[key] = tree
+            if _TREES[key] is not None:
+                return _TREES[key]
+    if not lines:
+        raise SourceUnavailableError(
+            "a GradientTape needs the source code of the block it records, and there is none "
+            f"for {filename}",
+            remedy="put the code in a file (or a notebook cell) rather than typing it at a bare "
+            "python prompt or running exec() on a string, or use @srcgrad.function",
+        )
+    text = "".join(lines)
+    key = (filename, hash(text))
+    if key not in _TREES:
+        PARSE_COUNT[0] += 1
+        _TREES[key] = gast.parse(text)
+    return _TREES[key]
+
+
+def _blocks(tree):
+    """Every statement list in the tree (bodies of defs, loops, ifs, withs...)."""
+    for node in gast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, name, None)
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt):
+                yield stmts
+
+
+def _tape_name(item):
+    """``tape`` in ``with GradientTape() as tape:`` and in ``with tape:``."""
+    for node in (item.optional_vars, item.context_expr):
+        if isinstance(node, gast.Name):
+            return node.id
+    return None
+
+
+def _is_method_call(stmt, name, method):
+    value = getattr(stmt, "value", None)
+    if not isinstance(value, gast.Call):
+        return False
+    f = value.func
+    return isinstance(f, gast.Attribute) and f.attr == method and (
+        name is None or (isinstance(f.value, gast.Name) and f.value.id == name))
+
+
+def locate(frame):
+    """The region whose ``with`` or ``__enter__()`` is on the frame's current line.
+
+    Cached per code object and line: entering the same tape block again (a
+    training loop) reads no source.
+    """
+    key = (frame.f_code, frame.f_lineno)
+    found = _REGIONS.get(key)
+    if found is None:
+        found = _REGIONS[key] = _locate(frame)
+    elif found.globals is not frame.f_globals:
+        # Equal code objects compare equal: the same script run again (runpy)
+        # has new globals, which its region must resolve names in.
+        found = _REGIONS[key] = replace(found, globals=frame.f_globals)
+    return found
+
+
+def _locate(frame):
+    filename = frame.f_code.co_filename
+    lineno = frame.f_lineno
+    tree = _tree(filename, frame.f_globals, frame.f_code)
+    for stmts in _blocks(tree):
+        for i, s in enumerate(stmts):
+            if getattr(s, "lineno", None) != lineno:
+                continue
+            if isinstance(s, gast.With):
+                return Region(filename, lineno, s.body, _tape_name(s.items[0]), frame.f_globals,
+                              key=(filename, lineno, s.col_offset))
+            if _is_method_call(s, None, "__enter__"):
+                name = s.value.func.value.id if isinstance(s.value.func.value, gast.Name) else None
+                for j in range(i + 1, len(stmts)):
+                    if _is_method_call(stmts[j], name, "__exit__"):
+                        return Region(filename, lineno, stmts[i + 1:j], name, frame.f_globals,
+                                      key=(filename, lineno, s.col_offset))
+                raise CompileError(
+                    f"`{name}.__enter__()` without a matching `{name}.__exit__(...)` in the same "
+                    "block", f"{os.path.basename(filename)}:{lineno}",
+                    remedy="call __exit__ in the same block, or use a with statement")
+    raise CompileError("cannot find the with statement of this GradientTape in its source",
+                       f"{os.path.basename(filename)}:{lineno}",
+                       remedy="write the tape as `with srcgrad.GradientTape() as tape:` on one line")

@@ -1,0 +1,335 @@
+"""Adjoint code of a region a GradientTape recorded.
+
+The region's statements become ``def tape_region(<inputs>, <seeds>)``:
+it reruns the region from the values its inputs had when it was entered,
+recording what the backward pass needs, then runs the backward pass from one
+seed per target and returns ``[(source, adjoint), ...]`` for every watched
+value and every trainable ``Variable`` the region read. The tape matches
+sources by identity, as TensorFlow matches tensors.
+
+Same pipeline as ``compiler.compile_gradient``; what differs is what is
+differentiated with respect to (watch points, Variable reads) and seeded
+(any variable of the region).
+"""
+import copy
+
+import gast
+
+from . import blocks
+from ..compiler import codegen, source
+from ..ir import templates as T
+from ..compiler.pipeline import Context, Generated, _loads, reverse_and_record, trim_forward, without_gc
+from ..passes import activity, fence, lifetimes, normalize
+from ..ir import anno, atoms
+from ..passes.cleanup import cleanup
+from ..passes.desugar import desugar
+from ..passes.resolve import Guards
+from ..ir.scopes import free_names
+
+
+def _watch_marker(node, region, known=None):
+    """``tape.watch(x)`` becomes markers: the backward pass reports x's adjoint there.
+
+    A list, tuple or dict literal watches each item; a variable holding a
+    container watches the container and each variable holding one of its items.
+    """
+    arg = node.value.args[0] if node.value.args else None
+    names = []
+
+    def collect(expr):
+        if isinstance(expr, (gast.List, gast.Tuple)):
+            for e in expr.elts:
+                collect(e)
+        elif isinstance(expr, gast.Dict):
+            for e in expr.values:
+                collect(e)
+        elif isinstance(expr, gast.Name):
+            names.append(expr.id)
+        else:
+            raise region.error("tape.watch() of an expression is not supported; watch a "
+                               "variable", node, "assign the value to a name first")
+
+    collect(arg)
+    known = known or {}
+    for name in list(names):
+        value = known.get(name)
+        items = value.values() if isinstance(value, dict) else value \
+            if isinstance(value, (list, tuple)) else ()
+        names += [n for n, v in known.items() if any(v is item for item in items)
+                  and n not in names]
+    markers = []
+    for name in names:
+        marker = gast.Expr(gast.Call(T.name("_sg_watch"), [T.name(name)], []))
+        gast.copy_location(marker, node)
+        markers.append(anno.set_kind(marker, "watch", watched=name))
+    return markers
+
+
+def _is_tape_call(stmt, tape_name, method):
+    value = getattr(stmt, "value", None)
+    if not (isinstance(stmt, gast.Expr) and isinstance(value, gast.Call)):
+        return False
+    f = value.func
+    return isinstance(f, gast.Attribute) and f.attr == method and isinstance(f.value, gast.Name) \
+        and f.value.id == tape_name
+
+
+class _Prepare:
+    """The region's statements, ready for the compiler.
+
+    - ``tape.watch(x)`` becomes a marker where the backward pass reports x's adjoint;
+    - ``with tape.stop_recording():`` keeps its statements, their values cut off;
+    - a nested ``with GradientTape() as inner:`` keeps its statements (they are
+      part of this region too), and ``inner.gradient(y, x)`` becomes a call to
+      the inner block's own adjoint code, which the compiler inlines and so
+      differentiates again: nested tapes give higher derivatives.
+    """
+
+    def __init__(self, region, ctx, watch_variables, is_variable, known):
+        self.known = known  # this region's inputs -> their values at entry
+        self.region = region
+        self.ctx = ctx
+        self.watch_variables = watch_variables
+        self.is_variable = is_variable
+        self.inner = {}  # tape name -> Region of a nested tape block
+
+    def block(self, stmts, tape_name, in_loop=False):
+        out = []
+        i = 0
+        while i < len(stmts):
+            s = stmts[i]
+            end = self._manual_inner(stmts, i)
+            if end is not None:
+                # ``inner.__enter__()`` ... ``inner.__exit__(...)``: a nested tape by hand.
+                name = s.value.func.value.id
+                inner = blocks.Region(self.region.filename, s.lineno, stmts[i + 1:end], name,
+                                      self.region.globals,
+                                      key=self.region.key + (s.lineno, s.col_offset))
+                self.inner[name] = inner
+                out += self.block(stmts[i + 1:end], tape_name, in_loop)
+                i = end + 1
+                continue
+            if _is_tape_call(s, tape_name, "reset") and not in_loop:
+                # Only what runs after reset() is recorded: what came before is constant.
+                out = [_constant(o) for o in out if anno.kind(o) != "watch"]
+                mark = gast.copy_location(gast.Pass(), s)
+                mark.sg_reset = True
+                out.append(mark)
+                i += 1
+                continue
+            out += self.stmt(copy.deepcopy(s), tape_name, in_loop)
+            i += 1
+        return out
+
+    def _manual_inner(self, stmts, i):
+        """The index of the ``__exit__`` matching an ``x.__enter__()`` at ``i``, or None."""
+        s = stmts[i]
+        value = getattr(s, "value", None)
+        if not (isinstance(s, gast.Expr) and isinstance(value, gast.Call)
+                and isinstance(value.func, gast.Attribute) and value.func.attr == "__enter__"
+                and isinstance(value.func.value, gast.Name)):
+            return None
+        name = value.func.value.id
+        for j in range(i + 1, len(stmts)):
+            if _is_tape_call(stmts[j], name, "__exit__"):
+                return j
+        raise self.region.error(f"`{name}.__enter__()` without `{name}.__exit__(...)` in the "
+                                "same block", s)
+
+    def stmt(self, s, tape_name, in_loop=False):
+        region = self.region
+        if _is_tape_call(s, tape_name, "watch"):
+            return _watch_marker(s, region, self.known)
+        if any(_is_tape_call(s, name, "watch") for name in self.inner):
+            return []  # a nested tape's watch: that tape's business
+        if isinstance(s, gast.Return) or (isinstance(s, (gast.Break, gast.Continue)) and not in_loop):
+            word = type(s).__name__.lower()
+            raise region.error(f"`{word}` inside a recorded GradientTape block is not supported",
+                               s, "end the with block first")
+        if isinstance(s, gast.With):
+            return self.with_stmt(s, tape_name, in_loop)
+        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call):
+            f = s.value.func
+            if isinstance(f, gast.Attribute) and f.attr == "gradient" \
+                    and isinstance(f.value, gast.Name) and f.value.id in self.inner:
+                s.value = self.inner_gradient(self.inner[f.value.id], s.value, s)
+                return [s]
+        for field in ("body", "orelse"):
+            if isinstance(s, (gast.If, gast.For, gast.While)):
+                loop = in_loop or isinstance(s, (gast.For, gast.While))
+                setattr(s, field, self.block(getattr(s, field), tape_name, loop))
+        return [s]
+
+    def with_stmt(self, s, tape_name, in_loop):
+        item = s.items[0]
+        f = getattr(item.context_expr, "func", None)
+        if isinstance(f, gast.Attribute) and f.attr == "stop_recording":
+            out = []
+            for inner in self.block(s.body, tape_name, in_loop):
+                if isinstance(inner, gast.Assign):
+                    inner.value = T.expr("_sg.stop_gradient(v)", v=inner.value)
+                out.append(inner)
+            return out
+        name = getattr(f, "attr", None) or getattr(f, "id", None)
+        if name == "GradientTape" and isinstance(item.optional_vars, gast.Name):
+            inner = blocks.Region(self.region.filename, s.lineno, s.body, item.optional_vars.id,
+                                  self.region.globals, key=self.region.key + (s.lineno, s.col_offset))
+            self.inner[inner.tape_name] = inner
+            return self.block(s.body, tape_name, in_loop)
+        raise self.region.error("a with statement inside a recorded GradientTape block is not "
+                                "supported (other than nested tapes and stop_recording)", s)
+
+    def inner_gradient(self, inner, call, stmt):
+        """``inner.gradient(y, x)`` as a call to the adjoint code of the inner block."""
+        args = list(call.args) + [k.value for k in call.keywords]
+        if len(call.args) < 2 or any(k.arg not in ("output_gradients",) for k in call.keywords):
+            raise self.region.error("a nested tape's gradient needs (target, sources) and at most "
+                                    "output_gradients", stmt)
+        target, sources = args[0], args[1]
+        if not isinstance(target, gast.Name):
+            raise self.region.error("a nested tape's gradient target must be a variable", stmt)
+        as_list = isinstance(sources, (gast.List, gast.Tuple))
+        names = sources.elts if as_list else [sources]
+        if not all(isinstance(n, gast.Name) for n in names):
+            raise self.region.error("a nested tape's gradient sources must be variables", stmt)
+        # The inner block's inputs are variables of this region; other free
+        # names are globals, resolved as such.
+        local = set(self.known) | set(region_outputs(self.region))
+        inputs = [n for n in region_inputs(inner) if n in local]
+        sample = [self.known.get(n) for n in inputs]
+        fn = compile_region(inner, inputs, sample, [target.id], self.watch_variables,
+                            self.is_variable, sources=[n.id for n in names]).fn
+        callee = self.ctx.inject(fn, f"{inner.tape_name}_gradient")
+        seed = call.keywords[0].value if call.keywords else T.expr("_sg.seed_like(y)", y=target.id)
+        result = gast.Call(T.name(callee), [T.name(n) for n in inputs] + [seed], [])
+        return result if as_list else gast.Subscript(result, T.const(0), gast.Load())
+
+
+def region_inputs(region):
+    """Names the region reads before assigning them (candidates for parameters)."""
+    node = gast.FunctionDef("tape_region", gast.arguments([], [], None, [], [], None, []),
+                            copy.deepcopy(region.statements), [], None, None, [])
+    return sorted(free_names(node))
+
+
+def region_outputs(region):
+    names = set()
+    for s in activity.walk_stmts(region.statements):
+        if isinstance(s, gast.Assign):
+            for t in s.targets:
+                names |= {n.id for n in gast.walk(t) if isinstance(n, gast.Name)}
+        elif isinstance(s, gast.For):
+            names |= {n.id for n in gast.walk(s.target) if isinstance(n, gast.Name)}
+    return sorted(names)
+
+
+@without_gc
+def compile_region(region, inputs, sample, targets, watch_variables, is_variable, sources=None,
+                   watch_inputs=(), rows=False):
+    """Generate and load the adjoint code of ``region`` seeded at ``targets``.
+
+    ``watch_inputs``: inputs to report adjoints for as well (values an earlier
+    block of the same tape computed, through which gradients flow on).
+    Returns ``[(source object, adjoint), ...]``, or with ``sources`` (names), a
+    tuple of those names' adjoints (zeros where unconnected): the form a
+    nested tape's gradient call is compiled to. ``rows``: the seeds carry a
+    leading axis of rows (``jacobian``: all rows of the identity in one run),
+    and so does every adjoint reported.
+    """
+    params = list(inputs)
+    args = gast.arguments([gast.Name(p, gast.Param(), None, None) for p in params], [], None,
+                          [], [], None, [])
+    node = gast.FunctionDef("tape_region", args, [], [], None, None, [])
+    node.lineno, node.col_offset = region.lineno, 0
+    src = source.FunctionSource(fn=None, node=node, filename=region.filename, line_offset=0,
+                                globals=region.globals)
+    ctx = Context(src, Guards())
+    ctx.variable_sources = watch_variables
+    ctx.is_variable = is_variable
+    ctx.param_values = dict(zip(params, sample))
+    prepare = _Prepare(region, ctx, watch_variables, is_variable, dict(zip(params, sample)))
+    node.body = prepare.block(region.statements, region.tape_name) + [gast.Return(T.const(None))]
+    fence.check(src)
+    desugar(node, ctx.namer)
+    for s in activity.walk_stmts(node.body):
+        if anno.origin(s) is None:
+            anno.set_origin(s, region.origin(s))
+    assigned = set(region_outputs(region))
+    for p, value in zip(params, sample):
+        if is_variable(value) or p in assigned:
+            continue
+        if atoms.is_static_object(value) or (watch_variables and _holds_variables(value, is_variable)):
+            # Objects, and containers of Variables (``params[0]``, ``for v in params``).
+            ctx.scope.static[p] = value
+    # Trainable Variables the region receives are watched from its first line.
+    auto = [p for p, v in zip(params, sample) if watch_variables and is_variable(v) and v.trainable
+            or p in watch_inputs]
+    start = next((i + 1 for i in range(len(node.body) - 1, -1, -1)
+                  if getattr(node.body[i], "sg_reset", False)), 0)
+    node.body[start:start] = [m for p in auto for m in _watch_marker(_fake_watch(p, node), region)]
+    node.body = [s for s in node.body if not getattr(s, "sg_reset", False)]
+    watched = sorted({s.sg_watched for s in activity.walk_stmts(node.body) if anno.kind(s) == "watch"})
+    normalize.normalize(node, ctx, watched)
+    body = node.body[:-1]
+    wrt = watched + sorted(ctx.sources)
+    act = activity.analyze(node.body, wrt, set(targets))
+    seeds = [ctx.namer.fresh(f"seed_{t}") for t in targets]
+
+    def prelude(rev):
+        if sources is None:
+            rev.grads_list = ctx.namer.fresh("source_grads")
+            return [T.assign(rev.grads_list, gast.List([], gast.Load()))]
+        rev.named_sources = {n: ctx.namer.fresh(f"grad_{n}") for n in sources}
+        return [T.assign(v, T.expr("_sg.zeros_like(x)", x=n)) for n, v in rev.named_sources.items()]
+
+    rev, _, forward, backward = reverse_and_record(
+        ctx, body, params, sample, act, [(t, T.name(sd)) for t, sd in zip(targets, seeds)],
+        inplace=sources is None, prelude=prelude, rows=seeds[0] if rows else None)
+    if sources is None:
+        out = T.name(rev.grads_list)
+    else:
+        out = gast.Tuple([T.name(v) for v in rev.named_sources.values()], gast.Load())
+    cleanup(backward, ctx.namer.adjoints.values(), _loads([gast.Expr(out)]))
+    lifetimes.shapes_from_operands(forward, backward, params, rev.ranks)
+    if sources is None:  # not read again by an outer tape: skip values nothing reads
+        trim_forward(forward, rev, backward + [gast.Expr(out)])
+    code = forward + backward
+    if sources is None:  # ... and free the others after their last use
+        code = lifetimes.free_early(forward, backward,
+                                    set(params) | set(seeds) | _loads([gast.Expr(out)]),
+                                    rev.scalars, ctx.namer.adjoints)
+    node.args.args += [gast.Name(sd, gast.Param(), None, None) for sd in seeds]
+    fname = ctx.namer.fresh(f"{region.tape_name or 'tape'}_region")
+    new = gast.FunctionDef(fname, node.args, code + [gast.Return(out)], [], None, None, [])
+    T.fix_ctx(new)
+    where = region.origin(node).short()
+    header = (f"adjoint of the GradientTape block at {where}, from {', '.join(targets)}"
+              f"{' (all seed rows at once)' if rows else ''}; generated by srcgrad")
+    text = codegen.unparse(new, header)
+    loaded = codegen.load(text, fname, region.globals, ctx.cells, f"tape {where}")
+    generated = Generated(text, loaded, ctx.guards)
+    # The Variables the block reads, as found when it was compiled.
+    generated.variables = [ctx.scope.value(s.value) for s in activity.walk_stmts(body)
+                           if anno.kind(s) == "read"]
+    return generated
+
+
+def _constant(stmt):
+    """``stmt`` with what it assigns cut off from differentiation."""
+    for node in activity.walk_stmts([stmt]):
+        if isinstance(node, gast.Assign):
+            node.value = T.expr("_sg.stop_gradient(v)", v=node.value)
+    return stmt
+
+
+def _holds_variables(value, is_variable):
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) \
+        else ()
+    return any(is_variable(v) for v in items)
+
+
+def _fake_watch(name, node):
+    call = gast.Expr(gast.Call(gast.Attribute(T.name("tape"), "watch", gast.Load()),
+                               [T.name(name)], []))
+    gast.copy_location(call, node)
+    return call

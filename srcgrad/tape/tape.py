@@ -1,0 +1,352 @@
+"""``GradientTape``: TensorFlow's tape semantics on NumPy values, by source transformation.
+
+Entering a tape finds the block it records in the caller's source
+(``blocks.locate``) and remembers the values of the variables the block
+reads. The block then runs as ordinary Python. ``gradient`` compiles the
+block's adjoint code once per code location and kind of values
+(``region.compile_region``), runs it from the remembered values, and matches
+the adjoints it reports to the sources by identity.
+
+The cost of this, compared with code compiled ahead by ``@sg.function``: the
+adjoint code reruns the block's forward computation once per ``gradient``
+call, because the block itself ran as plain Python.
+"""
+import sys
+import warnings
+
+import numpy as np
+
+from . import blocks, region
+from .. import runtime, variables
+from ..compiler.cache import _cast, _kind, _Same
+from ..variables import UnconnectedGradients, Variable, is_float_like
+
+_COMPILED = {}
+_NOT_PERSISTENT = "GradientTape.gradient can only be called once on non-persistent tapes."
+
+
+def _is_variable(value):
+    return isinstance(value, Variable)
+
+
+class _Record:
+    """One recorded block: where it is, and the values it started from and ended with."""
+
+    def __init__(self, where, inputs, values):
+        self.region = where
+        self.inputs = inputs
+        self.values = values
+        self.outputs = {}
+        self.prewatched = []
+        self.snapshots = {}
+        self.held = {}  # Variable -> its array when the block ran, if assigned since
+
+    def compiled(self, targets, watch_variables, watch_inputs=(), rows=False):
+        sample = [self.values[n] for n in self.inputs]
+        key = (self.region.key, _Same(self.region.globals), tuple(self.inputs),
+               tuple(_kind(v) for v in sample),
+               tuple(targets), watch_variables, tuple(watch_inputs), rows)
+        entry = _COMPILED.get(key)
+        if entry is None or not entry.guards.valid():
+            entry = region.compile_region(self.region, self.inputs, sample, list(targets),
+                                          watch_variables, _is_variable,
+                                          watch_inputs=tuple(watch_inputs), rows=rows)
+            _COMPILED[key] = entry
+        return entry
+
+
+class GradientTape:
+    """Records a block of code for differentiation, as ``tf.GradientTape`` does."""
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self.persistent = persistent
+        self.watch_accessed_variables = watch_accessed_variables
+        self._records = []
+        self._current = None
+        self._used = False
+        self._watched = []
+        self._watched_values = []
+
+    # -- recording ----------------------------------------------------------------
+    def __enter__(self):
+        if self._current is not None:
+            raise ValueError("Tape is still recording, This can happen if you try to re-enter "
+                             "an already-active tape.")
+        frame = sys._getframe(1)
+        where = blocks.locate(frame)
+        if where.inputs is None:
+            where.inputs = region.region_inputs(where)
+            where.outputs = region.region_outputs(where)
+        names = where.inputs
+        local = frame.f_locals
+        inputs = [n for n in names if n in local and _is_data(local[n])]
+        self._current = _Record(where, inputs, {n: local[n] for n in inputs})
+        # A Variable's value when the block starts: assign() later must not change the gradient.
+        self._current.snapshots = {n: local[n].read_value() for n in inputs
+                                   if _is_variable(local[n])}
+        # Values watched by an earlier block stay watched in this one.
+        self._current.prewatched = list(self._watched_values)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        record, self._current = self._current, None
+        if exc_type is None and record is not None:
+            local = sys._getframe(1).f_locals
+            record.outputs = {n: local[n] for n in record.region.outputs if n in local}
+            self._records.append(record)
+            variables._TAPES.add(self)
+        return False
+
+    def watch(self, tensor):
+        """Mark ``tensor`` (or a nested list/tuple/dict of them) as a source.
+
+        The block's compiled code knows the watch from its source; at run time
+        this only warns, as TensorFlow does, about values that cannot be watched.
+        """
+        for value in _flatten(tensor)[0]:
+            if not is_float_like(value):
+                warnings.warn(f"The dtype of the watched tensor must be floating (e.g. float64), "
+                              f"got {getattr(value, 'dtype', type(value).__name__)}", stacklevel=2)
+                continue
+            if all(v is not value for v in self._watched_values):
+                self._watched_values.append(value)
+            if _is_variable(value) and all(v is not value for v in self._watched):
+                self._watched.append(value)
+
+    def stop_recording(self):
+        """A context manager: what runs inside it is not recorded (compiled as constants)."""
+        return _NoRecording()
+
+    def reset(self):
+        """Forget everything recorded so far (the tape keeps recording if it is)."""
+        variables._TAPES.discard(self)
+        self._records = []
+        self._used = False
+        self._watched = []
+        self._watched_values = []
+
+    def watched_variables(self):
+        """The Variables watched explicitly or read by the recorded blocks.
+
+        Reads inside called functions and methods are found by compiling the
+        blocks (as the first ``gradient`` would).
+        """
+        seen = list(self._watched)
+        if self.watch_accessed_variables:
+            for record in self._records:
+                found = [v for v in record.values.values() if _is_variable(v) and v.trainable]
+                if record.outputs:
+                    found += record.compiled(sorted(record.outputs), True).variables
+                seen += [v for v in found if all(v is not s for s in seen)]
+        return tuple(seen)
+
+    # -- differentiation ----------------------------------------------------------
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients=UnconnectedGradients.NONE):
+        """d(sum of target [* output_gradients]) / d(sources), shaped like ``sources``."""
+        unconnected = UnconnectedGradients.parse(unconnected_gradients)
+        self._start_differentiating()
+        flat_sources, rebuild = _flatten(sources)
+        flat_targets = _flatten(target)[0]
+        seeds = _flatten(output_gradients)[0] if output_gradients is not None \
+            else [None] * len(flat_targets)
+        if len(seeds) != len(flat_targets):
+            raise ValueError("output_gradients must have the structure of target")
+        grads = self._vjp(flat_targets, seeds, flat_sources)
+        return rebuild([_finish(g, s, unconnected) for g, s in zip(grads, flat_sources)])
+
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE):
+        """d target / d sources: for each source, shape ``target.shape + source.shape``.
+
+        One run of the block's adjoint code, seeded with every row of the
+        identity at once (each adjoint carries a leading axis of rows).
+        """
+        unconnected = UnconnectedGradients.parse(unconnected_gradients)
+        self._start_differentiating()
+        flat_sources, rebuild = _flatten(sources)
+        shape = np.shape(target)
+        size = int(np.prod(shape, dtype=int))
+        seed = np.eye(size).reshape((size,) + shape)
+        grads = self._vjp([target], [seed], flat_sources, rows=True)
+        return rebuild([_rows_finish(g, s, (size,), shape, unconnected)
+                        for g, s in zip(grads, flat_sources)])
+
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE):
+        """Per-example Jacobians: shape ``(batch,) + target.shape[1:] + source.shape[1:]``.
+
+        Example b of ``target`` must depend only on example b of ``source``
+        (as in TensorFlow): then one run seeded with a unit vector in every
+        example at once gives row m of all the examples' Jacobians, so the
+        backward pass runs over ``target.shape[1:]`` rows, not ``target.size``.
+        """
+        unconnected = UnconnectedGradients.parse(unconnected_gradients)
+        t_shape, s_shape = np.shape(target), np.shape(source)
+        if len(t_shape) == 0 or len(s_shape) == 0 or s_shape[0] != t_shape[0]:
+            raise ValueError(f"batch_jacobian needs target and source with the same first "
+                             f"dimension, got shapes {t_shape} and {s_shape}")
+        self._start_differentiating()
+        batch, rest = t_shape[0], t_shape[1:]
+        size = int(np.prod(rest, dtype=int))
+        eye = np.eye(size).reshape((size, 1) + rest)
+        seed = np.ascontiguousarray(np.broadcast_to(eye, (size,) + t_shape))
+        (g,) = self._vjp([target], [seed], [source], rows=True)
+        g = _rows_finish(g, source, (size,), (size,), unconnected)
+        if g is None:
+            return None
+        moved = np.swapaxes(g, 0, 1)  # (batch, row, ...) from (row, batch, ...)
+        return moved.reshape((batch,) + rest + s_shape[1:])
+
+    def _start_differentiating(self):
+        if self._used and not self.persistent:
+            raise RuntimeError(_NOT_PERSISTENT)
+        if self._current is not None:
+            raise RuntimeError("GradientTape.gradient was called inside the tape's with block; "
+                               "call it after the block ends")
+        self._used = True
+        if not self.persistent:
+            variables._TAPES.discard(self)
+
+    def _variable_changes(self, variable):
+        """``variable`` is about to be assigned: the blocks recorded so far keep what they read."""
+        value = variable.read_value()
+        for record in self._records:
+            record.held.setdefault(variable, value)
+
+    def _vjp(self, flat_targets, seeds, flat_sources, rows=False):
+        """Adjoints of ``flat_sources`` (None where unconnected) for seeded targets.
+
+        Blocks are differentiated last to first; a value one block computed and
+        a later block read carries its adjoint back to the earlier block.
+        ``rows``: the seeds (given) have a leading axis of rows, and so do the
+        adjoints returned.
+        """
+        grads = [None] * len(flat_sources)
+        seeded = [(t, np.ones_like(np.asarray(t), dtype=float) if s is None else s)
+                  for t, s in zip(flat_targets, seeds)]
+        for i in range(len(self._records) - 1, -1, -1):
+            record = self._records[i]
+            wanted = {}
+            for t, seed in seeded:
+                for name, value in record.outputs.items():
+                    if value is t:
+                        wanted[name] = seed if name not in wanted else wanted[name] + seed
+            if not wanted:
+                continue
+            earlier = [r.outputs for r in self._records[:i]]
+            carried = [n for n in record.inputs
+                       if any(any(v is record.values[n] for v in out.values()) for out in earlier)
+                       or any(v is record.values[n] for v in record.prewatched)]
+            names = sorted(wanted)
+            entry = record.compiled(names, self.watch_accessed_variables, carried, rows)
+            args = [record.snapshots.get(n, record.values[n]) for n in record.inputs]
+            args += [wanted[n] for n in names]
+            originals = {id(record.snapshots[n]): record.values[n] for n in record.snapshots}
+            previous, runtime.HELD[0] = runtime.HELD[0], record.held
+            try:
+                pairs = _pairs(entry.fn(*args))
+            finally:
+                runtime.HELD[0] = previous
+            for obj, adjoint in pairs:
+                obj = originals.get(id(obj), obj)
+                for k, source in enumerate(flat_sources):
+                    if obj is source:
+                        grads[k] = adjoint if grads[k] is None else grads[k] + adjoint
+                if any(obj is record.values[n] for n in carried):
+                    seeded.append((obj, adjoint))
+        return grads
+
+
+def _float_dtype(value):
+    return value.dtype if np.issubdtype(value.dtype, np.floating) else np.float64
+
+
+def _rows_finish(g, source, lead, shape, unconnected):
+    """A Jacobian for ``source`` from row adjoints ``g``: shape ``shape + source.shape``."""
+    value = np.asarray(source)
+    dtype = _float_dtype(value)
+    if g is None or not is_float_like(source):
+        if unconnected is UnconnectedGradients.NONE:
+            return None
+        return np.zeros(shape + value.shape, dtype=dtype)
+    full = np.broadcast_to(g, lead + value.shape)
+    return full.reshape(shape + value.shape).astype(dtype)
+
+
+def _finish(g, source, unconnected):
+    """A source's gradient with its shape and float dtype, or None / zeros if unconnected."""
+    if type(g) is np.ndarray and type(source) is Variable:  # the common case, quickly
+        value = source.read_value()
+        if g.dtype == value.dtype and g.shape == value.shape and value.dtype.kind == "f" \
+                and value.ndim and g.flags.writeable:
+            return g
+    value = np.asarray(source) if _is_variable(source) else source
+    if _is_variable(source) and value.ndim == 0:
+        value = value[()]  # a 0-d Variable gets a NumPy scalar, as TF gives a scalar tensor
+    if not is_float_like(source):
+        g = None  # ints and bools are never watched (TensorFlow warns and ignores them)
+    if g is None:
+        if unconnected is UnconnectedGradients.NONE:
+            return None
+        return np.zeros_like(np.asarray(value, dtype=_float_dtype(np.asarray(value))))
+    return _cast(g, value if not isinstance(value, (int, bool)) else float(value))
+
+
+class _NoRecording:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _is_data(value):
+    """Values a block reads from its frame: all but modules (they are resolved as globals)."""
+    import types
+
+    return not isinstance(value, (types.ModuleType, GradientTape))
+
+
+def _pairs(items):
+    """(object, adjoint) pairs, with watched containers matched item by item."""
+    for obj, adjoint in items:
+        if isinstance(obj, (list, tuple)) and isinstance(adjoint, list):
+            yield from _pairs(zip(obj, adjoint))
+        elif isinstance(obj, dict) and isinstance(adjoint, dict):
+            yield from _pairs((obj[k], adjoint[k]) for k in obj)
+        else:
+            yield obj, adjoint
+
+
+def _flatten(structure):
+    """The leaves of a nested list/tuple/dict, and a function rebuilding the structure."""
+    kind = type(structure)
+    if (kind is list or kind is tuple) and not any(
+            isinstance(s, (list, tuple, dict)) for s in structure):
+        # The common case, a flat list of Variables: no per-leaf closures.
+        return list(structure), list if kind is list else tuple
+    if isinstance(structure, (list, tuple)):
+        parts = [_flatten(s) for s in structure]
+        leaves = [leaf for p in parts for leaf in p[0]]
+
+        def rebuild(values, parts=parts, kind=type(structure)):
+            out, i = [], 0
+            for p in parts:
+                n = len(p[0])
+                out.append(p[1](values[i:i + n]))
+                i += n
+            return kind(out) if kind is not list else out
+        return leaves, rebuild
+    if isinstance(structure, dict):
+        keys = list(structure)
+        parts = [_flatten(structure[k]) for k in keys]
+        leaves = [leaf for p in parts for leaf in p[0]]
+
+        def rebuild(values, parts=parts, keys=keys):
+            out, i = {}, 0
+            for k, p in zip(keys, parts):
+                n = len(p[0])
+                out[k] = p[1](values[i:i + n])
+                i += n
+            return out
+        return leaves, rebuild
+    return [structure], lambda values: values[0]
