@@ -1,4 +1,4 @@
-"""Generated code frees forward values early (``transforms/lifetimes.py``)."""
+"""Generated code frees forward values early (``passes/lifetimes.py``)."""
 import tracemalloc
 
 import numpy as np

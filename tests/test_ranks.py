@@ -1,4 +1,4 @@
-"""Rank inference (``transforms/ranks.py``): between scalars nothing is broadcast,
+"""Rank inference (``passes/ranks.py``): between scalars nothing is broadcast,
 so the generated code calls no ``_sg.unbroadcast``. The gradients themselves
 are checked everywhere else; these tests check that the calls are gone where
 the scalars are known, including code that differentiates generated code.

@@ -1,4 +1,4 @@
-"""Reverse loops recompute cheap scalars instead of saving them (``transforms/recompute.py``).
+"""Reverse loops recompute cheap scalars instead of saving them (``passes/recompute.py``).
 
 Every case is checked against finite differences, most to second order (the
 recomputed statements are differentiated again); the generated code is read

@@ -1,183 +1,27 @@
-"""The pipeline, top to bottom in ``compile_gradient``.
+"""The pipeline, top to bottom in ``compile_gradient`` and ``compile_region``.
 
 parse -> fence -> desugar -> normalize (resolve names, inline calls, one
-operation per statement) -> activity -> instrument -> reverse -> record ->
-unparse -> load. Each step is a module of ``srcgrad.transforms`` or a small
-module of the package; this file only wires them and holds the context they
-share.
+operation per statement) -> activity -> reverse -> record -> cleanup ->
+unparse -> load. Each step is a module of ``srcgrad.passes`` or of this
+package; this file only wires them, in order, with a comment where order
+matters. The state they share is ``context.Context``.
 """
-import builtins
 import copy
 import functools
 import gc
-import math
-import types
-from dataclasses import dataclass
 
 import gast
-import numpy as np
 
-from . import codegen, source
-from ..rules import table
+from ..ir import anno, atoms
 from ..ir import templates as T
-from ..errors import CompileError
-from .naming import Namer
-from ..passes import activity, fence, lifetimes, normalize, ranks, recompute, record
-from ..ir import anno, atoms, scopes
+from ..ir.names import bound_names, loads_in
+from ..passes import activity, fence, lifetimes, normalize, ranks, recompute, record, tape_blocks
 from ..passes.cleanup import cleanup, drop_unused, forward_copies
 from ..passes.desugar import desugar
-from ..passes.resolve import MISSING as _UNKNOWN, Guards, Scope, is_library
+from ..passes.resolve import Guards
 from ..passes.reverse import Reverse, int_names
-
-_LITERALS = (int, float, complex, str, bytes, bool, type(None))
-
-
-class Context:
-    """State shared by the passes for one compilation."""
-
-    def __init__(self, src, guards):
-        self.src = src
-        self.guards = guards
-        taken = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
-        taken |= set(dir(builtins)) | set(src.globals) | {"_sg", "_"}
-        self.namer = Namer(taken)
-        self.scope = Scope(src.globals, dict(src.freevars), guards)
-        self.containers = set()
-        self.tuples = {}
-        self.cells = {"_sg": codegen.runtime_cell()}
-        self.runtime = self.cells["_sg"].cell_contents
-        self.scope.static["_sg"] = self.runtime
-        self.cells.update(src.freevars)
-        self.result_hint = "result"
-        self._sources = {}
-        # Tapes: reads of trainable Variables are differentiated (sources).
-        self.param_values = {}  # parameters' values at the first call (tapes)
-        self.arg_values = {}  # the same for sg.grad: only to specialise inner gradients
-        self.variable_sources = False
-        self.is_variable = lambda value: False
-        self.sources = set()
-        self.read_values = set()  # names holding the array read from a watched Variable
-        self.scope.is_source = self._is_variable_read
-        self.scope.calls_user_code = self._calls_user_code
-        self.top_locals = scopes.function_locals(src.node)
-        # Rule expressions say ``np`` and ``math``: use the user's own names
-        # when they mean those modules, else private cells.
-        self.module_names = {
-            "np": self._module_name("np", np, "_np"),
-            "math": self._module_name("math", math, "_math"),
-        }
-
-    def _module_name(self, name, module, private):
-        if self.src.globals.get(name) is module and name not in self.top_locals:
-            return name
-        self.namer.reserve([private])
-        self.cells[private] = types.CellType(module)
-        self.scope.static[private] = module
-        return private
-
-    def rule(self, obj):
-        return table.rule(obj)
-
-    def harmless_call(self, call):
-        """A call that cannot change its arguments: a primitive, or ``len``, ``range``, ..."""
-        obj = self.scope.value(call.func)
-        return obj is not _UNKNOWN and (table.nondiff(obj) or table.rule(obj) is not None)
-
-    def _calls_user_code(self, call):
-        """Under a tape, a call into user code may read Variables: differentiate it."""
-        if not self.variable_sources:
-            return False
-        obj = self.scope.value(call.func)
-        if isinstance(obj, gast.FunctionDef):
-            return True
-        if isinstance(obj, types.MethodType):
-            obj = obj.__func__
-        elif not isinstance(obj, (types.FunctionType, type)) and obj is not _UNKNOWN:
-            obj = getattr(type(obj), "__call__", None)
-        return isinstance(obj, types.FunctionType) and not is_library(obj)
-
-    def _is_variable_read(self, node):
-        """Does ``node`` (a name or attribute chain) read a trainable Variable a tape watches?"""
-        if not self.variable_sources or not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)):
-            return False
-        if isinstance(node, gast.Name) and (node.id in self.sources or node.id in self.read_values):
-            return False
-        obj = self.scope.value(node)
-        return self.is_variable(obj) and getattr(obj, "trainable", False)
-
-    def source(self, fn):
-        if fn not in self._sources:
-            src = source.parse_function(fn)
-            fence.check(src)
-            src.names = scopes.names(src.node)  # (locals, free names): once, not per inlining
-            self._sources[fn] = src
-        return self._sources[fn]
-
-    def error(self, message, stmt, remedy=None):
-        o = anno.origin(stmt)
-        if o is None and hasattr(stmt, "lineno"):
-            o = self.src.origin(stmt)
-        return CompileError(message, o.short() if o else None, None, remedy)
-
-    def inject(self, obj, base):
-        name = self.namer.fresh(base)
-        self.cells[name] = types.CellType(obj)
-        self.scope.static[name] = obj
-        return name
-
-    def constant(self, value):
-        if isinstance(value, _LITERALS) and not (isinstance(value, float) and not np.isfinite(value)):
-            return T.const(value)
-        return T.name(self.inject(value, "default"))
-
-    def import_free_names(self, src, callee):
-        """Renames that make ``callee``'s free names mean what they mean in its module."""
-        free = src.names[1]
-        mapping = {}
-        same_module = src.globals is self.src.globals
-        for name in sorted(free):
-            if name in src.freevars:
-                if name in self.top_locals and _contents(src.freevars[name]) is \
-                        self.param_values.get(name, _MISSING):
-                    # A closure over the very variable the compiled code has as a
-                    # parameter (a tape block calling a local function): the same variable.
-                    continue
-                mine = self.cells.get(name)
-                if mine is not None and _contents(mine) is _contents(src.freevars[name]) \
-                        and name not in self.top_locals:
-                    continue
-                fresh = self.namer.fresh(f"{src.fn.__name__}_{name}")
-                self.cells[fresh] = src.freevars[name]
-                self.scope.freevars[fresh] = src.freevars[name]
-                mapping[name] = fresh
-            elif name in src.globals:
-                obj = src.globals[name]
-                self.guards.add(src.globals, name, obj)
-                if same_module and name not in self.top_locals:
-                    continue
-                if same_module and self.param_values.get(name, _MISSING) is obj:
-                    continue  # a module-level tape block: the global is this parameter
-                if self.src.globals.get(name, _MISSING) is obj and name not in self.top_locals:
-                    continue
-                mapping[name] = self.inject(obj, name)
-        return mapping
-
-
-_MISSING = object()
-
-
-def _contents(cell):
-    try:
-        return cell.cell_contents
-    except ValueError:
-        return _MISSING
-
-
-@dataclass
-class Generated:
-    text: str
-    fn: object
-    guards: Guards
+from . import codegen, source
+from .context import Context, Generated
 
 
 def _specialize_varargs(node, nextra):
@@ -250,7 +94,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
         ctx, body, params, sample, act, [(result_name, T.const(1.0))], inplace)
     grads = [T.name(rev.d(w)) if w in state else T.expr("_sg.zeros_like(x)", x=w) for w in wrt_names]
     out = grads[0] if len(grads) == 1 and not as_tuple else gast.Tuple(grads, gast.Load())
-    cleanup(backward, ctx.namer.adjoints.values(), _loads([gast.Expr(out)]))  # dead adjoints
+    cleanup(backward, ctx.namer.adjoints.values(), loads_in([gast.Expr(out)]))  # dead adjoints
     if mode == "value_and_grad":
         out = gast.Tuple([copy.deepcopy(result), out], gast.Load())
     # A result known to be a scalar needs no check; then, with sg.grad, the
@@ -262,7 +106,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     code = forward + check + backward
     if inplace:                                       # free what nothing reads any more
         code = lifetimes.free_early(forward + check, backward,
-                                    set(params) | _loads([gast.Expr(out)]),
+                                    set(params) | loads_in([gast.Expr(out)]),
                                     set(rev.scalars) | {result_name},  # the result is one too
                                     ctx.namer.adjoints)
     verb = "grad" if mode == "grad" else "value_and_grad"
@@ -277,10 +121,103 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     return Generated(text, loaded, ctx.guards)
 
 
+@without_gc
+def compile_region(region, inputs, sample, targets, watch_variables, is_variable, sources=None,
+                   watch_inputs=(), rows=False):
+    """Generate and load the adjoint code of ``region`` seeded at ``targets``.
+
+    ``watch_inputs``: inputs to report adjoints for as well (values an earlier
+    block of the same tape computed, through which gradients flow on).
+    Returns ``[(source object, adjoint), ...]``, or with ``sources`` (names), a
+    tuple of those names' adjoints (zeros where unconnected): the form a
+    nested tape's gradient call is compiled to. ``rows``: the seeds carry a
+    leading axis of rows (``jacobian``: all rows of the identity in one run),
+    and so does every adjoint reported.
+    """
+    params = list(inputs)
+    args = gast.arguments([gast.Name(p, gast.Param(), None, None) for p in params], [], None,
+                          [], [], None, [])
+    node = gast.FunctionDef("tape_region", args, [], [], None, None, [])
+    node.lineno, node.col_offset = region.lineno, 0
+    src = source.FunctionSource(fn=None, node=node, filename=region.filename, line_offset=0,
+                                globals=region.globals)
+    ctx = Context(src, Guards())
+    ctx.variable_sources = watch_variables
+    ctx.is_variable = is_variable
+    ctx.param_values = dict(zip(params, sample))
+    prepare = tape_blocks.Prepare(region, ctx, watch_variables, is_variable,
+                                  dict(zip(params, sample)), compile_region)
+    node.body = prepare.block(region.statements, region.tape_name) + [gast.Return(T.const(None))]
+    fence.check(src)
+    desugar(node, ctx.namer)
+    for s in activity.walk_stmts(node.body):
+        if anno.origin(s) is None:
+            anno.set_origin(s, region.origin(s))
+    assigned = set(tape_blocks.region_outputs(region))
+    for p, value in zip(params, sample):
+        if is_variable(value) or p in assigned:
+            continue
+        if atoms.is_static_object(value) or (watch_variables and tape_blocks.holds_variables(value, is_variable)):
+            # Objects, and containers of Variables (``params[0]``, ``for v in params``).
+            ctx.scope.static[p] = value
+    # Trainable Variables the region receives are watched from its first line.
+    auto = [p for p, v in zip(params, sample) if watch_variables and is_variable(v) and v.trainable
+            or p in watch_inputs]
+    start = next((i + 1 for i in range(len(node.body) - 1, -1, -1)
+                  if getattr(node.body[i], "sg_reset", False)), 0)
+    node.body[start:start] = [m for p in auto
+                          for m in tape_blocks.watch_marker(tape_blocks.fake_watch(p, node), region)]
+    node.body = [s for s in node.body if not getattr(s, "sg_reset", False)]
+    watched = sorted({s.sg_watched for s in activity.walk_stmts(node.body) if anno.kind(s) == "watch"})
+    normalize.normalize(node, ctx, watched)
+    body = node.body[:-1]
+    wrt = watched + sorted(ctx.sources)
+    act = activity.analyze(node.body, wrt, set(targets))
+    seeds = [ctx.namer.fresh(f"seed_{t}") for t in targets]
+
+    def prelude(rev):
+        if sources is None:
+            rev.grads_list = ctx.namer.fresh("source_grads")
+            return [T.assign(rev.grads_list, gast.List([], gast.Load()))]
+        rev.named_sources = {n: ctx.namer.fresh(f"grad_{n}") for n in sources}
+        return [T.assign(v, T.expr("_sg.zeros_like(x)", x=n)) for n, v in rev.named_sources.items()]
+
+    rev, _, forward, backward = reverse_and_record(
+        ctx, body, params, sample, act, [(t, T.name(sd)) for t, sd in zip(targets, seeds)],
+        inplace=sources is None, prelude=prelude, rows=seeds[0] if rows else None)
+    if sources is None:
+        out = T.name(rev.grads_list)
+    else:
+        out = gast.Tuple([T.name(v) for v in rev.named_sources.values()], gast.Load())
+    cleanup(backward, ctx.namer.adjoints.values(), loads_in([gast.Expr(out)]))
+    lifetimes.shapes_from_operands(forward, backward, params, rev.ranks)
+    if sources is None:  # not read again by an outer tape: skip values nothing reads
+        trim_forward(forward, rev, backward + [gast.Expr(out)])
+    code = forward + backward
+    if sources is None:  # ... and free the others after their last use
+        code = lifetimes.free_early(forward, backward,
+                                    set(params) | set(seeds) | loads_in([gast.Expr(out)]),
+                                    rev.scalars, ctx.namer.adjoints)
+    node.args.args += [gast.Name(sd, gast.Param(), None, None) for sd in seeds]
+    fname = ctx.namer.fresh(f"{region.tape_name or 'tape'}_region")
+    new = gast.FunctionDef(fname, node.args, code + [gast.Return(out)], [], None, None, [])
+    T.fix_ctx(new)
+    where = region.origin(node).short()
+    header = (f"adjoint of the GradientTape block at {where}, from {', '.join(targets)}"
+              f"{' (all seed rows at once)' if rows else ''}; generated by srcgrad")
+    text = codegen.unparse(new, header)
+    loaded = codegen.load(text, fname, region.globals, ctx.cells, f"tape {where}")
+    generated = Generated(text, loaded, ctx.guards)
+    # The Variables the block reads, as found when it was compiled.
+    generated.variables = [ctx.scope.value(s.value) for s in activity.walk_stmts(body)
+                           if anno.kind(s) == "read"]
+    return generated
+
+
 def trim_forward(forward, rev, after):
     """Drop from ``forward`` what none of the statements ``after`` it reads (values the
     backward pass rebuilds itself included), and the copies in its loops."""
-    live = _loads(after)
+    live = loads_in(after)
     drop_unused(forward, live - rev.rebuilt)
     forward_copies(forward, live)
 
@@ -355,7 +292,7 @@ def _record(ctx, rev, body, params, backward):
     _snapshot_items(body, needed)
     first = record.Recorder(ctx.namer, params, needed, preinit=rev.zeroed)
     first.forward(body)
-    used = _loads(first.fill(backward))
+    used = loads_in(first.fill(backward))
     records = {getattr(s, attr, None) for s in activity.walk_stmts(body)
                for attr in ("sg_cond", "sg_trips", "sg_range")}
     needed -= {r for r in records if r and r not in used}
@@ -373,24 +310,11 @@ def check_function(fn):
 
 
 def _stores(s):
-    from ..passes.reverse import written_names
-
-    names = list(written_names(s))
-    if isinstance(s, gast.For):
-        names.append(s.target.id)
+    names = bound_names(s)
     for attr in ("sg_cond", "sg_trips", "sg_range"):
         if getattr(s, attr, None):
             names.append(getattr(s, attr))
     return names
-
-
-def _loads(code):
-    out = set()
-    for c in code:
-        for n in T.walk(c):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-                out.add(n.id)
-    return out
 
 
 def _written_in_place(stmts):
@@ -420,7 +344,7 @@ def _needed(backward, primal, body):
     array written in place whose item or view the backward pass reads (the
     view sees the array's slots, so they must be restored).
     """
-    needed = _loads(backward) & primal
+    needed = loads_in(backward) & primal
     stmts = list(activity.walk_stmts(body))
     written = _written_in_place(stmts)
     changed = True

@@ -10,6 +10,7 @@ import gast
 
 from ..rules import table
 from ..ir import anno
+from ..ir.names import walk_stmts
 from .resolve import MISSING
 from ..ir.scopes import free_names
 
@@ -97,15 +98,6 @@ def literal_items(value):
 
 def _target_names(target):
     return [n.id for n in gast.walk(target) if isinstance(n, gast.Name)]
-
-
-def walk_stmts(body):
-    """Every statement of a body, nested blocks included, in order."""
-    for s in body:
-        yield s
-        for field in ("body", "orelse"):
-            if not isinstance(s, gast.FunctionDef) and hasattr(s, field):
-                yield from walk_stmts(getattr(s, field))
 
 
 def flow(s):

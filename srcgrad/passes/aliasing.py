@@ -9,7 +9,7 @@ import gast
 
 from ..ir import templates as T
 from ..rules import table
-from .activity import walk_stmts
+from ..ir.names import walk_stmts
 
 def shared_names(body, scope):
     """Names whose array may be reachable through another name.

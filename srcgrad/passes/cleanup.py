@@ -23,7 +23,7 @@ import gast
 from ..ir import templates as T
 from ..rules.rows import _is_sg_call
 from ..ir import anno
-from .activity import walk_stmts
+from ..ir.names import loads, stores, walk_stmts
 
 
 def _is_one(node):
@@ -67,10 +67,6 @@ class _Peephole(gast.NodeTransformer):
         return node
 
 
-def _uses(node):
-    return {n.id for n in T.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-
-
 def _defs(stmt):
     return {n.id for t in getattr(stmt, "targets", []) for n in T.walk(t)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
@@ -84,7 +80,7 @@ class _Liveness:
     def flow(self, s):
         out = self._flow.get(id(s))
         if out is None:
-            out = self._flow[id(s)] = (_defs(s), _uses(s))
+            out = self._flow[id(s)] = (_defs(s), loads(s))
         return out
 
     def block(self, stmts, live, prune):
@@ -96,10 +92,10 @@ class _Liveness:
                 else_live = self.block(s.orelse, set(live), prune)
                 if prune:
                     s.body = s.body or [gast.Pass()]
-                live = then_live | else_live | _uses(s.test)
+                live = then_live | else_live | loads(s.test)
             elif isinstance(s, (gast.For, gast.While)):
                 # A while test runs again after each iteration: what it reads is live there.
-                loop_live = set(live) | (_uses(s.test) if isinstance(s, gast.While) else set())
+                loop_live = set(live) | (loads(s.test) if isinstance(s, gast.While) else set())
                 while True:
                     body_live = self.block(s.body, set(loop_live), False)
                     new = loop_live | body_live
@@ -110,7 +106,7 @@ class _Liveness:
                     self.block(s.body, set(loop_live), True)
                     s.body = s.body or [gast.Pass()]
                 head = s.iter if isinstance(s, gast.For) else s.test
-                live = loop_live | _uses(head)
+                live = loop_live | loads(head)
             elif isinstance(s, gast.Assign) and len(s.targets) == 1 \
                     and isinstance(s.targets[0], gast.Name) \
                     and s.targets[0].id in self.removable and s.targets[0].id not in live:
@@ -193,10 +189,10 @@ def drop_unused(forward, live_after):
     for s in walk_stmts(forward):
         if isinstance(s, (gast.If, gast.While)):
             continue
-        stores = _stores(s.target if isinstance(s, gast.For) else s)
-        bound |= stores
+        names = stores(s.target if isinstance(s, gast.For) else s)
+        bound |= names
         if isinstance(s, gast.For) or not pure_assignment(s):
-            impure |= stores
+            impure |= names
     _Liveness(bound - impure).block(forward, set(live_after), True)
     forward[:] = _tidy(forward)
     # A loop left with nothing to do (its values are recomputed backward): gone,
@@ -204,7 +200,7 @@ def drop_unused(forward, live_after):
     read = set(live_after)
     for s in forward:
         if not _idle_loop(s):
-            read |= _uses(s)
+            read |= loads(s)
     forward[:] = [s for s in forward if not (_idle_loop(s) and s.target.id not in read)]
     return forward
 
@@ -220,10 +216,6 @@ def forward_copies(forward, live_after):
 def _idle_loop(s):
     return isinstance(s, gast.For) and not _real(s.body) and not s.orelse \
         and isinstance(s.target, gast.Name) and isinstance(s.iter, gast.Name)
-
-
-def _stores(node):
-    return {n.id for n in T.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
 def _bindings(stmts):
@@ -346,7 +338,7 @@ def _gathered(stmts):
                 and isinstance(stmts[j].op, gast.Add) and isinstance(stmts[j].target, gast.Subscript) \
                 and isinstance(stmts[j].target.value, gast.Name) and stmts[j].target.value.id == d \
                 and _int_constant(stmts[j].target.slice) and stmts[j].target.slice.value not in items \
-                and d not in _uses(stmts[j].value):
+                and d not in loads(stmts[j].value):
             items[stmts[j].target.slice.value] = stmts[j].value
             j += 1
         if j - k < 2 or set(items) != set(range(len(items))):
@@ -441,7 +433,7 @@ def _merged_item_adds(stmts):
         if first is None or k in dropped:
             continue
         d, index, value = first
-        frozen = _uses(s.target.slice) | _uses(value)
+        frozen = loads(s.target.slice) | loads(value)
         for j in range(k + 1, len(stmts)):
             later = stmts[j]
             second = _item_add(later)
@@ -449,7 +441,7 @@ def _merged_item_adds(stmts):
                 later.value = gast.BinOp(value, gast.Add(), later.value)
                 dropped.add(k)
                 break
-            if isinstance(later, (gast.If, gast.For, gast.While)) or d in _uses(later) \
+            if isinstance(later, (gast.If, gast.For, gast.While)) or d in loads(later) \
                     or d in _rebinds(later) or frozen & (_rebinds(later) | _written_into(later)):
                 break
     stmts[:] = [s for k, s in enumerate(stmts) if k not in dropped]

@@ -11,7 +11,7 @@ import gast
 
 from ..ir import templates as T
 from ..ir import anno
-from .activity import walk_stmts
+from ..ir.names import walk_stmts
 from ..ir.atoms import is_static_object
 from .desugar import desugar
 from .resolve import MISSING

@@ -26,9 +26,8 @@ gradient that does not return ``z`` need not compute it.
 import gast
 
 from ..ir import templates as T
-from .activity import walk_stmts
+from ..ir.names import binding_counts, bound_names
 from .ranks import shape_source
-from .reverse import written_names
 
 # ``_sg`` helpers -> the positions of arguments they use only for shape and dtype.
 SHAPE_ONLY = {
@@ -58,7 +57,7 @@ def shapes_from_operands(forward, backward, params, ranks):
     of ``forward`` (or ``a`` is a parameter bound nowhere), so ``a`` still has
     the shape it gave ``z`` when the backward pass runs.
     """
-    counts = _binding_counts(forward + backward)
+    counts = binding_counts(forward + backward)
     origin = {}
     for s in forward:
         if not (isinstance(s, gast.Assign) and len(s.targets) == 1
@@ -92,20 +91,11 @@ def free_early(forward, backward, keep, scalars, adjoints):
     return _delete_dead(forward + backward, once)
 
 
-def _binding_counts(body):
-    """Name -> how many statements of ``body`` (nested blocks included) bind it."""
-    counts = {}
-    for s in walk_stmts(body):
-        for name in _stores(s):
-            counts[name] = counts.get(name, 0) + 1
-    return counts
-
-
 def _bound_once_at_top(body):
     """Names bound once, by a top-level statement that may give an array."""
-    counts = _binding_counts(body)
+    counts = binding_counts(body)
     top = {n for s in body if isinstance(s, gast.Assign) and _may_be_array(s.value)
-           for n in _stores(s)}
+           for n in bound_names(s)}
     return {n for n in top if counts[n] == 1}
 
 
@@ -116,13 +106,6 @@ def _may_be_array(value):
     if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
         return value.func.id not in ("range", "len", "int", "bool", "float")
     return True
-
-
-def _stores(s):
-    """Names ``s`` binds (``a[i] = v`` binds none: it writes into ``a``)."""
-    if isinstance(s, gast.For):
-        return [n.id for n in T.walk(s.target) if isinstance(n, gast.Name)]
-    return written_names(s)
 
 
 def _shape_reads(call, table=SHAPE_ONLY):
@@ -153,7 +136,7 @@ def _use_shapes(forward, backward, candidates):
     for s in forward:
         stand_ins.append(s)
         stand_ins += [T.assign(f"{name}_like", T.expr("_sg.like(x)", x=name))
-                      for name in _stores(s) if name in names]
+                      for name in bound_names(s) if name in names]
     forward[:] = stand_ins
     for name in names:
         for arg in shape_only[name]:
@@ -182,6 +165,6 @@ def _delete_dead(body, candidates):
 
 def _binds_only(s, name):
     """``s`` binds ``name`` and nothing reads it after: keep it (a value the caller may see)."""
-    return isinstance(s, gast.Assign) and name in _stores(s) and not any(
+    return isinstance(s, gast.Assign) and name in bound_names(s) and not any(
         isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
         for n in T.walk(s))

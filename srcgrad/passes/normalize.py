@@ -26,7 +26,8 @@ import gast
 from ..rules import table
 from ..ir import templates as T
 from ..ir import anno
-from .activity import expr_varied, walk_stmts
+from ..ir.names import walk_stmts
+from .activity import expr_varied
 from .resolve import MISSING
 from ..ir.scopes import function_locals
 from .aliasing import shared_names

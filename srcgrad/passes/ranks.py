@@ -16,7 +16,7 @@ from ..ir import templates as T
 from ..rules.entry import params as rule_params
 from ..variables import Variable
 from ..ir import anno
-from .activity import walk_stmts
+from ..ir.names import walk_stmts
 
 
 def _rank_of_value(value):

@@ -26,8 +26,8 @@ import gast
 
 from ..ir import templates as T
 from ..ir import anno
-from .activity import walk_stmts
-from .cleanup import _stores, _uses, pure_assignment
+from ..ir.names import loads, stores, walk_stmts
+from .cleanup import pure_assignment
 from .reverse import comment
 
 _MUTATING = ("setitem", "append", "pop")
@@ -97,7 +97,7 @@ def _loads_outside(backward, loop):
     out = set()
     for s in backward:
         if s is not loop:
-            out |= _uses(s)
+            out |= loads(s)
     return out
 
 
@@ -113,14 +113,14 @@ def _unstable(body, params, harmless):
         target = s.target if isinstance(s, gast.For) else s
         if isinstance(s, (gast.If, gast.While)):
             continue
-        for name in _stores(target):
+        for name in stores(target):
             count[name] = count.get(name, 0) + 1
         if isinstance(s, gast.For) or anno.kind(s) == "watch":  # a tape's marker changes nothing
             continue
         if anno.kind(s) in _MUTATING:
-            changed |= _uses(s.targets[0].value if anno.kind(s) == "setitem" else s.value.func)
+            changed |= loads(s.targets[0].value if anno.kind(s) == "setitem" else s.value.func)
         elif not pure_assignment(s) and not _harmless(s, harmless):
-            changed |= _uses(s)  # a call may change what it is given
+            changed |= loads(s)  # a call may change what it is given
     return {n for n, k in count.items() if k > 1} | changed
 
 
@@ -135,7 +135,7 @@ def _harmless(s, harmless):
 def _rebuildable(loop, unstable, scalars):
     """Name -> its statement, for the scalars of ``loop``'s body the reverse loop can rebuild."""
     index = loop.target.id
-    bound_here = {name for s in loop.body for name in _stores(s)}
+    bound_here = {name for s in loop.body for name in stores(s)}
     if index in bound_here:
         return {}
     out = {}
@@ -148,7 +148,7 @@ def _rebuildable(loop, unstable, scalars):
         if name not in scalars and not isinstance(s.value, gast.Name):
             continue  # only scalars are cheap to compute again; a copy is free
         if all(n == index or n in out or (n not in unstable and n not in bound_here)
-               for n in _uses(s.value)):
+               for n in loads(s.value)):
             out[name] = s
     return out
 
@@ -160,5 +160,5 @@ def _with_inputs(wanted, rebuilt):
         if name in keep:
             continue
         keep.add(name)
-        todo += [n for n in _uses(rebuilt[name].value) if n in rebuilt]
+        todo += [n for n in loads(rebuilt[name].value) if n in rebuilt]
     return keep

@@ -18,7 +18,7 @@ import gast
 
 from ..ir import templates as T
 from ..ir import anno
-from .reverse import written_names
+from ..ir.names import written_names
 
 
 def instrument(body, namer):

@@ -21,6 +21,7 @@ from ..ir import templates as T
 from ..rules.rows import row_form
 from ..rules.entry import params as rule_params
 from ..ir import anno
+from ..ir.names import walk_stmts, written_names
 from .activity import literal_items
 
 
@@ -56,19 +57,6 @@ def comment(text):
 
 
 OWN = "own"  # see Reverse.acc
-
-
-def written_names(s):
-    """Names a statement rebinds (not mutations)."""
-    if isinstance(s, gast.Assign):
-        out = []
-        for t in s.targets:
-            if isinstance(t, (gast.Name, gast.Tuple, gast.List)):
-                out += [n.id for n in gast.walk(t) if isinstance(n, gast.Name)]
-        return out
-    if isinstance(s, gast.FunctionDef):
-        return [s.name]
-    return []
 
 
 class Reverse:
@@ -451,7 +439,6 @@ def _basic_index(index, ints):
 
 def int_names(body):
     """Names every assignment of which gives an int: range loop targets, ``i + 1``, ``len(x)``."""
-    from .activity import walk_stmts
 
     defs = {}
     for s in walk_stmts(body):

@@ -38,6 +38,11 @@ class Region:
     def error(self, message, node, remedy=None):
         return CompileError(message, self.origin(node).short(), None, remedy)
 
+    def nested(self, stmt, statements, tape_name):
+        """The region of a tape entered at ``stmt`` inside this one."""
+        return Region(self.filename, stmt.lineno, statements, tape_name, self.globals,
+                      key=self.key + (stmt.lineno, stmt.col_offset))
+
 
 def _tree(filename, module_globals, code=None):
     """The parsed file, or with ``code`` (a function's), only the lines of that function.

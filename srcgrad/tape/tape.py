@@ -4,7 +4,7 @@ Entering a tape finds the block it records in the caller's source
 (``blocks.locate``) and remembers the values of the variables the block
 reads. The block then runs as ordinary Python. ``gradient`` compiles the
 block's adjoint code once per code location and kind of values
-(``region.compile_region``), runs it from the remembered values, and matches
+(``compiler.pipeline.compile_region``), runs it from the remembered values, and matches
 the adjoints it reports to the sources by identity.
 
 The cost of this, compared with code compiled ahead by ``@sg.function``: the
@@ -16,9 +16,11 @@ import warnings
 
 import numpy as np
 
-from . import blocks, region
 from .. import runtime, variables
 from ..compiler.cache import _cast, _kind, _Same
+from ..compiler.pipeline import compile_region
+from ..passes.tape_blocks import region_inputs, region_outputs
+from . import blocks
 from ..variables import UnconnectedGradients, Variable, is_float_like
 
 _COMPILED = {}
@@ -48,7 +50,7 @@ class _Record:
                tuple(targets), watch_variables, tuple(watch_inputs), rows)
         entry = _COMPILED.get(key)
         if entry is None or not entry.guards.valid():
-            entry = region.compile_region(self.region, self.inputs, sample, list(targets),
+            entry = compile_region(self.region, self.inputs, sample, list(targets),
                                           watch_variables, _is_variable,
                                           watch_inputs=tuple(watch_inputs), rows=rows)
             _COMPILED[key] = entry
@@ -75,8 +77,8 @@ class GradientTape:
         frame = sys._getframe(1)
         where = blocks.locate(frame)
         if where.inputs is None:
-            where.inputs = region.region_inputs(where)
-            where.outputs = region.region_outputs(where)
+            where.inputs = region_inputs(where)
+            where.outputs = region_outputs(where)
         names = where.inputs
         local = frame.f_locals
         inputs = [n for n in names if n in local and _is_data(local[n])]

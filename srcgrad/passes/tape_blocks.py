@@ -1,33 +1,36 @@
-"""Adjoint code of a region a GradientTape recorded.
+"""The statements of a block a GradientTape recorded, in the compiler's language.
 
-The region's statements become ``def tape_region(<inputs>, <seeds>)``:
-it reruns the region from the values its inputs had when it was entered,
-recording what the backward pass needs, then runs the backward pass from one
-seed per target and returns ``[(source, adjoint), ...]`` for every watched
-value and every trainable ``Variable`` the region read. The tape matches
-sources by identity, as TensorFlow matches tensors.
+``tape.watch(x)`` becomes a marker where the backward pass reports x's
+adjoint, ``stop_recording()`` blocks keep their statements with their values
+cut off, and a nested tape's ``inner.gradient(y, x)`` becomes a call to the
+inner block's own adjoint code (compiled by the ``compile_inner`` callback,
+the pipeline's ``compile_region``), which the compiler inlines and so
+differentiates again: nested tapes give higher derivatives.
 
-Same pipeline as ``compiler.compile_gradient``; what differs is what is
-differentiated with respect to (watch points, Variable reads) and seeded
-(any variable of the region).
+Before (a block at line 3)::
+
+    tape.watch(x)
+    with tape.stop_recording():
+        c = x * 2.0
+    y = x * x
+
+After::
+
+    _sg_watch(x)
+    c = _sg.stop_gradient(x * 2.0)
+    y = x * x
 """
 import copy
 
 import gast
 
-from . import blocks
-from ..compiler import codegen, source
+from ..ir import anno
 from ..ir import templates as T
-from ..compiler.pipeline import Context, Generated, _loads, reverse_and_record, trim_forward, without_gc
-from ..passes import activity, fence, lifetimes, normalize
-from ..ir import anno, atoms
-from ..passes.cleanup import cleanup
-from ..passes.desugar import desugar
-from ..passes.resolve import Guards
 from ..ir.scopes import free_names
+from ..ir.names import walk_stmts
 
 
-def _watch_marker(node, region, known=None):
+def watch_marker(node, region, known=None):
     """``tape.watch(x)`` becomes markers: the backward pass reports x's adjoint there.
 
     A list, tuple or dict literal watches each item; a variable holding a
@@ -74,7 +77,7 @@ def _is_tape_call(stmt, tape_name, method):
         and f.value.id == tape_name
 
 
-class _Prepare:
+class Prepare:
     """The region's statements, ready for the compiler.
 
     - ``tape.watch(x)`` becomes a marker where the backward pass reports x's adjoint;
@@ -85,8 +88,9 @@ class _Prepare:
       differentiates again: nested tapes give higher derivatives.
     """
 
-    def __init__(self, region, ctx, watch_variables, is_variable, known):
+    def __init__(self, region, ctx, watch_variables, is_variable, known, compile_inner):
         self.known = known  # this region's inputs -> their values at entry
+        self.compile_inner = compile_inner
         self.region = region
         self.ctx = ctx
         self.watch_variables = watch_variables
@@ -102,16 +106,14 @@ class _Prepare:
             if end is not None:
                 # ``inner.__enter__()`` ... ``inner.__exit__(...)``: a nested tape by hand.
                 name = s.value.func.value.id
-                inner = blocks.Region(self.region.filename, s.lineno, stmts[i + 1:end], name,
-                                      self.region.globals,
-                                      key=self.region.key + (s.lineno, s.col_offset))
+                inner = self.region.nested(s, stmts[i + 1:end], name)
                 self.inner[name] = inner
                 out += self.block(stmts[i + 1:end], tape_name, in_loop)
                 i = end + 1
                 continue
             if _is_tape_call(s, tape_name, "reset") and not in_loop:
                 # Only what runs after reset() is recorded: what came before is constant.
-                out = [_constant(o) for o in out if anno.kind(o) != "watch"]
+                out = [constant(o) for o in out if anno.kind(o) != "watch"]
                 mark = gast.copy_location(gast.Pass(), s)
                 mark.sg_reset = True
                 out.append(mark)
@@ -139,7 +141,7 @@ class _Prepare:
     def stmt(self, s, tape_name, in_loop=False):
         region = self.region
         if _is_tape_call(s, tape_name, "watch"):
-            return _watch_marker(s, region, self.known)
+            return watch_marker(s, region, self.known)
         if any(_is_tape_call(s, name, "watch") for name in self.inner):
             return []  # a nested tape's watch: that tape's business
         if isinstance(s, gast.Return) or (isinstance(s, (gast.Break, gast.Continue)) and not in_loop):
@@ -172,8 +174,7 @@ class _Prepare:
             return out
         name = getattr(f, "attr", None) or getattr(f, "id", None)
         if name == "GradientTape" and isinstance(item.optional_vars, gast.Name):
-            inner = blocks.Region(self.region.filename, s.lineno, s.body, item.optional_vars.id,
-                                  self.region.globals, key=self.region.key + (s.lineno, s.col_offset))
+            inner = self.region.nested(s, s.body, item.optional_vars.id)
             self.inner[inner.tape_name] = inner
             return self.block(s.body, tape_name, in_loop)
         raise self.region.error("a with statement inside a recorded GradientTape block is not "
@@ -197,8 +198,8 @@ class _Prepare:
         local = set(self.known) | set(region_outputs(self.region))
         inputs = [n for n in region_inputs(inner) if n in local]
         sample = [self.known.get(n) for n in inputs]
-        fn = compile_region(inner, inputs, sample, [target.id], self.watch_variables,
-                            self.is_variable, sources=[n.id for n in names]).fn
+        fn = self.compile_inner(inner, inputs, sample, [target.id], self.watch_variables,
+                                self.is_variable, sources=[n.id for n in names]).fn
         callee = self.ctx.inject(fn, f"{inner.tape_name}_gradient")
         seed = call.keywords[0].value if call.keywords else T.expr("_sg.seed_like(y)", y=target.id)
         result = gast.Call(T.name(callee), [T.name(n) for n in inputs] + [seed], [])
@@ -214,7 +215,7 @@ def region_inputs(region):
 
 def region_outputs(region):
     names = set()
-    for s in activity.walk_stmts(region.statements):
+    for s in walk_stmts(region.statements):
         if isinstance(s, gast.Assign):
             for t in s.targets:
                 names |= {n.id for n in gast.walk(t) if isinstance(n, gast.Name)}
@@ -223,112 +224,21 @@ def region_outputs(region):
     return sorted(names)
 
 
-@without_gc
-def compile_region(region, inputs, sample, targets, watch_variables, is_variable, sources=None,
-                   watch_inputs=(), rows=False):
-    """Generate and load the adjoint code of ``region`` seeded at ``targets``.
-
-    ``watch_inputs``: inputs to report adjoints for as well (values an earlier
-    block of the same tape computed, through which gradients flow on).
-    Returns ``[(source object, adjoint), ...]``, or with ``sources`` (names), a
-    tuple of those names' adjoints (zeros where unconnected): the form a
-    nested tape's gradient call is compiled to. ``rows``: the seeds carry a
-    leading axis of rows (``jacobian``: all rows of the identity in one run),
-    and so does every adjoint reported.
-    """
-    params = list(inputs)
-    args = gast.arguments([gast.Name(p, gast.Param(), None, None) for p in params], [], None,
-                          [], [], None, [])
-    node = gast.FunctionDef("tape_region", args, [], [], None, None, [])
-    node.lineno, node.col_offset = region.lineno, 0
-    src = source.FunctionSource(fn=None, node=node, filename=region.filename, line_offset=0,
-                                globals=region.globals)
-    ctx = Context(src, Guards())
-    ctx.variable_sources = watch_variables
-    ctx.is_variable = is_variable
-    ctx.param_values = dict(zip(params, sample))
-    prepare = _Prepare(region, ctx, watch_variables, is_variable, dict(zip(params, sample)))
-    node.body = prepare.block(region.statements, region.tape_name) + [gast.Return(T.const(None))]
-    fence.check(src)
-    desugar(node, ctx.namer)
-    for s in activity.walk_stmts(node.body):
-        if anno.origin(s) is None:
-            anno.set_origin(s, region.origin(s))
-    assigned = set(region_outputs(region))
-    for p, value in zip(params, sample):
-        if is_variable(value) or p in assigned:
-            continue
-        if atoms.is_static_object(value) or (watch_variables and _holds_variables(value, is_variable)):
-            # Objects, and containers of Variables (``params[0]``, ``for v in params``).
-            ctx.scope.static[p] = value
-    # Trainable Variables the region receives are watched from its first line.
-    auto = [p for p, v in zip(params, sample) if watch_variables and is_variable(v) and v.trainable
-            or p in watch_inputs]
-    start = next((i + 1 for i in range(len(node.body) - 1, -1, -1)
-                  if getattr(node.body[i], "sg_reset", False)), 0)
-    node.body[start:start] = [m for p in auto for m in _watch_marker(_fake_watch(p, node), region)]
-    node.body = [s for s in node.body if not getattr(s, "sg_reset", False)]
-    watched = sorted({s.sg_watched for s in activity.walk_stmts(node.body) if anno.kind(s) == "watch"})
-    normalize.normalize(node, ctx, watched)
-    body = node.body[:-1]
-    wrt = watched + sorted(ctx.sources)
-    act = activity.analyze(node.body, wrt, set(targets))
-    seeds = [ctx.namer.fresh(f"seed_{t}") for t in targets]
-
-    def prelude(rev):
-        if sources is None:
-            rev.grads_list = ctx.namer.fresh("source_grads")
-            return [T.assign(rev.grads_list, gast.List([], gast.Load()))]
-        rev.named_sources = {n: ctx.namer.fresh(f"grad_{n}") for n in sources}
-        return [T.assign(v, T.expr("_sg.zeros_like(x)", x=n)) for n, v in rev.named_sources.items()]
-
-    rev, _, forward, backward = reverse_and_record(
-        ctx, body, params, sample, act, [(t, T.name(sd)) for t, sd in zip(targets, seeds)],
-        inplace=sources is None, prelude=prelude, rows=seeds[0] if rows else None)
-    if sources is None:
-        out = T.name(rev.grads_list)
-    else:
-        out = gast.Tuple([T.name(v) for v in rev.named_sources.values()], gast.Load())
-    cleanup(backward, ctx.namer.adjoints.values(), _loads([gast.Expr(out)]))
-    lifetimes.shapes_from_operands(forward, backward, params, rev.ranks)
-    if sources is None:  # not read again by an outer tape: skip values nothing reads
-        trim_forward(forward, rev, backward + [gast.Expr(out)])
-    code = forward + backward
-    if sources is None:  # ... and free the others after their last use
-        code = lifetimes.free_early(forward, backward,
-                                    set(params) | set(seeds) | _loads([gast.Expr(out)]),
-                                    rev.scalars, ctx.namer.adjoints)
-    node.args.args += [gast.Name(sd, gast.Param(), None, None) for sd in seeds]
-    fname = ctx.namer.fresh(f"{region.tape_name or 'tape'}_region")
-    new = gast.FunctionDef(fname, node.args, code + [gast.Return(out)], [], None, None, [])
-    T.fix_ctx(new)
-    where = region.origin(node).short()
-    header = (f"adjoint of the GradientTape block at {where}, from {', '.join(targets)}"
-              f"{' (all seed rows at once)' if rows else ''}; generated by srcgrad")
-    text = codegen.unparse(new, header)
-    loaded = codegen.load(text, fname, region.globals, ctx.cells, f"tape {where}")
-    generated = Generated(text, loaded, ctx.guards)
-    # The Variables the block reads, as found when it was compiled.
-    generated.variables = [ctx.scope.value(s.value) for s in activity.walk_stmts(body)
-                           if anno.kind(s) == "read"]
-    return generated
-
-
-def _constant(stmt):
+def constant(stmt):
     """``stmt`` with what it assigns cut off from differentiation."""
-    for node in activity.walk_stmts([stmt]):
+    for node in walk_stmts([stmt]):
         if isinstance(node, gast.Assign):
             node.value = T.expr("_sg.stop_gradient(v)", v=node.value)
     return stmt
 
 
-def _holds_variables(value, is_variable):
+def holds_variables(value, is_variable):
     items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) \
         else ()
     return any(is_variable(v) for v in items)
 
 
-def _fake_watch(name, node):
+def fake_watch(name, node):
     call = gast.Expr(gast.Call(gast.Attribute(T.name("tape"), "watch", gast.Load()),
                                [T.name(name)], []))
     gast.copy_location(call, node)

@@ -1,0 +1,172 @@
+"""The state the passes share during one compilation (``Context``) and its result (``Generated``).
+
+Passes receive the context rather than reading module registries: it holds
+the namer, what names denote (``scope``), the objects injected into the
+generated code (``cells``) and the guards the cache checks before reusing it.
+"""
+import builtins
+import math
+import types
+from dataclasses import dataclass
+
+import gast
+import numpy as np
+
+from ..errors import CompileError
+from ..ir import anno, scopes
+from ..ir import templates as T
+from ..passes import fence
+from ..passes.resolve import MISSING as _UNKNOWN, Guards, Scope, is_library
+from ..rules import table
+from . import codegen, source
+from .naming import Namer
+
+_LITERALS = (int, float, complex, str, bytes, bool, type(None))
+
+
+class Context:
+    """State shared by the passes for one compilation."""
+
+    def __init__(self, src, guards):
+        self.src = src
+        self.guards = guards
+        taken = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
+        taken |= set(dir(builtins)) | set(src.globals) | {"_sg", "_"}
+        self.namer = Namer(taken)
+        self.scope = Scope(src.globals, dict(src.freevars), guards)
+        self.containers = set()
+        self.tuples = {}
+        self.cells = {"_sg": codegen.runtime_cell()}
+        self.runtime = self.cells["_sg"].cell_contents
+        self.scope.static["_sg"] = self.runtime
+        self.cells.update(src.freevars)
+        self.result_hint = "result"
+        self._sources = {}
+        # Tapes: reads of trainable Variables are differentiated (sources).
+        self.param_values = {}  # parameters' values at the first call (tapes)
+        self.arg_values = {}  # the same for sg.grad: only to specialise inner gradients
+        self.variable_sources = False
+        self.is_variable = lambda value: False
+        self.sources = set()
+        self.read_values = set()  # names holding the array read from a watched Variable
+        self.scope.is_source = self._is_variable_read
+        self.scope.calls_user_code = self._calls_user_code
+        self.top_locals = scopes.function_locals(src.node)
+        # Rule expressions say ``np`` and ``math``: use the user's own names
+        # when they mean those modules, else private cells.
+        self.module_names = {
+            "np": self._module_name("np", np, "_np"),
+            "math": self._module_name("math", math, "_math"),
+        }
+
+    def _module_name(self, name, module, private):
+        if self.src.globals.get(name) is module and name not in self.top_locals:
+            return name
+        self.namer.reserve([private])
+        self.cells[private] = types.CellType(module)
+        self.scope.static[private] = module
+        return private
+
+    def rule(self, obj):
+        return table.rule(obj)
+
+    def harmless_call(self, call):
+        """A call that cannot change its arguments: a primitive, or ``len``, ``range``, ..."""
+        obj = self.scope.value(call.func)
+        return obj is not _UNKNOWN and (table.nondiff(obj) or table.rule(obj) is not None)
+
+    def _calls_user_code(self, call):
+        """Under a tape, a call into user code may read Variables: differentiate it."""
+        if not self.variable_sources:
+            return False
+        obj = self.scope.value(call.func)
+        if isinstance(obj, gast.FunctionDef):
+            return True
+        if isinstance(obj, types.MethodType):
+            obj = obj.__func__
+        elif not isinstance(obj, (types.FunctionType, type)) and obj is not _UNKNOWN:
+            obj = getattr(type(obj), "__call__", None)
+        return isinstance(obj, types.FunctionType) and not is_library(obj)
+
+    def _is_variable_read(self, node):
+        """Does ``node`` (a name or attribute chain) read a trainable Variable a tape watches?"""
+        if not self.variable_sources or not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)):
+            return False
+        if isinstance(node, gast.Name) and (node.id in self.sources or node.id in self.read_values):
+            return False
+        obj = self.scope.value(node)
+        return self.is_variable(obj) and getattr(obj, "trainable", False)
+
+    def source(self, fn):
+        if fn not in self._sources:
+            src = source.parse_function(fn)
+            fence.check(src)
+            src.names = scopes.names(src.node)  # (locals, free names): once, not per inlining
+            self._sources[fn] = src
+        return self._sources[fn]
+
+    def error(self, message, stmt, remedy=None):
+        o = anno.origin(stmt)
+        if o is None and hasattr(stmt, "lineno"):
+            o = self.src.origin(stmt)
+        return CompileError(message, o.short() if o else None, None, remedy)
+
+    def inject(self, obj, base):
+        name = self.namer.fresh(base)
+        self.cells[name] = types.CellType(obj)
+        self.scope.static[name] = obj
+        return name
+
+    def constant(self, value):
+        if isinstance(value, _LITERALS) and not (isinstance(value, float) and not np.isfinite(value)):
+            return T.const(value)
+        return T.name(self.inject(value, "default"))
+
+    def import_free_names(self, src, callee):
+        """Renames that make ``callee``'s free names mean what they mean in its module."""
+        free = src.names[1]
+        mapping = {}
+        same_module = src.globals is self.src.globals
+        for name in sorted(free):
+            if name in src.freevars:
+                if name in self.top_locals and _contents(src.freevars[name]) is \
+                        self.param_values.get(name, _MISSING):
+                    # A closure over the very variable the compiled code has as a
+                    # parameter (a tape block calling a local function): the same variable.
+                    continue
+                mine = self.cells.get(name)
+                if mine is not None and _contents(mine) is _contents(src.freevars[name]) \
+                        and name not in self.top_locals:
+                    continue
+                fresh = self.namer.fresh(f"{src.fn.__name__}_{name}")
+                self.cells[fresh] = src.freevars[name]
+                self.scope.freevars[fresh] = src.freevars[name]
+                mapping[name] = fresh
+            elif name in src.globals:
+                obj = src.globals[name]
+                self.guards.add(src.globals, name, obj)
+                if same_module and name not in self.top_locals:
+                    continue
+                if same_module and self.param_values.get(name, _MISSING) is obj:
+                    continue  # a module-level tape block: the global is this parameter
+                if self.src.globals.get(name, _MISSING) is obj and name not in self.top_locals:
+                    continue
+                mapping[name] = self.inject(obj, name)
+        return mapping
+
+
+_MISSING = object()
+
+
+def _contents(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return _MISSING
+
+
+@dataclass
+class Generated:
+    text: str
+    fn: object
+    guards: Guards

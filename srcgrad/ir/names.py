@@ -1,0 +1,64 @@
+"""The names a statement binds, stores and loads, and the walk over nested statements.
+
+Every pass asks these questions; they are answered once, here.
+"""
+import gast
+
+from . import templates as T
+
+
+def walk_stmts(body):
+    """Every statement of a body, nested blocks included, in order."""
+    for s in body:
+        yield s
+        for field in ("body", "orelse"):
+            if not isinstance(s, gast.FunctionDef) and hasattr(s, field):
+                yield from walk_stmts(getattr(s, field))
+
+
+def written_names(s):
+    """Names a statement rebinds (not mutations)."""
+    if isinstance(s, gast.Assign):
+        out = []
+        for t in s.targets:
+            if isinstance(t, (gast.Name, gast.Tuple, gast.List)):
+                out += [n.id for n in gast.walk(t) if isinstance(n, gast.Name)]
+        return out
+    if isinstance(s, gast.FunctionDef):
+        return [s.name]
+    return []
+
+
+def bound_names(s):
+    """Names ``s`` binds, a ``for`` loop's target included (``a[i] = v`` binds none:
+    it writes into ``a``)."""
+    if isinstance(s, gast.For):
+        return [n.id for n in T.walk(s.target) if isinstance(n, gast.Name)]
+    return written_names(s)
+
+
+def stores(node):
+    """Names in store context anywhere in ``node``."""
+    return {n.id for n in T.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+
+
+def loads(node):
+    """Names in load context anywhere in ``node``."""
+    return {n.id for n in T.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def loads_in(stmts):
+    """Names in load context anywhere in a list of statements."""
+    out = set()
+    for s in stmts:
+        out |= loads(s)
+    return out
+
+
+def binding_counts(body):
+    """Name -> how many statements of ``body`` (nested blocks included) bind it."""
+    counts = {}
+    for s in walk_stmts(body):
+        for name in bound_names(s):
+            counts[name] = counts.get(name, 0) + 1
+    return counts
