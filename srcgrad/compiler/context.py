@@ -16,7 +16,7 @@ from ..errors import CompileError
 from ..ir import anno, scopes
 from ..ir import templates as T
 from ..passes import fence
-from ..passes.resolve import MISSING as _UNKNOWN, Guards, Scope, is_library
+from ..ir.resolve import MISSING as _UNKNOWN, Guards, Scope, is_library
 from ..rules import table
 from . import codegen, source
 from .naming import Namer

@@ -18,7 +18,7 @@ from ..ir.names import bound_names, loads_in
 from ..passes import activity, fence, lifetimes, normalize, ranks, recompute, record, tape_blocks
 from ..passes.cleanup import cleanup, drop_unused, forward_copies
 from ..passes.desugar import desugar
-from ..passes.resolve import Guards
+from ..ir.resolve import Guards
 from ..passes.reverse import Reverse, int_names
 from . import codegen, source
 from .context import Context, Generated

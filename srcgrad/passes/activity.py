@@ -11,7 +11,7 @@ import gast
 from ..rules import table
 from ..ir import anno
 from ..ir.names import walk_stmts
-from .resolve import MISSING
+from ..ir.resolve import MISSING
 from ..ir.scopes import free_names
 
 

@@ -15,7 +15,7 @@ from ..rules.entry import params as rule_params
 from ..ir import anno
 from .activity import expr_varied
 from ..ir.atoms import is_static_object, qualname
-from .resolve import MISSING, is_library
+from ..ir.resolve import MISSING, is_library
 
 
 def _py_function_call(node, norm):

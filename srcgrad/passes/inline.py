@@ -14,7 +14,7 @@ from ..ir import anno
 from ..ir.names import walk_stmts
 from ..ir.atoms import is_static_object
 from .desugar import desugar
-from .resolve import MISSING
+from ..ir.resolve import MISSING
 from ..ir.scopes import function_locals
 
 

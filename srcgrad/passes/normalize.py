@@ -28,7 +28,7 @@ from ..ir import templates as T
 from ..ir import anno
 from ..ir.names import walk_stmts
 from .activity import expr_varied
-from .resolve import MISSING
+from ..ir.resolve import MISSING
 from ..ir.scopes import function_locals
 from .aliasing import shared_names
 from ..ir.atoms import OP_NAMES, hint as _hint, is_constant as _is_constant, is_simple_index as _is_simple_index
