@@ -1,1 +1,1 @@
-"""Compiler passes, one a module; ``srcgrad.compiler`` runs them in order."""
+"""Compiler passes, one a module; ``srcgrad.compiler.pipeline`` runs them in order."""

@@ -211,7 +211,7 @@ class Recorder:
         """Backward ``code`` with restore placeholders replaced and empty blocks dropped.
 
         Builds new lists and nodes: the same placeholder code is filled twice
-        (see ``compiler``), so it must not be changed in place.
+        (see ``compiler/pipeline.py``), so it must not be changed in place.
         """
         out = []
         for c in code:

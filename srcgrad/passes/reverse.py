@@ -76,7 +76,7 @@ class Reverse:
         self.grads_list = None  # tapes: where watch points report (source, adjoint)
         self.named_sources = None  # nested tapes: source name -> variable of its adjoint
         # tape.jacobian: the name of a seed whose leading axis holds the rows of
-        # the identity; every adjoint then has that leading axis (batched.py).
+        # the identity; every adjoint then has that leading axis (runtime/rows.py).
         self.rows = None
 
     def d(self, name):

@@ -1,6 +1,6 @@
-"""Plain-NumPy helpers that grad expressions in ``derivatives.py`` call as ``_sg.<name>``.
+"""Plain-NumPy helpers that grad expressions in ``rules/`` call as ``_sg.<name>``.
 
-There are three kinds, and ``derivatives.py`` says which is which:
+There are three kinds, and the rule tables (``rules/``) say which is which:
 
 - **Differentiable helpers** (most of this file). Written only with constructs
   and primitives the compiler itself supports -- assignments, ``if``/``else``,

@@ -229,7 +229,7 @@ class Like:
 def like(value):
     """A stand-in for an array read only for its shape and dtype: no memory of its own.
 
-    Lets generated code free a forward value early (``transforms/lifetimes.py``).
+    Lets generated code free a forward value early (``passes/lifetimes.py``).
     """
     if type(value) is np.ndarray and value.ndim > 0:
         return Like(value.shape, value.dtype)

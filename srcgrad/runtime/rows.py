@@ -5,7 +5,7 @@ the identity: every adjoint then has an extra first axis (row ``k`` is the
 adjoint seeded by the ``k``-th unit vector), while forward values keep their
 shapes. Elementwise rules need nothing for this (NumPy aligns shapes from the
 right), so only what moves, reshapes or reduces axes has a ``*_rows`` form
-here; ``batch_rules.py`` says which rule uses which.
+here; ``rules/rows.py`` says which rule uses which.
 
 These run in generated code as ``_sg.<name>`` and are never differentiated
 again (a Jacobian is not recorded on another tape).
@@ -186,7 +186,7 @@ def expand_rows(grad, a, axis, keepdims):
 
 
 def sum_grad_rows(grad, a, axis, keepdims):
-    """``adjoint_helpers.sum_grad`` on every row."""
+    """``adjoints.sum_grad`` on every row."""
     grad = expand_rows(grad, a, axis, keepdims)
     return np.broadcast_to(grad, np.shape(grad)[:1] + np.shape(a))
 
@@ -223,7 +223,7 @@ def reshape_rows(grad, like, order="C"):
 
 
 def transpose_rows(grad, axes):
-    """``adjoint_helpers.transpose_grad`` on every row."""
+    """``adjoints.transpose_grad`` on every row."""
     ndim = np.ndim(grad) - 1
     if axes is None:
         inverse = tuple(range(ndim - 1, -1, -1))
@@ -251,7 +251,7 @@ def flip_rows(grad, axis):
 
 
 def split_rows(grad, arrays, axis, kind):
-    """``adjoint_helpers.split_grad`` on every row."""
+    """``adjoints.split_grad`` on every row."""
     shapes = [np.shape(arrays[i]) for i in range(len(arrays))]
     axis, offsets = _h.concat_offsets(shapes, axis, kind)
     ndim = np.ndim(grad)
@@ -264,7 +264,7 @@ def split_rows(grad, arrays, axis, kind):
 
 
 def stack_rows(grad, arrays, axis):
-    """``adjoint_helpers.stack_grad`` on every row."""
+    """``adjoints.stack_grad`` on every row."""
     moved = np.moveaxis(grad, _axis(axis, np.ndim(grad) - 1), 1)
     if isinstance(arrays, np.ndarray):
         return moved
@@ -272,7 +272,7 @@ def stack_rows(grad, arrays, axis):
 
 
 def array_rows(grad, obj):
-    """``adjoint_helpers.array_grad`` on every row."""
+    """``adjoints.array_grad`` on every row."""
     grad = reshape_rows(grad, obj)
     if isinstance(obj, (list, tuple)):
         return [_array_item_rows(grad[:, i], obj[i]) for i in range(len(obj))]
@@ -296,7 +296,7 @@ def from_list_rows(grad, like):
 
 # -- products ------------------------------------------------------------------
 def einsum_slot_rows(grad, subscripts, operands, i):
-    """``adjoint_helpers.einsum_slot_grad`` on every row: one more label for the rows."""
+    """``adjoints.einsum_slot_grad`` on every row: one more label for the rows."""
     shapes = [np.shape(operands[k]) for k in range(len(operands))]
     spec, insert, target, mask = _h.einsum_slot_plan(subscripts, shapes, i)
     ins, out = spec.split("->")
@@ -318,7 +318,7 @@ def einsum_rows(grad, subscripts, operands):
 
 
 def dot_rows(grad, a, b, argnum):
-    """``adjoint_helpers.dot_grad`` on every row."""
+    """``adjoints.dot_grad`` on every row."""
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return grad * (b if argnum == 0 else a)
     if np.ndim(b) <= 2:  # np.dot is np.matmul here, whose helpers broadcast over rows
@@ -333,7 +333,7 @@ def linspace_rows(grad, like, num, endpoint, axis, which):
 
 
 def builtin_sum_rows(grad, iterable):
-    """``adjoint_helpers.builtin_sum_grad`` on every row."""
+    """``adjoints.builtin_sum_grad`` on every row."""
     if isinstance(iterable, np.ndarray):
         row = np.expand_dims(unbroadcast_rows(grad, iterable[0]), 1)
         return np.broadcast_to(row, np.shape(row)[:1] + np.shape(iterable))
@@ -341,7 +341,7 @@ def builtin_sum_rows(grad, iterable):
 
 
 def pick_rows(grad, values, index):
-    """``adjoint_helpers.pick_grad`` on every row."""
+    """``adjoints.pick_grad`` on every row."""
     if isinstance(values, np.ndarray):
         grad = np.reshape(grad, np.shape(grad) + (1,))
         return np.where(np.arange(len(values)) == index, grad, 0.0)
@@ -356,7 +356,7 @@ def extreme_args_rows(grad, args, pick):
 
 
 def norm_rows(grad, ans, x, ord, axis, keepdims):
-    """``adjoint_helpers.norm_grad`` on every row: ``grad`` spread over the reduced axes."""
+    """``adjoints.norm_grad`` on every row: ``grad`` spread over the reduced axes."""
     axes = _h.norm_plan(ord, axis, np.ndim(x))[1]
     if not keepdims:
         grad = np.expand_dims(grad, tuple(a + 1 for a in axes))
