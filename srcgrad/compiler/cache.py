@@ -12,9 +12,8 @@ import weakref
 
 import numpy as np
 
-from .pipeline import compile_gradient
 from ..variables import Variable
-
+from .pipeline import compile_gradient
 
 # Objects the compiler reads or inlines as they are: code specialised on one
 # of them is only valid for that very object.

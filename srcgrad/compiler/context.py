@@ -13,10 +13,9 @@ import gast
 import numpy as np
 
 from ..errors import CompileError
-from ..ir import anno, scopes
-from ..ir import templates as T
-from ..passes import fence
+from ..ir import anno, scopes, templates as T
 from ..ir.resolve import MISSING as _UNKNOWN, Guards, Scope, is_library
+from ..passes import fence
 from ..rules import table
 from . import codegen, source
 from .naming import Namer

@@ -12,13 +12,12 @@ import gc
 
 import gast
 
-from ..ir import anno, atoms
-from ..ir import templates as T
+from ..ir import anno, atoms, templates as T
 from ..ir.names import bound_names, loads_in
+from ..ir.resolve import Guards
 from ..passes import activity, fence, lifetimes, normalize, ranks, recompute, record, tape_blocks
 from ..passes.cleanup import cleanup, drop_unused, forward_copies
 from ..passes.desugar import desugar
-from ..ir.resolve import Guards
 from ..passes.reverse import Reverse, int_names
 from . import codegen, source
 from .context import Context, Generated

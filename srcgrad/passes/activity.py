@@ -8,11 +8,11 @@ gradient.
 """
 import gast
 
-from ..rules import table
 from ..ir import anno
 from ..ir.names import walk_stmts
 from ..ir.resolve import MISSING
 from ..ir.scopes import free_names
+from ..rules import table
 
 
 def _names(node):

@@ -8,8 +8,9 @@ time (``x += v``) instead of giving a wrong gradient.
 import gast
 
 from ..ir import templates as T
-from ..rules import table
 from ..ir.names import walk_stmts
+from ..rules import table
+
 
 def shared_names(body, scope):
     """Names whose array may be reachable through another name.

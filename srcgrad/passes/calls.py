@@ -8,14 +8,13 @@ import types
 
 import gast
 
-from ..rules import table
-from ..ir import templates as T
 from ..errors import CompileError
-from ..rules.entry import params as rule_params
-from ..ir import anno
-from .activity import expr_varied
+from ..ir import anno, templates as T
 from ..ir.atoms import is_static_object, qualname
 from ..ir.resolve import MISSING, is_library
+from ..rules import table
+from ..rules.entry import params as rule_params
+from .activity import expr_varied
 
 
 def _py_function_call(node, norm):

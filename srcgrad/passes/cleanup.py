@@ -20,10 +20,9 @@ Before/after::
 """
 import gast
 
-from ..ir import templates as T
-from ..rules.rows import _is_sg_call
-from ..ir import anno
+from ..ir import anno, templates as T
 from ..ir.names import loads, stores, walk_stmts
+from ..rules.rows import _is_sg_call
 
 
 def _is_one(node):

@@ -9,13 +9,12 @@ import copy
 
 import gast
 
-from ..ir import templates as T
-from ..ir import anno
-from ..ir.names import walk_stmts
+from ..ir import anno, templates as T
 from ..ir.atoms import is_static_object
-from .desugar import desugar
+from ..ir.names import walk_stmts
 from ..ir.resolve import MISSING
 from ..ir.scopes import function_locals
+from .desugar import desugar
 
 
 class _Rename(gast.NodeTransformer):

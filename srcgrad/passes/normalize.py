@@ -18,23 +18,24 @@ The pass repeats until nothing changes, because inlining a callee can make
 more variables varied.
 """
 import builtins
-import re
 import copy
+import re
 
 import gast
 
-from ..rules import table
-from ..ir import templates as T
-from ..ir import anno
+from ..ir import anno, templates as T
+from ..ir.atoms import (OP_NAMES, hint as _hint, is_constant as _is_constant,
+                        is_simple_index as _is_simple_index, is_static_object as _is_static_object,
+                        number as _number, root as _root, short as _short)
 from ..ir.names import walk_stmts
-from .activity import expr_varied
 from ..ir.resolve import MISSING
 from ..ir.scopes import function_locals
+from ..rules import table
+from .activity import expr_varied
 from .aliasing import shared_names
-from ..ir.atoms import OP_NAMES, hint as _hint, is_constant as _is_constant, is_simple_index as _is_simple_index
-from ..ir.atoms import is_static_object as _is_static_object, number as _number, root as _root, short as _short
 from .calls import CallsMixin
 from .inline import InlineMixin, rename
+
 
 def _assigned_names(body):
     counts = {}

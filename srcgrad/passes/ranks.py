@@ -12,11 +12,10 @@ Flow-insensitive: a name has a rank only if every assignment gives it the same.
 import gast
 import numpy as np
 
-from ..ir import templates as T
+from ..ir import anno, templates as T
+from ..ir.names import walk_stmts
 from ..rules.entry import params as rule_params
 from ..variables import Variable
-from ..ir import anno
-from ..ir.names import walk_stmts
 
 
 def _rank_of_value(value):

@@ -24,8 +24,7 @@ import copy
 
 import gast
 
-from ..ir import templates as T
-from ..ir import anno
+from ..ir import anno, templates as T
 from ..ir.names import loads, stores, walk_stmts
 from .cleanup import pure_assignment
 from .reverse import comment

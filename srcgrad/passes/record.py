@@ -16,8 +16,7 @@ import copy
 
 import gast
 
-from ..ir import templates as T
-from ..ir import anno
+from ..ir import anno, templates as T
 from ..ir.names import written_names
 
 

@@ -17,11 +17,10 @@ import copy
 import gast
 import numpy as np
 
-from ..ir import templates as T
-from ..rules.rows import row_form
-from ..rules.entry import params as rule_params
-from ..ir import anno
+from ..ir import anno, templates as T
 from ..ir.names import walk_stmts, written_names
+from ..rules.entry import params as rule_params
+from ..rules.rows import row_form
 from .activity import literal_items
 
 

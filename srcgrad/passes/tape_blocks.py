@@ -24,10 +24,9 @@ import copy
 
 import gast
 
-from ..ir import anno
-from ..ir import templates as T
-from ..ir.scopes import free_names
+from ..ir import anno, templates as T
 from ..ir.names import walk_stmts
+from ..ir.scopes import free_names
 
 
 def watch_marker(node, region, known=None):

@@ -19,8 +19,8 @@ from functools import lru_cache
 
 import gast
 
-from ..runtime import rows as batched
 from ..ir import templates as T
+from ..runtime import rows as batched
 
 # Helpers whose row twin takes the same arguments.
 _TWINS = {

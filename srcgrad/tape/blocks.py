@@ -11,8 +11,8 @@ from dataclasses import dataclass, field, replace
 
 import gast
 
-from ..errors import CompileError, SourceUnavailableError
 from ..compiler.source import PARSE_COUNT, Origin, _last_line
+from ..errors import CompileError, SourceUnavailableError
 
 _TREES = {}
 _REGIONS = {}

@@ -20,8 +20,8 @@ from .. import runtime, variables
 from ..compiler.cache import _cast, _kind, _Same
 from ..compiler.pipeline import compile_region
 from ..passes.tape_blocks import region_inputs, region_outputs
-from . import blocks
 from ..variables import UnconnectedGradients, Variable, is_float_like
+from . import blocks
 
 _COMPILED = {}
 _NOT_PERSISTENT = "GradientTape.gradient can only be called once on non-persistent tapes."
