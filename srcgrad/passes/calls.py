@@ -2,6 +2,8 @@
 
 Resolves what a call denotes at compile time and turns it into one ``prim``
 statement (bound to the rule's signature) or hands it to inlining.
+Part of the normalize pass: each function takes the ``Normalizer`` (``norm``)
+whose statement it is normalizing.
 """
 import copy
 import types
@@ -14,6 +16,7 @@ from ..ir.atoms import is_static_object, qualname
 from ..ir.resolve import MISSING, is_library
 from ..rules import table
 from ..rules.entry import params as rule_params
+from . import inline
 from .activity import expr_varied
 
 
@@ -26,233 +29,238 @@ def _py_function_call(node, norm):
     return gast.Call(args[0], list(args[1].elts), [])
 
 
-class CallsMixin:
-    """Normalizer methods for calls."""
+def call(norm, node, out, dest, hint=None):
+    hint = hint or dest or "t"
+    f = node.func
+    for a in node.args:
+        if isinstance(a, gast.Starred):
+            return call(norm, _expand_starred(norm, node), out, dest, hint)
+    if isinstance(f, gast.Attribute) and expr_varied(f.value, norm.varied, norm.scope):
+        return method(norm, node, out, dest, hint)
+    obj = norm.scope.value(f) if not isinstance(f, gast.Call) else _gradient_of(norm, f)
+    if obj is MISSING and isinstance(f, gast.Attribute) and f.attr in table.METHODS \
+            and norm.scope.value(f.value) is MISSING:
+        # A method of a value only known at run time: NumPy's array methods.
+        return method(norm, node, out, dest, hint)
+    if obj is MISSING:
+        raise norm.ctx.error(f"cannot tell at compile time which function "
+                             f"`{gast.unparse(f).strip()}` is", norm.cur,
+                             "call a function or method that is known when the code is compiled")
+    rule = norm.ctx.rule(obj)
+    if rule is not None:
+        return prim_call(norm, node, obj, rule, out, dest, hint)
+    if getattr(obj, "__srcgrad_py_function__", False):
+        return call(norm, _py_function_call(node, norm), out, dest, hint)
+    custom = getattr(obj, "__srcgrad_custom_gradient__", None)
+    if custom is not None:
+        return custom_call(norm, node, custom, out, dest, hint)
+    generated = getattr(obj, "__srcgrad_generated__", None)
+    if generated is not None:
+        sample = [_sample_of(norm, a) for a in node.args]
+        return inline.inline(norm, generated(sample), None, node, out, dest)
+    if isinstance(obj, gast.FunctionDef):
+        return inline.inline(norm, obj, None, node, out, dest)
+    if isinstance(obj, types.MethodType) and not is_library(obj.__func__):
+        # ``obj.m(x)``, or ``f(x)`` for a bound method ``f`` passed in: its receiver.
+        owner = f.value if isinstance(f, gast.Attribute) else \
+            gast.Attribute(copy.deepcopy(f), "__self__", gast.Load())
+        receiver = norm.atom(owner, out, "receiver")
+        return inline.inline(norm, obj.__func__, receiver, node, out, dest)
+    if isinstance(obj, types.FunctionType) and not is_library(obj):
+        return inline.inline(norm, obj, None, node, out, dest)
+    if isinstance(obj, type):
+        raise norm.ctx.error(f"creating a `{obj.__name__}` from differentiable values is not "
+                             "supported", norm.cur)
+    call_fn = getattr(type(obj), "__call__", None)
+    if isinstance(call_fn, types.FunctionType) and not is_library(call_fn):
+        receiver = norm.atom(f, out, "receiver")
+        return inline.inline(norm, call_fn, receiver, node, out, dest)
+    name = qualname(obj)
+    d = norm._dest(dest, hint)
+    stmt = norm._mark(T.assign(d, node), "opaque")
+    o = anno.origin(norm.cur)
+    stmt.sg_norule = CompileError(f"no derivative rule for `{name}`",
+                                  o.short() if o else None,
+                                  remedy="use a supported NumPy function, or wrap it with "
+                                  "srcgrad.custom_gradient")
+    out.append(stmt)
+    norm.varied.add(d)
+    return d
 
-    def call(self, node, out, dest, hint=None):
-        hint = hint or dest or "t"
-        f = node.func
-        for a in node.args:
-            if isinstance(a, gast.Starred):
-                return self.call(self._expand_starred(node), out, dest, hint)
-        if isinstance(f, gast.Attribute) and expr_varied(f.value, self.varied, self.scope):
-            return self.method(node, out, dest, hint)
-        obj = self.scope.value(f) if not isinstance(f, gast.Call) else self._gradient_of(f)
-        if obj is MISSING and isinstance(f, gast.Attribute) and f.attr in table.METHODS \
-                and self.scope.value(f.value) is MISSING:
-            # A method of a value only known at run time: NumPy's array methods.
-            return self.method(node, out, dest, hint)
-        if obj is MISSING:
-            raise self.ctx.error(f"cannot tell at compile time which function "
-                                 f"`{gast.unparse(f).strip()}` is", self.cur,
-                                 "call a function or method that is known when the code is compiled")
-        rule = self.ctx.rule(obj)
-        if rule is not None:
-            return self.prim_call(node, obj, rule, out, dest, hint)
-        if getattr(obj, "__srcgrad_py_function__", False):
-            return self.call(_py_function_call(node, self), out, dest, hint)
-        custom = getattr(obj, "__srcgrad_custom_gradient__", None)
-        if custom is not None:
-            return self.custom_call(node, custom, out, dest, hint)
-        generated = getattr(obj, "__srcgrad_generated__", None)
-        if generated is not None:
-            sample = [self._sample_of(a) for a in node.args]
-            return self.inline(generated(sample), None, node, out, dest)
-        if isinstance(obj, gast.FunctionDef):
-            return self.inline(obj, None, node, out, dest)
-        if isinstance(obj, types.MethodType) and not is_library(obj.__func__):
-            # ``obj.m(x)``, or ``f(x)`` for a bound method ``f`` passed in: its receiver.
-            owner = f.value if isinstance(f, gast.Attribute) else \
-                gast.Attribute(copy.deepcopy(f), "__self__", gast.Load())
-            receiver = self.atom(owner, out, "receiver")
-            return self.inline(obj.__func__, receiver, node, out, dest)
-        if isinstance(obj, types.FunctionType) and not is_library(obj):
-            return self.inline(obj, None, node, out, dest)
-        if isinstance(obj, type):
-            raise self.ctx.error(f"creating a `{obj.__name__}` from differentiable values is not "
-                                 "supported", self.cur)
-        call_fn = getattr(type(obj), "__call__", None)
-        if isinstance(call_fn, types.FunctionType) and not is_library(call_fn):
-            receiver = self.atom(f, out, "receiver")
-            return self.inline(call_fn, receiver, node, out, dest)
-        name = qualname(obj)
-        d = self._dest(dest, hint)
-        stmt = self._mark(T.assign(d, node), "opaque")
-        o = anno.origin(self.cur)
-        stmt.sg_norule = CompileError(f"no derivative rule for `{name}`",
-                                      o.short() if o else None,
-                                      remedy="use a supported NumPy function, or wrap it with "
-                                      "srcgrad.custom_gradient")
-        out.append(stmt)
-        self.varied.add(d)
-        return d
 
-    def custom_call(self, node, fn, out, dest, hint):
-        """A ``custom_gradient`` function: keep its ``grad_fn`` for the backward pass."""
-        if node.keywords:
-            raise self.ctx.error("keyword arguments to a custom_gradient function are not "
-                                 "supported", self.cur)
-        raw = self.ctx.inject(fn, f"{fn.__name__}_with_grad")
-        atoms = [self.atom(a, out, hint) for a in node.args]
-        d = self._dest(dest, hint)
-        pair = self.ctx.namer.fresh(f"{d}_and_grad")
-        out.append(self._mark(T.assign(pair, gast.Call(T.name(raw), atoms, [])), "custom_pair"))
-        stmt = T.assign(d, gast.Subscript(T.name(pair), T.const(0), gast.Load()))
-        out.append(self._mark(stmt, "custom", pair=pair, operands=atoms))
-        self.varied.add(d)
-        return d
+def custom_call(norm, node, fn, out, dest, hint):
+    """A ``custom_gradient`` function: keep its ``grad_fn`` for the backward pass."""
+    if node.keywords:
+        raise norm.ctx.error("keyword arguments to a custom_gradient function are not "
+                             "supported", norm.cur)
+    raw = norm.ctx.inject(fn, f"{fn.__name__}_with_grad")
+    atoms = [norm.atom(a, out, hint) for a in node.args]
+    d = norm._dest(dest, hint)
+    pair = norm.ctx.namer.fresh(f"{d}_and_grad")
+    out.append(norm._mark(T.assign(pair, gast.Call(T.name(raw), atoms, [])), "custom_pair"))
+    stmt = T.assign(d, gast.Subscript(T.name(pair), T.const(0), gast.Load()))
+    out.append(norm._mark(stmt, "custom", pair=pair, operands=atoms))
+    norm.varied.add(d)
+    return d
 
-    def _gradient_of(self, call):
-        """``sg.grad(f, wrt=1)`` written where a function is called: made at compile time.
 
-        Only srcgrad's own ``grad``/``value_and_grad`` with arguments known when
-        compiling; the result is differentiated like any gradient (higher order).
-        """
-        import srcgrad
+def _gradient_of(norm, call):
+    """``sg.grad(f, wrt=1)`` written where a function is called: made at compile time.
 
-        fn = self.scope.value(call.func)
-        if fn is not srcgrad.grad and fn is not srcgrad.value_and_grad:
+    Only srcgrad's own ``grad``/``value_and_grad`` with arguments known when
+    compiling; the result is differentiated like any gradient (higher order).
+    """
+    import srcgrad
+
+    fn = norm.scope.value(call.func)
+    if fn is not srcgrad.grad and fn is not srcgrad.value_and_grad:
+        return MISSING
+    values = []
+    for node in list(call.args) + [k.value for k in call.keywords]:
+        value = node.value if isinstance(node, gast.Constant) else norm.scope.value(node)
+        if value is MISSING:
             return MISSING
-        values = []
-        for node in list(call.args) + [k.value for k in call.keywords]:
-            value = node.value if isinstance(node, gast.Constant) else self.scope.value(node)
-            if value is MISSING:
-                return MISSING
-            values.append(value)
-        args = values[:len(call.args)]
-        kwargs = {k.arg: v for k, v in zip(call.keywords, values[len(call.args):])}
-        return fn(*args, **kwargs)
+        values.append(value)
+    args = values[:len(call.args)]
+    kwargs = {k.arg: v for k, v in zip(call.keywords, values[len(call.args):])}
+    return fn(*args, **kwargs)
 
-    def _sample_of(self, node):
-        """What the inner gradient of ``sg.grad(sg.grad(f))`` may be specialised on.
 
-        Objects, and the first call's value of a parameter passed on unchanged
-        (its kind, rank included, is part of this code's own cache key).
-        """
-        if isinstance(node, gast.Name) and node.id in self.ctx.arg_values \
-                and self.counts.get(node.id, 0) == 0:
-            return self.ctx.arg_values[node.id]
-        return self._static_or_none(node)
+def _sample_of(norm, node):
+    """What the inner gradient of ``sg.grad(sg.grad(f))`` may be specialised on.
 
-    def _static_or_none(self, node):
-        obj = self.scope.value(node) if isinstance(node, (gast.Name, gast.Attribute)) else MISSING
-        return obj if obj is not MISSING and is_static_object(obj) else None
+    Objects, and the first call's value of a parameter passed on unchanged
+    (its kind, rank included, is part of this code's own cache key).
+    """
+    if isinstance(node, gast.Name) and node.id in norm.ctx.arg_values \
+            and norm.counts.get(node.id, 0) == 0:
+        return norm.ctx.arg_values[node.id]
+    return _static_or_none(norm, node)
 
-    def _expand_starred(self, node):
-        args = []
-        for a in node.args:
-            if isinstance(a, gast.Starred):
-                elts = self.ctx.tuples.get(a.value.id) if isinstance(a.value, gast.Name) else None
-                if elts is None:
-                    raise self.ctx.error("*arguments in a call are only supported for the "
-                                         "function's own *args", self.cur)
-                args += [copy.deepcopy(e) for e in elts]
-            else:
-                args.append(a)
-        return gast.Call(node.func, args, node.keywords)
 
-    def method(self, node, out, dest, hint):
-        f = node.func
-        receiver = self.atom(f.value, out, hint)
-        if f.attr == "pop" and isinstance(receiver, gast.Name) and not node.args and not node.keywords:
-            self.ctx.containers.add(receiver.id)
-            d = self._dest(dest, hint)
-            call = gast.Call(gast.Attribute(receiver, "pop", gast.Load()), [], [])
-            out.append(self._mark(T.assign(d, call), "pop"))
-            self.varied.add(d)
-            return d
-        spec = table.METHODS.get(f.attr)
-        if spec is None:
-            raise self.ctx.error(f"method `.{f.attr}()` of a differentiable value has no derivative "
-                                 "rule", self.cur)
-        fn, style = spec
-        args = list(node.args)
-        if style == "shape" and len(args) > 1:
-            args = [gast.Tuple(args, gast.Load())]
-        call = gast.Call(gast.Attribute(receiver, f.attr, gast.Load()), args, node.keywords)
-        return self.prim_call(call, fn, self.ctx.rule(fn), out, dest, hint, receiver=receiver)
+def _static_or_none(norm, node):
+    obj = norm.scope.value(node) if isinstance(node, (gast.Name, gast.Attribute)) else MISSING
+    return obj if obj is not MISSING and is_static_object(obj) else None
 
-    def prim_call(self, node, fn, rule, out, dest, hint, receiver=None):
-        fname = getattr(fn, "__name__", "call")
-        base = f"{self.root}_{fname}" 
-        ps = rule_params(rule)
-        positional = [receiver] if receiver is not None else []
-        positional += list(node.args)
-        bound = {}
-        i = 0
-        for p in ps:
-            if p.variadic:
-                rest = positional[i:]
-                elts = [self.atom(a, out, f"{base}_{p.name}") for a in rest]
-                lst = self.ctx.namer.fresh(f"{base}_{p.name}")
-                lit = self._mark(T.assign(lst, gast.List(elts, gast.Load())), "literal")
-                out.append(lit)
-                self._list_items[lst] = elts
-                self.ctx.containers.add(lst)
-                if any(isinstance(e, gast.Name) and e.id in self.varied for e in elts):
-                    self.varied.add(lst)
-                bound[p.name] = T.name(lst)
-                i = len(positional)
-                continue
-            if i < len(positional):
-                bound[p.name] = positional[i]
-                i += 1
-        if i < len(positional):
-            raise self.ctx.error(f"too many arguments to `{fname}`", self.cur)
-        kw_names = {p.name for p in ps}
-        for kw in node.keywords:
-            if kw.arg not in kw_names:
-                raise self.ctx.error(f"keyword argument `{kw.arg}` of `{fname}` is not supported "
-                                     "when differentiating", self.cur)
-            bound[kw.arg] = kw.value
-        args = {}
-        for p in ps:
-            if p.name in bound:
-                value = bound[p.name]
-                if value is receiver or (isinstance(value, gast.Name) and p.variadic):
-                    args[p.name] = value
-                else:
-                    args[p.name] = self.atom(value, out, f"{base}_{p.name}")
-            elif p.default is not None:
-                args[p.name] = copy.deepcopy(p.default)
-            elif not p.variadic:
-                raise self.ctx.error(f"missing argument `{p.name}` of `{fname}`", self.cur)
-        # The forward call keeps the user's spelling, with atoms in place of expressions.
-        atoms = {id(bound[k]): args[k] for k in bound if k in args}
-        variadic = next((p for p in ps if p.variadic), None)
-        if variadic is not None and variadic.name in args:
-            # The rule sees the varargs as one list (its adjoint is a list);
-            # the forward call keeps them spread out.
-            fixed = [args[p.name] for p in ps if not p.variadic and p.name in args
-                     and any(bound.get(p.name) is a for a in positional)]
-            if receiver is not None:
-                fixed = fixed[1:]
-            new_args = fixed + [copy.deepcopy(e) for e in self._list_items[args[variadic.name].id]]
+
+def _expand_starred(norm, node):
+    args = []
+    for a in node.args:
+        if isinstance(a, gast.Starred):
+            elts = norm.ctx.tuples.get(a.value.id) if isinstance(a.value, gast.Name) else None
+            if elts is None:
+                raise norm.ctx.error("*arguments in a call are only supported for the "
+                                     "function's own *args", norm.cur)
+            args += [copy.deepcopy(e) for e in elts]
         else:
-            new_args = [atoms.get(id(a), a) for a in node.args]
-        new_kw = [gast.keyword(k.arg, atoms.get(id(k.value), k.value)) for k in node.keywords]
-        func = node.func
-        if receiver is not None:
-            func = gast.Attribute(receiver, func.attr, gast.Load())
-        d = self._dest(dest, hint)
-        stmt = T.assign(d, gast.Call(func, new_args, new_kw))
-        return self._prim(stmt, fn, None, args, out, d, rule=rule)
+            args.append(a)
+    return gast.Call(node.func, args, node.keywords)
 
-    def _prim(self, stmt, fn, operands, args, out, d, rule=None):
-        rule = rule or self.ctx.rule(fn)
-        if rule is None:
-            raise self.ctx.error(f"no derivative rule for `{qualname(fn)}`", self.cur)
-        if operands is not None:
-            ps = rule_params(rule)
-            args = dict(zip([p.name for p in ps], operands))
-            for p in ps:
-                if p.name not in args and p.default is not None:
-                    args[p.name] = copy.deepcopy(p.default)
-        self._mark(stmt, "prim", rule=rule, args=args, func=fn)
-        out.append(stmt)
-        if any(isinstance(a, gast.Name) and a.id in self.varied for k, a in args.items()
-               if k in rule.grads):
-            self.varied.add(d)
+
+def method(norm, node, out, dest, hint):
+    f = node.func
+    receiver = norm.atom(f.value, out, hint)
+    if f.attr == "pop" and isinstance(receiver, gast.Name) and not node.args and not node.keywords:
+        norm.ctx.containers.add(receiver.id)
+        d = norm._dest(dest, hint)
+        call = gast.Call(gast.Attribute(receiver, "pop", gast.Load()), [], [])
+        out.append(norm._mark(T.assign(d, call), "pop"))
+        norm.varied.add(d)
         return d
+    spec = table.METHODS.get(f.attr)
+    if spec is None:
+        raise norm.ctx.error(f"method `.{f.attr}()` of a differentiable value has no derivative "
+                             "rule", norm.cur)
+    fn, style = spec
+    args = list(node.args)
+    if style == "shape" and len(args) > 1:
+        args = [gast.Tuple(args, gast.Load())]
+    call = gast.Call(gast.Attribute(receiver, f.attr, gast.Load()), args, node.keywords)
+    return prim_call(norm, call, fn, norm.ctx.rule(fn), out, dest, hint, receiver=receiver)
 
-    # -- inlining --------------------------------------------------------------
+
+def prim_call(norm, node, fn, rule, out, dest, hint, receiver=None):
+    fname = getattr(fn, "__name__", "call")
+    base = f"{norm.root}_{fname}" 
+    ps = rule_params(rule)
+    positional = [receiver] if receiver is not None else []
+    positional += list(node.args)
+    bound = {}
+    i = 0
+    for p in ps:
+        if p.variadic:
+            rest = positional[i:]
+            elts = [norm.atom(a, out, f"{base}_{p.name}") for a in rest]
+            lst = norm.ctx.namer.fresh(f"{base}_{p.name}")
+            lit = norm._mark(T.assign(lst, gast.List(elts, gast.Load())), "literal")
+            out.append(lit)
+            norm._list_items[lst] = elts
+            norm.ctx.containers.add(lst)
+            if any(isinstance(e, gast.Name) and e.id in norm.varied for e in elts):
+                norm.varied.add(lst)
+            bound[p.name] = T.name(lst)
+            i = len(positional)
+            continue
+        if i < len(positional):
+            bound[p.name] = positional[i]
+            i += 1
+    if i < len(positional):
+        raise norm.ctx.error(f"too many arguments to `{fname}`", norm.cur)
+    kw_names = {p.name for p in ps}
+    for kw in node.keywords:
+        if kw.arg not in kw_names:
+            raise norm.ctx.error(f"keyword argument `{kw.arg}` of `{fname}` is not supported "
+                                 "when differentiating", norm.cur)
+        bound[kw.arg] = kw.value
+    args = {}
+    for p in ps:
+        if p.name in bound:
+            value = bound[p.name]
+            if value is receiver or (isinstance(value, gast.Name) and p.variadic):
+                args[p.name] = value
+            else:
+                args[p.name] = norm.atom(value, out, f"{base}_{p.name}")
+        elif p.default is not None:
+            args[p.name] = copy.deepcopy(p.default)
+        elif not p.variadic:
+            raise norm.ctx.error(f"missing argument `{p.name}` of `{fname}`", norm.cur)
+    # The forward call keeps the user's spelling, with atoms in place of expressions.
+    atoms = {id(bound[k]): args[k] for k in bound if k in args}
+    variadic = next((p for p in ps if p.variadic), None)
+    if variadic is not None and variadic.name in args:
+        # The rule sees the varargs as one list (its adjoint is a list);
+        # the forward call keeps them spread out.
+        fixed = [args[p.name] for p in ps if not p.variadic and p.name in args
+                 and any(bound.get(p.name) is a for a in positional)]
+        if receiver is not None:
+            fixed = fixed[1:]
+        new_args = fixed + [copy.deepcopy(e) for e in norm._list_items[args[variadic.name].id]]
+    else:
+        new_args = [atoms.get(id(a), a) for a in node.args]
+    new_kw = [gast.keyword(k.arg, atoms.get(id(k.value), k.value)) for k in node.keywords]
+    func = node.func
+    if receiver is not None:
+        func = gast.Attribute(receiver, func.attr, gast.Load())
+    d = norm._dest(dest, hint)
+    stmt = T.assign(d, gast.Call(func, new_args, new_kw))
+    return _prim(norm, stmt, fn, None, args, out, d, rule=rule)
+
+
+def _prim(norm, stmt, fn, operands, args, out, d, rule=None):
+    rule = rule or norm.ctx.rule(fn)
+    if rule is None:
+        raise norm.ctx.error(f"no derivative rule for `{qualname(fn)}`", norm.cur)
+    if operands is not None:
+        ps = rule_params(rule)
+        args = dict(zip([p.name for p in ps], operands))
+        for p in ps:
+            if p.name not in args and p.default is not None:
+                args[p.name] = copy.deepcopy(p.default)
+    norm._mark(stmt, "prim", rule=rule, args=args, func=fn)
+    out.append(stmt)
+    if any(isinstance(a, gast.Name) and a.id in norm.varied for k, a in args.items()
+           if k in rule.grads):
+        norm.varied.add(d)
+    return d
+
+# -- inlining --------------------------------------------------------------

@@ -3,7 +3,8 @@
 The callee is parsed (or, for a nested def, copied), its locals renamed after
 it (``dense_x`` for ``x`` inside ``Dense.__call__``), its free names made to
 mean what they mean in its own module, desugared, and bound to the call's
-arguments. Recursion cannot be inlined and is refused.
+arguments. Recursion cannot be inlined and is refused. Part of the normalize
+pass: ``inline`` takes the ``Normalizer`` (``norm``) whose call it replaces.
 """
 import copy
 
@@ -61,109 +62,107 @@ def _prefix(fn, label):
     return fn.__qualname__.split(".")[0].lower()
 
 
-class InlineMixin:
-    """Normalizer methods that inline calls."""
-
-    def inline(self, fn, receiver, node, out, dest):
-        chain = getattr(self.cur, "sg_chain", ())
-        key = fn if not isinstance(fn, gast.FunctionDef) else id(fn)
-        label = fn.name if isinstance(fn, gast.FunctionDef) else fn.__name__
-        if key in chain:
-            raise self.ctx.error(f"recursive call to `{label}` is not supported", self.cur,
-                                 "rewrite the recursion as a loop")
-        if len(chain) > 40:
-            raise self.ctx.error("calls nested too deeply to inline", self.cur)
-        if isinstance(fn, gast.FunctionDef):
-            callee = copy.deepcopy(fn)
-            src = None
-            defaults_src = list(callee.args.defaults)
+def inline(norm, fn, receiver, node, out, dest):
+    chain = getattr(norm.cur, "sg_chain", ())
+    key = fn if not isinstance(fn, gast.FunctionDef) else id(fn)
+    label = fn.name if isinstance(fn, gast.FunctionDef) else fn.__name__
+    if key in chain:
+        raise norm.ctx.error(f"recursive call to `{label}` is not supported", norm.cur,
+                             "rewrite the recursion as a loop")
+    if len(chain) > 40:
+        raise norm.ctx.error("calls nested too deeply to inline", norm.cur)
+    if isinstance(fn, gast.FunctionDef):
+        callee = copy.deepcopy(fn)
+        src = None
+        defaults_src = list(callee.args.defaults)
+    else:
+        src = norm.ctx.source(fn)
+        callee = T.clone(src.node)  # as parsed: no annotations to copy
+        defaults_src = None
+    prefix = _prefix(fn, label)
+    local = function_locals(callee) if src is None else src.names[0]
+    mapping = {n: norm.ctx.namer.fresh(f"{prefix}_{n}") for n in sorted(local)}
+    if src is not None:
+        mapping.update(norm.ctx.import_free_names(src, callee))
+    callee = rename(callee, mapping)
+    norm.ctx.namer.reserve(n.id for n in gast.walk(callee) if isinstance(n, gast.Name))
+    desugar(callee, norm.ctx.namer, f"{prefix}_result")
+    stamp = src.origin if src is not None else None
+    for s in walk_stmts(callee.body):
+        if stamp is not None and anno.origin(s) is None:
+            anno.set_origin(s, stamp(s))
+        elif anno.origin(s) is None:
+            anno.like(s, norm.cur)
+        s.sg_chain = chain + (key,)
+    # Bind parameters.
+    a = callee.args
+    pos_params = [p.id for p in a.posonlyargs + a.args]
+    args = list(node.args)
+    if receiver is not None:
+        args.insert(0, receiver)
+    binds = []
+    if len(args) > len(pos_params) and a.vararg is None:
+        raise norm.ctx.error(f"too many arguments in call to `{label}`", norm.cur)
+    given = {}
+    for p, v in zip(pos_params, args):
+        given[p] = v
+    for kw in node.keywords:
+        target = mapping.get(kw.arg, kw.arg)
+        if target not in pos_params + [k.id for k in a.kwonlyargs]:
+            raise norm.ctx.error(f"`{label}` got an unexpected keyword argument `{kw.arg}`",
+                                 norm.cur)
+        given[target] = kw.value
+    defaults = _defaults(norm, fn, callee, defaults_src)
+    for p in pos_params + [k.id for k in a.kwonlyargs]:
+        if p in given:
+            value = given[p]
+        elif p in defaults:
+            value = defaults[p]
         else:
-            src = self.ctx.source(fn)
-            callee = T.clone(src.node)  # as parsed: no annotations to copy
-            defaults_src = None
-        prefix = _prefix(fn, label)
-        local = function_locals(callee) if src is None else src.names[0]
-        mapping = {n: self.ctx.namer.fresh(f"{prefix}_{n}") for n in sorted(local)}
-        if src is not None:
-            mapping.update(self.ctx.import_free_names(src, callee))
-        callee = rename(callee, mapping)
-        self.ctx.namer.reserve(n.id for n in gast.walk(callee) if isinstance(n, gast.Name))
-        desugar(callee, self.ctx.namer, f"{prefix}_result")
-        stamp = src.origin if src is not None else None
-        for s in walk_stmts(callee.body):
-            if stamp is not None and anno.origin(s) is None:
-                anno.set_origin(s, stamp(s))
-            elif anno.origin(s) is None:
-                anno.like(s, self.cur)
-            s.sg_chain = chain + (key,)
-        # Bind parameters.
-        a = callee.args
-        pos_params = [p.id for p in a.posonlyargs + a.args]
-        args = list(node.args)
-        if receiver is not None:
-            args.insert(0, receiver)
-        binds = []
-        if len(args) > len(pos_params) and a.vararg is None:
-            raise self.ctx.error(f"too many arguments in call to `{label}`", self.cur)
-        given = {}
-        for p, v in zip(pos_params, args):
-            given[p] = v
-        for kw in node.keywords:
-            target = mapping.get(kw.arg, kw.arg)
-            if target not in pos_params + [k.id for k in a.kwonlyargs]:
-                raise self.ctx.error(f"`{label}` got an unexpected keyword argument `{kw.arg}`",
-                                     self.cur)
-            given[target] = kw.value
-        defaults = self._defaults(fn, callee, defaults_src)
-        for p in pos_params + [k.id for k in a.kwonlyargs]:
-            if p in given:
-                value = given[p]
-            elif p in defaults:
-                value = defaults[p]
-            else:
-                raise self.ctx.error(f"missing argument for `{label}`", self.cur)
-            binds.append((p, value))
-        if a.vararg is not None:
-            extra = args[len(pos_params):]
-            binds.append((a.vararg.id, gast.Tuple(extra, gast.Load())))
-            self.ctx.tuples[a.vararg.id] = [copy.deepcopy(e) for e in extra]
-        for p, value in binds:
-            bind = anno.like(T.assign(p, value), self.cur)
-            bind.sg_chain = chain + (key,)
-            obj = self.scope.value(value) if isinstance(value, (gast.Name, gast.Attribute)) else MISSING
-            if obj is not MISSING and is_static_object(obj):
-                self.scope.static[p] = obj
-            out.append(bind)
-        body = callee.body
-        ret = body[-1]
-        out += body[:-1]
-        if dest is not None:
-            final = anno.like(T.assign(dest, ret.value if ret.value is not None else T.const(None)), ret)
-            final.sg_chain = chain + (key,)
-            out.append(final)
-        self.changed = True
-        return dest
+            raise norm.ctx.error(f"missing argument for `{label}`", norm.cur)
+        binds.append((p, value))
+    if a.vararg is not None:
+        extra = args[len(pos_params):]
+        binds.append((a.vararg.id, gast.Tuple(extra, gast.Load())))
+        norm.ctx.tuples[a.vararg.id] = [copy.deepcopy(e) for e in extra]
+    for p, value in binds:
+        bind = anno.like(T.assign(p, value), norm.cur)
+        bind.sg_chain = chain + (key,)
+        obj = norm.scope.value(value) if isinstance(value, (gast.Name, gast.Attribute)) else MISSING
+        if obj is not MISSING and is_static_object(obj):
+            norm.scope.static[p] = obj
+        out.append(bind)
+    body = callee.body
+    ret = body[-1]
+    out += body[:-1]
+    if dest is not None:
+        final = anno.like(T.assign(dest, ret.value if ret.value is not None else T.const(None)), ret)
+        final.sg_chain = chain + (key,)
+        out.append(final)
+    norm.changed = True
+    return dest
 
-    def _defaults(self, fn, callee, defaults_src):
-        a = callee.args
-        pos = [p.id for p in a.posonlyargs + a.args]
-        out = {}
-        if defaults_src is not None:
-            for p, d in zip(pos[len(pos) - len(defaults_src):], defaults_src):
-                out[p] = d
-            for p, d in zip(a.kwonlyargs, a.kw_defaults):
-                if d is not None:
-                    out[p.id] = d
-            return out
-        values = fn.__defaults__ or ()
-        for p, v in zip(pos[len(pos) - len(values):], values):
-            out[p] = self.ctx.constant(v)
-        for p in a.kwonlyargs:
-            kwd = fn.__kwdefaults__ or {}
-            original = p.id
-            for orig, val in kwd.items():
-                if p.id.endswith("_" + orig) or p.id == orig:
-                    original = orig
-            if original in kwd:
-                out[p.id] = self.ctx.constant(kwd[original])
+
+def _defaults(norm, fn, callee, defaults_src):
+    a = callee.args
+    pos = [p.id for p in a.posonlyargs + a.args]
+    out = {}
+    if defaults_src is not None:
+        for p, d in zip(pos[len(pos) - len(defaults_src):], defaults_src):
+            out[p] = d
+        for p, d in zip(a.kwonlyargs, a.kw_defaults):
+            if d is not None:
+                out[p.id] = d
         return out
+    values = fn.__defaults__ or ()
+    for p, v in zip(pos[len(pos) - len(values):], values):
+        out[p] = norm.ctx.constant(v)
+    for p in a.kwonlyargs:
+        kwd = fn.__kwdefaults__ or {}
+        original = p.id
+        for orig, val in kwd.items():
+            if p.id.endswith("_" + orig) or p.id == orig:
+                original = orig
+        if original in kwd:
+            out[p.id] = norm.ctx.constant(kwd[original])
+    return out

@@ -31,10 +31,10 @@ from ..ir.names import walk_stmts
 from ..ir.resolve import MISSING
 from ..ir.scopes import function_locals
 from ..rules import table
+from . import calls
 from .activity import expr_varied
 from .aliasing import shared_names
-from .calls import CallsMixin
-from .inline import InlineMixin, rename
+from .inline import rename
 
 
 def _assigned_names(body):
@@ -55,7 +55,7 @@ def _assigned_names(body):
     return counts
 
 
-class Normalizer(CallsMixin, InlineMixin):
+class Normalizer:
     def __init__(self, ctx):
         self.ctx = ctx
         self.scope = ctx.scope
@@ -328,7 +328,7 @@ class Normalizer(CallsMixin, InlineMixin):
                                  "is not supported", s)
         self.changed = True
         out = []
-        self.call(call, out, None)
+        calls.call(self, call, out, None)
         return out
 
     def for_loop(self, s):
@@ -436,7 +436,7 @@ class Normalizer(CallsMixin, InlineMixin):
         self.ctx.read_values.add(d)  # an array now, no longer the Variable
         self.scope.static.pop(d, None)
         read = T.assign(d, T.expr("_sg.read_value(v)", v=var))
-        self._prim(read, self.ctx.runtime.read_value, [T.name(var)], {}, out, d)
+        calls._prim(self, read, self.ctx.runtime.read_value, [T.name(var)], {}, out, d)
         self.changed = True
         return d
 
@@ -476,14 +476,14 @@ class Normalizer(CallsMixin, InlineMixin):
             rule = None
             if isinstance(node.op, gast.Pow) and _is_constant(right) and _number(right) not in (None, 0):
                 rule = table.POWER_CONSTANT_EXPONENT
-            return self._prim(stmt, rule_fn, [left, right], {}, out, d, rule=rule)
+            return calls._prim(self, stmt, rule_fn, [left, right], {}, out, d, rule=rule)
         if isinstance(node, gast.UnaryOp):
             if isinstance(node.op, gast.UAdd):
                 return self.expr(node.operand, out, dest, hint)
             operand = self.atom(node.operand, out, hint)
             d = self._dest(dest, hint)
             stmt = T.assign(d, gast.UnaryOp(node.op, operand))
-            return self._prim(stmt, table.OPERATORS["USub"], [operand], {}, out, d)
+            return calls._prim(self, stmt, table.OPERATORS["USub"], [operand], {}, out, d)
         if isinstance(node, gast.Subscript):
             value = self.atom(node.value, out, hint)
             index = self.index(node.slice, out)
@@ -499,7 +499,7 @@ class Normalizer(CallsMixin, InlineMixin):
             value = self.atom(node.value, out, hint)
             d = self._dest(dest, hint)
             stmt = T.assign(d, gast.Attribute(value, node.attr, gast.Load()))
-            return self._prim(stmt, fn, [value], {}, out, d)
+            return calls._prim(self, stmt, fn, [value], {}, out, d)
         if isinstance(node, (gast.List, gast.Tuple)):
             elts = []
             for e in node.elts:
@@ -534,7 +534,7 @@ class Normalizer(CallsMixin, InlineMixin):
         if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
             return self.comprehension(node, out, dest, hint)
         if isinstance(node, gast.Call):
-            return self.call(node, out, self._dest(dest, hint), hint)
+            return calls.call(self, node, out, self._dest(dest, hint), hint)
         if isinstance(node, gast.BoolOp):
             word = "and" if isinstance(node.op, gast.And) else "or"
             raise self.ctx.error(f"`{word}` on differentiable values is not supported", self.cur,
@@ -563,9 +563,9 @@ class Normalizer(CallsMixin, InlineMixin):
 
         self.ctx.containers.add(d)
         if seq == "both":
-            return self._prim(stmt, None, [left, right], {}, out, d, rule=SEQUENCE_CONCAT)
+            return calls._prim(self, stmt, None, [left, right], {}, out, d, rule=SEQUENCE_CONCAT)
         seq_atom, count = (left, right) if seq == "left" else (right, left)
-        return self._prim(stmt, None, [seq_atom, count], {}, out, d, rule=SEQUENCE_REPEAT)
+        return calls._prim(self, stmt, None, [seq_atom, count], {}, out, d, rule=SEQUENCE_REPEAT)
 
     def index(self, node, out):
         """An index whose parts are names, constants or slices of them."""
