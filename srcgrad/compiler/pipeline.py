@@ -125,6 +125,14 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
                    watch_inputs=(), rows=False):
     """Generate and load the adjoint code of ``region`` seeded at ``targets``.
 
+    The region's statements become ``def tape_region(<inputs>, <seeds>)``: it
+    reruns the region from the values its inputs had when it was entered,
+    recording what the backward pass needs, then runs the backward pass from
+    one seed per target. Same steps as ``compile_gradient``; what differs is
+    what is differentiated with respect to (watch points, Variable reads) and
+    seeded (any variable of the region). The tape matches the sources it
+    reports by identity, as TensorFlow matches tensors.
+
     ``watch_inputs``: inputs to report adjoints for as well (values an earlier
     block of the same tape computed, through which gradients flow on).
     Returns ``[(source object, adjoint), ...]``, or with ``sources`` (names), a

@@ -112,7 +112,7 @@ class Prepare:
                 continue
             if _is_tape_call(s, tape_name, "reset") and not in_loop:
                 # Only what runs after reset() is recorded: what came before is constant.
-                out = [constant(o) for o in out if anno.kind(o) != "watch"]
+                out = [_constant(o) for o in out if anno.kind(o) != "watch"]
                 mark = gast.copy_location(gast.Pass(), s)
                 mark.sg_reset = True
                 out.append(mark)
@@ -223,7 +223,7 @@ def region_outputs(region):
     return sorted(names)
 
 
-def constant(stmt):
+def _constant(stmt):
     """``stmt`` with what it assigns cut off from differentiation."""
     for node in walk_stmts([stmt]):
         if isinstance(node, gast.Assign):
