@@ -251,3 +251,27 @@ def test_row_read_then_write_into_its_array_is_refused():
 
     with pytest.raises(sg.CompileError, match=r"writing into `A\[\.\.\.\]`.*A = A.copy\(\)"):
         sg.grad(g)(0.7)
+
+
+def _row_plus_row(x):
+    s = x[0]
+    s += x[1]  # a view of x: NumPy would write into x
+    return np.sum(s)
+
+
+def _shared_through_a_list(x):
+    a = [x, x]
+    s = a[0]
+    s += x
+    return np.sum(s)
+
+
+@pytest.mark.parametrize("f", [_row_plus_row, _shared_through_a_list])
+def test_augmented_assignment_on_a_shared_array_is_refused_at_run_time(f):
+    """The run-time check of ``x += v`` raises the CompileError it promises.
+
+    After the package moved into folders, the check's own import of the error
+    class pointed at a module that no longer existed (found by the fuzzer).
+    """
+    with pytest.raises(sg.CompileError, match=r"in-place update `s \+= \.\.\.` of an array"):
+        sg.grad(f)(np.ones((2, 3)))

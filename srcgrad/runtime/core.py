@@ -248,7 +248,7 @@ def check_not_array(value, name, where):
     another name Python would update both, so the gradient would be wrong.
     """
     if isinstance(value, (np.ndarray, list)):
-        from .errors import CompileError
+        from ..errors import CompileError
 
         kind = "an array" if isinstance(value, np.ndarray) else "a list"
         raise CompileError(

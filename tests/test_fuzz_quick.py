@@ -1,0 +1,175 @@
+"""A quick pass of the differential fuzzer (tools/fuzz), and tests of the fuzzer itself.
+
+The quick pass checks a fixed seed of programs and must find no FAIL. It runs
+only the feature families and forms that srcgrad gets right today: the others
+are switched off in ``DISABLED`` below, each with the finding that fails it
+("class N" of the findings listed in issue 12's session note).
+Switch one back on when its class is fixed.
+
+Disabled today (keys are feature families; a form would be disabled the same way):
+- rebind_loop: class 1, a loop over a name its body rebinds gives wrong values and gradients;
+- early_return: class 2, value_and_grad returns None as the value of any f with a
+  return other than its last statement;
+- rebind_param: class 3, rebinding a parameter (x = x * x, x, y = y, x) breaks the code
+  specialised for the argument ranks: wrong gradients and crashes;
+- index_write: class 4, writes through repeated fancy indices (a[[0, 0, 1]] = v and
+  += v) count every repetition (sometimes visible at second order only);
+- alias: class 5, in-place updates through aliases the alias analysis misses (names
+  bound by tuple unpacking); class 6, a[0], a[1] = a[1], a[0] on rows (views);
+- unpack: class 7, a, b = b, a inside a GradientTape block: wrong tape gradients, crashes.
+"""
+import inspect
+
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from tools.fuzz.features import FEATURES
+from tools.fuzz.generator import generate
+from tools.fuzz.harness import module_source
+from tools.fuzz.oracle import FORMS, check
+from tools.fuzz.program import Program, args_literal
+from tools.fuzz.report import failures
+from tools.fuzz.runner import run
+from tools.fuzz.shrink import shrink
+
+DISABLED = {
+    "rebind_loop": "class 1: loop over a name rebound in its body",
+    "early_return": "class 2: value_and_grad value is None with an early return",
+    "rebind_param": "class 3: a rebound parameter breaks the rank-specialised code",
+    "index_write": "class 4: repeated fancy indices in writes count every repetition",
+    "alias": "class 5: aliases missed by the alias analysis; class 6: row swaps of views",
+    "unpack": "class 7: swaps a, b = b, a in a GradientTape block",
+}
+
+QUICK_SEED = 20240601
+QUICK_COUNT = 60
+
+
+def test_quick_pass_finds_no_failure():
+    features = frozenset(FEATURES) - set(DISABLED)
+    forms = [f for f in FORMS if f not in DISABLED]
+    report = run(QUICK_COUNT, QUICK_SEED, features, forms)
+    assert report.programs == QUICK_COUNT
+    assert not report.failures, failures(report)
+    assert report.counts["grad"]["ok"] >= QUICK_COUNT // 2  # the pass really checks something
+
+
+def test_generator_produces_every_family():
+    used = set()
+    for i in range(300):
+        used |= generate(f"coverage:{i}", frozenset(FEATURES)).features
+    assert used == set(FEATURES)
+
+
+def test_generator_uses_only_enabled_families():
+    enabled = frozenset({"loops", "reduce"})
+    for i in range(50):
+        assert generate(f"subset:{i}", enabled).features <= enabled
+
+
+def test_generator_is_deterministic():
+    one, two = (generate("7:3", frozenset(FEATURES)) for _ in range(2))
+    assert (one.source, one.features, args_literal(one.args)) == \
+        (two.source, two.features, args_literal(two.args))
+
+
+# ---------------------------------------------------------------- the oracle can fail
+
+SMOOTH = Program("smooth", "def f(x):\n    return np.sum(np.sin(x) * x)\n",
+                 (np.array([0.3, -1.2, 0.7]),), frozenset())
+
+
+def _true_gradient(x):
+    return np.cos(x) * x + np.sin(x)
+
+
+def _fake(monkeypatch, grad):
+    """Replace ``sg.grad`` (as the oracle calls it) by ``grad(f, wrt)``."""
+    monkeypatch.setattr(sg, "grad", lambda f, wrt=0: lambda *args: grad(f, wrt, *args))
+
+
+def test_oracle_accepts_srcgrad_on_a_smooth_program(tmp_path):
+    outcomes = check(SMOOTH, FORMS, tmp_path)
+    assert {form: o.status for form, o in outcomes.items()} == dict.fromkeys(FORMS, "ok")
+
+
+def test_oracle_catches_a_wrong_gradient(monkeypatch, tmp_path):
+    _fake(monkeypatch, lambda f, wrt, x: _true_gradient(x) * 1.001)
+    outcome = check(SMOOTH, ["grad"], tmp_path)["grad"]
+    assert (outcome.status, outcome.kind) == ("FAIL", "wrong gradient")
+
+
+def test_oracle_catches_a_wrong_shape(monkeypatch, tmp_path):
+    _fake(monkeypatch, lambda f, wrt, x: _true_gradient(x)[:2])
+    assert check(SMOOTH, ["grad"], tmp_path)["grad"].kind == "wrong shape"
+
+
+def test_oracle_catches_a_missing_value(monkeypatch, tmp_path):
+    monkeypatch.setattr(sg, "value_and_grad",
+                        lambda f, wrt=0: lambda x: (None, _true_gradient(x)))
+    assert check(SMOOTH, ["value"], tmp_path)["value"].kind == "wrong value"
+
+
+def test_oracle_catches_a_changed_input(monkeypatch, tmp_path):
+    def mutating(f, wrt, x):
+        g = _true_gradient(x)
+        x[0] += 1.0
+        return g
+
+    _fake(monkeypatch, mutating)
+    assert check(SMOOTH, ["grad"], tmp_path)["grad"].kind == "mutated input"
+
+
+def test_oracle_classifies_crashes_and_refusals(monkeypatch, tmp_path):
+    def crash(f, wrt, x):
+        raise IndexError("boom")
+
+    _fake(monkeypatch, crash)
+    assert check(SMOOTH, ["grad"], tmp_path)["grad"].kind == "crash: IndexError"
+
+    def refuse(f, wrt, x):
+        raise sg.CompileError("try statement is not supported")
+
+    _fake(monkeypatch, refuse)
+    assert check(SMOOTH, ["grad"], tmp_path)["grad"].status == "refused"
+
+
+def test_kink_within_the_step_is_inconclusive_not_fail(tmp_path):
+    # |x - 0.300001| at x = 0.3: the kink is 1e-6 away, inside the difference step
+    kink = Program("kink", "def f(x):\n    return np.sum(np.abs(x - 0.300001))\n",
+                   (np.array([0.3]),), frozenset())
+    assert check(kink, ["grad"], tmp_path)["grad"].status == "inconclusive"
+
+
+def test_shrink_keeps_the_failing_construct(monkeypatch, tmp_path):
+    source = ("def f(x):\n"
+              "    a = x * 2.0\n"
+              "    b = np.sin(a) + x\n"
+              "    c = np.tanh(b) * 3.0\n"
+              "    d = np.sum(a * b)\n"
+              "    return d + np.sum(c)\n")
+    program = Program("tanh", source, (np.array([0.4, -0.9]),), frozenset())
+    real = sg.grad
+
+    def wrong_with_tanh(f, wrt, x):  # a fake bug: every function that uses tanh
+        if "tanh" in inspect.getsource(f):
+            return np.full(np.shape(x), 1e3)
+        return real(f, wrt)(x)
+
+    _fake(monkeypatch, wrong_with_tanh)
+    outcome = check(program, ["grad"], tmp_path)["grad"]
+    small, small_outcome = shrink(program, "grad", outcome, tmp_path)
+    assert small_outcome.same_failure(outcome)
+    assert "tanh" in small.source
+    assert len(small.source) < len(source) * 0.8
+
+
+@pytest.mark.parametrize("name", ["inline", "call"])
+def test_tape_wrapper_inlines_only_bodies_without_early_returns(name, tmp_path):
+    body = "    a = x * 2.0\n    return np.sum(a)\n" if name == "inline" else \
+        "    if np.sum(x) > 0:\n        return np.sum(x)\n    return np.sum(x * x)\n"
+    program = Program(name, "def f(x):\n" + body, (np.array([0.5, 1.0]),), frozenset())
+    text = module_source(program)
+    assert ("tape_out = f(x)" in text) == (name == "call")
+    assert check(program, ["tape"], tmp_path)["tape"].status == "ok"

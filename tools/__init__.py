@@ -1,0 +1,1 @@
+"""Developer tools for srcgrad that are not part of the package (the fuzzer)."""

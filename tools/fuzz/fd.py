@@ -1,0 +1,44 @@
+"""Central finite differences in float64, with a stability test.
+
+Each partial derivative is estimated at two steps, ``h`` and ``2h``. For a
+function smooth around the point the two agree to ``O(h^2)`` plus rounding;
+a kink, a branch that flips or a loop that runs once more within the step
+makes them disagree, and the component is *unstable*: the finite difference
+says nothing there and the check is inconclusive, not failed. The estimate
+itself is the Richardson combination ``(4 d(h) - d(2h)) / 3``, which cancels
+the ``h^2`` term.
+"""
+import numpy as np
+
+STEP = 1e-5
+RTOL = 1e-5
+ATOL = 1e-6  # times max(1, |f|): rounding in f is relative to its size
+
+
+def tolerance(reference, scale):
+    return ATOL * scale + RTOL * np.abs(reference)
+
+
+def partials(fn, args, i, scale):
+    """(estimate, stable) arrays of d fn / d args[i], each of args[i]'s shape."""
+    x = np.asarray(args[i], dtype=np.float64)
+    d = [np.empty(x.shape), np.empty(x.shape)]
+    for j in np.ndindex(x.shape):
+        for k, h in enumerate((STEP, 2 * STEP)):
+            up = fn(*_moved(args, i, j, h))
+            down = fn(*_moved(args, i, j, -h))
+            d[k][j] = (up - down) / (2 * h)
+    estimate = (4 * d[0] - d[1]) / 3
+    stable = np.abs(d[0] - d[1]) <= tolerance(d[0], scale)
+    return estimate, stable & np.isfinite(estimate)
+
+
+def _moved(args, i, j, h):
+    """Copies of ``args`` with element ``j`` of ``args[i]`` moved by ``h``, same kind."""
+    out = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    x = out[i]
+    if isinstance(x, np.ndarray):
+        x[j] += h
+    else:
+        out[i] = type(x)(x + h)
+    return out
