@@ -10,8 +10,6 @@ Disabled today (keys are feature families; a form would be disabled the same way
 - rebind_loop: class 1, a loop over a name its body rebinds gives wrong values and gradients;
 - early_return: class 2, value_and_grad returns None as the value of any f with a
   return other than its last statement;
-- rebind_param: class 3, rebinding a parameter (x = x * x, x, y = y, x) breaks the code
-  specialised for the argument ranks: wrong gradients and crashes;
 - index_write: class 4, writes through repeated fancy indices (a[[0, 0, 1]] = v and
   += v) count every repetition (sometimes visible at second order only);
 - alias: class 5, in-place updates through aliases the alias analysis misses (names
@@ -36,7 +34,6 @@ from tools.fuzz.shrink import shrink
 DISABLED = {
     "rebind_loop": "class 1: loop over a name rebound in its body",
     "early_return": "class 2: value_and_grad value is None with an early return",
-    "rebind_param": "class 3: a rebound parameter breaks the rank-specialised code",
     "index_write": "class 4: repeated fancy indices in writes count every repetition",
     "alias": "class 5: aliases missed by the alias analysis; class 6: row swaps of views",
     "unpack": "class 7: swaps a, b = b, a in a GradientTape block",

@@ -11,6 +11,7 @@ import functools
 import gc
 
 import gast
+import numpy as np
 
 from ..ir import anno, atoms, templates as T
 from ..ir.names import bound_names, loads_in
@@ -221,6 +222,10 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     return generated
 
 
+def _is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
 def trim_forward(forward, rev, after):
     """Drop from ``forward`` what none of the statements ``after`` it reads (values the
     backward pass rebuilds itself included), and the copies in its loops."""
@@ -239,7 +244,9 @@ def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=N
     """
     record.instrument(body, ctx.namer)                # name branch flags and trip counters
     rev = Reverse(ctx, act)
-    rev.ints = int_names(body)
+    known = sample if sample is not None else ()
+    rev.ints = int_names(body, [p for i, p in enumerate(params)       # an int passed in stays one
+                                if i >= len(known) or not _is_int(known[i])])
     rev.inplace = inplace
     rev.rows = rows
     rev.ranks = ranks.infer(body, params, sample, rev.ints, ctx.scope.value)

@@ -436,9 +436,14 @@ def _basic_index(index, ints):
     return isinstance(index, gast.Name) and index.id in ints
 
 
-def int_names(body):
-    """Names every assignment of which gives an int: range loop targets, ``i + 1``, ``len(x)``."""
+def int_names(body, inputs=()):
+    """Names every assignment of which gives an int: range loop targets, ``i + 1``, ``len(x)``.
 
+    ``inputs``: names that hold values from outside ``body`` (parameters) not
+    known to be ints. They are never ints, however ``body`` rebinds them:
+    ``x = x * x`` refutes nothing by itself, and a float array taken for an
+    int would lose its adjoint's reduction to a scalar.
+    """
     defs = {}
     for s in walk_stmts(body):
         if isinstance(s, gast.For):
@@ -452,7 +457,7 @@ def int_names(body):
                     if isinstance(n, gast.Name):
                         value = s.value if t is n else None
                         defs.setdefault(n.id, []).append(value)
-    ints = set(defs)
+    ints = set(defs) - set(inputs)
     changed = True
     while changed:
         changed = False
