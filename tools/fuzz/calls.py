@@ -80,7 +80,7 @@ def closure(ctx):
 def comprehension(ctx):
     """``sum(... for r in a)``, ``np.stack([... for r in a])`` and friends."""
     rng = ctx.rng
-    found = ctx.pick(lambda n, v: len(v.shape) >= 1 and not v.item)
+    found = ctx.pick_array()
     if found is None:
         return False
     ctx.use("comprehensions")
@@ -101,8 +101,7 @@ def comprehension(ctx):
             ctx.bind(item, Var(rows, var.owned, var.writable, shared=True))
             loop = f"for {item} in {ctx.read(src)}"
             if kind == "zip":
-                other, ovar = ctx.pick(lambda n, v: len(v.shape) >= 1 and not v.item
-                                       and n != item)
+                other, ovar = ctx.pick_array(lambda n, v: n != item)
                 q = ctx.fresh_name()
                 ctx.bind(q, Var(ovar.shape[1:], ovar.owned, ovar.writable, shared=True))
                 loop = f"for {item}, {q} in zip({src}, {ctx.read(other)})"

@@ -112,6 +112,10 @@ class Ctx:
     def pick(self, pred=lambda name, var: True):
         return self.exprs.pick_var(pred)
 
+    def pick_array(self, pred=lambda name, var: True):
+        """A variable holding a whole array (rank >= 1, not a container's item)."""
+        return self.pick(lambda n, v: len(v.shape) >= 1 and not v.item and pred(n, v))
+
     def changeable(self, name, var):
         """``name`` may be rebound to a value like ``var`` here (or updated in place)."""
         if name in self.params and not self.on("rebind_param"):

@@ -7,7 +7,7 @@ from .scope import Var, size
 def index_write(ctx):
     """A copy (or zeros) written through ints, slices, repeated fancy indices and masks."""
     rng = ctx.rng
-    source = ctx.pick(lambda n, v: len(v.shape) >= 1 and not v.item)
+    source = ctx.pick_array()
     if source is None:
         return False
     ctx.use("index_write")
