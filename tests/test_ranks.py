@@ -176,11 +176,12 @@ def _ranks_of(f, *args):
     """The ranks inferred for ``f``'s variables at ``args`` (every argument differentiated)."""
     from srcgrad.compiler import pipeline as compiler, source
     from srcgrad.passes import normalize, ranks, record
+    from srcgrad.passes.desugar import desugar
 
     src = source.parse_function(f)
     ctx = compiler.Context(src, compiler.Guards())
     node, params = compiler._signature(src, ctx, list(args))
-    normalize.normalize(node, ctx, list(params))
+    normalize.normalize(node, ctx, list(params), desugar)
     body = node.body[:-1]
     record.instrument(body, ctx.namer)
     return ranks.infer(body, params, list(args), set())

@@ -14,7 +14,7 @@ import gast
 import numpy as np
 
 from ..ir import anno, atoms, templates as T
-from ..ir.names import bound_names, loads_in
+from ..ir.names import bound_names, loads_in, walk_stmts
 from ..ir.resolve import Guards
 from ..passes import activity, fence, lifetimes, normalize, ranks, recompute, record, tape_blocks
 from ..passes.cleanup import cleanup, drop_unused, forward_copies
@@ -78,14 +78,14 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     node, params = _signature(src, ctx, sample)       # *args specialised on their number
     wrt_names = [params[i] for i in wrt]
     desugar(node, ctx.namer)                          # early exits and sugar
-    for s in activity.walk_stmts(node.body):
+    for s in walk_stmts(node.body):
         if anno.origin(s) is None:
             anno.set_origin(s, src.origin(s))
     ctx.arg_values = dict(zip(params, sample or ()))
     for p, value in zip(params, sample or ()):        # objects passed in: resolve their methods
         if p not in wrt_names and atoms.is_static_object(value):
             ctx.scope.static[p] = value
-    normalize.normalize(node, ctx, wrt_names)         # resolve, inline, one operation a statement
+    normalize.normalize(node, ctx, wrt_names, desugar)  # resolve, inline, one operation a statement
     body, result = node.body[:-1], node.body[-1].value
     result = result if result is not None else T.const(None)
     result_name = result.id if isinstance(result, gast.Name) else None
@@ -158,7 +158,7 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     node.body = prepare.block(region.statements, region.tape_name) + [gast.Return(T.const(None))]
     fence.check(src)
     desugar(node, ctx.namer)
-    for s in activity.walk_stmts(node.body):
+    for s in walk_stmts(node.body):
         if anno.origin(s) is None:
             anno.set_origin(s, region.origin(s))
     assigned = set(tape_blocks.region_outputs(region))
@@ -176,8 +176,8 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     node.body[start:start] = [m for p in auto
                           for m in tape_blocks.watch_marker(tape_blocks.fake_watch(p, node), region)]
     node.body = [s for s in node.body if not getattr(s, "sg_reset", False)]
-    watched = sorted({s.sg_watched for s in activity.walk_stmts(node.body) if anno.kind(s) == "watch"})
-    normalize.normalize(node, ctx, watched)
+    watched = sorted({s.sg_watched for s in walk_stmts(node.body) if anno.kind(s) == "watch"})
+    normalize.normalize(node, ctx, watched, desugar)
     body = node.body[:-1]
     wrt = watched + sorted(ctx.sources)
     act = activity.analyze(node.body, wrt, set(targets))
@@ -217,7 +217,7 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     loaded = codegen.load(text, fname, region.globals, ctx.cells, f"tape {where}")
     generated = Generated(text, loaded, ctx.guards)
     # The Variables the block reads, as found when it was compiled.
-    generated.variables = [ctx.scope.value(s.value) for s in activity.walk_stmts(body)
+    generated.variables = [ctx.scope.value(s.value) for s in walk_stmts(body)
                            if anno.kind(s) == "read"]
     return generated
 
@@ -298,7 +298,7 @@ def _record(ctx, rev, body, params, backward):
     backward pass still reads once empty blocks are dropped; the second
     records only those.
     """
-    primal = set(params) | {n for s in activity.walk_stmts(body) for n in _stores(s)}
+    primal = set(params) | {n for s in walk_stmts(body) for n in _stores(s)}
     needed = _needed(backward, primal, body)
     saved_not, rev.rebuilt = recompute.plan(body, params, backward, needed, rev.scalars,
                                             ctx.harmless_call)
@@ -307,7 +307,7 @@ def _record(ctx, rev, body, params, backward):
     first = record.Recorder(ctx.namer, params, needed, preinit=rev.zeroed)
     first.forward(body)
     used = loads_in(first.fill(backward))
-    records = {getattr(s, attr, None) for s in activity.walk_stmts(body)
+    records = {getattr(s, attr, None) for s in walk_stmts(body)
                for attr in ("sg_cond", "sg_trips", "sg_range")}
     needed -= {r for r in records if r and r not in used}
     rec = record.Recorder(ctx.namer, params, needed, used_records=used, preinit=rev.zeroed)
@@ -344,7 +344,7 @@ def _snapshot_items(body, needed):
     code free of views read after writes, which is what lets the compiler
     differentiate it again (higher order).
     """
-    stmts = list(activity.walk_stmts(body))
+    stmts = list(walk_stmts(body))
     written = _written_in_place(stmts)
     for s in stmts:
         if anno.kind(s) == "getitem" and s.value.value.id in written and s.targets[0].id in needed:
@@ -359,7 +359,7 @@ def _needed(backward, primal, body):
     view sees the array's slots, so they must be restored).
     """
     needed = loads_in(backward) & primal
-    stmts = list(activity.walk_stmts(body))
+    stmts = list(walk_stmts(body))
     written = _written_in_place(stmts)
     changed = True
     while changed:

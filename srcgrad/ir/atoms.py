@@ -85,3 +85,16 @@ def qualname(obj):
             module = "np" + module[5:]
         return f"{module}.{name}"
     return name
+
+
+def literal_items(value):
+    """(key, item) pairs of a list, tuple or dict literal."""
+    if isinstance(value, gast.Dict):
+        return list(zip(value.keys, value.values))
+    return [(gast.Constant(i, None), e) for i, e in enumerate(value.elts)]
+
+
+def is_sg_call(node):
+    """A call of a runtime helper: ``_sg.name(...)``."""
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+        and isinstance(node.func.value, gast.Name) and node.func.value.id == "_sg"

@@ -16,6 +16,11 @@ def walk_stmts(body):
                 yield from walk_stmts(getattr(s, field))
 
 
+def name_ids(node):
+    """Every name read or written anywhere inside ``node``."""
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+
+
 def written_names(s):
     """Names a statement rebinds (not mutations)."""
     if isinstance(s, gast.Assign):

@@ -108,6 +108,13 @@ def const(value):
     return gast.Constant(value, None)
 
 
+def comment(text):
+    """A statement that ``codegen`` turns into a ``# text`` line."""
+    node = gast.Expr(const("__comment__" + text))
+    node.sg_comment = True
+    return node
+
+
 def assign(target, value):
     """``target = value``; target a name string or a node."""
     if isinstance(target, str):

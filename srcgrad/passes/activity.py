@@ -9,95 +9,8 @@ gradient.
 import gast
 
 from ..ir import anno
-from ..ir.names import walk_stmts
-from ..ir.resolve import MISSING
-from ..ir.scopes import free_names
-from ..rules import table
-
-
-def _names(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
-
-
-def _nondiff(scope, func):
-    obj = scope.value(func)
-    return obj is not MISSING and table.nondiff(obj)
-
-
-def expr_varied(node, varied, scope):
-    """Can the value of expression ``node`` depend on a varied variable?"""
-    if node is None or isinstance(node, (gast.Constant, gast.JoinedStr, gast.Compare)):
-        return False
-    if scope.is_source(node):
-        return True
-    if isinstance(node, gast.Name):
-        return node.id in varied
-    if isinstance(node, gast.Attribute):
-        if node.attr in table.NONDIFF_ATTRIBUTES:
-            return False
-        return expr_varied(node.value, varied, scope)
-    if isinstance(node, gast.Subscript):
-        return expr_varied(node.value, varied, scope)
-    if isinstance(node, gast.UnaryOp) and not isinstance(node.op, (gast.USub, gast.UAdd)):
-        return False  # not, ~: booleans and bits carry no gradient
-    if isinstance(node, gast.BinOp):
-        fn = table.OPERATORS.get(type(node.op).__name__)
-        if fn is None or table.nondiff(fn):
-            return False  # //, &, |, ^, <<: integer-valued or boolean
-    if isinstance(node, gast.Call):
-        if _nondiff(scope, node.func):
-            return False
-        f = node.func
-        if isinstance(f, gast.Attribute) and f.attr in table.METHODS \
-                and table.nondiff(table.METHODS[f.attr][0]) \
-                and scope.value(f) is MISSING:
-            return False  # x.argmax(), x.round(): array methods without a gradient
-        if scope.calls_user_code(node):
-            return True
-        parts = list(node.args) + [k.value for k in node.keywords]
-        if isinstance(node.func, gast.Name) and node.func.id in scope.local_defs:
-            # A nested function reads its enclosing variables: a closure over
-            # a varied value is varied even when its arguments are not.
-            parts += [gast.Name(n, gast.Load(), None, None)
-                      for n in closure_reads(node.func.id, scope)]
-        if isinstance(node.func, gast.Attribute):
-            parts.append(node.func.value)
-        return any(expr_varied(p, varied, scope) for p in parts)
-    if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
-        inner = set(varied)
-        for gen in node.generators:
-            if expr_varied(gen.iter, inner, scope):
-                inner |= _names(gen.target)
-        return expr_varied(node.elt, inner, scope)
-    if isinstance(node, gast.IfExp):
-        return expr_varied(node.body, varied, scope) or expr_varied(node.orelse, varied, scope)
-    return any(expr_varied(c, varied, scope) for c in gast.iter_child_nodes(node)
-               if isinstance(c, gast.expr))
-
-
-def closure_reads(name, scope):
-    """Enclosing variables a nested def reads, directly or through nested defs it calls."""
-    seen, todo, reads = set(), [name], set()
-    while todo:
-        fn = scope.local_defs.get(todo.pop())
-        if fn is None or id(fn) in seen:
-            continue
-        seen.add(id(fn))
-        free = free_names(fn)
-        reads |= free
-        todo.extend(free & set(scope.local_defs))
-    return reads
-
-
-def literal_items(value):
-    """(key, item) pairs of a list, tuple or dict literal."""
-    if isinstance(value, gast.Dict):
-        return list(zip(value.keys, value.values))
-    return [(gast.Constant(i, None), e) for i, e in enumerate(value.elts)]
-
-
-def _target_names(target):
-    return [n.id for n in gast.walk(target) if isinstance(n, gast.Name)]
+from ..ir.atoms import literal_items
+from ..ir.names import name_ids, walk_stmts
 
 
 def flow(s):
@@ -110,7 +23,7 @@ def flow(s):
     if kind == "prim":
         reads = set()
         for atom in s.sg_args.values():
-            reads |= _names(atom) if isinstance(atom, gast.Name) else set()
+            reads |= name_ids(atom) if isinstance(atom, gast.Name) else set()
         return [s.targets[0].id], reads
     if kind == "copy":
         return [s.targets[0].id], {s.value.id}
@@ -131,7 +44,7 @@ def flow(s):
     if kind == "custom":
         return [s.targets[0].id], {a.id for a in s.sg_operands if isinstance(a, gast.Name)}
     if getattr(s, "sg_norule", None) is not None:
-        return [n for t in s.targets for n in _target_names(t)], _names(s.value)
+        return sorted(set().union(*map(name_ids, s.targets))), name_ids(s.value)
     return [], set()
 
 

@@ -20,9 +20,10 @@ Before/after::
 """
 import gast
 
-from ..ir import anno, templates as T
+from ..ir import templates as T
+from ..ir.atoms import is_sg_call
 from ..ir.names import loads, stores, walk_stmts
-from ..rules.rows import _is_sg_call
+from ..ir.effects import pure_assignment, simple
 
 
 def _is_one(node):
@@ -144,35 +145,6 @@ def _tidy(stmts):
 
 def _real(stmts):
     return any(not getattr(s, "sg_comment", False) and not isinstance(s, gast.Pass) for s in stmts)
-
-
-# Statement kinds (anno.py) whose only effect is to bind their target.
-_PURE = ("copy", "prim", "getitem", "literal")
-
-
-def _simple(node):
-    """An expression of names and constants only: ``0.0``, ``x``, ``i + 1``, ``(a, b)``."""
-    if isinstance(node, (gast.Constant, gast.Name)):
-        return True
-    if isinstance(node, gast.BinOp):
-        return _simple(node.left) and _simple(node.right)
-    if isinstance(node, gast.UnaryOp):
-        return _simple(node.operand)
-    if isinstance(node, (gast.Tuple, gast.List)):
-        return all(_simple(e) for e in node.elts)
-    return False
-
-
-def pure_assignment(s):
-    """``name = value`` where computing ``value`` has no effect but the result."""
-    if not isinstance(s, gast.Assign) or not all(isinstance(t, gast.Name) for t in s.targets):
-        return False
-    if _simple(s.value):
-        return True
-    if anno.kind(s) not in _PURE:
-        return False
-    out = getattr(s, "sg_args", {}).get("out")  # np.add(a, b, out=c) writes to c
-    return out is None or isinstance(out, gast.Constant) and out.value is None
 
 
 def drop_unused(forward, live_after):
@@ -324,7 +296,7 @@ def _gathered(stmts):
     while k < len(stmts):
         s = stmts[k]
         call = s.value if isinstance(s, gast.Assign) else None
-        if not (_is_sg_call(call) and call.func.attr == "add_at_zeros" and len(call.args) == 3
+        if not (is_sg_call(call) and call.func.attr == "add_at_zeros" and len(call.args) == 3
                 and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
                 and _int_constant(call.args[1])):
             out.append(s)
@@ -403,7 +375,7 @@ def _item_add(s):
     """``d[i] += v`` with ``i`` names and constants: (d, the index as text, v), else None."""
     if isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) \
             and isinstance(s.target, gast.Subscript) and isinstance(s.target.value, gast.Name) \
-            and _simple(s.target.slice):
+            and simple(s.target.slice):
         return s.target.value.id, gast.dump(s.target.slice), s.value
     return None
 

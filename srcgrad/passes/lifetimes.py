@@ -27,7 +27,7 @@ import gast
 
 from ..ir import templates as T
 from ..ir.names import binding_counts, bound_names
-from .ranks import shape_source
+from ..ir.shapes import shape_source
 
 # ``_sg`` helpers -> the positions of arguments they use only for shape and dtype.
 SHAPE_ONLY = {

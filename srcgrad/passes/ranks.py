@@ -14,6 +14,7 @@ import numpy as np
 
 from ..ir import anno, templates as T
 from ..ir.names import walk_stmts
+from ..ir.shapes import ARITHMETIC
 from ..rules.entry import params as rule_params
 from ..variables import Variable
 
@@ -26,7 +27,6 @@ def _rank_of_value(value):
     return None
 
 
-_ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.Mod, gast.FloorDiv)
 # ``_sg`` helpers, not differentiated, whose result has their argument's rank.
 _SHAPED_LIKE = {"seed_like", "zeros_like", "read_value", "copy_slot"}
 
@@ -185,7 +185,7 @@ def _rank(s, env, ints, stacks, literals, static, resolve):
         return env.get(value.args[0].id)
     if isinstance(value, gast.Call) and kind != "prim" and resolve is not None:
         return _constructed(value, resolve(value.func), env, ints)
-    if isinstance(value, gast.BinOp) and isinstance(value.op, _ARITHMETIC) \
+    if isinstance(value, gast.BinOp) and isinstance(value.op, ARITHMETIC) \
             and all(isinstance(v, (gast.Name, gast.Constant)) for v in (value.left, value.right)):
         return _elementwise([_atom(value.left, env), _atom(value.right, env)])  # not recorded
     if kind == "getitem" or isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
@@ -235,32 +235,6 @@ def _rank(s, env, ints, stacks, literals, static, resolve):
         if how == "elementwise" and s.sg_args and len(args) == len(s.sg_args):
             return _elementwise(args)
     return None
-
-
-def shape_source(s, ranks):
-    """The name whose shape the value of ``s`` has, or None.
-
-    ``z = a * 2.0``, ``z = -a``, ``z = np.exp(a)``, ``z = np.logaddexp(0.0, a)``: an
-    elementwise operation on one array ``a`` (of known rank) and scalars gives
-    ``a``'s shape, because broadcasting against a scalar changes nothing.
-    """
-    value = s.value
-    if isinstance(value, gast.UnaryOp) and isinstance(value.op, (gast.USub, gast.UAdd)):
-        operands = [value.operand]
-    elif isinstance(value, gast.BinOp) and isinstance(value.op, _ARITHMETIC):
-        operands = [value.left, value.right]
-    elif anno.kind(s) == "prim" and isinstance(s.sg_func, np.ufunc) and s.sg_func.signature is None:
-        operands = list(s.sg_args.values())
-    else:
-        return None
-    arrays = set()
-    for a in operands:
-        if isinstance(a, gast.Name) and isinstance(ranks.get(a.id), int):
-            if ranks[a.id] > 0:
-                arrays.add(a.id)
-        elif not (isinstance(a, gast.Constant) and type(a.value) in (int, float)):
-            return None  # a list (``lst * 2``), or of unknown rank
-    return arrays.pop() if len(arrays) == 1 else None
 
 
 def _keyed(static, params):

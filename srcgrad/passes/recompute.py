@@ -25,9 +25,8 @@ import copy
 import gast
 
 from ..ir import anno, templates as T
+from ..ir.effects import pure_assignment
 from ..ir.names import loads, stores, walk_stmts
-from .cleanup import pure_assignment
-from .reverse import comment
 
 _MUTATING = ("setitem", "append", "pop")
 
@@ -67,7 +66,7 @@ def _commented(stmts):
         o = anno.origin(s)
         key = (o.filename, o.lineno) if o else None
         if o is not None and key != last:
-            out.append(comment(f"recomputed, not saved: {o.text} ({o.short()})"))
+            out.append(T.comment(f"recomputed, not saved: {o.text} ({o.short()})"))
         last = key
         new = copy.deepcopy(s)
         text = gast.unparse(s.value)  # ``x[i]`` twice in a line: index once, copy after

@@ -18,10 +18,10 @@ import gast
 import numpy as np
 
 from ..ir import anno, templates as T
+from ..ir.atoms import literal_items
 from ..ir.names import walk_stmts, written_names
 from ..rules.entry import params as rule_params
 from ..rules.rows import row_form
-from .activity import literal_items
 
 
 def _casts(s):
@@ -45,13 +45,6 @@ class Restore:
 def restore_marker(stmt, name, how):
     node = gast.Expr(T.const("__restore__"))
     node.sg_restore = Restore(stmt, name, how)
-    return node
-
-
-def comment(text):
-    """A statement that ``codegen`` turns into a ``# text`` line."""
-    node = gast.Expr(T.const("__comment__" + text))
-    node.sg_comment = True
     return node
 
 
@@ -142,7 +135,7 @@ class Reverse:
             return code
         if self.enclosing and self.enclosing[-1] == (o.filename, o.lineno):
             return code  # the block this code sits in already names the line
-        return [comment(f"grad of: {o.text} ({o.short()})")] + code
+        return [T.comment(f"grad of: {o.text} ({o.short()})")] + code
 
     def stmt(self, s, state):
         kind = anno.kind(s)

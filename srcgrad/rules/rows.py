@@ -20,6 +20,7 @@ from functools import lru_cache
 import gast
 
 from ..ir import templates as T
+from ..ir.atoms import is_sg_call
 from ..runtime import rows as batched
 
 # Helpers whose row twin takes the same arguments.
@@ -56,15 +57,10 @@ def row_form(text, written=None):
 def _derived(text):
     tree = copy.deepcopy(T._parse(text)[0].value)  # the parse is cached and shared
     for node in gast.walk(tree):
-        if _is_sg_call(node) and node.func.attr in _TWINS:
+        if is_sg_call(node) and node.func.attr in _TWINS:
             node.func.attr = _TWINS[node.func.attr]
     new = gast.unparse(tree).strip()
     return new, not _rows_pass_through(tree)
-
-
-def _is_sg_call(node):
-    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
-        and isinstance(node.func.value, gast.Name) and node.func.value.id == "_sg"
 
 
 def _is_np_where(node):
@@ -88,7 +84,7 @@ def _rows_pass_through(tree):
             return True
         if _is_np_where(node):
             return not _uses_g(node.args[0]) and all(ok(a) for a in node.args[1:])
-        if _is_sg_call(node) and node.func.attr in _ROW_SAFE:
+        if is_sg_call(node) and node.func.attr in _ROW_SAFE:
             return ok(node.args[0]) and not any(_uses_g(a) for a in node.args[1:]) \
                 and not node.keywords
         return False

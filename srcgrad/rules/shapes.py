@@ -2,7 +2,7 @@
 
 Scope of a grad expression and the fields of an entry: ``entry.Rule``.
 ``view=True``: NumPy may return a view of the first argument (the alias
-analysis, ``passes/aliasing.py``, treats the binding as sharing). A cast to a
+analysis, ``ir/aliasing.py``, treats the binding as sharing). A cast to a
 non-floating dtype (``astype(int)``, ``np.array(x, dtype=int)``) has a zero
 adjoint.
 """

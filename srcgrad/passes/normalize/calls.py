@@ -10,14 +10,14 @@ import types
 
 import gast
 
-from ..errors import CompileError
-from ..ir import anno, templates as T
-from ..ir.atoms import is_static_object, qualname
-from ..ir.resolve import MISSING, is_library
-from ..rules import table
-from ..rules.entry import params as rule_params
+from ...errors import CompileError
+from ...ir import anno, templates as T
+from ...ir.atoms import is_static_object, qualname
+from ...ir.resolve import MISSING, is_library
+from ...ir.varied import expr_varied
+from ...rules import table
+from ...rules.entry import params as rule_params
 from . import inline
-from .activity import expr_varied
 
 
 def _py_function_call(node, norm):

@@ -10,12 +10,11 @@ import copy
 
 import gast
 
-from ..ir import anno, templates as T
-from ..ir.atoms import is_static_object
-from ..ir.names import walk_stmts
-from ..ir.resolve import MISSING
-from ..ir.scopes import function_locals
-from .desugar import desugar
+from ...ir import anno, templates as T
+from ...ir.atoms import is_static_object
+from ...ir.names import walk_stmts
+from ...ir.resolve import MISSING
+from ...ir.scopes import function_locals
 
 
 class _Rename(gast.NodeTransformer):
@@ -86,7 +85,7 @@ def inline(norm, fn, receiver, node, out, dest):
         mapping.update(norm.ctx.import_free_names(src, callee))
     callee = rename(callee, mapping)
     norm.ctx.namer.reserve(n.id for n in gast.walk(callee) if isinstance(n, gast.Name))
-    desugar(callee, norm.ctx.namer, f"{prefix}_result")
+    norm.desugar(callee, norm.ctx.namer, f"{prefix}_result")
     stamp = src.origin if src is not None else None
     for s in walk_stmts(callee.body):
         if stamp is not None and anno.origin(s) is None:

@@ -1,39 +1,21 @@
-"""Normalize differentiable code to one operation per statement, inlining user calls.
-
-Only statements that compute something varied (dependent on the inputs we
-differentiate with respect to) are split; everything else stays exactly as the
-user wrote it. Temporaries are named after the variable they help compute
-(``loss_sub`` for the subtraction inside ``loss = ...``). Calls to user
-functions, methods and ``__call__`` with varied arguments are replaced by the
-callee's body (renamed, desugared), so the generated code is one function with
-no call overhead; recursion cannot be inlined and is refused.
-
-Before/after (``x`` varied)::
-
-    loss = np.sum((x - y) ** 2)     loss_sub = x - y
-                                    loss_pow = loss_sub ** 2
-                                    loss = np.sum(loss_pow)
-
-The pass repeats until nothing changes, because inlining a callee can make
-more variables varied.
-"""
+"""The ``Normalizer``: the statement-by-statement rewriting the package docstring describes."""
 import builtins
 import copy
 import re
 
 import gast
 
-from ..ir import anno, templates as T
-from ..ir.atoms import (OP_NAMES, hint as _hint, is_constant as _is_constant,
+from ...ir import anno, templates as T
+from ...ir.aliasing import shared_names
+from ...ir.atoms import (OP_NAMES, hint as _hint, is_constant as _is_constant,
                         is_simple_index as _is_simple_index, is_static_object as _is_static_object,
                         number as _number, root as _root, short as _short)
-from ..ir.names import walk_stmts
-from ..ir.resolve import MISSING
-from ..ir.scopes import function_locals
-from ..rules import table
+from ...ir.names import walk_stmts
+from ...ir.resolve import MISSING
+from ...ir.scopes import function_locals
+from ...ir.varied import expr_varied
+from ...rules import table
 from . import calls
-from .activity import expr_varied
-from .aliasing import shared_names
 from .inline import rename
 
 
@@ -56,8 +38,9 @@ def _assigned_names(body):
 
 
 class Normalizer:
-    def __init__(self, ctx):
+    def __init__(self, ctx, desugar):
         self.ctx = ctx
+        self.desugar = desugar  # the desugar pass, applied to each inlined callee
         self.scope = ctx.scope
         self.varied = set()
         self.changed = False
@@ -559,7 +542,7 @@ class Normalizer:
 
     def _sequence_op(self, stmt, op, left, right, seq, out, d):
         """Concatenation and repetition of lists and tuples, not elementwise arithmetic."""
-        from ..rules.helpers import SEQUENCE_CONCAT, SEQUENCE_REPEAT
+        from ...rules.helpers import SEQUENCE_CONCAT, SEQUENCE_REPEAT
 
         self.ctx.containers.add(d)
         if seq == "both":
@@ -615,9 +598,3 @@ class Normalizer:
         out += self.stmt(inner)
         self.cur = saved
         return d
-
-    # -- calls -----------------------------------------------------------------
-
-def normalize(fn, ctx, wrt):
-    """Normalize ``fn`` (desugared gast FunctionDef) in place for inputs ``wrt``."""
-    return Normalizer(ctx).run(fn, wrt)

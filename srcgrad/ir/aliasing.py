@@ -7,9 +7,9 @@ time (``x += v``) instead of giving a wrong gradient.
 """
 import gast
 
-from ..ir import templates as T
-from ..ir.names import walk_stmts
 from ..rules import table
+from . import templates as T
+from .names import walk_stmts
 
 
 def shared_names(body, scope):

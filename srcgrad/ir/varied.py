@@ -1,0 +1,82 @@
+"""Can an expression's value depend on a varied variable? Asked before and after normalizing.
+
+``normalize`` asks it of expressions it is about to split into statements
+(only varied ones need one statement per operation); ``activity`` asks the
+same question of normalized statements through its flow equations.
+"""
+import gast
+
+from ..rules import table
+from .names import name_ids
+from .resolve import MISSING
+from .scopes import free_names
+
+
+def _nondiff(scope, func):
+    obj = scope.value(func)
+    return obj is not MISSING and table.nondiff(obj)
+
+
+def expr_varied(node, varied, scope):
+    """Can the value of expression ``node`` depend on a varied variable?"""
+    if node is None or isinstance(node, (gast.Constant, gast.JoinedStr, gast.Compare)):
+        return False
+    if scope.is_source(node):
+        return True
+    if isinstance(node, gast.Name):
+        return node.id in varied
+    if isinstance(node, gast.Attribute):
+        if node.attr in table.NONDIFF_ATTRIBUTES:
+            return False
+        return expr_varied(node.value, varied, scope)
+    if isinstance(node, gast.Subscript):
+        return expr_varied(node.value, varied, scope)
+    if isinstance(node, gast.UnaryOp) and not isinstance(node.op, (gast.USub, gast.UAdd)):
+        return False  # not, ~: booleans and bits carry no gradient
+    if isinstance(node, gast.BinOp):
+        fn = table.OPERATORS.get(type(node.op).__name__)
+        if fn is None or table.nondiff(fn):
+            return False  # //, &, |, ^, <<: integer-valued or boolean
+    if isinstance(node, gast.Call):
+        if _nondiff(scope, node.func):
+            return False
+        f = node.func
+        if isinstance(f, gast.Attribute) and f.attr in table.METHODS \
+                and table.nondiff(table.METHODS[f.attr][0]) \
+                and scope.value(f) is MISSING:
+            return False  # x.argmax(), x.round(): array methods without a gradient
+        if scope.calls_user_code(node):
+            return True
+        parts = list(node.args) + [k.value for k in node.keywords]
+        if isinstance(node.func, gast.Name) and node.func.id in scope.local_defs:
+            # A nested function reads its enclosing variables: a closure over
+            # a varied value is varied even when its arguments are not.
+            parts += [gast.Name(n, gast.Load(), None, None)
+                      for n in closure_reads(node.func.id, scope)]
+        if isinstance(node.func, gast.Attribute):
+            parts.append(node.func.value)
+        return any(expr_varied(p, varied, scope) for p in parts)
+    if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
+        inner = set(varied)
+        for gen in node.generators:
+            if expr_varied(gen.iter, inner, scope):
+                inner |= name_ids(gen.target)
+        return expr_varied(node.elt, inner, scope)
+    if isinstance(node, gast.IfExp):
+        return expr_varied(node.body, varied, scope) or expr_varied(node.orelse, varied, scope)
+    return any(expr_varied(c, varied, scope) for c in gast.iter_child_nodes(node)
+               if isinstance(c, gast.expr))
+
+
+def closure_reads(name, scope):
+    """Enclosing variables a nested def reads, directly or through nested defs it calls."""
+    seen, todo, reads = set(), [name], set()
+    while todo:
+        fn = scope.local_defs.get(todo.pop())
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        free = free_names(fn)
+        reads |= free
+        todo.extend(free & set(scope.local_defs))
+    return reads

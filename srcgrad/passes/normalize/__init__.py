@@ -1,0 +1,31 @@
+"""Normalize differentiable code to one operation per statement, inlining user calls.
+
+Only statements that compute something varied (dependent on the inputs we
+differentiate with respect to) are split; everything else stays exactly as the
+user wrote it. Temporaries are named after the variable they help compute
+(``loss_sub`` for the subtraction inside ``loss = ...``). Calls to user
+functions, methods and ``__call__`` with varied arguments are replaced by the
+callee's body (renamed, desugared), so the generated code is one function with
+no call overhead; recursion cannot be inlined and is refused.
+
+Before/after (``x`` varied)::
+
+    loss = np.sum((x - y) ** 2)     loss_sub = x - y
+                                    loss_pow = loss_sub ** 2
+                                    loss = np.sum(loss_pow)
+
+The pass repeats until nothing changes, because inlining a callee can make
+more variables varied. ``normalizer`` rewrites statements and expressions,
+``calls`` decides what a call denotes, ``inline`` replaces a user call by the
+callee's body.
+"""
+from .normalizer import Normalizer
+
+
+def normalize(fn, ctx, wrt, desugar):
+    """Normalize ``fn`` (desugared gast FunctionDef) in place for inputs ``wrt``.
+
+    ``desugar`` is the desugar pass: each inlined callee goes through it
+    first, as the function itself did.
+    """
+    return Normalizer(ctx, desugar).run(fn, wrt)
