@@ -143,12 +143,7 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     and so does every adjoint reported.
     """
     params = list(inputs)
-    args = gast.arguments([gast.Name(p, gast.Param(), None, None) for p in params], [], None,
-                          [], [], None, [])
-    node = gast.FunctionDef("tape_region", args, [], [], None, None, [])
-    node.lineno, node.col_offset = region.lineno, 0
-    src = source.FunctionSource(fn=None, node=node, filename=region.filename, line_offset=0,
-                                globals=region.globals)
+    node, src = _region_def(region, params)
     ctx = Context(src, Guards())
     ctx.variable_sources = watch_variables
     ctx.is_variable = is_variable
@@ -161,21 +156,11 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     for s in walk_stmts(node.body):
         if anno.origin(s) is None:
             anno.set_origin(s, region.origin(s))
-    assigned = set(tape_blocks.region_outputs(region))
-    for p, value in zip(params, sample):
-        if is_variable(value) or p in assigned:
-            continue
-        if atoms.is_static_object(value) or (watch_variables and tape_blocks.holds_variables(value, is_variable)):
-            # Objects, and containers of Variables (``params[0]``, ``for v in params``).
-            ctx.scope.static[p] = value
+    _static_inputs(ctx, region, params, sample, watch_variables, is_variable)
     # Trainable Variables the region receives are watched from its first line.
     auto = [p for p, v in zip(params, sample) if watch_variables and is_variable(v) and v.trainable
             or p in watch_inputs]
-    start = next((i + 1 for i in range(len(node.body) - 1, -1, -1)
-                  if getattr(node.body[i], "sg_reset", False)), 0)
-    node.body[start:start] = [m for p in auto
-                          for m in tape_blocks.watch_marker(tape_blocks.fake_watch(p, node), region)]
-    node.body = [s for s in node.body if not getattr(s, "sg_reset", False)]
+    _watch_after_last_reset(node, region, auto)
     watched = sorted({s.sg_watched for s in walk_stmts(node.body) if anno.kind(s) == "watch"})
     normalize.normalize(node, ctx, watched, desugar)
     body = node.body[:-1]
@@ -197,15 +182,8 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
         out = T.name(rev.grads_list)
     else:
         out = gast.Tuple([T.name(v) for v in rev.named_sources.values()], gast.Load())
-    cleanup(backward, ctx.namer.adjoints.values(), loads_in([gast.Expr(out)]))
-    lifetimes.shapes_from_operands(forward, backward, params, rev.ranks)
-    if sources is None:  # not read again by an outer tape: skip values nothing reads
-        trim_forward(forward, rev, backward + [gast.Expr(out)])
-    code = forward + backward
-    if sources is None:  # ... and free the others after their last use
-        code = lifetimes.free_early(forward, backward,
-                                    set(params) | set(seeds) | loads_in([gast.Expr(out)]),
-                                    rev.scalars, ctx.namer.adjoints)
+    code = _tidy_region(ctx, rev, forward, backward, out, params, seeds,
+                        outermost=sources is None)
     node.args.args += [gast.Name(sd, gast.Param(), None, None) for sd in seeds]
     fname = ctx.namer.fresh(f"{region.tape_name or 'tape'}_region")
     new = gast.FunctionDef(fname, node.args, code + [gast.Return(out)], [], None, None, [])
@@ -220,6 +198,51 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     generated.variables = [ctx.scope.value(s.value) for s in walk_stmts(body)
                            if anno.kind(s) == "read"]
     return generated
+
+
+def _region_def(region, params):
+    """An empty ``def tape_region(<params>)`` at the block's line, and its source."""
+    args = gast.arguments([gast.Name(p, gast.Param(), None, None) for p in params], [], None,
+                          [], [], None, [])
+    node = gast.FunctionDef("tape_region", args, [], [], None, None, [])
+    node.lineno, node.col_offset = region.lineno, 0
+    src = source.FunctionSource(fn=None, node=node, filename=region.filename, line_offset=0,
+                                globals=region.globals)
+    return node, src
+
+
+def _static_inputs(ctx, region, params, sample, watch_variables, is_variable):
+    """Inputs whose methods and items resolve at compile time: objects, and containers
+    of Variables (``params[0]``, ``for v in params``)."""
+    assigned = set(tape_blocks.region_outputs(region))
+    for p, value in zip(params, sample):
+        if is_variable(value) or p in assigned:
+            continue
+        if atoms.is_static_object(value) or (watch_variables and tape_blocks.holds_variables(value, is_variable)):
+            ctx.scope.static[p] = value
+
+
+def _watch_after_last_reset(node, region, names):
+    """Watch ``names`` from the start of the region, or from its last ``tape.reset()``."""
+    start = next((i + 1 for i in range(len(node.body) - 1, -1, -1)
+                  if getattr(node.body[i], "sg_reset", False)), 0)
+    node.body[start:start] = [m for p in names
+                              for m in tape_blocks.watch_marker(tape_blocks.fake_watch(p, node), region)]
+    node.body = [s for s in node.body if not getattr(s, "sg_reset", False)]
+
+
+def _tidy_region(ctx, rev, forward, backward, out, params, seeds, outermost):
+    """Forward and backward code cleaned up; ``outermost``: no outer tape reads the
+    region's values again, so values nothing reads are skipped and the others freed
+    after their last use."""
+    cleanup(backward, ctx.namer.adjoints.values(), loads_in([gast.Expr(out)]))
+    lifetimes.shapes_from_operands(forward, backward, params, rev.ranks)
+    if not outermost:
+        return forward + backward
+    trim_forward(forward, rev, backward + [gast.Expr(out)])
+    return lifetimes.free_early(forward, backward,
+                                set(params) | set(seeds) | loads_in([gast.Expr(out)]),
+                                rev.scalars, ctx.namer.adjoints)
 
 
 def _is_int(value):

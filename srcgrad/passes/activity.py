@@ -5,6 +5,13 @@ differentiate with respect to, *useful* runs backward from the returned
 value; only their intersection gets adjoint code. Both are flow-insensitive
 fixpoints over variable names, which over-approximates and so never drops a
 gradient.
+
+Example (differentiating with respect to ``x``; ``y`` is a constant)::
+
+    z = x * y            varied, useful: gets an adjoint ``dz``
+    k = y * 2.0          neither: no adjoint code
+    w = np.sin(x)        varied, not useful (nothing returned reads it): none
+    loss = np.sum(z * k)
 """
 import gast
 

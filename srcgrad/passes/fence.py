@@ -2,6 +2,15 @@
 
 Runs before any other pass, so later passes may assume the subset of Python
 listed in SPEC section 4.
+
+Before/after::
+
+    def f(x):                   CompileError: try statement is not supported
+        try:                    (model.py:2). Move the try/except outside the
+            y = x * 2           differentiated function
+        except ValueError:
+            y = x
+        return y
 """
 import gast
 

@@ -8,6 +8,14 @@ Arrays' and Variables' ranks are part of the cache key, so what is inferred
 here holds for every call that reuses the code.
 
 Flow-insensitive: a name has a rank only if every assignment gives it the same.
+
+Before/after (``A`` a matrix, ``v`` a vector at the first call)::
+
+    # grad of: u = A @ v                      # grad of: u = A @ v
+    dA = _sg.unbroadcast(                     dA = np.outer(du, v)
+        _sg.matmul_grad_x1(du, A, v), A)      dv = du @ A
+    dv = _sg.unbroadcast(
+        _sg.matmul_grad_x2(du, A, v), v)
 """
 import gast
 import numpy as np
@@ -189,51 +197,62 @@ def _rank(s, env, ints, stacks, literals, static, resolve):
             and all(isinstance(v, (gast.Name, gast.Constant)) for v in (value.left, value.right)):
         return _elementwise([_atom(value.left, env), _atom(value.right, env)])  # not recorded
     if kind == "getitem" or isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
-        base = env.get(value.value.id)  # also ``xs[t]`` of a constant array (kind opaque)
-        parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
-        if base is None or base is TOP:
-            return base
-        if any(isinstance(p, gast.Constant) and p.value is None for p in parts):
-            return None
-        removed = 0
-        for p in parts:
-            if isinstance(p, gast.Slice):
-                continue
-            if isinstance(p, gast.Name) and p.id in ints:
-                removed += 1
-            elif _int_index_count(p) == 1:
-                removed += 1
-            else:
-                return None
-        return base - removed if base >= removed else None
+        return _indexed(value, env, ints)  # also ``xs[t]`` of a constant array (kind opaque)
     if kind == "prim":
-        fn, how = s.sg_func, s.sg_rule.rank
-        args = [_atom(a, env) for a in s.sg_args.values()
-                if isinstance(a, (gast.Name, gast.Constant))]
-        if how == "identity":
-            return args[0] if args else None
-        if how == "from_list":  # np.array([a, b]) of values of one rank r: rank r + 1
-            obj = s.sg_args.get("object", s.sg_args.get("a"))
-            items = literals.get(obj.id) if isinstance(obj, gast.Name) else None
-            ndmin = s.sg_args.get("ndmin")
-            if items is not None and (ndmin is None or isinstance(ndmin, gast.Constant)
-                                      and ndmin.value == 0):
-                inner = _join(_atom(e, env) for e in items) if items else None
-                return inner if inner is None or inner is TOP else inner + 1
-        if how == "like_second":
-            like = s.sg_args.get("like")
-            return _atom(like, env) if like is not None else None
-        if how == "scalar":
-            return 0
-        operands = [_atom(s.sg_args.get(p.name), env) for p in rule_params(s.sg_rule)[:2]]
-        if how == "reduce" and isinstance(s.sg_args.get("axis"), gast.Constant):
-            return _reduced(s.sg_args["axis"].value, s.sg_args.get("keepdims"), operands[0])
-        if how == "same":
-            return operands[0]
-        if how == "product":
-            return _product(fn, operands)
-        if how == "elementwise" and s.sg_args and len(args) == len(s.sg_args):
-            return _elementwise(args)
+        return _primitive(s, env, literals)
+    return None
+
+
+def _indexed(value, env, ints):
+    """The rank of ``base[index]``: one less for each integer index, none for a slice."""
+    base = env.get(value.value.id)
+    parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
+    if base is None or base is TOP:
+        return base
+    if any(isinstance(p, gast.Constant) and p.value is None for p in parts):
+        return None
+    removed = 0
+    for p in parts:
+        if isinstance(p, gast.Slice):
+            continue
+        if isinstance(p, gast.Name) and p.id in ints:
+            removed += 1
+        elif _int_index_count(p) == 1:
+            removed += 1
+        else:
+            return None
+    return base - removed if base >= removed else None
+
+
+def _primitive(s, env, literals):
+    """The rank of a primitive's result, by its entry's rank rule (``Rule.rank``)."""
+    fn, how = s.sg_func, s.sg_rule.rank
+    args = [_atom(a, env) for a in s.sg_args.values()
+            if isinstance(a, (gast.Name, gast.Constant))]
+    if how == "identity":
+        return args[0] if args else None
+    if how == "from_list":  # np.array([a, b]) of values of one rank r: rank r + 1
+        obj = s.sg_args.get("object", s.sg_args.get("a"))
+        items = literals.get(obj.id) if isinstance(obj, gast.Name) else None
+        ndmin = s.sg_args.get("ndmin")
+        if items is not None and (ndmin is None or isinstance(ndmin, gast.Constant)
+                                  and ndmin.value == 0):
+            inner = _join(_atom(e, env) for e in items) if items else None
+            return inner if inner is None or inner is TOP else inner + 1
+    if how == "like_second":
+        like = s.sg_args.get("like")
+        return _atom(like, env) if like is not None else None
+    if how == "scalar":
+        return 0
+    operands = [_atom(s.sg_args.get(p.name), env) for p in rule_params(s.sg_rule)[:2]]
+    if how == "reduce" and isinstance(s.sg_args.get("axis"), gast.Constant):
+        return _reduced(s.sg_args["axis"].value, s.sg_args.get("keepdims"), operands[0])
+    if how == "same":
+        return operands[0]
+    if how == "product":
+        return _product(fn, operands)
+    if how == "elementwise" and s.sg_args and len(args) == len(s.sg_args):
+        return _elementwise(args)
     return None
 
 

@@ -11,6 +11,16 @@
 generated; ``Recorder.forward`` writes the forward code once ``needed`` is
 known, and ``Recorder.fill`` replaces the backward pass's restore
 placeholders with the matching pops, or drops them.
+
+Before/after (``s`` is overwritten in a loop and its adjoint reads it)::
+
+    for i in i_range:               for i in i_range:
+        s_new = s + s_mul               s_new = s + s_mul
+        s = s_new                       s_stack.append(s)
+                                        s = s_new
+    ...                             ...
+    for i in reversed(i_range):     for i in reversed(i_range):
+        <restore s>                     s = s_stack.pop()
 """
 import copy
 

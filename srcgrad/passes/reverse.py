@@ -11,6 +11,13 @@ that statement: every statement that overwrites a value the backward pass
 reads is undone, in reverse order, right after its adjoint (a ``restore``).
 ``record.py`` later decides how each restore gets its value (a local copy in
 straight-line code, a stack inside loops) and drops those nobody needs.
+
+Before/after (the normalized body of ``return np.sum(np.exp(x) * y)``)::
+
+    z_exp = np.exp(x)              # grad of: return np.sum(np.exp(x) * y)
+    z = z_exp * y                  dz = _sg.sum_grad(dresult, z, None, False)
+    result = np.sum(z)             dz_exp = _sg.unbroadcast(dz * y, z_exp)
+                                   dx = dz_exp * z_exp
 """
 import copy
 

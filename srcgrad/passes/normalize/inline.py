@@ -62,6 +62,11 @@ def _prefix(fn, label):
 
 
 def inline(norm, fn, receiver, node, out, dest):
+    """Replace the call ``node`` of ``fn`` (a function, or a nested def's node) by its body.
+
+    The statements binding the arguments and the renamed body go to ``out``;
+    the returned value is assigned to ``dest``.
+    """
     chain = getattr(norm.cur, "sg_chain", ())
     key = fn if not isinstance(fn, gast.FunctionDef) else id(fn)
     label = fn.name if isinstance(fn, gast.FunctionDef) else fn.__name__
@@ -70,6 +75,33 @@ def inline(norm, fn, receiver, node, out, dest):
                              "rewrite the recursion as a loop")
     if len(chain) > 40:
         raise norm.ctx.error("calls nested too deeply to inline", norm.cur)
+    chain = chain + (key,)
+    callee, mapping, defaults_src = _renamed_callee(norm, fn, label, chain)
+    for p, value in _arguments(norm, fn, callee, mapping, defaults_src, receiver, node, label):
+        bind = anno.like(T.assign(p, value), norm.cur)
+        bind.sg_chain = chain
+        obj = norm.scope.value(value) if isinstance(value, (gast.Name, gast.Attribute)) else MISSING
+        if obj is not MISSING and is_static_object(obj):
+            norm.scope.static[p] = obj
+        out.append(bind)
+    body = callee.body
+    ret = body[-1]
+    out += body[:-1]
+    if dest is not None:
+        final = anno.like(T.assign(dest, ret.value if ret.value is not None else T.const(None)), ret)
+        final.sg_chain = chain
+        out.append(final)
+    norm.changed = True
+    return dest
+
+
+def _renamed_callee(norm, fn, label, chain):
+    """A desugared copy of ``fn``'s def with its locals renamed after it, its free names
+    bound to what they mean in its module, and its statements stamped with their origin
+    and the ``chain`` of calls inlined to reach them.
+
+    Returns (the def, old name -> new name, a nested def's default expressions or None).
+    """
     if isinstance(fn, gast.FunctionDef):
         callee = copy.deepcopy(fn)
         src = None
@@ -92,8 +124,13 @@ def inline(norm, fn, receiver, node, out, dest):
             anno.set_origin(s, stamp(s))
         elif anno.origin(s) is None:
             anno.like(s, norm.cur)
-        s.sg_chain = chain + (key,)
-    # Bind parameters.
+        s.sg_chain = chain
+    return callee, mapping, defaults_src
+
+
+def _arguments(norm, fn, callee, mapping, defaults_src, receiver, node, label):
+    """(renamed parameter, value) for each parameter of ``callee`` in the call ``node``,
+    as Python binds them: positional, keyword, default, ``*args``."""
     a = callee.args
     pos_params = [p.id for p in a.posonlyargs + a.args]
     args = list(node.args)
@@ -124,22 +161,7 @@ def inline(norm, fn, receiver, node, out, dest):
         extra = args[len(pos_params):]
         binds.append((a.vararg.id, gast.Tuple(extra, gast.Load())))
         norm.ctx.tuples[a.vararg.id] = [copy.deepcopy(e) for e in extra]
-    for p, value in binds:
-        bind = anno.like(T.assign(p, value), norm.cur)
-        bind.sg_chain = chain + (key,)
-        obj = norm.scope.value(value) if isinstance(value, (gast.Name, gast.Attribute)) else MISSING
-        if obj is not MISSING and is_static_object(obj):
-            norm.scope.static[p] = obj
-        out.append(bind)
-    body = callee.body
-    ret = body[-1]
-    out += body[:-1]
-    if dest is not None:
-        final = anno.like(T.assign(dest, ret.value if ret.value is not None else T.const(None)), ret)
-        final.sg_chain = chain + (key,)
-        out.append(final)
-    norm.changed = True
-    return dest
+    return binds
 
 
 def _defaults(norm, fn, callee, defaults_src):

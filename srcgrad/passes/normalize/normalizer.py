@@ -430,9 +430,7 @@ class Normalizer:
             return self.variable_read(node, out, dest, hint)
         if not expr_varied(node, self.varied, self.scope):
             d = self._dest(dest, hint)
-            kind = "opaque"
-            if isinstance(node, gast.Name):
-                kind = "copy"
+            kind = "copy" if isinstance(node, gast.Name) else "opaque"
             out.append(self._mark(T.assign(d, node), kind))
             return d
         if isinstance(node, gast.Name):
@@ -443,77 +441,6 @@ class Normalizer:
                     self.ctx.containers.add(d)
             self.varied.add(d)
             return d
-        if isinstance(node, gast.BinOp):
-            op = OP_NAMES.get(type(node.op))
-            rule_fn = table.OPERATORS.get(type(node.op).__name__)
-            if rule_fn is None:
-                raise self.ctx.error(f"operator `{op or type(node.op).__name__}` on differentiable "
-                                     "values has no derivative", self.cur)
-            seq = self._sequence_operands(node)
-            left = self.atom(node.left, out, hint)
-            right = self.atom(node.right, out, hint)
-            d = self._dest(dest, hint)
-            stmt = T.assign(d, gast.BinOp(left, node.op, right))
-            if seq is not None:
-                return self._sequence_op(stmt, node.op, left, right, seq, out, d)
-            rule = None
-            if isinstance(node.op, gast.Pow) and _is_constant(right) and _number(right) not in (None, 0):
-                rule = table.POWER_CONSTANT_EXPONENT
-            return calls._prim(self, stmt, rule_fn, [left, right], {}, out, d, rule=rule)
-        if isinstance(node, gast.UnaryOp):
-            if isinstance(node.op, gast.UAdd):
-                return self.expr(node.operand, out, dest, hint)
-            operand = self.atom(node.operand, out, hint)
-            d = self._dest(dest, hint)
-            stmt = T.assign(d, gast.UnaryOp(node.op, operand))
-            return calls._prim(self, stmt, table.OPERATORS["USub"], [operand], {}, out, d)
-        if isinstance(node, gast.Subscript):
-            value = self.atom(node.value, out, hint)
-            index = self.index(node.slice, out)
-            d = self._dest(dest, hint)
-            out.append(self._mark(T.assign(d, gast.Subscript(value, index, gast.Load())), "getitem"))
-            self.varied.add(d)
-            return d
-        if isinstance(node, gast.Attribute):
-            fn = table.ATTRIBUTES.get(node.attr)
-            if fn is None:
-                raise self.ctx.error(f"attribute `.{node.attr}` of a differentiable value has no "
-                                     "derivative rule", self.cur)
-            value = self.atom(node.value, out, hint)
-            d = self._dest(dest, hint)
-            stmt = T.assign(d, gast.Attribute(value, node.attr, gast.Load()))
-            return calls._prim(self, stmt, fn, [value], {}, out, d)
-        if isinstance(node, (gast.List, gast.Tuple)):
-            elts = []
-            for e in node.elts:
-                if isinstance(e, gast.Starred):
-                    raise self.ctx.error("starred item in a list or tuple of differentiable values "
-                                         "is not supported", self.cur)
-                elts.append(self.atom(e, out, hint))
-            d = self._dest(dest, hint)
-            value = type(node)(elts, gast.Load())
-            out.append(self._mark(T.assign(d, value), "literal"))
-            self.ctx.containers.add(d)
-            self.varied.add(d)
-            return d
-        if isinstance(node, gast.Dict):
-            if any(k is None or not _is_constant(k) for k in node.keys):
-                raise self.ctx.error("a dict of differentiable values needs constant keys", self.cur)
-            values = [self.atom(v, out, hint) for v in node.values]
-            d = self._dest(dest, hint)
-            out.append(self._mark(T.assign(d, gast.Dict(node.keys, values)), "literal"))
-            self.ctx.containers.add(d)
-            self.varied.add(d)
-            return d
-        if isinstance(node, gast.IfExp):
-            d = self._dest(dest, hint)
-            body, orelse = [], []
-            self.expr(node.body, body, d)
-            self.expr(node.orelse, orelse, d)
-            test = self.atom(node.test, out, f"{d}_cond") if not _is_constant(node.test) else node.test
-            out.append(anno.like(gast.If(test, body, orelse), self.cur))
-            self.varied.add(d)
-            return d
         if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
             return self.comprehension(node, out, dest, hint)
         if isinstance(node, gast.Call):
@@ -522,8 +449,91 @@ class Normalizer:
             word = "and" if isinstance(node.op, gast.And) else "or"
             raise self.ctx.error(f"`{word}` on differentiable values is not supported", self.cur,
                                  "use np.where or an if statement")
-        raise self.ctx.error(f"{type(node).__name__} expression on differentiable values is "
-                             "not supported", self.cur)
+        split = getattr(self, "_split_" + type(node).__name__.lower(), None)
+        if split is None:
+            raise self.ctx.error(f"{type(node).__name__} expression on differentiable values is "
+                                 "not supported", self.cur)
+        return split(node, out, dest, hint)
+
+    # -- one varied expression of each kind, split into statements ----------------
+    def _split_binop(self, node, out, dest, hint):
+        op = OP_NAMES.get(type(node.op))
+        rule_fn = table.OPERATORS.get(type(node.op).__name__)
+        if rule_fn is None:
+            raise self.ctx.error(f"operator `{op or type(node.op).__name__}` on differentiable "
+                                 "values has no derivative", self.cur)
+        seq = self._sequence_operands(node)
+        left = self.atom(node.left, out, hint)
+        right = self.atom(node.right, out, hint)
+        d = self._dest(dest, hint)
+        stmt = T.assign(d, gast.BinOp(left, node.op, right))
+        if seq is not None:
+            return self._sequence_op(stmt, node.op, left, right, seq, out, d)
+        rule = None
+        if isinstance(node.op, gast.Pow) and _is_constant(right) and _number(right) not in (None, 0):
+            rule = table.POWER_CONSTANT_EXPONENT
+        return calls._prim(self, stmt, rule_fn, [left, right], {}, out, d, rule=rule)
+
+    def _split_unaryop(self, node, out, dest, hint):
+        if isinstance(node.op, gast.UAdd):
+            return self.expr(node.operand, out, dest, hint)
+        operand = self.atom(node.operand, out, hint)
+        d = self._dest(dest, hint)
+        stmt = T.assign(d, gast.UnaryOp(node.op, operand))
+        return calls._prim(self, stmt, table.OPERATORS["USub"], [operand], {}, out, d)
+
+    def _split_subscript(self, node, out, dest, hint):
+        value = self.atom(node.value, out, hint)
+        index = self.index(node.slice, out)
+        d = self._dest(dest, hint)
+        out.append(self._mark(T.assign(d, gast.Subscript(value, index, gast.Load())), "getitem"))
+        self.varied.add(d)
+        return d
+
+    def _split_attribute(self, node, out, dest, hint):
+        fn = table.ATTRIBUTES.get(node.attr)
+        if fn is None:
+            raise self.ctx.error(f"attribute `.{node.attr}` of a differentiable value has no "
+                                 "derivative rule", self.cur)
+        value = self.atom(node.value, out, hint)
+        d = self._dest(dest, hint)
+        stmt = T.assign(d, gast.Attribute(value, node.attr, gast.Load()))
+        return calls._prim(self, stmt, fn, [value], {}, out, d)
+
+    def _split_list(self, node, out, dest, hint):
+        elts = []
+        for e in node.elts:
+            if isinstance(e, gast.Starred):
+                raise self.ctx.error("starred item in a list or tuple of differentiable values "
+                                     "is not supported", self.cur)
+            elts.append(self.atom(e, out, hint))
+        d = self._dest(dest, hint)
+        return self._container(type(node)(elts, gast.Load()), out, d)
+
+    _split_tuple = _split_list
+
+    def _split_dict(self, node, out, dest, hint):
+        if any(k is None or not _is_constant(k) for k in node.keys):
+            raise self.ctx.error("a dict of differentiable values needs constant keys", self.cur)
+        values = [self.atom(v, out, hint) for v in node.values]
+        d = self._dest(dest, hint)
+        return self._container(gast.Dict(node.keys, values), out, d)
+
+    def _container(self, value, out, d):
+        out.append(self._mark(T.assign(d, value), "literal"))
+        self.ctx.containers.add(d)
+        self.varied.add(d)
+        return d
+
+    def _split_ifexp(self, node, out, dest, hint):
+        d = self._dest(dest, hint)
+        body, orelse = [], []
+        self.expr(node.body, body, d)
+        self.expr(node.orelse, orelse, d)
+        test = self.atom(node.test, out, f"{d}_cond") if not _is_constant(node.test) else node.test
+        out.append(anno.like(gast.If(test, body, orelse), self.cur))
+        self.varied.add(d)
+        return d
 
     def _is_sequence(self, node):
         return isinstance(node, (gast.List, gast.Tuple, gast.ListComp)) or (
