@@ -12,9 +12,6 @@ Disabled today (keys are feature families; a form would be disabled the same way
   return other than its last statement;
 - index_write: class 4, writes through repeated fancy indices (a[[0, 0, 1]] = v and
   += v) count every repetition (sometimes visible at second order only);
-- alias: class 5, in-place updates through aliases the alias analysis misses (names
-  bound by tuple unpacking); class 6, a[0], a[1] = a[1], a[0] on rows (views);
-- unpack: class 7, a, b = b, a inside a GradientTape block: wrong tape gradients, crashes.
 """
 import inspect
 
@@ -35,8 +32,6 @@ DISABLED = {
     "rebind_loop": "class 1: loop over a name rebound in its body",
     "early_return": "class 2: value_and_grad value is None with an early return",
     "index_write": "class 4: repeated fancy indices in writes count every repetition",
-    "alias": "class 5: aliases missed by the alias analysis; class 6: row swaps of views",
-    "unpack": "class 7: swaps a, b = b, a in a GradientTape block",
 }
 
 QUICK_SEED = 20240601

@@ -34,22 +34,20 @@ def shared_names(body, scope):
         if not isinstance(s, (gast.Assign, gast.Expr)):
             continue
         value = s.value
-        targets = [t.id for t in getattr(s, "targets", []) if isinstance(t, gast.Name)]
-        if targets and not getattr(s, "sg_inplace", False) and id(s) not in transient:
-            source = _shared_source(value, scope)
-            if source is not None and not (isinstance(value, gast.Name) and loads.get(source) == 1):
-                shared.update(targets)
-                shared.add(source)
-            elif source is None and isinstance(value, (gast.Attribute, gast.Subscript)):
-                shared.update(targets)  # an object's attribute or a container's item
-        for n in gast.walk(value):
+        if not getattr(s, "sg_inplace", False) and id(s) not in transient:
+            for target, part in _bindings(s):
+                shared |= _shared_by(target, part, loads, scope)
+        for n in _walk_value(s):
+            # An array put into a container, or a view of it (``[a[0], a[1]]``), is
+            # reachable through the container's items.
             if isinstance(n, (gast.List, gast.Tuple, gast.Dict)):
-                shared |= {e.id for e in getattr(n, "elts", getattr(n, "values", []))
-                           if isinstance(e, gast.Name)}
+                for e in getattr(n, "elts", getattr(n, "values", [])):
+                    shared |= _shared_sources(e, scope)
             elif isinstance(n, gast.Call):
                 f = n.func
                 if isinstance(f, gast.Attribute) and f.attr == "append":
-                    shared |= {a.id for a in n.args if isinstance(a, gast.Name)}
+                    for a in n.args:
+                        shared |= _shared_sources(a, scope)
     return shared
 
 
@@ -65,7 +63,7 @@ def _transient_views(body, loads, scope):
     seen_stmts = {}
 
     def parts(stmt):
-        """The names in ``stmt`` and the names it writes into (``b[i] = ...``), once."""
+        """The names in ``stmt`` and the names it writes into (``b[i] = ...``, ``b += v``), once."""
         found = seen_stmts.get(id(stmt))
         if found is None:
             names, written = [], set()
@@ -75,6 +73,8 @@ def _transient_views(body, loads, scope):
                 elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) \
                         and isinstance(n.value, gast.Name):
                     written.add(n.value.id)
+                elif getattr(n, "sg_inplace", False) and isinstance(n.targets[0], gast.Name):
+                    written.add(n.targets[0].id)  # ``x += v``: into x's array, if an array
             found = seen_stmts[id(stmt)] = (names, written)
         return found
 
@@ -114,24 +114,77 @@ def _walk_own(stmt):
     return list(T.walk(stmt))
 
 
+def _walk_value(s):
+    """The nodes of ``s``'s value, but not the tuple of ``a, b = b, a``: Python
+    unpacks it at once, so it never holds the items where others can see them."""
+    value = s.value
+    if any(isinstance(t, (gast.Tuple, gast.List)) for t in getattr(s, "targets", [])) \
+            and isinstance(value, (gast.Tuple, gast.List)):
+        return [n for e in value.elts for n in gast.walk(e)]
+    return gast.walk(value)
+
+
+def _bindings(s):
+    """(target name, value) pairs of an assignment; a value of None stands for an
+    item of a value unpacked into several names (``v, c = pair``)."""
+    pairs = []
+    for target in getattr(s, "targets", []):
+        if isinstance(target, gast.Name):
+            pairs.append((target.id, s.value))
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            value = s.value
+            if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts) \
+                    and not any(isinstance(e, gast.Starred) for e in value.elts):
+                for t, v in zip(target.elts, value.elts):
+                    pairs += _bindings(gast.Assign([t], v))
+            else:
+                pairs += [(n.id, None) for n in gast.walk(target) if isinstance(n, gast.Name)]
+    return pairs
+
+
+def _shared_by(target, value, loads, scope):
+    """The names that binding ``target`` to ``value`` may make share one array."""
+    if value is None:
+        return {target}  # an item of something unpacked: may be anyone's array
+    sources = _shared_sources(value, scope)
+    if isinstance(value, gast.Name) and loads.get(value.id) == 1:
+        return set()  # the only read of the name: moved, not shared
+    if sources:
+        return {target} | sources
+    if isinstance(value, (gast.Attribute, gast.Subscript)):
+        return {target}  # an object's attribute or a container's item
+    return set()
+
+
 def _shared_source(value, scope):
     """The variable whose array ``value`` may share: ``y`` in ``y``, ``y[1:]``, ``y.T``."""
+    sources = _shared_sources(value, scope)
+    return next(iter(sources)) if len(sources) == 1 else None
+
+
+def _shared_sources(value, scope):
+    """The variables whose arrays ``value`` may share: ``y`` in ``y``, ``y[1:]``, ``y.T``,
+    both ``a`` and ``b`` in ``a if c else b``."""
+    if isinstance(value, gast.IfExp):
+        return _shared_sources(value.body, scope) | _shared_sources(value.orelse, scope)
+    if isinstance(value, gast.BoolOp):  # ``a or b`` is one of its operands
+        return set().union(*(_shared_sources(v, scope) for v in value.values))
     if isinstance(value, gast.Name):
-        return value.id
+        return {value.id}
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
         # Even ``a[0]`` is a view when ``a`` has two dimensions.
-        return value.value.id
+        return {value.value.id}
     if isinstance(value, gast.Attribute) and value.attr in table.VIEW_ATTRIBUTES \
             and isinstance(value.value, gast.Name):
-        return value.value.id
+        return {value.value.id}
     if isinstance(value, gast.Call):
         f = value.func
         if isinstance(f, gast.Attribute) and f.attr in table.VIEW_METHODS \
                 and isinstance(f.value, gast.Name):
-            return f.value.id
+            return {f.value.id}
         if _is_view_call(value, scope) and value.args and isinstance(value.args[0], gast.Name):
-            return value.args[0].id
-    return None
+            return {value.args[0].id}
+    return set()
 
 
 def _is_view_call(call, scope):

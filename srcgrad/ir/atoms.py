@@ -6,6 +6,12 @@ OP_NAMES = {
     gast.MatMult: "matmul", gast.Mod: "mod", gast.FloorDiv: "floordiv", gast.USub: "neg",
     gast.UAdd: "pos",
 }
+# How the user wrote an operator: ``x -= v`` is named in messages as it was written.
+OP_SYMBOLS = {
+    gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
+    gast.MatMult: "@", gast.Mod: "%", gast.FloorDiv: "//", gast.BitAnd: "&", gast.BitOr: "|",
+    gast.BitXor: "^", gast.LShift: "<<", gast.RShift: ">>",
+}
 
 
 def is_constant(node):

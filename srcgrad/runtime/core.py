@@ -13,7 +13,7 @@ from ..variables import Variable
 __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "add", "add_at", "add_at_zeros",
     "gather_items", "zero_at", "copy_slot", "repeat_grad", "HELD", "read_value", "Like", "like",
-    "seed_like", "check_not_array", "as_list", "from_list", "check_scalar",
+    "seed_like", "check_not_array", "check_not_view", "as_list", "from_list", "check_scalar",
 ]
 
 
@@ -241,8 +241,8 @@ def seed_like(value):
     return np.ones_like(np.asarray(value), dtype=np.result_type(np.asarray(value).dtype, np.float16))
 
 
-def check_not_array(value, name, where):
-    """Refuse ``x += v`` on an array that another variable may also reach.
+def check_not_array(value, name, where, op="+"):
+    """Refuse ``x += v`` (``op`` is ``+``) on an array that another variable may also reach.
 
     srcgrad compiles ``x += v`` as ``x = x + v``; for an array shared with
     another name Python would update both, so the gradient would be wrong.
@@ -252,8 +252,27 @@ def check_not_array(value, name, where):
 
         kind = "an array" if isinstance(value, np.ndarray) else "a list"
         raise CompileError(
-            f"in-place update `{name} += ...` of {kind} that another variable may share", where,
-            remedy=f"write `{name} = {name} + ...`, or copy it first with `{name} = {name}.copy()`")
+            f"in-place update `{name} {op}= ...` of {kind} that another variable may share", where,
+            remedy=f"write `{name} = {name} {op} ...`, or copy it first with `{name} = {name}.copy()`")
+
+
+def check_not_view(value, base, name, where):
+    """Refuse ``a[0], a[1] = a[1], a[0]`` when the items read are views of ``a``.
+
+    Python reads both right-hand items before the first write, but a row of a
+    2-D array is a view: the second write then copies the row the first write
+    changed. srcgrad's adjoint would see the values as read, so it refuses;
+    items of a 1-D array are copies and pass.
+    """
+    if isinstance(value, np.ndarray) and isinstance(base, np.ndarray) \
+            and np.shares_memory(value, base):
+        from ..errors import CompileError
+
+        raise CompileError(
+            f"`{name}` is a view of the array this assignment writes into, so the write "
+            "changes it before it is stored", where,
+            remedy=f"copy the items read first (`{name}.copy()`), or swap with fancy indexing: "
+                   "`a[[0, 1]] = a[[1, 0]]`")
 
 
 def as_list(grad, like):

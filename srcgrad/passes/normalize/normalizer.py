@@ -7,7 +7,7 @@ import gast
 
 from ...ir import anno, templates as T
 from ...ir.aliasing import shared_names
-from ...ir.atoms import (OP_NAMES, hint as _hint, is_constant as _is_constant,
+from ...ir.atoms import (OP_NAMES, OP_SYMBOLS, hint as _hint, is_constant as _is_constant,
                         is_simple_index as _is_simple_index, is_static_object as _is_static_object,
                         number as _number, root as _root, short as _short)
 from ...ir.names import walk_stmts
@@ -196,8 +196,9 @@ class Normalizer:
             if getattr(s, "sg_inplace", False) and target.id in self.shared:
                 # ``x += v`` is rebinding only if x is not an array: check at run time.
                 o = anno.origin(s)
-                guard = T.stmt("_sg.check_not_array(x, n, w)", x=target.id,
-                               n=T.const(target.id), w=T.const(o.short() if o else "?"))
+                guard = T.stmt("_sg.check_not_array(x, n, w, op)", x=target.id,
+                               n=T.const(target.id), w=T.const(o.short() if o else "?"),
+                               op=T.const(OP_SYMBOLS.get(type(value.op), "+")))
                 out.append(self._mark(guard, "opaque"))
                 s.sg_inplace = False
             self.expr(value, out, target.id)
@@ -263,6 +264,7 @@ class Normalizer:
             atoms = [self.atom(e, out, hint=_hint(t)) for e, t in zip(value.elts, target.elts)]
             # Evaluate every element before binding any name: ``a, b = b, a``.
             atoms = [self._pin(a, out, _hint(t)) for a, t in zip(atoms, target.elts)]
+            out += self._views_of_written(target, value, atoms)
         else:
             whole = self.atom(value, out, hint=_hint(target))
             atoms = [gast.Subscript(copy.deepcopy(whole), T.const(i), gast.Load())
@@ -275,6 +277,25 @@ class Normalizer:
             else:
                 node = anno.like(T.assign(t, a), self.cur)
                 out += self.assign(node)
+
+    def _views_of_written(self, target, value, atoms):
+        """Run-time checks that no item read is a view of an array the targets write into.
+
+        ``a[0], a[1] = a[1], a[0]`` swaps the items of a 1-D array, but on a
+        2-D one ``a[0]`` is a view that the first write changes.
+        """
+        written = {t.value.id for t in target.elts
+                   if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name)}
+        checks = []
+        for e, a in zip(value.elts, atoms):
+            if not isinstance(a, gast.Name):
+                continue
+            for base in sorted(written & {n.id for n in gast.walk(e) if isinstance(n, gast.Name)}):
+                o = anno.origin(self.cur)
+                check = T.stmt("_sg.check_not_view(v, a, n, w)", v=a.id, a=base,
+                               n=T.const(gast.unparse(e).strip()), w=T.const(o.short() if o else "?"))
+                checks.append(self._mark(check, "opaque"))
+        return checks
 
     def _pin(self, atom, out, hint):
         if isinstance(atom, gast.Name):
