@@ -33,7 +33,6 @@ def shared_names(body, scope):
     for s in walk_stmts(body):
         if not isinstance(s, (gast.Assign, gast.Expr)):
             continue
-        value = s.value
         if not getattr(s, "sg_inplace", False) and id(s) not in transient:
             for target, part in _bindings(s):
                 shared |= _shared_by(target, part, loads, scope)
