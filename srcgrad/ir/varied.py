@@ -4,6 +4,8 @@
 (only varied ones need one statement per operation); ``activity`` asks the
 same question of normalized statements through its flow equations.
 """
+import types
+
 import gast
 
 from ..rules import table
@@ -24,7 +26,16 @@ def expr_varied(node, varied, scope):
     if scope.is_source(node):
         return True
     if isinstance(node, gast.Name):
-        return node.id in varied
+        # A nested function reads its enclosing variables: a closure over a varied
+        # value is varied, called or passed on (``sg.grad(inner)``). Under a tape, the
+        # function may be a real one, defined before the block, over the block's variables.
+        if node.id in varied:
+            return True
+        if node.id in scope.local_defs:
+            return any(n in varied for n in closure_reads(node.id, scope))
+        fn = scope.static.get(node.id)
+        return isinstance(fn, types.FunctionType) and fn.__closure__ is not None \
+            and any(n in varied for n in fn.__code__.co_freevars)
     if isinstance(node, gast.Attribute):
         if node.attr in table.NONDIFF_ATTRIBUTES:
             return False
@@ -47,14 +58,9 @@ def expr_varied(node, varied, scope):
             return False  # x.argmax(), x.round(): array methods without a gradient
         if scope.calls_user_code(node):
             return True
-        parts = list(node.args) + [k.value for k in node.keywords]
-        if isinstance(node.func, gast.Name) and node.func.id in scope.local_defs:
-            # A nested function reads its enclosing variables: a closure over
-            # a varied value is varied even when its arguments are not.
-            parts += [gast.Name(n, gast.Load(), None, None)
-                      for n in closure_reads(node.func.id, scope)]
-        if isinstance(node.func, gast.Attribute):
-            parts.append(node.func.value)
+        # The function called may carry varied values too: a closure, a method
+        # of a varied object, or a function made here (``sg.grad(inner)(2.0)``).
+        parts = list(node.args) + [k.value for k in node.keywords] + [node.func]
         return any(expr_varied(p, varied, scope) for p in parts)
     if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
         inner = set(varied)

@@ -120,6 +120,14 @@ def _gradient_of(norm, call):
         value = node.value if isinstance(node, gast.Constant) else norm.scope.value(node)
         if value is MISSING:
             return MISSING
+        if isinstance(value, gast.FunctionDef):
+            # A nested def's gradient exists only at run time, with its closure: the
+            # outer gradient cannot see through it (nor through what it reads).
+            raise norm.ctx.error(
+                f"differentiating through `{gast.unparse(call).strip()}` is not supported: "
+                f"`{value.name}` is defined inside the function being differentiated", norm.cur,
+                f"define `{value.name}` at module level and pass the variables it reads as "
+                f"arguments: sg.grad({value.name}, wrt=0)(y, x)")
         values.append(value)
     args = values[:len(call.args)]
     kwargs = {k.arg: v for k, v in zip(call.keywords, values[len(call.args):])}
