@@ -126,7 +126,17 @@ def conditional_alias_not_written(x, flag=True):
     return np.sum(w * v)
 
 
+def self_assignment_then_update(x):
+    a = np.sum(x) - x
+    a = a              # not an alias of anything
+    b = x
+    a += b
+    a *= np.sin(x)
+    return np.sum(a * a) + np.mean(b)
+
+
 CORRECT = [
+    (self_assignment_then_update, (X,)),
     (items_swapped, (X,)),
     (names_swapped, (X, np.array([0.5, 0.25, -1.0]))),
     (fresh_array_unpacked, (X,)),

@@ -146,8 +146,8 @@ def _shared_by(target, value, loads, scope):
     if value is None:
         return {target}  # an item of something unpacked: may be anyone's array
     sources = _shared_sources(value, scope)
-    if isinstance(value, gast.Name) and loads.get(value.id) == 1:
-        return set()  # the only read of the name: moved, not shared
+    if isinstance(value, gast.Name) and (loads.get(value.id) == 1 or value.id == target):
+        return set()  # the only read of the name: moved, not shared; ``a = a``: nothing
     if sources:
         return {target} | sources
     if isinstance(value, (gast.Attribute, gast.Subscript)):
