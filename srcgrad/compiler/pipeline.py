@@ -95,6 +95,8 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     grads = [T.name(rev.d(w)) if w in state else T.expr("_sg.zeros_like(x)", x=w) for w in wrt_names]
     out = grads[0] if len(grads) == 1 and not as_tuple else gast.Tuple(grads, gast.Load())
     cleanup(backward, ctx.namer.adjoints.values(), loads_in([gast.Expr(out)]))  # dead adjoints
+    if len(grads) > 1:                                # never two gradients in one array
+        out = T.expr("_sg.distinct(grads)", grads=out)
     if mode == "value_and_grad":
         out = gast.Tuple([copy.deepcopy(result), out], gast.Load())
     # A result known to be a scalar needs no check; then, with sg.grad, the

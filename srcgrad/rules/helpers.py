@@ -24,6 +24,7 @@ TABLE = {
     rt.copy_slot: Rule("value", rank="identity", value="g"),
     rt.read_value: Rule("value", rank="identity", value="g"),
     rt.as_list: Rule("grad, like", grad="_sg.from_list(g, grad)"),
+    rt.distinct: Rule("grads", grads="g"),
 }
 
 # ``a + b`` and ``a * n`` where the operands are lists or tuples. Their row

@@ -13,7 +13,7 @@ from ..variables import Variable
 __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "add", "add_at", "add_at_zeros",
     "gather_items", "zero_at", "copy_slot", "repeat_grad", "HELD", "read_value", "Like", "like",
-    "seed_like", "check_not_array", "check_not_view", "as_list", "from_list", "check_scalar",
+    "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
 ]
 
 
@@ -273,6 +273,21 @@ def check_not_view(value, base, name, where):
             "changes it before it is stored", where,
             remedy=f"copy the items read first (`{name}.copy()`), or swap with fancy indexing: "
                    "`a[[0, 1]] = a[[1, 0]]`")
+
+
+def distinct(grads):
+    """``grads`` (a tuple), with each array that shares memory with an earlier one copied.
+
+    Two inputs' adjoints can be one array (``z = x + y``: both are ``dz``);
+    returned as they are, an in-place update of one (``gx *= 0.5``) would
+    silently change the other.
+    """
+    out = list(grads)
+    for i, g in enumerate(out):
+        if isinstance(g, np.ndarray) and any(isinstance(h, np.ndarray) and np.may_share_memory(g, h)
+                                             for h in out[:i]):
+            out[i] = g.copy()
+    return tuple(out)
 
 
 def as_list(grad, like):

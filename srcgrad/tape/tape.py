@@ -155,7 +155,8 @@ class GradientTape:
         if len(seeds) != len(flat_targets):
             raise ValueError("output_gradients must have the structure of target")
         grads = self._vjp(flat_targets, seeds, flat_sources)
-        return rebuild([_finish(g, s, unconnected) for g, s in zip(grads, flat_sources)])
+        return rebuild(list(runtime.distinct([_finish(g, s, unconnected)
+                                              for g, s in zip(grads, flat_sources)])))
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE):
         """d target / d sources: for each source, shape ``target.shape + source.shape``.
@@ -170,8 +171,8 @@ class GradientTape:
         size = int(np.prod(shape, dtype=int))
         seed = np.eye(size).reshape((size,) + shape)
         grads = self._vjp([target], [seed], flat_sources, rows=True)
-        return rebuild([_rows_finish(g, s, (size,), shape, unconnected)
-                        for g, s in zip(grads, flat_sources)])
+        return rebuild(list(runtime.distinct([_rows_finish(g, s, (size,), shape, unconnected)
+                                              for g, s in zip(grads, flat_sources)])))
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE):
         """Per-example Jacobians: shape ``(batch,) + target.shape[1:] + source.shape[1:]``.

@@ -77,6 +77,40 @@ def closure(ctx):
     return True
 
 
+def nested_grad(ctx):
+    """``sg.grad`` / ``sg.value_and_grad`` of a module-level helper, called inside f.
+
+    The inner gradient is then differentiated again (second order through
+    generated code); a second argument makes the inner gradient depend on a
+    variable that is differentiated only by the outer gradient.
+    """
+    rng = ctx.rng
+    found = ctx.pick_array()
+    if found is None:
+        return False
+    other = ctx.pick()
+    ctx.use("nested_grad")
+    (src, var), fname = found, ctx.fresh_function("loss")
+    p, q = ctx.fresh_name(), ctx.fresh_name()
+    with ctx.module_function(f"def {fname}({p}, {q}):"):
+        ctx.bind(p, Var(var.shape, owned=False, shared=True))
+        ctx.bind(q, Var(other[1].shape if other else (), owned=False, shared=True))
+        body = ctx.reading(ctx.reading(ctx.fresh_expr(var.shape), p), q)
+        ctx.emit(f"return np.sum({body.code})")
+    second = ctx.read(other[0]) if other else "0.5"
+    result = ctx.fresh_name()
+    if rng.random() < 0.5:
+        ctx.emit(f"{result} = sg.grad({fname}, wrt=0)({ctx.read(src)}, {second})")
+    else:
+        value = ctx.fresh_name()
+        ctx.emit(f"{value}, {result} = sg.value_and_grad({fname}, wrt=0)({ctx.read(src)}, {second})")
+        ctx.bind(value, Var(()))
+        ctx.want(value)
+    ctx.bind(result, Var(var.shape))
+    ctx.want(result)
+    return True
+
+
 def comprehension(ctx):
     """``sum(... for r in a)``, ``np.stack([... for r in a])`` and friends."""
     rng = ctx.rng

@@ -26,6 +26,7 @@ FEATURES = {
     "early_return": "return inside branches and loops",
     "helpers": "module-level helper functions returning tuples, keyword/default arguments",
     "closures": "nested functions reading enclosing variables",
+    "nested_grad": "sg.grad / sg.value_and_grad of a helper called inside f (second order)",
     "comprehensions": "list comprehensions and generator expressions in sum(...)/np.stack(...)",
     "unpack": "tuple unpacking and swaps a, b = b, a",
     "containers": "dicts, lists and tuples of arrays",

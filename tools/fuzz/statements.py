@@ -7,7 +7,7 @@ statement-level family to its builders; the expression-level families
 (elementwise, broadcast, reduce, index_read, shape_ops, matmul) are reached
 through ``core.assign``.
 """
-from .calls import closure, comprehension, helper_call
+from .calls import closure, comprehension, helper_call, nested_grad
 from .control import early_return, for_loop, if_else, rebind_loop, while_loop
 from .core import assign, augassign
 from .memory import alias_update, index_write, rebind_param
@@ -24,6 +24,7 @@ BUILDERS = {
     "early_return": (early_return,),
     "helpers": (helper_call,),
     "closures": (closure,),
+    "nested_grad": (nested_grad,),
     "comprehensions": (comprehension,),
     "unpack": (tuple_assign, swap),
     "containers": (container,),

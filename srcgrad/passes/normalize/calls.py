@@ -117,7 +117,13 @@ def _gradient_of(norm, call):
         return MISSING
     values = []
     for node in list(call.args) + [k.value for k in call.keywords]:
-        value = node.value if isinstance(node, gast.Constant) else norm.scope.value(node)
+        if isinstance(node, (gast.Tuple, gast.List)) and all(isinstance(e, gast.Constant)
+                                                            for e in node.elts):
+            value = tuple(e.value for e in node.elts)  # wrt=(0, 1)
+        elif isinstance(node, gast.Constant):
+            value = node.value
+        else:
+            value = norm.scope.value(node)
         if value is MISSING:
             return MISSING
         if isinstance(value, gast.FunctionDef):
