@@ -2,6 +2,8 @@
 import functools
 import inspect
 
+import numpy as np
+
 from .compiler.cache import Compiled
 from .compiler.pipeline import check_function
 
@@ -12,8 +14,33 @@ def _unwrap(f):
     return f
 
 
-def _make(f, wrt, mode, preserve_result=False):
+def _python_function(f, api):
+    """``f`` as a Python function or bound method whose source srcgrad can read.
+
+    A callable object stands for its ``__call__``; anything without Python
+    source (a builtin, a ufunc, a class) is a ``TypeError`` with a remedy.
+    """
     f = _unwrap(f)
+    if inspect.isfunction(f) or inspect.ismethod(f) and inspect.isfunction(f.__func__):
+        return f
+    call = getattr(type(f), "__call__", None)
+    if not isinstance(f, type) and inspect.isfunction(call):
+        return f.__call__
+    name = getattr(f, "__name__", type(f).__name__)
+    module = {"numpy": "np", "builtins": None}.get(getattr(f, "__module__", None),
+                                                  getattr(f, "__module__", None))
+    name = f"{module}.{name}" if module and not isinstance(f, type) else name
+    kind = "a NumPy ufunc" if isinstance(f, np.ufunc) else "a class" if isinstance(f, type) \
+        else "a builtin function" if inspect.isbuiltin(f) else f"a {type(f).__name__}"
+    raise TypeError(
+        f"srcgrad.{api} differentiates Python functions, and `{name}` is {kind}; "
+        f"wrap it in one: srcgrad.{api}(lambda x: {name}(x))")
+
+
+def _make(f, wrt, mode, preserve_result=False):
+    if isinstance(f, functools.partial):
+        return _partial(f, wrt, mode, preserve_result)
+    f = _python_function(f, "grad" if mode == "grad" else "value_and_grad")
     compiled = Compiled.of(f, wrt, mode)
 
     @functools.wraps(f)
@@ -33,6 +60,18 @@ def _make(f, wrt, mode, preserve_result=False):
     return wrapper
 
 
+def _partial(p, wrt, mode, preserve_result):
+    """``functools.partial(f, *args, **keywords)``: the gradient of ``f`` with the
+    bound arguments passed first, so positions in ``wrt`` count after them."""
+    shift = len(p.args)
+
+    def shifted(i):
+        return i + shift if isinstance(i, int) else i
+
+    wrt = type(wrt)(map(shifted, wrt)) if isinstance(wrt, (list, tuple)) else shifted(wrt)
+    return functools.partial(_make(p.func, wrt, mode, preserve_result), *p.args, **p.keywords)
+
+
 def grad(f, wrt=0, *, preserve_result=False):
     """The gradient of scalar-valued ``f`` with respect to argument(s) ``wrt``.
 
@@ -50,7 +89,21 @@ def value_and_grad(f, wrt=0):
 
 def adjoint_source(f, wrt=0):
     """The generated gradient code of ``f``, as ``srcgrad show`` prints it."""
-    return Compiled.of(_unwrap(f), wrt, "grad").generic_text()
+    f = _python_function(f, "adjoint_source")
+    _check_indices(f, wrt)
+    return Compiled.of(f, wrt, "grad").generic_text()
+
+
+def _check_indices(f, wrt):
+    """Without a call to count the arguments, ``wrt`` indices count ``f``'s parameters."""
+    params = inspect.signature(f).parameters.values()
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return
+    count = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    for i in wrt if isinstance(wrt, (list, tuple)) else [wrt]:
+        if isinstance(i, int) and not isinstance(i, bool) and not -count <= i < count:
+            raise TypeError(f"wrt index {i} is out of range: {f.__qualname__}() has {count} "
+                            "positional parameters")
 
 
 def function(f):

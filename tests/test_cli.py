@@ -274,3 +274,12 @@ def test_api_errors_are_one_line(tmp_path, capsys, monkeypatch, error, status, m
     path = write(tmp_path, "sgcli_api_error.py", TWO_ARGS)
     err, got = _main_err(capsys, "show", f"{path}:f")
     assert assert_one_line_error(err, got, status) == message
+
+
+@pytest.mark.parametrize("wrt", ["7", "0,2", "-3"])
+def test_wrt_index_out_of_range_is_a_usage_error(tmp_path, capsys, wrt):
+    # Used to be an internal IndexError (issue 12, class 12).
+    path = write(tmp_path, "sgcli_wrt_range.py", TWO_ARGS)
+    err, status = _main_err(capsys, "show", f"{path}:f", "--wrt", wrt)
+    message = assert_one_line_error(err, status, 2)
+    assert "out of range: f() has 2 positional parameters" in message

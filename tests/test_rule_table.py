@@ -306,6 +306,12 @@ def _cases():
         C(np.concatenate, R(3, 4), id="ndarray"),
         C(np.hstack, [R(3), R(2)]), C(np.hstack, [R(2, 3), R(2, 1)], id="2d"),
         C(np.hstack, [F, R(2), F], id="scalars"),
+        # np.r_[...] / np.c_[...] (normalize writes them as these)
+        C(adjoint_helpers.join_r, [R(3), F, R(2)], id="r-1d"),
+        C(adjoint_helpers.join_r, [R(2, 3), R(1, 3)], id="r-2d"),
+        C(adjoint_helpers.join_c, [R(3), R(3, 2), R(3)], id="c-columns"),
+        C(adjoint_helpers.join_c, [F, F], id="c-scalars"),
+        C(adjoint_helpers.join_c, [R(2, 2, 3), R(2, 2, 1)], id="c-3d"),
         C(np.vstack, [R(3), R(2, 3)]), C(np.vstack, (R(3), R(3)), id="vectors"),
         C(np.stack, [R(2, 3), R(2, 3)]), C(np.stack, (R(2, 3), R(2, 3), R(2, 3)), 1, id="axis1"),
         C(np.stack, [R(2, 3), R(2, 3)], axis=-1, id="last"), C(np.stack, R(3, 4), id="ndarray"),
@@ -489,8 +495,12 @@ def test_rule_matches_central_differences(case):
         check_case(case)
 
 
+# Rules whose grad only refuses: checked in ``test_refusing_rules_raise``.
+REFUSING = {adjoint_helpers.singular_cofactors}
+
+
 def test_every_rule_has_a_case():
-    covered = {case.fn for case in CASES}
+    covered = {case.fn for case in CASES} | REFUSING
     missing = [fn for fn in TABLE if fn not in covered]
     assert not missing, f"rules without a test case: {missing}"
 
@@ -501,7 +511,7 @@ def test_every_differentiable_parameter_is_checked():
         for case in CASES:
             checked.setdefault(case.fn, set()).update(check_case(case))
     unchecked = [(fn, p) for fn, rule in TABLE.items() for p in rule.grads
-                 if p not in checked.get(fn, ())]
+                 if p not in checked.get(fn, ()) and fn not in REFUSING]
     assert not unchecked, f"grads never checked: {unchecked}"
 
 
@@ -603,6 +613,37 @@ def test_prod_with_zeros():
 
 def test_norm_at_zero_has_zero_subgradient():
     assert grad_of(np.linalg.norm, [np.zeros(3)], "x").tolist() == [0.0, 0.0, 0.0]
+
+
+def test_p_norms_at_zero_elements():
+    """|x_i| ** (p - 1) is infinite at 0 for p < 1: the abs kink's 0 there, and 0
+    everywhere where the norm itself is 0 (p < 0 and any zero element)."""
+    x = np.array([1.0, 0.0, 2.0])
+    with np.errstate(divide="ignore"):
+        half = grad_of(np.linalg.norm, [x], "x", ord=0.5)
+        negative = grad_of(np.linalg.norm, [x], "x", ord=-1)
+    root = 1.0 + np.sqrt(2.0)  # norm ** 0.5
+    np.testing.assert_allclose(half, [root, 0.0, root / np.sqrt(2.0)])
+    assert negative.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_det_of_a_singular_matrix_has_its_cofactors():
+    """Rank n - 1 has no inverse but nonzero cofactors: d det / d a_ij = C_ij."""
+    a = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])
+    cofactors = np.array([[4.0, 4.0, -4.0], [-2.0, -2.0, 2.0], [0.0, 0.0, 0.0]])
+    np.testing.assert_allclose(grad_of(np.linalg.det, [a], "a"), cofactors, atol=1e-12)
+    stack = np.stack([a, a + np.eye(3)])
+    both = grad_of(np.linalg.det, [stack], "a", g=np.array([1.0, 2.0]))
+    np.testing.assert_allclose(both[0], cofactors, atol=1e-12)
+    invertible = stack[1]
+    np.testing.assert_allclose(
+        both[1], 2.0 * np.linalg.det(invertible) * np.linalg.inv(invertible).T, atol=1e-12)
+    assert not grad_of(np.linalg.det, [np.zeros((3, 3))], "a").any()  # rank n - 2
+
+
+def test_refusing_rules_raise():
+    with pytest.raises(NotImplementedError, match="singular matrix"):
+        grad_of(adjoint_helpers.singular_cofactors, [np.eye(2)], "a")
 
 
 def test_cast_to_int_has_zero_adjoint():

@@ -123,7 +123,11 @@ class Context:
 
     def import_free_names(self, src, callee):
         """Renames that make ``callee``'s free names mean what they mean in its module."""
-        free = src.names[1]
+        # Free names leave out builtins' names; a closure variable or global
+        # named ``sum`` or ``ord`` is still the callee's own.
+        local, free = src.names
+        free = set(free) | set(src.freevars) | {
+            n for n in _loads(src.node) - set(local) if n in src.globals and hasattr(builtins, n)}
         mapping = {}
         same_module = src.globals is self.src.globals
         for name in sorted(free):
@@ -155,6 +159,11 @@ class Context:
 
 
 _MISSING = object()
+
+
+def _loads(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Load)}
 
 
 def _contents(cell):

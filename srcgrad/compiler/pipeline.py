@@ -59,6 +59,29 @@ def without_gc(compile_fn):
     return run
 
 
+_COMPLEX_NAMES = ("complex", "csingle", "cdouble", "clongdouble")
+
+
+def _may_be_complex(body, sample, scope):
+    """Whether a complex number may enter the forward pass: a literal like ``1j``, a
+    complex type named, a complex global or closure value, or a complex argument."""
+    for node in gast.walk(gast.Module(body, [])):
+        if isinstance(node, gast.Constant) and isinstance(node.value, complex):
+            return True
+        name = node.id if isinstance(node, gast.Name) else \
+            node.attr if isinstance(node, gast.Attribute) else ""
+        if name.startswith(_COMPLEX_NAMES):
+            return True
+        if isinstance(node, gast.Name) and _complex(scope.value(node)):
+            return True
+    return any(map(_complex, sample or ()))
+
+
+def _complex(value):
+    return isinstance(value, (complex, np.complexfloating)) \
+        or isinstance(value, np.ndarray) and np.iscomplexobj(value)
+
+
 @without_gc
 def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     """Generate, print and load the adjoint of ``fn``.
@@ -101,7 +124,9 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
         out = gast.Tuple([copy.deepcopy(result), out], gast.Load())
     # A result known to be a scalar needs no check; then, with sg.grad, the
     # forward pass need not compute what only the value needs.
-    check = [] if result_name in rev.scalars and mode == "grad" else \
+    # (Unless it may be complex: a complex result is refused, never differentiated.)
+    check = [] if result_name in rev.scalars and mode == "grad" \
+        and not _may_be_complex(body, sample, ctx.scope) else \
         [T.stmt("_sg.check_scalar(r, n)", r=result, n=T.const(f"{fn.__qualname__}()"))]
     lifetimes.shapes_from_operands(forward, backward, params, rev.ranks)
     trim_forward(forward, rev, check + backward + [gast.Expr(out)])

@@ -52,11 +52,28 @@ class FunctionSource:
         return CompileError(message, o.short(), None, remedy)
 
 
-def _lambda_to_def(fn, module):
+def _lambda_compiles_to(lam, code):
+    """Is the lambda node ``lam`` the one ``code`` was compiled from?"""
+    try:
+        outer = compile(gast.unparse(lam).strip(), code.co_filename, "eval")
+    except SyntaxError:
+        return False
+    return any(inspect.iscode(c) and _same_code(c, code) for c in outer.co_consts)
+
+
+def _lambda_to_def(fn, module, line=None):
+    """The lambda ``fn`` as a def, found in ``module`` (on source line ``line`` if given).
+
+    Several lambdas with the same parameters (a dict of activations written on
+    one line) are told apart by compiling each and comparing with ``fn``'s code.
+    """
     code = fn.__code__
     names = list(code.co_varnames[: code.co_argcount])
     found = [n for n in gast.walk(module) if isinstance(n, gast.Lambda)
-             and [a.id for a in n.args.args] == names]
+             and [a.id for a in n.args.args] == names
+             and (line is None or getattr(n, "lineno", None) == line)]
+    if len(found) > 1:
+        found = [n for n in found if _lambda_compiles_to(n, code)]
     if len(found) != 1:
         raise CompileError(
             "cannot tell which lambda on this line to differentiate",
@@ -181,14 +198,21 @@ def parse_function(fn):
         ) from exc
     text = textwrap.dedent("".join(lines))
     PARSE_COUNT[0] += 1
+    line = None
     try:
         try:
             module = gast.parse(text)
         except SyntaxError:
             if generated is not None:
                 raise
-            lines, start = inspect.getsourcelines(fn)  # the block as inspect finds it
-            text = textwrap.dedent("".join(lines))
+            if fn.__name__ == "<lambda>":
+                # A lambda inside a larger expression (a dict of activations, a call
+                # over several lines): the lines inspect cuts out do not parse alone.
+                text = "".join(linecache.getlines(filename, fn.__globals__))
+                start, line = 1, code.co_firstlineno
+            else:
+                lines, start = inspect.getsourcelines(fn)  # the block as inspect finds it
+                text = textwrap.dedent("".join(lines))
             module = gast.parse(text)
     except SyntaxError as exc:
         # A decorated one-liner or a lambda in the middle of an expression.
@@ -196,7 +220,7 @@ def parse_function(fn):
             f"cannot parse the source of {fn.__qualname__!r}: {exc.msg}", filename
         ) from exc
     if fn.__name__ == "<lambda>":
-        node = _lambda_to_def(fn, module)
+        node = _lambda_to_def(fn, module, line)
     else:
         defs = [n for n in module.body if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef))]
         if not defs:

@@ -7,6 +7,7 @@ same question of normalized statements through its flow equations.
 import types
 
 import gast
+import numpy as np
 
 from ..rules import table
 from .names import name_ids
@@ -17,6 +18,12 @@ from .scopes import free_names
 def _nondiff(scope, func):
     obj = scope.value(func)
     return obj is not MISSING and table.nondiff(obj)
+
+
+def _builds_from_index(obj):
+    """Is ``obj[...]`` a computation on the index (``np.r_``, ``np.c_``), not a lookup?"""
+    return obj is not MISSING and not isinstance(obj, (list, tuple, dict, np.ndarray, str, bytes)) \
+        and hasattr(type(obj), "__getitem__") and not isinstance(obj, type)
 
 
 def expr_varied(node, varied, scope):
@@ -41,7 +48,10 @@ def expr_varied(node, varied, scope):
             return False
         return expr_varied(node.value, varied, scope)
     if isinstance(node, gast.Subscript):
-        return expr_varied(node.value, varied, scope)
+        # An index carries no gradient into a container, but an object whose
+        # ``[]`` builds a value (``np.r_[x, y]``) is varied through it.
+        return expr_varied(node.value, varied, scope) or (
+            _builds_from_index(scope.value(node.value)) and expr_varied(node.slice, varied, scope))
     if isinstance(node, gast.UnaryOp) and not isinstance(node.op, (gast.USub, gast.UAdd)):
         return False  # not, ~: booleans and bits carry no gradient
     if isinstance(node, gast.BinOp):

@@ -15,6 +15,7 @@ Example (differentiating with respect to ``x``; ``y`` is a constant)::
 """
 import gast
 
+from ..errors import CompileError
 from ..ir import anno
 from ..ir.atoms import literal_items
 from ..ir.names import name_ids, walk_stmts
@@ -96,4 +97,25 @@ def analyze(body, wrt, result):
         norule = getattr(s, "sg_norule", None)
         if norule is not None and any(w in act for w in writes):
             raise norule
+        if anno.kind(s) == "prim" and writes[0] in act:
+            _check_differentiable_params(s, act)
     return act
+
+
+def _check_differentiable_params(s, act):
+    """A differentiated value passed where the rule has no derivative is refused.
+
+    Dropping it would be a silent zero (``np.einsum(x, (0, 1), (1, 0))``: the
+    array sits in the ``subscripts`` slot).
+    """
+    for pname, atom in s.sg_args.items():
+        if pname in s.sg_rule.grads or pname in s.sg_rule.nograd \
+                or not (isinstance(atom, gast.Name) and atom.id in act):
+            continue
+        o = anno.origin(s)
+        fname = getattr(getattr(s, "sg_func", None), "__name__", "this function")
+        raise CompileError(
+            f"the value passed as `{pname}` of `{fname}` depends on the differentiated inputs, "
+            f"but `{fname}` has no derivative with respect to `{pname}`",
+            o.short() if o else None,
+            remedy=f"pass a constant as `{pname}`, or wrap the call with srcgrad.custom_gradient")

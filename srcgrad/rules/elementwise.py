@@ -3,8 +3,12 @@
 Scope of a grad expression and the fields of an entry: ``entry.Rule``.
 Conventions at non-smooth points, chosen once here:
 
-- ``abs``/``sign`` give 0 at 0; ties of ``maximum``/``minimum`` split the
-  gradient in halves; ``clip`` passes the gradient at the bounds.
+- ``abs``/``sign`` give 0 at 0; ties of ``maximum``/``minimum`` (and
+  ``fmax``/``fmin``) split the gradient in halves; ``clip`` passes the
+  gradient at the bounds.
+- ``hypot`` gives 0 at ``(0, 0)`` and ``arctan2`` 0 at the origin (divisors
+  through ``_sg.nonzero``), not ``0 / 0``; ``sqrt``/``cbrt`` at 0 give ``inf``:
+  an infinite derivative is not a kink.
 - ``x1 ** x2``: the adjoint of ``x2`` uses ``log(x1)`` where ``x1 > 0`` and is 0
   where ``x1 <= 0`` (TensorFlow's choice: ``x1 ** x2`` is not differentiable in
   ``x2`` for a negative base, and its limit at 0 is 0 for ``x2 > 0``). The
@@ -90,9 +94,10 @@ TABLE = {
     np.fmax: _binary(**_MAXIMUM),
     np.minimum: _binary(**_MINIMUM),
     np.fmin: _binary(**_MINIMUM),
-    np.arctan2: _binary("nonzero", "nonzero", x1="g * x2 / (x1 * x1 + x2 * x2)",
-                        x2="-g * x1 / (x1 * x1 + x2 * x2)"),
-    np.hypot: _binary("nonzero", "nonzero", x1="g * x1 / ans", x2="g * x2 / ans"),
+    np.arctan2: _binary("nonzero", "nonzero", x1="g * x2 / _sg.nonzero(x1 * x1 + x2 * x2)",
+                        x2="-g * x1 / _sg.nonzero(x1 * x1 + x2 * x2)"),
+    np.hypot: _binary("nonzero", "nonzero", x1="g * x1 / _sg.nonzero(ans)",
+                      x2="g * x2 / _sg.nonzero(ans)"),
     np.logaddexp: _binary(x1="g * _sg.sigmoid(x1, x2)", x2="g * _sg.sigmoid(x2, x1)"),
     np.logaddexp2: _binary(x1="g * np.exp2(x1 - ans)", x2="g * np.exp2(x2 - ans)"),
     np.mod: _binary("real", "pos", x1="g", x2="-g * np.floor_divide(x1, x2)"),
@@ -103,7 +108,7 @@ TABLE = {
                   a_max="g * np.where(a > a_max, 1.0, 0.0)",
                   min="g * np.where(a < min, 1.0, 0.0)",
                   max="g * np.where(a > max, 1.0, 0.0)"),
-    np.where: Rule("condition, x, y", broadcast=True, rank="elementwise",
+    np.where: Rule("condition, x, y", broadcast=True, rank="elementwise", nograd={"condition"},
                    x="np.where(condition, g, 0.0)", y="np.where(condition, 0.0, g)"),
     _h.sigmoid: Rule("a, b", broadcast=True, rank="elementwise",
                      a="g * ans * (1.0 - ans)", b="-g * ans * (1.0 - ans)"),

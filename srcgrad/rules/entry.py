@@ -57,6 +57,11 @@ class Rule:
       analysis treats the binding as sharing);
     - ``domain``: ``{param: kind}`` with a kind of ``DOMAINS``, the inputs the
       table-driven tests draw for the parameter (``"real"`` when not listed);
+    - ``nograd``: parameters not in ``grads`` that may still receive a
+      differentiated value and rightly pass no gradient to it: read only for
+      their shape or dtype (``like``), or piecewise constant in it
+      (``np.where``'s ``condition``). A differentiated value in any other
+      parameter without a grad is refused at compile time (``activity``);
     - ``tangent``: forward mode's rule (empty until forward mode exists).
 
     Grad parameters are passed as keywords, so no parameter of a primitive may
@@ -72,10 +77,11 @@ class Rule:
     rows: dict = None
     view: bool = False
     domain: dict = None
+    nograd: frozenset = frozenset()
     tangent: str = None
 
     def __init__(self, signature, broadcast=False, *, rank=None, by_rank=None, by_rank_rows=None,
-                 rows=None, view=False, domain=None, tangent=None, **grads):
+                 rows=None, view=False, domain=None, nograd=(), tangent=None, **grads):
         if rank is not None and rank not in RANKS:
             raise ValueError(f"unknown rank rule {rank!r}; one of {RANKS}")
         for kind in (domain or {}).values():
@@ -91,6 +97,7 @@ class Rule:
         set_(self, "rows", dict(rows or {}))
         set_(self, "view", view)
         set_(self, "domain", dict(domain or {}))
+        set_(self, "nograd", frozenset(nograd))
         set_(self, "tangent", tangent)
 
 

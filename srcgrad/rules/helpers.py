@@ -8,22 +8,28 @@ from .. import runtime as rt
 from ..variables import stop_gradient
 from .entry import Rule
 
+# Read only for its shape / an index: no gradient flows into them.
+_LIKE = frozenset({"like"})
+_INDEX = frozenset({"index"})
 _ITEM_ROWS = "_sg.unbroadcast_rows(_sg.take_rows(g, index), grad)"
 
 TABLE = {
-    rt.unbroadcast: Rule("grad, like", rank="like_second", grad="_sg.broadcast_like(g, grad)"),
-    rt.broadcast_like: Rule("grad, like", rank="like_second", grad="_sg.unbroadcast(g, grad)"),
+    rt.unbroadcast: Rule("grad, like", rank="like_second", nograd=_LIKE,
+                         grad="_sg.broadcast_like(g, grad)"),
+    rt.broadcast_like: Rule("grad, like", rank="like_second", nograd=_LIKE,
+                            grad="_sg.unbroadcast(g, grad)"),
     rt.add: Rule("a, b", a="g", b="g"),
     rt.add_at: Rule("base, index, grad", base="g", grad="_sg.unbroadcast(g[index], grad)",
-                    rows={"grad": _ITEM_ROWS}),
+                    rows={"grad": _ITEM_ROWS}, nograd=_INDEX),
     rt.add_at_zeros: Rule("like, index, grad", grad="_sg.unbroadcast(g[index], grad)",
-                          rows={"grad": _ITEM_ROWS}),
+                          rows={"grad": _ITEM_ROWS}, nograd=_LIKE | _INDEX),
     rt.gather_items: Rule("like, items", items="_sg.array_grad(g[:len(items)], items)",
-                          rows={"items": "_sg.array_rows(g[:, :len(items)], items)"}),
-    rt.zero_at: Rule("base, index", base="_sg.zero_at(g, index)"),
+                          rows={"items": "_sg.array_rows(g[:, :len(items)], items)"},
+                          nograd=_LIKE),
+    rt.zero_at: Rule("base, index", base="_sg.zero_at(g, index)", nograd=_INDEX),
     rt.copy_slot: Rule("value", rank="identity", value="g"),
     rt.read_value: Rule("value", rank="identity", value="g"),
-    rt.as_list: Rule("grad, like", grad="_sg.from_list(g, grad)"),
+    rt.as_list: Rule("grad, like", grad="_sg.from_list(g, grad)", nograd=_LIKE),
     rt.distinct: Rule("grads", grads="g"),
 }
 

@@ -4,8 +4,12 @@ Scope of a grad expression and the fields of an entry: ``entry.Rule``.
 """
 import numpy as np
 
+from .. import runtime as rt
 from .entry import Rule
 
+# Reached only at a singular matrix, where det's gradient comes from the SVD,
+# which has no rule: refused when run, never a silent wrong second derivative.
+_SINGULAR = "_sg.not_differentiable(\"np.linalg.det's gradient at a singular matrix\")"
 _INV = "-np.matmul(np.swapaxes(ans, -1, -2), np.matmul(g, np.swapaxes(ans, -1, -2)))"
 
 TABLE = {
@@ -15,6 +19,7 @@ TABLE = {
     # Already right for seed rows: matmul over the last two axes broadcasts over them.
     np.linalg.inv: Rule("a", a=_INV, rows={"a": _INV}),
     np.linalg.det: Rule("a", a="_sg.det_grad(g, ans, a)"),
+    rt.singular_cofactors: Rule("a", a=_SINGULAR),
     np.linalg.norm: Rule("x, ord=None, axis=None, keepdims=False",
                          x="_sg.norm_grad(g, ans, x, ord, axis, keepdims)"),
 }

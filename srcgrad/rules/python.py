@@ -2,7 +2,8 @@
 
 Scope of a grad expression and the fields of an entry: ``entry.Rule``. The
 builtin ``max``/``min`` give the gradient all to the first extreme argument
-(the one Python returns).
+(the one Python returns); ``math.hypot`` and ``math.atan2`` give 0 at the
+origin, as their NumPy twins.
 """
 import builtins
 import math
@@ -44,8 +45,8 @@ TABLE = {
     math.erfc: _math(x="-g * (2.0 / math.sqrt(math.pi)) * math.exp(-x * x)"),
     math.degrees: _math(x=DEGREES),
     math.radians: _math(x=RADIANS),
-    math.atan2: Rule("y, x", rank="scalar", y="g * x / (x * x + y * y)",
-                     x="-g * y / (x * x + y * y)"),
+    math.atan2: Rule("y, x", rank="scalar", y="g * x / _sg.nonzero(x * x + y * y)",
+                     x="-g * y / _sg.nonzero(x * x + y * y)"),
     math.pow: Rule("x, y", rank="scalar", **power("x", "y")),
     math.hypot: Rule("*coordinates", rank="scalar",
                      coordinates="_sg.hypot_grad(g, ans, coordinates)"),

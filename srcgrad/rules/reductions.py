@@ -2,7 +2,8 @@
 
 Scope of a grad expression and the fields of an entry: ``entry.Rule``.
 Ties of ``max``/``min`` share the gradient equally; ``prod`` is exact with
-zeros (``runtime/adjoints.prod_grad``).
+zeros (``runtime/adjoints.prod_grad``); ``std`` gives 0 where it is 0 (one
+element, or all equal), a subgradient of its kink there.
 """
 import numpy as np
 
@@ -40,8 +41,8 @@ TABLE = {
     np.amin: _extreme(),
     np.var: Rule(_VAR, a="_sg.var_grad(g, a, axis, ddof, keepdims)",
                  rows={"a": _SCALED.format(g="g", helper=_VAR_WEIGHTS)}),
-    np.std: Rule(_VAR, a="_sg.var_grad(g / (2.0 * ans), a, axis, ddof, keepdims)",
-                 rows={"a": _SCALED.format(g="g / (2.0 * ans)", helper=_VAR_WEIGHTS)}),
+    np.std: Rule(_VAR, a="_sg.var_grad(g / (2.0 * _sg.nonzero(ans)), a, axis, ddof, keepdims)",
+                 rows={"a": _SCALED.format(g="g / (2.0 * _sg.nonzero(ans))", helper=_VAR_WEIGHTS)}),
     np.cumsum: Rule("a, axis=None, dtype=None, out=None", a="_sg.cumsum_grad(g, a, axis)"),
     np.trace: Rule("a, offset=0, axis1=0, axis2=1, dtype=None, out=None",
                    a="_sg.trace_grad(g, a, offset, axis1, axis2)"),

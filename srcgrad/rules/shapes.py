@@ -56,6 +56,9 @@ TABLE = {
     np.concatenate: Rule(_CONCAT, arrays="_sg.split_grad(g, arrays, axis, 'concatenate')"),
     np.hstack: Rule(_STACK_HV, tup="_sg.split_grad(g, tup, None, 'hstack')"),
     np.vstack: Rule(_STACK_HV, tup="_sg.split_grad(g, tup, None, 'vstack')"),
+    # np.r_[a, b] and np.c_[a, b] (normalize rewrites the subscript to these)
+    _h.join_r: Rule("items", items="_sg.split_grad(g, items, 0, 'r_')"),
+    _h.join_c: Rule("items", items="_sg.split_grad(g, items, -1, 'c_')"),
     np.stack: Rule("arrays, axis=0, out=None, *, dtype=None, casting='same_kind'",
                    arrays="_sg.stack_grad(g, arrays, axis)"),
     # ---- copies, conversions, constructors
@@ -71,7 +74,7 @@ TABLE = {
     np.full: Rule("shape, fill_value, dtype=None, order='C', *, device=None, like=None",
                   fill_value="_sg.sum_to(_sg.real_grad(g, ans), fill_value)"),
     np.full_like: Rule("a, fill_value, dtype=None, order='K', subok=True, shape=None, *, "
-                       "device=None",
+                       "device=None", nograd={"a"},
                        fill_value="_sg.sum_to(_sg.real_grad(g, ans), fill_value)"),
     np.linspace: Rule("start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, "
                       "device=None",

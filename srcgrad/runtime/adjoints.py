@@ -28,9 +28,10 @@ __all__ = [
     "matmul_grad_x1", "matmul_grad_x2", "dot_grad", "einsum_grad", "einsum_slot_grad",
     "solve_grad_a", "solve_grad_b", "det_grad", "norm_grad", "trace_grad", "split_grad",
     "stack_grad", "array_grad", "array_item_grad", "linspace_grad", "builtin_sum_grad",
-    "builtin_max_grad", "builtin_min_grad", "pick_grad", "log_grad", "hypot_grad",
+    "builtin_max_grad", "builtin_min_grad", "pick_grad", "log_grad", "hypot_grad", "nonzero",
     # primitives with their own rule
     "broadcast_to", "add_reduce", "sigmoid", "einsum_list", "astype", "flatten", "item",
+    "join_r", "join_c", "singular_cofactors",
     # planning (non-differentiable)
     "einsum_slot_plan", "dot_subscripts", "inner_subscripts", "tensordot_subscripts",
     "inverse_axes", "concat_offsets", "inexact", "flat_scalars", "reduced_size", "axis_slice",
@@ -241,9 +242,33 @@ def solve_grad_a(grad, ans, a, b):
 
 
 def det_grad(grad, ans, a):
-    """Adjoint of ``np.linalg.det(a)``: ``grad * det(a) * inv(a).T`` (``a`` must be invertible)."""
-    scale = np.expand_dims(grad * ans, (-2, -1))
-    return scale * np.swapaxes(np.linalg.inv(a), -1, -2)
+    """Adjoint of ``np.linalg.det(a)``: ``grad`` times the cofactor matrix of ``a``.
+
+    That is ``det(a) * inv(a).T`` where ``a`` is invertible. A singular ``a``
+    has no inverse but may well have cofactors (rank ``n - 1``): they come
+    from the SVD there. ``det`` and ``inv`` factor ``a`` alike, so
+    ``det(a) != 0`` is exactly when ``inv`` succeeds.
+    """
+    if np.all(ans != 0):
+        scale = np.expand_dims(grad * ans, (-2, -1))
+        return scale * np.swapaxes(np.linalg.inv(a), -1, -2)
+    return np.expand_dims(grad, (-2, -1)) * singular_cofactors(a)
+
+
+def singular_cofactors(a):
+    """Cofactor matrix of (a stack of) square matrices, singular ones included.
+
+    With ``a = u @ diag(s) @ vt``: ``det(u) det(vt) u @ diag(prod of s but s_i) @ vt``.
+    The products of the other singular values are taken from both ends, so
+    no zero is divided by.
+    """
+    u, s, vt = np.linalg.svd(a)
+    ones = np.ones(np.shape(s)[:-1] + (1,))
+    before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+    after = np.flip(np.cumprod(np.concatenate([ones, np.flip(s[..., 1:], -1)], axis=-1),
+                               axis=-1), -1)
+    sign = np.linalg.det(u) * np.linalg.det(vt)
+    return np.expand_dims(sign, (-2, -1)) * ((u * np.expand_dims(before * after, -2)) @ vt)
 
 
 def norm_grad(grad, ans, x, ord, axis, keepdims):
@@ -262,8 +287,12 @@ def norm_grad(grad, ans, x, ord, axis, keepdims):
     if kind == "l1":
         return np.sign(x) * grad
     if kind == "lp":
+        # 0 where x is 0 (the abs kink; |x| ** (p - 1) is infinite there for
+        # p < 1) and where the norm is 0 (for p < 0 one zero element makes it 0).
+        size = np.abs(x)
         scale = grad / np.where(ans == 0, 1.0, ans) ** (p - 1.0)
-        return np.sign(x) * np.abs(x) ** (p - 1.0) * scale
+        slope = np.sign(x) * np.where(size == 0, 1.0, size) ** (p - 1.0) * scale
+        return np.where(ans == 0, 0.0, slope)
     if kind == "l0":
         return np.zeros(np.shape(x))
     sums = np.sum(np.abs(x), axis=sum_axes, keepdims=True)
@@ -298,6 +327,16 @@ def split_grad(grad, arrays, axis, kind):
     if isinstance(arrays, np.ndarray):
         return np.stack(pieces)
     return pieces
+
+
+def join_r(items):
+    """``np.r_[a, b, ...]`` of arrays and numbers (its adjoint splits like ``concatenate``)."""
+    return np.r_[tuple(items)]
+
+
+def join_c(items):
+    """``np.c_[a, b, ...]`` of arrays and numbers."""
+    return np.c_[tuple(items)]
 
 
 def stack_grad(grad, arrays, axis):
@@ -375,8 +414,17 @@ def log_grad(grad, x, base):
 
 
 def hypot_grad(grad, ans, coordinates):
-    """Adjoints of ``math.hypot(*coordinates)``: a list."""
-    return [grad * coordinates[i] / ans for i in range(len(coordinates))]
+    """Adjoints of ``math.hypot(*coordinates)``: a list (0 at the origin)."""
+    return [grad * coordinates[i] / nonzero(ans) for i in range(len(coordinates))]
+
+
+def nonzero(x):
+    """``x`` with its zeros replaced by 1.
+
+    The divisor of an adjoint whose numerator is 0 where ``x`` is (``hypot``,
+    ``std``, ``arctan2`` at their kinks): the subgradient 0 there, not 0 / 0.
+    """
+    return np.where(x == 0, 1.0, x)
 
 
 # ---------------------------------------------------------------------------
@@ -582,7 +630,7 @@ def inverse_axes(axes, ndim):
 
 
 def concat_offsets(shapes, axis, kind="concatenate"):
-    """``(axis, offsets)`` of the pieces of ``np.concatenate``, ``np.hstack`` or ``np.vstack``.
+    """``(axis, offsets)`` of the pieces joined by ``np.concatenate``, ``hstack``, ``vstack``, ``r_`` or ``c_``.
 
     ``kind`` chooses the joining function; for ``axis=None`` (concatenate of
     flattened arrays) the returned axis is 0.
@@ -593,6 +641,12 @@ def concat_offsets(shapes, axis, kind="concatenate"):
     elif kind == "hstack":
         axis = 0 if all(len(shape) <= 1 for shape in shapes) else 1
         shapes = [shape if len(shape) >= 1 else (1,) for shape in shapes]
+    elif kind == "r_":  # np.r_[...]: scalars become 1-D, then axis 0
+        shapes = [shape if len(shape) >= 1 else (1,) for shape in shapes]
+        axis = 0
+    elif kind == "c_":  # np.c_[...]: scalars and 1-D arrays become columns, then the last axis
+        shapes = [shape if len(shape) >= 2 else (*shape, 1, 1)[:2] for shape in shapes]
+        axis = len(shapes[0]) - 1
     if axis is None:
         sizes = [math.prod(shape) for shape in shapes]
         axis = 0

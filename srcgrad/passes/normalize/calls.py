@@ -6,10 +6,14 @@ Part of the normalize pass: each function takes the ``Normalizer`` (``norm``)
 whose statement it is normalizing.
 """
 import copy
+import functools
+import os
 import types
 
 import gast
+import numpy as np
 
+from ... import runtime as rt
 from ...errors import CompileError
 from ...ir import anno, templates as T
 from ...ir.atoms import is_static_object, qualname
@@ -18,6 +22,19 @@ from ...ir.varied import expr_varied
 from ...rules import table
 from ...rules.entry import params as rule_params
 from . import inline
+
+
+# ``_sg`` helpers whose result is the same kind of value as their first argument.
+# Differentiating generated code again, a list's adjoint must stay known as a list.
+_KEEPS_KIND = frozenset({rt.add, rt.add_at, rt.add_at_zeros, rt.zeros_like, rt.seed_like,
+                         rt.like, rt.copy_slot, rt.read_value})
+
+
+def note_container(norm, target, fn, first):
+    """``target = fn(first, ...)`` binds a container if ``first`` is one and ``fn`` keeps kinds."""
+    if any(fn is k for k in _KEEPS_KIND) and isinstance(first, gast.Name) \
+            and first.id in norm.ctx.containers:
+        norm.ctx.containers.add(target)
 
 
 def _py_function_call(node, norm):
@@ -35,6 +52,10 @@ def call(norm, node, out, dest, hint=None):
     for a in node.args:
         if isinstance(a, gast.Starred):
             return call(norm, _expand_starred(norm, node), out, dest, hint)
+    if isinstance(f, gast.Subscript) and isinstance(f.value, gast.Name) \
+            and f.value.id in norm.custom_pairs:
+        # the grad_fn of a custom_gradient pair, in code srcgrad generated
+        return _opaque(norm, node, out, dest, hint, _twice(norm, norm.custom_pairs[f.value.id]))
     if isinstance(f, gast.Attribute) and expr_varied(f.value, norm.varied, norm.scope):
         return method(norm, node, out, dest, hint)
     obj = norm.scope.value(f) if not isinstance(f, gast.Call) else _gradient_of(norm, f)
@@ -54,8 +75,19 @@ def call(norm, node, out, dest, hint=None):
     custom = getattr(obj, "__srcgrad_custom_gradient__", None)
     if custom is not None:
         return custom_call(norm, node, custom, out, dest, hint)
+    paired = getattr(obj, "__srcgrad_custom_pair__", None)
+    if paired is not None:
+        d = _opaque(norm, node, out, dest, hint, _twice(norm, paired))
+        norm.custom_pairs[d] = paired
+        return d
+    if isinstance(obj, functools.partial):
+        return call(norm, _partial_call(norm, node, obj), out, dest, hint)
     generated = getattr(obj, "__srcgrad_generated__", None)
     if generated is not None:
+        receiver = obj.__srcgrad_compiled__.bound  # the gradient of a bound method
+        if receiver:
+            node = gast.Call(node.func, [norm.ctx.constant(receiver[0])] + node.args,
+                             node.keywords)
         sample = [_sample_of(norm, a) for a in node.args]
         return inline.inline(norm, generated(sample), None, node, out, dest)
     if isinstance(obj, gast.FunctionDef):
@@ -75,17 +107,34 @@ def call(norm, node, out, dest, hint=None):
     if isinstance(call_fn, types.FunctionType) and not is_library(call_fn):
         receiver = norm.atom(f, out, "receiver")
         return inline.inline(norm, call_fn, receiver, node, out, dest)
-    name = qualname(obj)
+    o = anno.origin(norm.cur)
+    error = CompileError(f"no derivative rule for `{qualname(obj)}`", o.short() if o else None,
+                         remedy="use a supported NumPy function, or wrap it with "
+                         "srcgrad.custom_gradient")
+    return _opaque(norm, node, out, dest, hint, error)
+
+
+def _opaque(norm, node, out, dest, hint, error):
+    """A call run as it is; ``error`` is raised if a gradient must flow through it."""
     d = norm._dest(dest, hint)
     stmt = norm._mark(T.assign(d, node), "opaque")
-    o = anno.origin(norm.cur)
-    stmt.sg_norule = CompileError(f"no derivative rule for `{name}`",
-                                  o.short() if o else None,
-                                  remedy="use a supported NumPy function, or wrap it with "
-                                  "srcgrad.custom_gradient")
+    stmt.sg_norule = error
     out.append(stmt)
     norm.varied.add(d)
     return d
+
+
+def _twice(norm, fn):
+    """The error for differentiating a custom_gradient function's gradient again."""
+    o = anno.origin(norm.cur)
+    code = fn.__code__
+    where = f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}"
+    return CompileError(
+        f"differentiating the gradient of custom_gradient function `{fn.__name__}` ({where}) "
+        "again is not supported: its grad_fn is used as given, never differentiated",
+        o.short() if o else None,
+        remedy=f"for higher derivatives, differentiate a plain version of `{fn.__name__}` "
+        "(without custom_gradient)")
 
 
 def custom_call(norm, node, fn, out, dest, hint):
@@ -93,7 +142,7 @@ def custom_call(norm, node, fn, out, dest, hint):
     if node.keywords:
         raise norm.ctx.error("keyword arguments to a custom_gradient function are not "
                              "supported", norm.cur)
-    raw = norm.ctx.inject(fn, f"{fn.__name__}_with_grad")
+    raw = norm.ctx.inject(_paired(fn), f"{fn.__name__}_with_grad")
     atoms = [norm.atom(a, out, hint) for a in node.args]
     d = norm._dest(dest, hint)
     pair = norm.ctx.namer.fresh(f"{d}_and_grad")
@@ -102,6 +151,29 @@ def custom_call(norm, node, fn, out, dest, hint):
     out.append(norm._mark(stmt, "custom", pair=pair, operands=atoms))
     norm.varied.add(d)
     return d
+
+
+def _partial_call(norm, node, p):
+    """``p(a)`` for ``p = functools.partial(f, c, k=d)``: ``f(c, a, k=d)``, the bound
+    arguments being values known when compiling."""
+    func = T.name(norm.ctx.inject(p.func, getattr(p.func, "__name__", "partial_func")))
+    args = [norm.ctx.constant(a) for a in p.args] + list(node.args)
+    given = {k.arg for k in node.keywords}
+    keywords = [gast.keyword(k, norm.ctx.constant(v)) for k, v in p.keywords.items()
+                if k not in given]
+    return gast.Call(func, args, keywords + list(node.keywords))
+
+
+def _paired(fn):
+    """``fn`` (returning ``(y, grad_fn)``), marked so that a gradient of generated
+    code calling it knows what it is. One per function: generated code stays cached."""
+    pair = getattr(fn, "__srcgrad_paired__", None)
+    if pair is None:
+        def pair(*args):
+            return fn(*args)
+        pair.__srcgrad_custom_pair__ = fn
+        fn.__srcgrad_paired__ = pair
+    return pair
 
 
 def _gradient_of(norm, call):
@@ -193,7 +265,38 @@ def method(norm, node, out, dest, hint):
     return prim_call(norm, call, fn, norm.ctx.rule(fn), out, dest, hint, receiver=receiver)
 
 
+def _einsum_string(norm, node):
+    """``np.einsum(x, [0, 1], [1, 0])`` (the sublist form) as ``np.einsum('ab->ba', x)``.
+
+    The rule reads a subscripts string; sublists written as constants convert
+    exactly, anything else is refused rather than differentiated as a string.
+    """
+    args = node.args
+    if not args or isinstance(args[0], gast.Constant) and isinstance(args[0].value, str):
+        return node
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def axis(e):
+        value = e.value if isinstance(e, gast.Constant) else norm.scope.value(e)
+        return value if value is Ellipsis or type(value) is int and 0 <= value < 52 else None
+
+    def spec(sub):
+        elts = sub.elts if isinstance(sub, (gast.Tuple, gast.List)) else None
+        if elts is None or any(axis(e) is None for e in elts):
+            raise norm.ctx.error("np.einsum in the sublist form needs its sublists written as "
+                                 "constant lists of axis numbers", norm.cur,
+                                 "write the subscripts string: np.einsum('ij->ji', x)")
+        return "".join("..." if axis(e) is Ellipsis else letters[axis(e)] for e in elts)
+
+    operands = args[0:len(args) - len(args) % 2:2]
+    inputs = [spec(sub) for sub in args[1::2]]
+    text = ",".join(inputs) + ("->" + spec(args[-1]) if len(args) % 2 else "")
+    return gast.Call(node.func, [T.const(text)] + list(operands), node.keywords)
+
+
 def prim_call(norm, node, fn, rule, out, dest, hint, receiver=None):
+    if fn is np.einsum:
+        node = _einsum_string(norm, node)
     fname = getattr(fn, "__name__", "call")
     base = f"{norm.root}_{fname}" 
     ps = rule_params(rule)
@@ -257,6 +360,7 @@ def prim_call(norm, node, fn, rule, out, dest, hint, receiver=None):
         func = gast.Attribute(receiver, func.attr, gast.Load())
     d = norm._dest(dest, hint)
     stmt = T.assign(d, gast.Call(func, new_args, new_kw))
+    note_container(norm, d, fn, args.get(ps[0].name) if ps else None)
     return _prim(norm, stmt, fn, None, args, out, d, rule=rule)
 
 

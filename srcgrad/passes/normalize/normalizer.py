@@ -4,6 +4,7 @@ import copy
 import re
 
 import gast
+import numpy as np
 
 from ...ir import anno, templates as T
 from ...ir.aliasing import shared_names
@@ -17,6 +18,9 @@ from ...ir.varied import expr_varied
 from ...rules import table
 from . import calls
 from .inline import rename
+
+# The index-expression joiners that are primitives: the runtime function each stands for.
+_JOINERS = {id(np.r_): "join_r", id(np.c_): "join_c"}
 
 
 def _assigned_names(body):
@@ -46,6 +50,7 @@ class Normalizer:
         self.changed = False
         self.counts = {}
         self._list_items = {}
+        self.custom_pairs = {}  # name -> custom_gradient function whose (y, grad_fn) it holds
 
     # -- driver --------------------------------------------------------------
     def run(self, fn, wrt):
@@ -190,6 +195,9 @@ class Normalizer:
             if not varied_value:
                 if isinstance(value, (gast.List, gast.Tuple, gast.ListComp)):
                     self.ctx.containers.add(target.id)
+                elif isinstance(value, gast.Call) and value.args:
+                    calls.note_container(self, target.id, self.scope.value(value.func),
+                                         value.args[0])
                 return [anno.set_kind(s, "opaque")]
             out = []
             self.changed = True
@@ -504,12 +512,39 @@ class Normalizer:
         return calls._prim(self, stmt, table.OPERATORS["USub"], [operand], {}, out, d)
 
     def _split_subscript(self, node, out, dest, hint):
+        joiner = _JOINERS.get(id(self.scope.value(node.value)))
+        if joiner is not None:
+            return self._join(node, joiner, out, dest, hint)
         value = self.atom(node.value, out, hint)
         index = self.index(node.slice, out)
         d = self._dest(dest, hint)
         out.append(self._mark(T.assign(d, gast.Subscript(value, index, gast.Load())), "getitem"))
         self.varied.add(d)
         return d
+
+    def _join(self, node, joiner, out, dest, hint):
+        """``np.r_[x, y]`` / ``np.c_[x, y]``: a join of arrays and numbers, as a primitive."""
+        items = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        for item in items:
+            if isinstance(item, gast.Slice) or isinstance(item, gast.Constant) \
+                    and isinstance(item.value, str):
+                raise self.ctx.error(
+                    f"`{gast.unparse(node).strip()}` with a slice or a directive string is not "
+                    "supported on differentiable values", self.cur,
+                    "build the pieces first (np.arange, np.linspace) and join them with "
+                    "np.concatenate")
+        atoms = [self.atom(item, out, hint) for item in items]
+        lst = self.ctx.namer.fresh(f"{hint}_items")
+        out.append(self._mark(T.assign(lst, gast.List(atoms, gast.Load())), "literal"))
+        self._list_items[lst] = atoms
+        self.ctx.containers.add(lst)
+        self.varied.add(lst)
+        d = self._dest(dest, hint)
+        stmt = T.assign(d, gast.Subscript(self.atom(node.value, out, hint),
+                                          gast.Tuple([copy.deepcopy(a) for a in atoms], gast.Load())
+                                          if len(atoms) > 1 else copy.deepcopy(atoms[0]),
+                                          gast.Load()))
+        return calls._prim(self, stmt, getattr(self.ctx.runtime, joiner), [T.name(lst)], {}, out, d)
 
     def _split_attribute(self, node, out, dest, hint):
         fn = table.ATTRIBUTES.get(node.attr)

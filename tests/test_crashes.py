@@ -1,0 +1,207 @@
+"""Crashes where an answer or a clear error is due (issue 12, class 12).
+
+Each of these raised an internal error (AttributeError, TypeError from deep
+inside generated code) or returned a silent non-answer.
+"""
+import functools
+import math
+
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from srcgrad.testing import check_grads
+
+X = np.array([0.5, -1.0, 2.0])
+
+
+# -- what sg.grad accepts ----------------------------------------------------
+
+def weighted(x, w, scale=1.0):
+    return scale * np.sum(w * np.sin(x))
+
+
+class Quadratic:
+    def __init__(self, a):
+        self.a = a
+
+    def __call__(self, x):
+        return self.a * np.sum(x * x)
+
+
+def test_partial_binds_the_leading_arguments():
+    bound = functools.partial(weighted, X, scale=3.0)
+    w = np.array([1.0, 2.0, -1.0])
+    np.testing.assert_allclose(sg.grad(bound)(w), 3.0 * np.sin(X))
+    value, g = sg.value_and_grad(bound)(w)
+    assert value == pytest.approx(weighted(X, w, 3.0))
+    np.testing.assert_allclose(g, 3.0 * np.sin(X))
+    check_grads(bound, (w,), order=2)
+    by_keyword = functools.partial(weighted, w=w)
+    np.testing.assert_allclose(sg.grad(by_keyword)(X), w * np.cos(X))
+    # positions count after the bound arguments; names are the function's
+    gw, gs = sg.grad(functools.partial(weighted, X), wrt=(0, "scale"))(w, 2.0)
+    np.testing.assert_allclose(gw, 2.0 * np.sin(X))
+    assert gs == pytest.approx(np.sum(w * np.sin(X)))
+
+
+def test_callable_object_is_its_call_method():
+    q = Quadratic(1.5)
+    np.testing.assert_allclose(sg.grad(q)(X), 3.0 * X)
+    value, g = sg.value_and_grad(q)(X)
+    assert value == pytest.approx(q(X))
+    check_grads(q, (X,), order=2)
+    assert "# gradient of Quadratic.__call__" in sg.adjoint_source(q)
+
+
+@pytest.mark.parametrize("f, shown, kind", [
+    (abs, "abs", "a builtin function"),
+    (math.sin, "math.sin", "a builtin function"),
+    (np.sin, "np.sin", "a NumPy ufunc"),
+    (Quadratic, "Quadratic", "a class"),
+])
+def test_functions_without_source_are_a_type_error(f, shown, kind):
+    for api in (sg.grad, sg.value_and_grad):
+        with pytest.raises(TypeError, match=f"`{shown}` is {kind}; wrap it in one") as info:
+            api(f)(1.5)
+        assert f"lambda x: {shown}(x)" in str(info.value)
+    with pytest.raises(TypeError, match=kind):
+        sg.adjoint_source(f)
+
+
+# -- results that are not a real scalar ----------------------------------------
+
+def complex_sum(x):
+    return np.sum(x * 1j)
+
+
+def complex_scalar(x):
+    return np.sum(x) + 0j
+
+
+def test_a_complex_result_is_a_type_error():
+    for f in (complex_sum, complex_scalar):
+        with pytest.raises(TypeError, match="must return a real scalar"):
+            sg.grad(f)(X)
+        with pytest.raises(TypeError, match="complex value"):
+            sg.value_and_grad(f)(X)
+
+
+# -- names the builtins also have ----------------------------------------------
+
+def power_with_order(ord):
+    def f(x):
+        return np.linalg.norm(x, ord) + np.sum(np.abs(x) ** ord)
+    return f
+
+
+def scaled_by(sum):
+    def f(x):
+        return np.sum(x) * sum + max(x[0], x[1])
+    return f
+
+
+ord = 3  # a module global that shadows the builtin, read by a function below
+
+
+def norm_with_the_global_order(x):
+    return np.linalg.norm(x, ord)
+
+
+def local_named_like_a_builtin(x):
+    sum = x[0] * 2.0
+    return sum * x[1]
+
+
+@pytest.mark.parametrize("f", [power_with_order(3), scaled_by(2.0), norm_with_the_global_order,
+                               local_named_like_a_builtin],
+                         ids=["closure ord", "closure sum", "global ord", "local sum"])
+def test_names_of_builtins_keep_their_meaning_at_second_order(f):
+    # A gradient inlined into other code (second order) lost the closure
+    # variable `ord` to the builtin `ord`.
+    check_grads(f, (X,), order=2)
+
+
+# -- dicts passed to helpers in loops ------------------------------------------
+
+def dict_model(p, x):
+    return np.sum(p["w"] * x + p["b"])
+
+
+def same_dict_twice(x):
+    p = {"w": x, "b": x[0]}
+    total = 0.0
+    for q in [p, p]:
+        total = total + dict_model(q, x)
+    return total
+
+
+def dict_rebuilt_in_a_loop(x):
+    p = {"w": x * 2.0, "b": 1.0}
+    total = 0.0
+    for _ in range(3):
+        total = total + dict_model(p, x)
+        p = {"w": p["w"] * 0.5, "b": p["b"] * x[1]}
+    return total
+
+
+def list_of_lists(x):
+    rows = [[x[0], x[1]], [x[2], x[0]]]
+    total = 0.0
+    for row in [rows[0], rows[1], rows[0]]:
+        total = total + row[0] * row[1]
+    return total
+
+
+@pytest.mark.parametrize("f", [same_dict_twice, dict_rebuilt_in_a_loop, list_of_lists],
+                         ids=lambda f: f.__name__)
+def test_containers_through_loops_at_second_order(f):
+    # The second derivative added dict adjoints with `+=` (a TypeError).
+    check_grads(f, (X,), order=2)
+
+
+# -- custom_gradient differentiated twice --------------------------------------
+
+@sg.custom_gradient
+def cube(x):
+    def grad_fn(g):
+        return g * 3.0 * x ** 2
+    return x ** 3, grad_fn
+
+
+def uses_cube(x):
+    return cube(x) * 2.0
+
+
+def test_second_order_through_custom_gradient_is_a_clear_error():
+    assert sg.grad(uses_cube)(2.0) == pytest.approx(24.0)
+    with pytest.raises(sg.CompileError, match="custom_gradient function `cube` .* again") as info:
+        sg.grad(sg.grad(uses_cube))(2.0)
+    assert "test_crashes.py" in str(info.value)
+    assert "without custom_gradient" in str(info.value)
+
+
+def custom_on_a_constant(x):
+    return x * sg.grad(uses_cube)(2.0)
+
+
+def test_custom_gradient_inside_a_gradient_of_constants_still_runs():
+    # The gradient of `uses_cube` at a constant is a constant: nothing to refuse.
+    assert sg.grad(custom_on_a_constant)(1.5) == pytest.approx(24.0)
+
+
+# -- lambdas whose lines do not parse on their own -------------------------------
+
+ACTIVATIONS = {"tanh": lambda z: np.tanh(z), "relu": lambda z: np.maximum(z, 0.0),
+               "square": lambda z: z * z}
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_lambdas_in_a_dict_literal(name):
+    act = ACTIVATIONS[name]
+
+    def loss(x):
+        return np.sum(act(x))
+
+    check_grads(loss, (X,), order=2)
+    check_grads(act, (1.5,), order=2)
