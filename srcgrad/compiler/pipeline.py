@@ -314,6 +314,8 @@ def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=N
             state[name] = True
     if state:
         backward += rev.block(body, state)
+    if inplace:
+        body = lifetimes.loop_shapes(body, backward, params)
     forward, backward = _record(ctx, rev, body, params, backward)
     return rev, state, forward, backward
 

@@ -18,15 +18,23 @@ Only for code that is not differentiated again (``sg.grad`` code compiled
 with ``inplace``, tape blocks not nested in another tape): the compiler does
 not read ``del`` statements back.
 
+In loops (``loop_shapes``, before recording): a value rebound on every trip
+and read back only for its shape is recorded as its ``_sg.like`` stand-in,
+restored trip by trip like the value would be, so the recorder keeps shapes
+instead of one array per trip; after a top-level loop, the last trip's
+temporaries that nothing reads are let go (``x_sin = x_mul = None``).
+
 Before both, in all generated code, ``shapes_from_operands``: a value read
 only for its shape, ``z = np.logaddexp(0.0, t)`` in ``_sg.mean_grad(g, z,
 ...)``, is read from the operand that has that shape (``t``), so that a
 gradient that does not return ``z`` need not compute it.
 """
+import copy
+
 import gast
 
-from ..ir import templates as T
-from ..ir.names import binding_counts, bound_names
+from ..ir import anno, templates as T
+from ..ir.names import binding_counts, bound_names, walk_stmts
 from ..ir.shapes import shape_source
 
 # ``_sg`` helpers -> the positions of arguments they use only for shape and dtype.
@@ -88,7 +96,34 @@ def free_early(forward, backward, keep, scalars, adjoints):
     body = forward + backward
     once = _bound_once_at_top(body) - set(keep) - scalars
     _use_shapes(forward, backward, once)
-    return _delete_dead(forward + backward, once)
+    return _delete_dead(_drop_loop_leftovers(forward, backward, set(keep) | scalars) + backward,
+                        once)
+
+
+def _drop_loop_leftovers(forward, backward, keep):
+    """After a top-level loop of ``forward``, let go of the last trip's temporaries
+    that nothing reads any more (``x_sin = x_mul = None``: a loop of no trips
+    binds nothing, so no ``del``)."""
+    out = []
+    for i, s in enumerate(forward):
+        out.append(s)
+        if not isinstance(s, (gast.For, gast.While)):
+            continue
+        inside = {n for inner in walk_stmts(s.body) for n in bound_names(inner)}
+        later = set().union(*(_loads(c) for c in forward[i + 1:] + backward))
+        dead = sorted(n for n in inside - later - keep if _may_hold_array(n, s))
+        if dead:
+            out.append(gast.Assign([T.name(n) for n in dead], T.const(None), None))
+    return out
+
+
+def _loads(node):
+    return {n.id for n in T.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def _may_hold_array(name, loop):
+    return any(isinstance(s, gast.Assign) and name in bound_names(s) and _may_be_array(s.value)
+               for s in walk_stmts(loop.body))
 
 
 def _bound_once_at_top(body):
@@ -116,7 +151,8 @@ def _shape_reads(call, table=SHAPE_ONLY):
     return []
 
 
-def _use_shapes(forward, backward, candidates):
+def _shape_only_reads(backward):
+    """``{name: its Name nodes}`` for the names ``backward`` reads only for their shape."""
     shape_only = {}   # name -> the Name nodes that read it for its shape only
     loads = []
     for s in backward:
@@ -129,7 +165,78 @@ def _use_shapes(forward, backward, candidates):
                 loads.append(node)
     shape_reads = {id(a) for reads in shape_only.values() for a in reads}
     other = {n.id for n in loads if id(n) not in shape_reads}
-    names = {n for n in shape_only if n in candidates and n not in other}
+    return {n: reads for n, reads in shape_only.items() if n not in other}
+
+
+def loop_shapes(body, backward, params):
+    """Values bound in a loop that ``backward`` reads only for their shape are
+    recorded as ``_sg.like`` stand-ins, not as arrays.
+
+    Run before recording: ``x_mul`` rebound on every trip and read as
+    ``_sg.unbroadcast(dx_mul, x_mul)`` would otherwise be saved once per trip,
+    every trip's array alive until the backward pass reaches it. The stand-in
+    is bound right after each binding, so each trip's restores the shape that
+    trip had. For code not differentiated again (as ``free_early``).
+    """
+    in_loops = set()
+    for s in walk_stmts(body):
+        if isinstance(s, (gast.For, gast.While)):
+            in_loops |= {n for inner in walk_stmts(s.body) for n in bound_names(inner)}
+            in_loops |= set(bound_names(s))
+    reads = {n: r for n, r in _shape_only_reads(backward).items() if n in in_loops}
+    if not reads:
+        return body
+    for name, nodes in reads.items():
+        for arg in nodes:
+            arg.id = f"{name}_like"
+    stand_ins = {}  # (id of the binding statement, name) -> the stand-in bound after it
+    body = [_stand_in(n, None, stand_ins) for n in params if n in reads] + \
+        _with_stand_ins(body, set(reads), stand_ins)
+    _restore_with(backward, stand_ins)
+    return body
+
+
+def _stand_in(name, binding, stand_ins):
+    s = anno.set_kind(T.assign(f"{name}_like", T.expr("_sg.like(x)", x=name)), "opaque")
+    stand_ins[(id(binding), name)] = s
+    return s
+
+
+def _with_stand_ins(stmts, names, stand_ins):
+    out = []
+    for s in stmts:
+        compound = False
+        for field in ("body", "orelse"):
+            if isinstance(getattr(s, field, None), list) and not isinstance(s, gast.FunctionDef):
+                setattr(s, field, _with_stand_ins(getattr(s, field), names, stand_ins))
+                compound = True
+        if isinstance(s, gast.For):
+            s.body = [_stand_in(n, s, stand_ins) for n in bound_names(s) if n in names] + s.body
+        out.append(s)
+        if not compound:
+            out += [_stand_in(n, s, stand_ins) for n in bound_names(s) if n in names]
+    return out
+
+
+def _restore_with(code, stand_ins):
+    """Where ``backward`` restores a value that has a stand-in, restore the stand-in too
+    (the recorder fills these placeholders, ``record.Recorder.fill``)."""
+    for i in reversed(range(len(code))):
+        c = code[i]
+        for field in ("body", "orelse"):
+            if isinstance(getattr(c, field, None), list):
+                _restore_with(getattr(c, field), stand_ins)
+        marker = getattr(c, "sg_restore", None)
+        stand_in = marker and stand_ins.get((id(marker.stmt), marker.name))
+        if stand_in is not None and marker.how in ("rebind", "target"):
+            twin = copy.copy(c)
+            twin.sg_restore = type(marker)(stand_in, stand_in.targets[0].id, "rebind")
+            code.insert(i + 1, twin)
+
+
+def _use_shapes(forward, backward, candidates):
+    shape_only = _shape_only_reads(backward)
+    names = {n for n in shape_only if n in candidates}
     if not names:
         return
     stand_ins = []
