@@ -8,8 +8,6 @@ Switch one back on when its class is fixed.
 
 Disabled today (keys are feature families; a form would be disabled the same way):
 - rebind_loop: class 1, a loop over a name its body rebinds gives wrong values and gradients;
-- early_return: class 2, value_and_grad returns None as the value of any f with a
-  return other than its last statement;
 - index_write: class 4, writes through repeated fancy indices (a[[0, 0, 1]] = v and
   += v) count every repetition (sometimes visible at second order only);
 """
@@ -30,7 +28,6 @@ from tools.fuzz.shrink import shrink
 
 DISABLED = {
     "rebind_loop": "class 1: loop over a name rebound in its body",
-    "early_return": "class 2: value_and_grad value is None with an early return",
     "index_write": "class 4: repeated fancy indices in writes count every repetition",
 }
 

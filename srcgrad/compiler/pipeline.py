@@ -14,7 +14,7 @@ import gast
 import numpy as np
 
 from ..ir import anno, atoms, templates as T
-from ..ir.names import bound_names, loads_in, walk_stmts
+from ..ir.names import bound_names, loads_in, stores, walk_stmts
 from ..ir.resolve import Guards
 from ..passes import activity, fence, lifetimes, normalize, ranks, recompute, record, tape_blocks
 from ..passes.cleanup import cleanup, drop_unused, forward_copies
@@ -120,8 +120,14 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     cleanup(backward, ctx.namer.adjoints.values(), loads_in([gast.Expr(out)]))  # dead adjoints
     if len(grads) > 1:                                # never two gradients in one array
         out = T.expr("_sg.distinct(grads)", grads=out)
+    value, kept = copy.deepcopy(result), []
+    if mode == "value_and_grad" and result_name in set().union(*map(stores, backward)):
+        # The backward pass restores what ``result`` held before its last binding
+        # (an early return, a rebinding in a loop): the value is kept before it runs.
+        value = T.name(ctx.namer.fresh(f"{result_name}_value"))
+        kept = [T.assign(value.id, T.name(result_name))]
     if mode == "value_and_grad":
-        out = gast.Tuple([copy.deepcopy(result), out], gast.Load())
+        out = gast.Tuple([value, out], gast.Load())
     # A result known to be a scalar needs no check; then, with sg.grad, the
     # forward pass need not compute what only the value needs.
     # (Unless it may be complex: a complex result is refused, never differentiated.)
@@ -129,6 +135,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
         and not _may_be_complex(body, sample, ctx.scope) else \
         [T.stmt("_sg.check_scalar(r, n)", r=result, n=T.const(f"{fn.__qualname__}()"))]
     lifetimes.shapes_from_operands(forward, backward, params, rev.ranks)
+    check += kept
     trim_forward(forward, rev, check + backward + [gast.Expr(out)])
     code = forward + check + backward
     if inplace:                                       # free what nothing reads any more
