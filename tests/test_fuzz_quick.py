@@ -7,7 +7,6 @@ are switched off in ``DISABLED`` below, each with the finding that fails it
 Switch one back on when its class is fixed.
 
 Disabled today (keys are feature families; a form would be disabled the same way):
-- rebind_loop: class 1, a loop over a name its body rebinds gives wrong values and gradients;
 - index_write: class 4, writes through repeated fancy indices (a[[0, 0, 1]] = v and
   += v) count every repetition (sometimes visible at second order only);
 """
@@ -27,7 +26,6 @@ from tools.fuzz.runner import run
 from tools.fuzz.shrink import shrink
 
 DISABLED = {
-    "rebind_loop": "class 1: loop over a name rebound in its body",
     "index_write": "class 4: repeated fancy indices in writes count every repetition",
 }
 

@@ -11,7 +11,7 @@ from ...ir.aliasing import shared_names
 from ...ir.atoms import (OP_NAMES, OP_SYMBOLS, hint as _hint, is_constant as _is_constant,
                         is_simple_index as _is_simple_index, is_static_object as _is_static_object,
                         number as _number, root as _root, short as _short)
-from ...ir.names import walk_stmts
+from ...ir.names import bound_names, walk_stmts
 from ...ir.resolve import MISSING
 from ...ir.scopes import function_locals
 from ...ir.varied import expr_varied
@@ -358,7 +358,12 @@ class Normalizer:
         out = []
         target = s.target.id
         index = self.ctx.namer.fresh(target + "_index")
-        lengths, item = self._indexed(s.iter, T.name(index), out, target + "_seq")
+        # Python evaluates the iterable once: a name the body rebinds
+        # (``for p in a: a = a + p``) is read through a copy bound before the loop.
+        # (``a += p`` updates the array iterated over, in place: read it again.)
+        rebound = {n for st in walk_stmts(s.body) if not getattr(st, "sg_inplace", False)
+                   for n in bound_names(st)}
+        lengths, item = self._indexed(s.iter, T.name(index), out, target + "_seq", rebound)
         length = lengths[0] if len(lengths) == 1 else gast.Call(T.name("min"), lengths, [])
         body = list(s.body)
         first = body[0] if body else None
@@ -376,16 +381,20 @@ class Normalizer:
         # recomputed for the new bindings (the index is not varied).
         return out + [loop]
 
-    def _indexed(self, it, index, out, hint):
-        """(lengths, item at ``index``) of an iterable: zip and enumerate nest."""
+    def _indexed(self, it, index, out, hint, rebound):
+        """(lengths, item at ``index``) of an iterable: zip and enumerate nest.
+
+        A sequence named in ``rebound`` is read through a copy of the name."""
         fn = self.scope.value(it.func) if isinstance(it, gast.Call) else MISSING
         if fn is builtins.zip and it.args and not it.keywords:
-            parts = [self._indexed(a, index, out, hint) for a in it.args]
+            parts = [self._indexed(a, index, out, hint, rebound) for a in it.args]
             return [n for p in parts for n in p[0]], gast.Tuple([p[1] for p in parts], gast.Load())
         if fn is builtins.enumerate and len(it.args) == 1 and not it.keywords:
-            lengths, item = self._indexed(it.args[0], index, out, hint)
+            lengths, item = self._indexed(it.args[0], index, out, hint, rebound)
             return lengths, gast.Tuple([copy.deepcopy(index), item], gast.Load())
         seq = self.atom(it, out, hint=hint)
+        if isinstance(seq, gast.Name) and seq.id in rebound:
+            seq = T.name(self.expr(seq, out, self.ctx.namer.fresh(f"{seq.id}_iterated")))
         return [T.expr("len(s)", s=seq)], gast.Subscript(seq, copy.deepcopy(index), gast.Load())
 
     def unroll(self, s, seq):
