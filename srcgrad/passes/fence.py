@@ -12,6 +12,8 @@ Before/after::
             y = x
         return y
 """
+import builtins
+
 import gast
 
 _REJECTED = {
@@ -52,6 +54,14 @@ def _check_args(args, src, node, what):
                         "list the keyword parameters explicitly")
 
 
+def _from_a_string(call, src):
+    """``eval(...)`` / ``exec(...)``, the builtins (not a function of that name)."""
+    f = call.func
+    return isinstance(f, gast.Name) and f.id in ("eval", "exec") \
+        and src.freevars.get(f.id) is None \
+        and src.globals.get(f.id, getattr(builtins, f.id)) is getattr(builtins, f.id)
+
+
 def check(src, allow_with=False):
     """Raise CompileError for the first unsupported construct in ``src.node``.
 
@@ -76,6 +86,10 @@ def check(src, allow_with=False):
             _check_args(node.args, src, node, f"nested function {node.name!r}")
         if isinstance(node, gast.Starred) and isinstance(node.ctx, gast.Store):
             raise src.error("starred assignment target is not supported", node)
+        if isinstance(node, gast.Call) and _from_a_string(node, src):
+            raise src.error(f"`{node.func.id}()` of code from a string is not supported", node,
+                            "write the code itself in the function: srcgrad differentiates "
+                            "source it can read")
         if isinstance(node, gast.Call):
             for kw in node.keywords:
                 if kw.arg is None:

@@ -10,7 +10,9 @@ differentiated; a call with neither a rule nor a place there is a
 ``CompileError`` naming the user's line.
 """
 import builtins
+import logging
 import math
+import warnings
 
 import numpy as np
 
@@ -71,8 +73,10 @@ ATTRIBUTES = {"T": np.transpose, "mT": np.matrix_transpose}
 # Called freely, never differentiated: their results carry no gradient
 # (integer/boolean-valued, piecewise constant, shape queries, constructors of constants).
 NONDIFF = {
-    # shapes, types, printing
+    # shapes, types, printing and logging
     np.shape, np.ndim, np.size, len, range, int, bool, str, isinstance, type, print,
+    logging.debug, logging.info, logging.warning, logging.error, logging.critical,
+    logging.exception, logging.log, warnings.warn,
     np.result_type, np.issubdtype, np.broadcast_shapes, np.iinfo, np.finfo,
     # constants of a given shape
     np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,

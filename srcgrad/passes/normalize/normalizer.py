@@ -341,6 +341,14 @@ class Normalizer:
         self.changed = True
         out = []
         calls.call(self, call, out, None)
+        if out and anno.kind(out[-1]) == "opaque" and getattr(out[-1], "sg_norule", None):
+            # Called for its effect on differentiable values, through code srcgrad
+            # cannot see (np.add.at, np.copyto, np.fill_diagonal, setattr, ...).
+            raise self.ctx.error(
+                f"`{gast.unparse(call.func).strip()}(...)` is called for its effect on "
+                "differentiable values, which srcgrad cannot model", s,
+                "assign the new value instead (a = a + ..., a[i] = ..., np.where(...)), or "
+                "make the call outside the differentiated code")
         return out
 
     def for_loop(self, s):
