@@ -6,9 +6,7 @@ are switched off in ``DISABLED`` below, each with the finding that fails it
 ("class N" of the findings listed in issue 12's session note).
 Switch one back on when its class is fixed.
 
-Disabled today (keys are feature families; a form would be disabled the same way):
-- index_write: class 4, writes through repeated fancy indices (a[[0, 0, 1]] = v and
-  += v) count every repetition (sometimes visible at second order only);
+Disabled today: none (keys are feature families; a form would be disabled the same way).
 """
 import inspect
 
@@ -25,9 +23,7 @@ from tools.fuzz.report import failures
 from tools.fuzz.runner import run
 from tools.fuzz.shrink import shrink
 
-DISABLED = {
-    "index_write": "class 4: repeated fancy indices in writes count every repetition",
-}
+DISABLED = {}
 
 QUICK_SEED = 20240601
 QUICK_COUNT = 60

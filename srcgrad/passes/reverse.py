@@ -292,12 +292,24 @@ class Reverse:
             index = _index_expr(target.slice)
             v = s.value
             rows = "" if self.rows is None else "_rows"
+            value = None
             if isinstance(v, gast.Name) and v.id in self.act:
-                value = T.expr(f"_sg.unbroadcast{rows}(g, v)", g=self.item(T.name(self.d(base)),
-                                                                         index), v=v.id)
-                self.acc(v.id, value, state, out)
+                if _basic_index(target.slice, self.ints):
+                    part = self.item(T.name(self.d(base)), index)
+                else:  # a fancy index may repeat a slot: the last write wins
+                    part = T.expr(f"_sg.written{rows}(g, i)", g=self.d(base), i=_index_expr(index))
+                value = T.expr(f"_sg.unbroadcast{rows}(g, v)", g=part, v=v.id)
+                if v.id == base:  # ``b[i] = b``: its adjoint comes after the slots are cleared
+                    tmp = self.namer.fresh(f"{self.d(base)}_written")
+                    out.append(T.assign(tmp, value))
+                    value = T.name(tmp)
+                else:
+                    self.acc(v.id, value, state, out)
+                    value = None
             out.append(T.assign(self.d(base), T.expr(f"_sg.zero_at{rows}(g, i)", g=self.d(base),
                                                       i=copy.deepcopy(index))))
+            if value is not None:
+                self.acc(v.id, value, state, out)
         out.append(restore_marker(s, base, "slot"))
         return out
 

@@ -98,7 +98,7 @@ NONDIFF = {
     # planning helpers in runtime/adjoints.py
     _h.einsum_slot_plan, _h.dot_subscripts, _h.inner_subscripts, _h.tensordot_subscripts,
     _h.inverse_axes, _h.concat_offsets, _h.inexact, _h.flat_scalars, _h.reduced_size,
-    _h.axis_slice, _h.norm_plan, _h.linspace_weights,
+    _h.axis_slice, _h.norm_plan, _h.linspace_weights, _h.survivors,
     _h.not_differentiable,
 }
 # Attributes of arrays that carry no gradient.

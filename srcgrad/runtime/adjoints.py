@@ -29,13 +29,14 @@ __all__ = [
     "solve_grad_a", "solve_grad_b", "det_grad", "norm_grad", "trace_grad", "split_grad",
     "stack_grad", "array_grad", "array_item_grad", "linspace_grad", "builtin_sum_grad",
     "builtin_max_grad", "builtin_min_grad", "pick_grad", "log_grad", "hypot_grad", "nonzero",
+    "written",
     # primitives with their own rule
     "broadcast_to", "add_reduce", "sigmoid", "einsum_list", "astype", "flatten", "item",
     "join_r", "join_c", "singular_cofactors",
     # planning (non-differentiable)
     "einsum_slot_plan", "dot_subscripts", "inner_subscripts", "tensordot_subscripts",
     "inverse_axes", "concat_offsets", "inexact", "flat_scalars", "reduced_size", "axis_slice",
-    "norm_plan", "linspace_weights", "not_differentiable",
+    "norm_plan", "linspace_weights", "not_differentiable", "survivors",
 ]
 
 
@@ -416,6 +417,23 @@ def log_grad(grad, x, base):
 def hypot_grad(grad, ans, coordinates):
     """Adjoints of ``math.hypot(*coordinates)``: a list (0 at the origin)."""
     return [grad * coordinates[i] / nonzero(ans) for i in range(len(coordinates))]
+
+
+def written(grad, index):
+    """The part of adjoint ``grad`` that reaches ``v`` in ``a[index] = v``: ``grad[index]``
+    where the write lasts. A repeated fancy index writes its slot several
+    times and NumPy keeps the last; the earlier writes get no gradient."""
+    return grad[index] * survivors(grad, index)
+
+
+def survivors(like, index):
+    """True where an element of ``like[index] = v`` is the last write to its slot."""
+    slots = np.arange(np.size(like)).reshape(np.shape(like))[index]
+    flat = np.ravel(slots)
+    last = flat.size - 1 - np.unique(flat[::-1], return_index=True)[1]
+    keep = np.zeros(flat.size, dtype=bool)
+    keep[last] = True
+    return keep.reshape(np.shape(slots))
 
 
 def nonzero(x):

@@ -15,7 +15,8 @@ import numpy as np
 from . import adjoints as _h
 
 __all__ = [
-    "zeros_rows", "unbroadcast_rows", "broadcast_rows", "take_rows", "add_at_rows", "add_rows_into",
+    "zeros_rows", "unbroadcast_rows", "broadcast_rows", "take_rows", "written_rows", "add_at_rows",
+    "add_rows_into",
     "zero_at_rows", "each_row", "expand_rows", "sum_grad_rows", "reshape_rows",
     "transpose_rows", "swapaxes_rows", "moveaxis_rows", "flip_rows", "cumsum_rows",
     "trace_rows", "einsum_slot_rows", "einsum_rows", "dot_rows", "split_rows", "stack_rows",
@@ -98,6 +99,11 @@ def take_rows(grad, index):
     # Fancy indices: NumPy may move their axes to the front, so index with
     # the rows last, where no index can reach them.
     return np.moveaxis(np.moveaxis(grad, 0, -1)[_last(index)], -1, 0)
+
+
+def written_rows(grad, index):
+    """``adjoints.written`` on every row."""
+    return take_rows(grad, index) * _h.survivors(grad[0], index)
 
 
 def add_at_rows(base, index, grad):
