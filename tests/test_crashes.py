@@ -205,3 +205,22 @@ def test_lambdas_in_a_dict_literal(name):
 
     check_grads(loss, (X,), order=2)
     check_grads(act, (1.5,), order=2)
+
+
+# -- a function that forgets its return (issue 12, class 9) --------------------
+
+def forgot_its_return(x):
+    y = np.sum(x * x)  # noqa: F841 (the bug under test)
+
+
+def returns_only_on_one_path(x):
+    if np.sum(x) > 100.0:
+        return np.sum(x)
+
+
+@pytest.mark.parametrize("f", [forgot_its_return, returns_only_on_one_path],
+                         ids=lambda f: f.__name__)
+def test_a_missing_return_is_a_type_error_not_a_zero_gradient(f):
+    for api in (sg.grad, sg.value_and_grad):
+        with pytest.raises(TypeError, match="returned None; is its return statement missing"):
+            api(f)(X)

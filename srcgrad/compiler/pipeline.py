@@ -77,6 +77,13 @@ def _may_be_complex(body, sample, scope):
     return any(map(_complex, sample or ()))
 
 
+def _may_be_none(body, result_name):
+    """A path that returns nothing (``result = None`` is where early returns start)."""
+    return any(isinstance(s, gast.Assign) and isinstance(s.value, gast.Constant)
+               and s.value.value is None and result_name in bound_names(s)
+               for s in walk_stmts(body))
+
+
 def _complex(value):
     return isinstance(value, (complex, np.complexfloating)) \
         or isinstance(value, np.ndarray) and np.iscomplexobj(value)
@@ -132,7 +139,8 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     # forward pass need not compute what only the value needs.
     # (Unless it may be complex: a complex result is refused, never differentiated.)
     check = [] if result_name in rev.scalars and mode == "grad" \
-        and not _may_be_complex(body, sample, ctx.scope) else \
+        and not _may_be_complex(body, sample, ctx.scope) \
+        and not _may_be_none(body, result_name) else \
         [T.stmt("_sg.check_scalar(r, n)", r=result, n=T.const(f"{fn.__qualname__}()"))]
     lifetimes.shapes_from_operands(forward, backward, params, rev.ranks)
     check += kept

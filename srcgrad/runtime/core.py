@@ -308,6 +308,10 @@ def from_list(grad, like):
 
 def check_scalar(value, what):
     """Raise the error users get from ``grad`` of a function with a non-scalar result."""
+    if value is None:
+        raise TypeError(
+            f"{what} must return a scalar to be differentiated with grad, but it returned "
+            "None; is its return statement missing?")
     shape = np.shape(value)
     if shape != () or isinstance(value, (list, tuple)):
         raise TypeError(
