@@ -12,6 +12,7 @@ import pytest
 
 import srcgrad as sg
 from srcgrad.testing import check_grads
+from tape_forms import taped
 
 X = np.array([0.5, -1.0, 2.0])
 W = np.array([1.0, 2.0, 3.0])
@@ -87,13 +88,6 @@ def written_into_itself(x):
 CASES = [repeated, repeated_increment, negative_and_positive_alias, scalar_to_repeated_slots,
          boolean_mask, pairs_of_index_arrays, slice_and_repeated_columns, two_dimensional_index,
          broadcast_row, in_a_loop, written_into_itself]
-
-
-def taped(f, x):
-    with sg.GradientTape() as tape:
-        tape.watch(x)
-        y = f(x)
-    return tape.gradient(y, x)
 
 
 @pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)

@@ -17,21 +17,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-
-
-def taped(f, x):
-    with sg.GradientTape() as tape:
-        tape.watch(x)
-        y = f(x)
-    return tape.gradient(y, x)
-
-
-def taped_two(f, x, y):
-    with sg.GradientTape() as tape:
-        tape.watch(x)
-        tape.watch(y)
-        z = f(x, y)
-    return tape.gradient(z, [x, y])
+from tape_forms import taped, taped_two
 
 
 def every_form(f, *args):

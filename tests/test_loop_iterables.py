@@ -12,6 +12,7 @@ import pytest
 
 import srcgrad as sg
 from srcgrad.testing import check_grads
+from tape_forms import taped
 
 A = np.array([0.5, -1.0, 2.0])
 M = np.array([[0.5, -1.0], [2.0, 0.3], [0.2, 0.1]])
@@ -71,13 +72,6 @@ CASES = [(add_each_item, (A,)), (scale_by_each_item, (A,)), (zipped_with_itself,
          (rows_of_a_matrix, (M,)), (rebound_and_accumulated, (A,)),
          (rebound_in_a_helper_loop, (A,)), (updated_in_place, (A,)),
          (rebound_as_floats, (0.7, -1.3))]
-
-
-def taped(f, a):
-    with sg.GradientTape() as tape:
-        tape.watch(a)
-        y = f(a)
-    return tape.gradient(y, a)
 
 
 @pytest.mark.parametrize("f, args", CASES, ids=[f.__name__ for f, _ in CASES])

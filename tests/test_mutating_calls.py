@@ -14,6 +14,7 @@ import pytest
 
 import srcgrad as sg
 from srcgrad.testing import check_grads
+from tape_forms import taped
 
 X = np.array([0.5, -1.0, 2.0])
 
@@ -106,13 +107,6 @@ REFUSED = [
     (evaluated, "`eval()` of code from a string"),
     (executed, "`exec()` of code from a string"),
 ]
-
-
-def taped(f, x):
-    with sg.GradientTape() as tape:
-        tape.watch(x)
-        y = f(x)
-    return tape.gradient(y, x)
 
 
 @pytest.mark.parametrize("f, message", REFUSED, ids=[f.__name__ for f, _ in REFUSED])

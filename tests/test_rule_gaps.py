@@ -14,16 +14,10 @@ import pytest
 
 import srcgrad as sg
 from srcgrad.testing import check_grads
+from tape_forms import taped
 
 X = np.array([0.5, -1.2, 2.0])
 M = np.array([[0.3, -0.7, 1.1], [0.9, 0.2, -0.4]])
-
-
-def taped(f, x):
-    with sg.GradientTape() as tape:
-        tape.watch(x)
-        y = f(x)
-    return tape.gradient(y, x)
 
 
 def check_every_form(f, x):
