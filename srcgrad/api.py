@@ -65,8 +65,8 @@ def _partial(p, wrt, mode, preserve_result):
     bound arguments passed first, so positions in ``wrt`` count after them."""
     shift = len(p.args)
 
-    def shifted(i):
-        return i + shift if isinstance(i, int) else i
+    def shifted(i):  # (a negative index counts from the end either way)
+        return i + shift if isinstance(i, int) and i >= 0 else i
 
     wrt = type(wrt)(map(shifted, wrt)) if isinstance(wrt, (list, tuple)) else shifted(wrt)
     return functools.partial(_make(p.func, wrt, mode, preserve_result), *p.args, **p.keywords)

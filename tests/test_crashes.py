@@ -43,6 +43,9 @@ def test_partial_binds_the_leading_arguments():
     gw, gs = sg.grad(functools.partial(weighted, X), wrt=(0, "scale"))(w, 2.0)
     np.testing.assert_allclose(gw, 2.0 * np.sin(X))
     assert gs == pytest.approx(np.sum(w * np.sin(X)))
+    gw, gs = sg.grad(functools.partial(weighted, X), wrt=(-2, -1))(w, 2.0)
+    np.testing.assert_allclose(gw, 2.0 * np.sin(X))
+    assert gs == pytest.approx(np.sum(w * np.sin(X)))
 
 
 def test_callable_object_is_its_call_method():
