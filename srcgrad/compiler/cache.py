@@ -1,14 +1,22 @@
-"""Compiled code per function and per kind of arguments, never stale.
+"""Compiled code per function and per kind of arguments, never stale, bounded.
 
 A call computes the kinds of its arguments (float, which float dtype, which
 class for objects), finds the entry compiled for those kinds and re-checks
-its guards (identity of every global it was specialised on), then runs the
-generated code. Nothing is parsed on that path.
+its guards (``ir.resolve.Guards``: everything the compiler read from outside
+the function, as it read it), then runs the generated code. Nothing is
+parsed on that path.
+
+Each cache (the entries of one function and ``wrt``, and the tape's blocks)
+keeps at most ``CACHE_SIZE`` entries and forgets the least recently used;
+an entry's generated source leaves ``linecache`` with its code. Functions
+are held weakly: a lambda made and differentiated at each call is freed with
+its entries.
 """
 import functools
 import inspect
 import types
 import weakref
+from collections import OrderedDict
 
 import numpy as np
 
@@ -21,19 +29,53 @@ _BY_IDENTITY = (types.FunctionType, types.BuiltinFunctionType, types.BuiltinMeth
                 functools.partial, type, types.ModuleType)
 
 
-class _Same:
-    """A cache-key part equal only for the same object (held, so its id stays unique)."""
+# Entries per cache; set it before the calls it should apply to.
+CACHE_SIZE = 256
 
+
+def remember(entries, key, entry):
+    """Store ``entry`` in the OrderedDict ``entries``, forgetting the least recently used
+    beyond ``CACHE_SIZE`` (a hit moves its key to the end)."""
+    entries[key] = entry
+    entries.move_to_end(key)
+    while len(entries) > max(1, CACHE_SIZE):
+        entries.popitem(last=False)
+
+
+class _Same:
+    """A cache-key part equal only for the same live object.
+
+    Held weakly where Python allows it, so that a key does not keep a
+    function alive; a dead key equals nothing and waits to be evicted.
+    """
+
+    __slots__ = ("ref", "hash")
+
+    def __init__(self, obj):
+        try:
+            self.ref = weakref.ref(obj)
+        except TypeError:
+            self.ref = _Strong(obj)
+        self.hash = id(obj)
+
+    def __eq__(self, other):
+        if not isinstance(other, _Same):
+            return False
+        obj = self.ref()
+        return obj is not None and obj is other.ref()
+
+    def __hash__(self):
+        return self.hash
+
+
+class _Strong:
     __slots__ = ("obj",)
 
     def __init__(self, obj):
         self.obj = obj
 
-    def __eq__(self, other):
-        return isinstance(other, _Same) and other.obj is self.obj
-
-    def __hash__(self):
-        return id(self.obj)
+    def __call__(self):
+        return self.obj
 
 
 def _kind(value):
@@ -68,6 +110,8 @@ def _structure(obj, depth):
     for name, value in vars(obj).items():
         if isinstance(value, (list, tuple)):
             out.append((name, len(value), tuple(_attribute(v, depth) for v in value)))
+        elif isinstance(value, dict):  # ``self.config["act"]`` is resolved too
+            out.append((name, dict, tuple((k, _attribute(v, depth)) for k, v in value.items())))
         elif isinstance(value, (_BY_IDENTITY, types.MethodType)) or hasattr(value, "__dict__"):
             out.append((name, _attribute(value, depth)))
     return tuple(out)
@@ -162,32 +206,47 @@ class Compiled:
         # wrappers made by sg.grad keep f alive while they are used.
         self._f = weakref.ref(f.__func__ if self.bound else f)
         self.mode = mode
-        self.signature = inspect.signature(f)
-        names = [p.name for p in self.signature.parameters.values()
-                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        self.names = names
-        self.simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-                          for p in self.signature.parameters.values())
         self.multiple = isinstance(wrt, (tuple, list))
-        items = list(wrt) if self.multiple else [wrt]
-        if not items:
+        self.wrt_given = list(wrt) if self.multiple else [wrt]
+        if not self.wrt_given:
             raise ValueError("wrt must name at least one argument")
+        self._read_signature(f.__func__ if self.bound else f)
+        self.entries = OrderedDict()
+
+    def _read_signature(self, fn):
+        """Parameters, defaults and ``wrt`` indices, as ``fn`` has them now."""
+        self.code, self.defaults = fn.__code__, fn.__defaults__
+        self.kwdefaults = tuple((fn.__kwdefaults__ or {}).items())
+        self.signature = inspect.signature(fn)
+        parameters = list(self.signature.parameters.values())[len(self.bound):]
+        names = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self.names = names
+        self.simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)
+        if self.bound:
+            self.signature = self.signature.replace(parameters=parameters)
         self.wrt = []
-        for item in items:
+        for item in self.wrt_given:
             if isinstance(item, str):
                 if item not in names:
-                    raise ValueError(f"{f.__qualname__}() has no positional parameter named {item!r}")
+                    raise ValueError(f"{fn.__qualname__}() has no positional parameter named {item!r}")
                 self.wrt.append(names.index(item) + len(self.bound))
             elif isinstance(item, int) and not isinstance(item, bool):
                 self.wrt.append(item + len(self.bound))
             else:
                 raise TypeError(f"wrt must be an int index or a parameter name, not {item!r}")
-        self.entries = {}
+
+    def _changed(self, fn):
+        """Has ``fn``'s code or defaults been replaced since its signature was read?
+        (IPython's autoreload replaces ``__code__``; users assign ``__defaults__``.)"""
+        return fn.__code__ is not self.code or fn.__defaults__ is not self.defaults
 
     def _bind(self, args, kwargs):
         """Positional and keyword-only arguments, defaults applied."""
         if not kwargs and self.simple and len(args) == len(self.names):
             return self.bound + args, {}
+        fn = self.f
+        if fn is not None and tuple((fn.__kwdefaults__ or {}).items()) != self.kwdefaults:
+            self._read_signature(fn)
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
         return self.bound + bound.args, bound.kwargs
@@ -197,7 +256,9 @@ class Compiled:
         if kwargs:
             kinds += tuple((k, _kind(v)) for k, v in sorted(kwargs.items()))
         entry = self.entries.get(kinds)
-        if entry is None or not entry.guards.valid():
+        if entry is not None and entry.guards.valid():
+            self.entries.move_to_end(kinds)
+        else:
             for i in self.wrt:
                 if i >= len(args):
                     raise TypeError(f"wrt index {i} is out of range: {self.f.__qualname__}() "
@@ -205,7 +266,7 @@ class Compiled:
                 _check_differentiable(args[i], i, self._name(i))
             entry = compile_gradient(self.f, self.wrt, self.mode, sample=list(args),
                                      as_tuple=self.multiple)
-            self.entries[kinds] = entry
+            remember(self.entries, kinds, entry)
         return entry
 
     def _name(self, i):
@@ -213,6 +274,9 @@ class Compiled:
         return self.names[i] if i < len(self.names) else f"*args[{i - len(self.names)}]"
 
     def __call__(self, args, kwargs):
+        fn = self._f()
+        if fn is not None and self._changed(fn):
+            self._read_signature(fn)
         args, kwargs = self._bind(args, kwargs)
         entry = self.entry(args, kwargs)
         out = entry.fn(*args, **kwargs)
@@ -233,11 +297,16 @@ class Compiled:
         known at run time; the code is specialised on the objects' classes.
         """
         key = ("generic",) + tuple(_kind(v) for v in sample or ())
+        fn = self.f
+        if fn is not None and self._changed(fn):
+            self._read_signature(fn)
         entry = self.entries.get(key)
-        if entry is None or not entry.guards.valid():
-            entry = compile_gradient(self.f, self.wrt, self.mode, sample=sample,
+        if entry is not None and entry.guards.valid():
+            self.entries.move_to_end(key)
+        else:
+            entry = compile_gradient(fn, self.wrt, self.mode, sample=sample,
                                      as_tuple=self.multiple, inplace=False)
-            self.entries[key] = entry
+            remember(self.entries, key, entry)
         return entry.fn
 
     def generic_text(self):

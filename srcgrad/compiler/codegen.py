@@ -5,10 +5,12 @@ statements and become ``#`` lines here. Loading goes through ``linecache`` so
 tracebacks, ``inspect`` and debuggers show the generated lines.
 """
 import ast
+import heapq
 import itertools
 import linecache
 import re
 import types
+import weakref
 
 import gast
 
@@ -16,6 +18,7 @@ from .. import runtime
 from ..ir import templates as T
 
 _COUNTER = itertools.count(1)
+_FREE = []  # numbers of generated files whose code is gone: a heap, reused smallest first
 _MARK = re.compile(r"^(\s*)('__comment__.*'|\"__comment__.*\")$")
 
 
@@ -59,7 +62,8 @@ def load(text, fn_name, globals_, cells, label):
     ``cells`` maps free names to closure cells: ``_sg``, objects the compiler
     injected, and the user's own closure cells (kept live, not copied).
     """
-    filename = f"<srcgrad {label} #{next(_COUNTER)}>"
+    number = heapq.heappop(_FREE) if _FREE else next(_COUNTER)
+    filename = f"<srcgrad {label} #{number}>"
     lines = text.splitlines(True)
     linecache.cache[filename] = (len(text), None, lines, filename)
     names = sorted(cells)
@@ -73,7 +77,15 @@ def load(text, fn_name, globals_, cells, label):
     closure = tuple(cells[name] for name in inner.co_freevars)
     fn = types.FunctionType(inner, globals_, fn_name, None, closure)
     fn.__srcgrad_source__ = text
+    # The cache forgets code it evicts: its lines go with it, and its number is
+    # reused (Python keeps every file name it compiled code from, for good).
+    weakref.finalize(fn, _release, filename, number)
     return fn
+
+
+def _release(filename, number):
+    linecache.cache.pop(filename, None)
+    heapq.heappush(_FREE, number)
 
 
 def runtime_cell():

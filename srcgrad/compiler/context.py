@@ -60,6 +60,7 @@ class Context:
 
     def _module_name(self, name, module, private):
         if self.src.globals.get(name) is module and name not in self.top_locals:
+            self.guards.add(self.src.globals, name, module)  # rule code says np.…: still numpy
             return name
         self.namer.reserve([private])
         self.cells[private] = types.CellType(module)
@@ -97,6 +98,7 @@ class Context:
         return self.is_variable(obj) and getattr(obj, "trainable", False)
 
     def source(self, fn):
+        self.guards.function(fn)  # its code and defaults are compiled in
         if fn not in self._sources:
             src = source.parse_function(fn)
             fence.check(src)
@@ -147,9 +149,10 @@ class Context:
                 mapping[name] = fresh
             elif name in src.globals:
                 obj = src.globals[name]
-                self.guards.add(src.globals, name, obj)
                 if same_module and name not in self.top_locals:
+                    self.guards.item(src.globals, name, obj)  # read from there when it runs
                     continue
+                self.guards.add(src.globals, name, obj)
                 if same_module and self.param_values.get(name, _MISSING) is obj:
                     continue  # a module-level tape block: the global is this parameter
                 if self.src.globals.get(name, _MISSING) is obj and name not in self.top_locals:

@@ -105,6 +105,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     src = source.parse_function(fn)                   # parse
     fence.check(src)                                  # reject what is unsupported, up front
     ctx = Context(src, Guards())
+    ctx.guards.function(fn)                           # its code and defaults, as parsed
     node, params = _signature(src, ctx, sample)       # *args specialised on their number
     wrt_names = [params[i] for i in wrt]
     desugar(node, ctx.namer)                          # early exits and sugar
@@ -162,6 +163,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     loaded = codegen.load(text, fname, src.globals, ctx.cells, f"{mode} {fn.__qualname__}")
     if src.node.args.vararg is None:  # same parameters: a call inlined at second order may omit some
         loaded.__defaults__, loaded.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
+    loaded.__srcgrad_guards__ = ctx.guards  # code that inlines this code depends on them too
     return Generated(text, loaded, ctx.guards)
 
 

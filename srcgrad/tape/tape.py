@@ -13,17 +13,18 @@ call, because the block itself ran as plain Python.
 """
 import sys
 import warnings
+from collections import OrderedDict
 
 import numpy as np
 
 from .. import runtime, variables
-from ..compiler.cache import _cast, _kind, _Same
+from ..compiler.cache import _cast, _kind, _Same, remember
 from ..compiler.pipeline import compile_region
 from ..passes.tape_blocks import region_inputs, region_outputs
 from ..variables import UnconnectedGradients, Variable, is_float_like
 from . import blocks
 
-_COMPILED = {}
+_COMPILED = OrderedDict()  # bounded: cache.remember
 _NOT_PERSISTENT = "GradientTape.gradient can only be called once on non-persistent tapes."
 
 
@@ -49,11 +50,13 @@ class _Record:
                tuple(_kind(v) for v in sample),
                tuple(targets), watch_variables, tuple(watch_inputs), rows)
         entry = _COMPILED.get(key)
-        if entry is None or not entry.guards.valid():
+        if entry is not None and entry.guards.valid():
+            _COMPILED.move_to_end(key)
+        else:
             entry = compile_region(self.region, self.inputs, sample, list(targets),
                                           watch_variables, _is_variable,
                                           watch_inputs=tuple(watch_inputs), rows=rows)
-            _COMPILED[key] = entry
+            remember(_COMPILED, key, entry)
         return entry
 
 
