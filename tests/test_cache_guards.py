@@ -13,7 +13,6 @@ differentiates a new lambda at each call does not grow memory.
 """
 import gc
 import linecache
-import tracemalloc
 import weakref
 
 import numpy as np
@@ -415,15 +414,15 @@ def test_a_new_lambda_per_call_does_not_grow_memory():
         step(1.5, 2.0)
     gc.collect()
     files = _srcgrad_files()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        for _ in range(5000):
-            assert step(1.5, 2.0) == 6.0
-        gc.collect()
-        grown = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
-    # Before the bound: 3.4 kB a call (17 MB here) and a linecache entry each.
-    assert grown < 1_000_000, grown
+    # Live objects, not traced bytes: a dict the rest of the suite filled is
+    # rebuilt now and then as entries come and go, and tracemalloc counts the
+    # new table but not the freed one, which reads as growth that is not there.
+    live = len(gc.get_objects())
+    for _ in range(2000):
+        assert step(1.5, 2.0) == 6.0
+    gc.collect()
+    grown = len(gc.get_objects()) - live
+    # Each call compiles (the lambda is new); with its lines left in linecache
+    # two objects a call stayed (4,000 here).
+    assert grown < 500, grown
     assert _srcgrad_files() <= files + 1
