@@ -110,15 +110,30 @@ def vector_of_repeated_writes(x):
     return a * a
 
 
-def test_jacobian_rows():
+def matrix_of_repeated_pairs(x):
+    m = np.outer(x, x)
+    m[[0, 2, 0], [1, 1, 1]] += x * 2.0
+    m[:, [2, 2]] = np.stack([x, x ** 2], axis=1)
+    return m
+
+
+def vector_with_a_leading_axis(x):
+    a = x * 1.0
+    a[[1, 1]] = (x[:2] ** 2).reshape(1, 2)
+    a[[0, 0]] = a[[0, 0]] * x[1:].reshape(1, 1, 2)
+    return a * a
+
+
+@pytest.mark.parametrize("f", [vector_of_repeated_writes, matrix_of_repeated_pairs,
+                               vector_with_a_leading_axis], ids=lambda f: f.__name__)
+def test_jacobian_rows(f):
     with sg.GradientTape() as tape:
         tape.watch(X)
-        y = vector_of_repeated_writes(X)
+        y = f(X)
     jac = tape.jacobian(y, X)
     eps = 1e-6
-    numeric = np.stack([(vector_of_repeated_writes(X + eps * e)
-                         - vector_of_repeated_writes(X - eps * e)) / (2 * eps)
-                        for e in np.eye(3)], axis=1)
+    numeric = np.stack([(f(X + eps * e) - f(X - eps * e)) / (2 * eps)
+                        for e in np.eye(3)], axis=-1)
     np.testing.assert_allclose(jac, numeric, atol=1e-8)
 
 
@@ -127,3 +142,194 @@ def test_basic_indices_read_the_slot_directly():
     assert "_sg.written(" in text
     text = sg.adjoint_source(written_into_itself)
     assert "_sg.written(" not in text
+
+
+# -- More forms of fancy writes: each case a program in its own user style ----
+
+IDX = np.array([2, 0, 2, 2])
+MASK = np.array([True, False, True])
+ROWS = np.array([0, 2, 0])
+COLS = np.array([1, 1, 1])
+GRID = np.array([[0, 1], [1, 1]])
+V2 = np.array([0.3, -0.7])
+M = np.arange(1.0, 10.0).reshape(3, 3) / 4.0
+
+
+def global_index_array(x, v):
+    a = np.sin(x)
+    a[IDX] = v * v
+    return np.sum(a * W)
+
+
+def global_index_array_increment(x, v):
+    a = np.sin(x)
+    a[IDX] += v * x[0]
+    return np.sum(a * a)
+
+
+def index_list_in_a_variable(x, v):
+    idx = [1, 1, 0, 1]
+    a = x ** 2
+    a[idx] -= v
+    return np.sum(a * W)
+
+
+def negative_repeats(x, v):
+    a = x * 2.0
+    a[[-1, 2, -3, 0]] = v
+    return np.sum(np.tanh(a) * W)
+
+
+def negative_repeats_increment(x, v):
+    a = x * 2.0
+    a[[-1, 2, -1]] += v[:3]
+    return np.sum(a ** 3)
+
+
+def constant_mask(x, v):
+    a = x * x
+    a[MASK] = v[:2] * 3.0
+    return np.sum(a * W)
+
+
+def mask_increment(x, v):
+    a = x * 1.0
+    a[x > 0] += v[0] * x[x > 0]
+    return np.sum(a * a)
+
+
+def python_float_to_repeated_slots(x, s):
+    a = x * 1.0
+    a[[0, 0, 2]] = s * 2.0
+    return np.sum(a * W)
+
+
+def python_float_increment(x, s):
+    a = x * 1.0
+    a[[0, 0, 2]] += s * s
+    return np.sum(a * a * W)
+
+
+def value_broadcast_over_index_grid(x, v):
+    a = x * 1.0
+    a[GRID] = v[:2]        # a row of two against the (2, 2) grid of slots
+    return np.sum(a * a * W)
+
+
+def value_with_a_leading_axis(x, v):
+    a = x * 1.0
+    a[[1, 1]] = v[:2].reshape(1, 2)
+    return np.sum(a * W)
+
+
+def grid_increment(x, v):
+    a = x * 1.0
+    a[GRID] += np.outer(v[:2], v[2:])
+    return np.sum(a * a)
+
+
+def pairs_increment(x, v):
+    m = np.outer(x, v[:3])
+    m[ROWS, COLS] += x
+    return np.sum(m * M)
+
+
+def pairs_in_a_tuple_variable(x, v):
+    ij = (ROWS, COLS)
+    m = np.outer(x, x)
+    m[ij] = v[:3] * x
+    return np.sum(m * m)
+
+
+def row_index_and_column_slice(x, v):
+    m = np.outer(x, x)
+    m[[1, 1, 0], 1:] = np.stack([v[:2], x[:2], v[2:]])
+    return np.sum(m * M)
+
+
+def column_index_after_ellipsis(x, v):
+    m = np.outer(x, x)
+    m[..., [2, 2]] *= v[:2]
+    return np.sum(m * M)
+
+
+def separated_index_arrays(x, v):
+    t = np.ones((3, 2, 3)) * x
+    t[[0, 0], :, [1, 1]] = v.reshape(2, 2)
+    return np.sum(t * t * np.arange(18.0).reshape(3, 2, 3))
+
+
+def params_dict(x, v):
+    return loss_of_params({"x": x, "v": v})
+
+
+def loss_of_params(p):
+    a = p["x"] * 1.0
+    a[[0, 0, 1]] = p["v"][:3]
+    a[[2, 2]] += p["v"][2:]
+    return np.sum(a * a * W)
+
+
+def helper_scatter(a, v):
+    b = a.copy()
+    b[[1, 0, 1]] = v[:3]
+    return np.sum(b * W), np.sum(v)
+
+
+def through_a_helper(x, v):
+    weighted, total = helper_scatter(x * 1.0, v)
+    return weighted * total
+
+
+def int_read_from_an_array(x, v):
+    a = x * 1.0
+    i = IDX[0]
+    a[i] = v[0]
+    a[IDX[1]] += v[1]
+    return np.sum(a * a)
+
+
+def increments_in_a_loop(x, v):
+    a = np.zeros(3)
+    for k in range(2):
+        a[[k, 0, k]] += v[k:k + 3] * x[k]
+    return np.sum(a * a * W)
+
+
+V = np.array([0.8, -0.4, 1.3, 0.6])
+
+MORE = [global_index_array, global_index_array_increment, index_list_in_a_variable,
+        negative_repeats, negative_repeats_increment, constant_mask, mask_increment,
+        value_broadcast_over_index_grid, value_with_a_leading_axis, grid_increment,
+        pairs_increment, pairs_in_a_tuple_variable, row_index_and_column_slice,
+        column_index_after_ellipsis, separated_index_arrays, through_a_helper,
+        int_read_from_an_array, increments_in_a_loop, params_dict]
+
+
+def taped_pair(f, x, v):
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        tape.watch(v)
+        y = f(x, v)
+    return tape.gradient(y, [x, v])
+
+
+@pytest.mark.parametrize("f", MORE, ids=lambda f: f.__name__)
+def test_more_forms(f):
+    check_grads(f, (X, V), order=2)
+    value, (gx, gv) = sg.value_and_grad(f, wrt=(0, 1))(X, V)
+    assert value == f(X, V)
+    for g in (taped_pair(f, X, V), sg.function(taped_pair)(f, X, V)):
+        np.testing.assert_allclose(g[0], gx, rtol=1e-12)
+        np.testing.assert_allclose(g[1], gv, rtol=1e-12)
+
+
+@pytest.mark.parametrize("f", [python_float_to_repeated_slots, python_float_increment],
+                         ids=lambda f: f.__name__)
+def test_python_float_values(f):
+    check_grads(f, (X, 0.7), order=2)
+    value, (gx, gs) = sg.value_and_grad(f, wrt=(0, 1))(X, 0.7)
+    assert value == f(X, 0.7)
+    assert isinstance(gs, float)
+
+

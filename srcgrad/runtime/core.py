@@ -37,9 +37,8 @@ def unbroadcast(grad, like):
     if gshape == shape:
         return grad
     extra = len(gshape) - len(shape)
-    if extra < 0:  # an adjoint is never smaller than its value: a bug, say so
-        raise ValueError(f"srcgrad internal error: an adjoint of shape {gshape} for a value "
-                         f"of shape {shape}")
+    if extra < 0:
+        return _restore_leading_ones(grad, gshape, shape)
     # One reduction for all axes: ``np.add.reduce`` skips ``np.sum``'s Python dispatch.
     if shape == ():
         return np.add.reduce(grad, axis=None)
@@ -50,11 +49,24 @@ def unbroadcast(grad, like):
     return out.reshape(shape) if extra else out
 
 
+def _restore_leading_ones(grad, gshape, shape):
+    """The adjoint of ``v`` in ``a[i] = v`` where ``v`` has leading 1-sized axes the slots lack
+    (NumPy drops them). Any other adjoint smaller than its value is a bug: say so."""
+    lead = len(shape) - len(gshape)
+    if any(n != 1 for n in shape[:lead]):
+        raise ValueError(f"srcgrad internal error: an adjoint of shape {gshape} for a value "
+                         f"of shape {shape}")
+    return np.reshape(unbroadcast(grad, np.broadcast_to(0.0, shape[lead:])), shape)
+
+
 def broadcast_like(grad, like):
     """Broadcast ``grad`` to the shape of ``like``: the adjoint of ``unbroadcast``."""
     shape = np.shape(like)
-    if np.shape(grad) == shape:
+    gshape = np.shape(grad)
+    if gshape == shape:
         return grad
+    if len(gshape) > len(shape):  # leading 1-sized axes that ``unbroadcast`` restored
+        grad = np.reshape(grad, gshape[len(gshape) - len(shape):])
     return np.broadcast_to(grad, shape)
 
 

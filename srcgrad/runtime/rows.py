@@ -52,6 +52,9 @@ def unbroadcast_rows(grad, like):
     if len(gshape) == 0 or gshape[1:] == shape:
         return grad
     extra = len(gshape) - 1 - len(shape)
+    if extra < 0:  # leading 1-sized axes of ``v`` in ``a[i] = v`` (``runtime.unbroadcast``)
+        return np.reshape(unbroadcast_rows(grad, np.broadcast_to(0.0, shape[-extra:])),
+                          gshape[:1] + shape)
     if extra > 0:
         grad = np.sum(grad, axis=tuple(range(1, extra + 1)))
     axes = tuple(i + 1 for i, n in enumerate(shape) if n == 1 and np.shape(grad)[i + 1] != 1)
@@ -68,6 +71,9 @@ def broadcast_rows(grad, like):
     grad = np.asarray(grad)
     lead = grad.shape[:1]
     row = grad.shape[1:]
+    if len(row) > len(shape):  # leading 1-sized axes that ``unbroadcast_rows`` restored
+        row = row[len(row) - len(shape):]
+        grad = grad.reshape(lead + row)
     grad = grad.reshape(lead + (1,) * (len(shape) - len(row)) + row)
     return np.broadcast_to(grad, lead + shape)
 
