@@ -333,3 +333,30 @@ def test_python_float_values(f):
     assert isinstance(gs, float)
 
 
+
+
+# -- Items of dicts and lists: one slot each, whatever the index ---------------
+
+def dict_item(x):
+    d = {"a": x[0], "b": x[1]}
+    d["a"] = x[2] * 3.0
+    return d["a"] * d["b"]
+
+
+def list_item_at_an_index_read_from_an_array(x):
+    lst = [x[0], x[1], x[2]]
+    i = IDX[1]                 # an int only at run time: the generated code asks _sg.written
+    lst[i] = x[0] ** 2
+    return lst[0] * lst[1] + lst[2]
+
+
+def test_dict_item_is_one_slot():
+    # crashed: the dict's adjoint went through the fancy-index survivors
+    check_grads(dict_item, (X,), order=2)
+    assert "_sg.written(" not in sg.adjoint_source(dict_item)
+
+
+def test_list_item_at_a_run_time_index():
+    check_grads(list_item_at_an_index_read_from_an_array, (X,), order=1)
+    value, _ = sg.value_and_grad(list_item_at_an_index_read_from_an_array)(X)
+    assert value == list_item_at_an_index_read_from_an_array(X)

@@ -294,7 +294,7 @@ class Reverse:
             rows = "" if self.rows is None else "_rows"
             value = None
             if isinstance(v, gast.Name) and v.id in self.act:
-                if _basic_index(target.slice, self.ints):
+                if _basic_index(target.slice, self.ints) or _dict_key(target.slice):
                     part = self.item(T.name(self.d(base)), index)
                 else:  # a fancy index may repeat a slot: the last write wins
                     part = T.expr(f"_sg.written{rows}(g, i)", g=self.d(base), i=_index_expr(index))
@@ -493,6 +493,11 @@ def _int_expr(node, ints):
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
         return node.func.id in ("len", "int") and not node.keywords
     return False
+
+
+def _dict_key(index):
+    """A string constant: a dict key, written once (``written`` is for fancy indices)."""
+    return isinstance(index, gast.Constant) and isinstance(index.value, (str, bytes))
 
 
 def _index_expr(index):

@@ -423,11 +423,15 @@ def written(grad, index):
     """The part of adjoint ``grad`` that reaches ``v`` in ``a[index] = v``: ``grad[index]``
     where the write lasts. A repeated fancy index writes its slot several
     times and NumPy keeps the last; the earlier writes get no gradient."""
+    if isinstance(grad, (list, dict)):
+        return grad[index]  # the adjoint of a list or dict: an item is one slot
     return grad[index] * survivors(grad, index)
 
 
 def survivors(like, index):
     """True where an element of ``like[index] = v`` is the last write to its slot."""
+    if not any(isinstance(i, (np.ndarray, list)) for i in _index_parts(index)):
+        return True  # ints and slices (also read from arrays at run time) write a slot once
     slots = np.arange(np.size(like)).reshape(np.shape(like))[index]
     flat = np.ravel(slots)
     last = flat.size - 1 - np.unique(flat[::-1], return_index=True)[1]
@@ -443,6 +447,10 @@ def nonzero(x):
     ``std``, ``arctan2`` at their kinks): the subgradient 0 there, not 0 / 0.
     """
     return np.where(x == 0, 1.0, x)
+
+
+def _index_parts(index):
+    return index if isinstance(index, tuple) else (index,)
 
 
 # ---------------------------------------------------------------------------

@@ -109,6 +109,8 @@ def take_rows(grad, index):
 
 def written_rows(grad, index):
     """``adjoints.written`` on every row."""
+    if isinstance(grad, (list, dict)):
+        return take_rows(grad, index)
     return take_rows(grad, index) * _h.survivors(grad[0], index)
 
 
