@@ -22,6 +22,8 @@ def index_write(ctx):
     ctx.bind(name, Var(shape))
     for _ in range(rng.randint(1, 3)):
         index, value_shape = _write_index(ctx, shape)
+        if value_shape and rng.random() < 0.25:  # a value broadcast against the slots
+            value_shape = value_shape[rng.randint(1, len(value_shape)):]
         op = rng.choice(["=", "+=", "=", "-=", "*="])
         ctx.emit(f"{name}[{index}] {op} {ctx.expr(operand(ctx, value_shape), 1).code}")
     ctx.want(name)
@@ -39,15 +41,18 @@ def _write_index(ctx, shape):
         start = rng.randrange(m - 1)
         return f"{start}:", (m - start,) + rest
     if k == 2:
-        n = rng.randint(2, 4)
-        index = [rng.randrange(m) for _ in range(n)]
-        index[rng.randrange(1, n)] = index[0]  # a repeated index
+        index = _repeated(rng, m)
         text = repr(index)
         if rng.random() < 0.4:
             idx = ctx.fresh_counter()
             ctx.emit(f"{idx} = np.array({index})")
             text = idx
-        return text, (n,) + rest
+        return text, (len(index),) + rest
+    if k == 5 and len(shape) == 2:
+        return _fancy_2d(rng, shape)
+    if k == 5 and rng.random() < 0.5:  # an index array of two axes
+        rows = [_repeated(rng, m, n=2), _repeated(rng, m, n=2)]
+        return f"np.array({rows})", (2, 2) + rest
     if k == 3:
         picked = sorted(rng.sample(range(m), rng.randint(1, m)))
         mask = ", ".join(str(i in picked) for i in range(m))
@@ -57,6 +62,36 @@ def _write_index(ctx, shape):
             return f":, {rng.randint(-shape[1], shape[1] - 1)}", (m,)
         return f"{rng.randrange(m)}, {rng.randrange(shape[1])}", ()
     return str(rng.randrange(m)), rest
+
+
+def _repeated(rng, m, n=None):
+    """2 to 4 ints below ``m``, one repeated, some written from the end (``-1``)."""
+    n = n or rng.randint(2, 4)
+    index = [rng.randrange(m) for _ in range(n)]
+    index[rng.randrange(1, n)] = index[0]
+    return [_from_end(rng, i, m) for i in index]
+
+
+def _from_end(rng, i, m):
+    return i - m if rng.random() < 0.3 else i
+
+
+def _fancy_2d(rng, shape):
+    """Repeated fancy indices into a matrix: a pair of index arrays, or one beside a slice."""
+    m, n = shape
+    kind = rng.randrange(3)
+    if kind == 0:
+        count = rng.randint(2, 4)
+        slots = [(rng.randrange(m), rng.randrange(n)) for _ in range(count)]
+        slots[rng.randrange(1, count)] = slots[0]
+        rows = [_from_end(rng, i, m) for i, _ in slots]
+        cols = [_from_end(rng, j, n) for _, j in slots]
+        return f"{rows}, {cols}", (count,)
+    if kind == 1:
+        cols = _repeated(rng, n)
+        return f":, {cols}", (m, len(cols))
+    rows = _repeated(rng, m)
+    return (f"{rows}, 1:", (len(rows), n - 1)) if n > 1 else (f"{rows}, :", (len(rows), n))
 
 
 def _owned_array(ctx, pred):
