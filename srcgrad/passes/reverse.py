@@ -321,15 +321,16 @@ class Reverse:
                   if isinstance(a, gast.Name) and a.id in self.act]
         if t in state and active:
             grads = self.namer.fresh(f"{t}_grads")
+            inputs = gast.Tuple([copy.deepcopy(a) for a in s.sg_operands], gast.Load())
             if self.rows is None:
-                call = T.expr("p[1](g)", p=s.sg_pair, g=self.d(t))
+                call = T.expr("_sg.custom_adjoints(p[1](g), inputs)", p=s.sg_pair, g=self.d(t),
+                              inputs=inputs)
             else:  # the user's grad_fn knows nothing of rows
-                call = T.expr("_sg.each_row(p[1], g)", p=s.sg_pair, g=self.d(t))
+                call = T.expr("_sg.custom_adjoints(_sg.each_row(p[1], g), inputs, len(g))",
+                              p=s.sg_pair, g=self.d(t), inputs=inputs)
             out.append(T.assign(grads, call))
             for i, a in active:
-                value = T.name(grads) if len(s.sg_operands) == 1 else \
-                    T.expr("g[i]", g=grads, i=T.const(i))
-                self.acc(a.id, value, state, out)
+                self.acc(a.id, T.expr("g[i]", g=grads, i=T.const(i)), state, out)
         return self._finish(s, t, state, out)
 
     def _watch(self, s, state):

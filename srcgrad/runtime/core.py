@@ -14,6 +14,7 @@ __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "add", "add_at", "add_at_zeros",
     "gather_items", "zero_at", "copy_slot", "repeat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
+    "custom_adjoints",
 ]
 
 
@@ -316,6 +317,28 @@ def from_list(grad, like):
     import numpy as _np
 
     return _np.stack([_np.asarray(g) for g in grad]) if len(grad) else _np.zeros_like(like)
+
+
+def custom_adjoints(grads, inputs, rows=None):
+    """What a ``custom_gradient``'s ``grad_fn`` returned: one adjoint per input.
+
+    ``None`` for an input means no gradient flows through it (TensorFlow's
+    convention): a zero adjoint, not a NaN. ``rows``: the number of seed rows
+    (``tape.jacobian``), the leading axis every adjoint then has.
+    """
+    if len(inputs) == 1 and not (isinstance(grads, (list, tuple)) and len(grads) == 1
+                                 and not isinstance(inputs[0], (list, tuple))):
+        grads = (grads,)
+    if len(grads) != len(inputs):
+        raise ValueError(f"a custom_gradient's grad_fn returned {len(grads)} gradients for "
+                         f"{len(inputs)} inputs; return one per input (None for no gradient)")
+    return [_zero_adjoint(x, rows) if g is None else g for g, x in zip(grads, inputs)]
+
+
+def _zero_adjoint(value, rows):
+    if rows is None:
+        return zeros_like(value)
+    return np.zeros((rows,) + np.shape(value))
 
 
 def check_scalar(value, what):
