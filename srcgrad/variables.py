@@ -434,6 +434,39 @@ def is_float_like(value):
     return False
 
 
+def check_plain_data(value, what):
+    """Raise TypeError for arrays the rules would read as plain ndarrays, wrongly.
+
+    An ndarray subclass changes what operations mean (``np.matrix``: ``*`` is
+    a matrix product) or carries state the rules never see (a masked array's
+    mask); an object array holds Python objects, not floats. ``what`` names
+    the value in the message. Lists, tuples and dicts are looked into.
+    """
+    if isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            check_plain_data(item, f"{what}[{i}]")
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            check_plain_data(item, f"{what}[{key!r}]")
+        return
+    if not isinstance(value, np.ndarray):
+        return
+    if type(value) is not np.ndarray:
+        if isinstance(value, np.ma.MaskedArray):
+            remedy = ("pass x.filled(fill_value) (or np.ma.getdata(x)) and apply the mask "
+                      "yourself, e.g. with np.where(mask, 0.0, x)")
+        else:
+            remedy = "pass a plain array: np.asarray(x)"
+        raise TypeError(f"{what} is a {type(value).__module__}.{type(value).__name__}, an "
+                        f"ndarray subclass srcgrad cannot differentiate: its operations are not "
+                        f"the ones the derivative rules describe. Instead, {remedy}")
+    if value.dtype == object:
+        raise TypeError(f"{what} is an array of dtype object, which srcgrad cannot "
+                        "differentiate. Instead, pass an array of floats: "
+                        "np.asarray(x, dtype=float)")
+
+
 class UnconnectedGradients(enum.Enum):
     """What ``gradient``/``jacobian`` return for a source the target doesn't depend on."""
 

@@ -20,7 +20,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..variables import Variable
+from ..variables import Variable, check_plain_data
 from .pipeline import compile_gradient
 
 # Objects the compiler reads or inlines as they are: code specialised on one
@@ -264,6 +264,10 @@ class Compiled:
                     raise TypeError(f"wrt index {i} is out of range: {self.f.__qualname__}() "
                                     f"was called with {len(args)} positional arguments")
                 _check_differentiable(args[i], i, self._name(i))
+            for i, value in enumerate(args):
+                check_plain_data(value, f"argument {i} ({self._name(i)!r})")
+            for key, value in (kwargs or {}).items():
+                check_plain_data(value, f"argument {key!r}")
             entry = compile_gradient(self.f, self.wrt, self.mode, sample=list(args),
                                      as_tuple=self.multiple)
             remember(self.entries, kinds, entry)

@@ -21,7 +21,7 @@ from .. import runtime, variables
 from ..compiler.cache import _cast, _kind, _Same, remember
 from ..compiler.pipeline import compile_region
 from ..passes.tape_blocks import region_inputs, region_outputs
-from ..variables import UnconnectedGradients, Variable, is_float_like
+from ..variables import UnconnectedGradients, Variable, check_plain_data, is_float_like
 from . import blocks
 
 _COMPILED = OrderedDict()  # bounded: cache.remember
@@ -53,6 +53,8 @@ class _Record:
         if entry is not None and entry.guards.valid():
             _COMPILED.move_to_end(key)
         else:
+            for name, value in zip(self.inputs, sample):
+                check_plain_data(value, f"`{name}`, which the recorded block reads,")
             entry = compile_region(self.region, self.inputs, sample, list(targets),
                                           watch_variables, _is_variable,
                                           watch_inputs=tuple(watch_inputs), rows=rows)
@@ -109,6 +111,7 @@ class GradientTape:
         this only warns, as TensorFlow does, about values that cannot be watched.
         """
         for value in _flatten(tensor)[0]:
+            check_plain_data(value, "the watched value")
             if not is_float_like(value):
                 warnings.warn(f"The dtype of the watched tensor must be floating (e.g. float64), "
                               f"got {getattr(value, 'dtype', type(value).__name__)}", stacklevel=2)
@@ -226,6 +229,8 @@ class GradientTape:
         ``rows``: the seeds (given) have a leading axis of rows, and so do the
         adjoints returned.
         """
+        for k, source in enumerate(flat_sources):
+            check_plain_data(source, "the source" if len(flat_sources) == 1 else f"source {k}")
         grads = [None] * len(flat_sources)
         seeded = [(t, np.ones_like(np.asarray(t), dtype=float) if s is None else s)
                   for t, s in zip(flat_targets, seeds)]
