@@ -1,11 +1,20 @@
-"""Which statements have no effect but binding their target: safe to drop or to run again.
+"""Effects beyond binding a target: which statements are pure, which calls write.
 
-``cleanup`` drops such statements when nothing reads their value;
+``cleanup`` drops pure statements when nothing reads their value;
 ``recompute`` runs them again in the backward pass instead of saving them.
+``HiddenWrites`` is the one rule for calls that write into arrays without an
+assignment showing it (``out=``, ``np.copyto``, ``a.sort()``, ...) and for
+code evaluated from a string: the normalizer asks it about every statement.
 """
+import builtins
+import operator
+import types
+
 import gast
+import numpy as np
 
 from . import anno
+from .resolve import MISSING, is_library
 
 
 # Statement kinds (anno.py) whose only effect is to bind their target.
@@ -35,3 +44,193 @@ def pure_assignment(s):
         return False
     out = getattr(s, "sg_args", {}).get("out")  # np.add(a, b, out=c) writes to c
     return out is None or isinstance(out, gast.Constant) and out.value is None
+
+
+# -- writes that assignments do not show ---------------------------------------
+#
+# srcgrad differentiates by rebinding: the forward pass's values are the ones
+# the backward pass reads. A call that writes into an array (``out=``,
+# ``np.copyto``, ``a.sort()``, ``np.add.at``) changes a value without a new
+# binding, which neither the adjoints nor the values saved for the backward
+# pass see; code evaluated from a string is not seen at all. Such a call is
+# allowed only where its write cannot reach the gradient (``HiddenWrites``).
+
+_FROM_STRING = {builtins.eval, builtins.exec, builtins.compile}
+
+# Functions that write into their first argument.
+_WRITES_FIRST = {np.copyto, np.put, np.place, np.putmask, np.fill_diagonal, np.put_along_axis,
+                 np.random.shuffle, builtins.setattr, builtins.delattr, operator.setitem,
+                 operator.delitem, operator.iadd, operator.isub, operator.imul, operator.imatmul,
+                 operator.itruediv, operator.ifloordiv, operator.imod, operator.ipow,
+                 operator.iand, operator.ior, operator.ixor, operator.ilshift, operator.irshift,
+                 operator.iconcat}
+
+# Methods that write into their receiver, matched by name when the receiver
+# is an array, a list, a dict, or unknown at compile time. ``append`` and
+# ``pop`` are not here: the normalizer models them on lists of differentiable values.
+_WRITING_METHODS = {
+    "fill", "sort", "resize", "itemset", "put", "partition", "setfield", "setflags",  # ndarray
+    "shuffle",  # np.random.Generator / RandomState
+    "reverse", "extend", "insert", "remove", "clear",  # list
+    "update", "setdefault", "popitem",  # dict
+}
+
+_REMEDIES = {
+    "sort": "use `a = np.sort(a)`", "fill": "use `a = np.full_like(a, value)`",
+    "copyto": "bind a new array: `dst = np.where(mask, src, dst)`",
+    "put": "build a new array, e.g. with np.where", "place": "use `a = np.where(mask, v, a)`",
+    "putmask": "use `a = np.where(mask, v, a)`",
+    "fill_diagonal": "use `a = np.where(np.eye(n, dtype=bool), v, a)`",
+    "at": "build the array without writing into it (np.bincount(idx, weights=v, minlength=n) "
+          "sums repeated indices as np.add.at does)",
+    "setattr": "keep the value in a local variable",
+}
+
+
+def _is_method_of_data(fn):
+    """A builtin method bound to an array, list, dict or random generator (not a module's)."""
+    owner = getattr(fn, "__self__", None)
+    return isinstance(fn, types.BuiltinMethodType) and owner is not None \
+        and not isinstance(owner, (types.ModuleType, type, np.ufunc))
+
+
+def hidden_write(call, scope):
+    """What ``call`` writes without binding it: ``(what, written)``, or None.
+
+    ``written`` is the expression written into, or None for code evaluated
+    from a string (it may write anything). ``what`` names the kind of write,
+    for messages and remedies.
+    """
+    f = call.func
+    fn = scope.value(f)
+    if fn in _FROM_STRING:
+        return fn.__name__, None
+    library = fn is MISSING or is_library(fn) or isinstance(fn, np.ufunc)
+    for kw in call.keywords:
+        if kw.arg == "out" and library and not (isinstance(kw.value, gast.Constant)
+                                                and kw.value.value is None):
+            return "out=", kw.value
+    if isinstance(fn, np.ufunc) and len(call.args) > fn.nin:
+        return "out=", call.args[fn.nin]  # np.add(a, b, c) writes into c
+    if isinstance(getattr(fn, "__self__", None), np.ufunc) and fn.__name__ == "at" and call.args:
+        return "at", call.args[0]  # np.add.at(a, idx, v)
+    if fn in _WRITES_FIRST and call.args:
+        return fn.__name__, call.args[0]
+    if isinstance(f, gast.Attribute) and f.attr in _WRITING_METHODS \
+            and (fn is MISSING or _is_method_of_data(fn)):
+        return f.attr, f.value
+    if isinstance(f, gast.Attribute) and f.attr == "byteswap" and (call.args or call.keywords) \
+            and (fn is MISSING or _is_method_of_data(fn)):
+        return f.attr, f.value  # byteswap(True): in place
+    return None
+
+
+def _root_name(node):
+    while isinstance(node, (gast.Attribute, gast.Subscript, gast.Starred)):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
+
+
+def _own_nodes(s):
+    """The nodes of one statement, not of the blocks nested in it."""
+    if isinstance(s, gast.For):
+        return list(gast.walk(s.target)) + list(gast.walk(s.iter))
+    if isinstance(s, (gast.If, gast.While)):
+        return list(gast.walk(s.test))
+    if isinstance(s, gast.FunctionDef):
+        return []
+    return list(gast.walk(s))
+
+
+class HiddenWrites:
+    """Refuse calls that write where the gradient may read (``hidden_write``).
+
+    Built over one function body and its varied names. A write into ``a`` is
+    allowed when ``a`` is not varied and no statement that involves a varied
+    value and any name ``a``'s array may be reachable from (a name bound in
+    the same statement as ``a``, transitively: views, copies, containers)
+    runs before the write, or at all if the write is in a loop. Then every
+    value the backward pass reads from that array is read after the write,
+    as the forward pass did. Code evaluated from a string is always refused.
+    """
+
+    def __init__(self, body, varied, scope):
+        self.scope = scope
+        self.varied = varied
+        self._parent = {}
+        self._order = {}
+        self._loop = {}  # statement -> the outermost loop around it
+        self._readers = []  # (position, loop, names) of statements involving varied values
+        self._index(body, None)
+
+    def _index(self, body, loop):
+        for s in body:
+            self._order[id(s)] = len(self._order)
+            self._loop[id(s)] = loop
+            names = {n.id for n in _own_nodes(s) if isinstance(n, gast.Name)}
+            for a in names:
+                self._union(next(iter(names)), a)
+            if names & self.varied:
+                self._readers.append((self._order[id(s)], loop, names))
+            if isinstance(s, (gast.If, gast.For, gast.While)):
+                inner = loop if loop is not None or isinstance(s, gast.If) else id(s)
+                self._index(s.body, inner)
+                self._index(s.orelse, inner)
+
+    def _find(self, name):
+        parent = self._parent.setdefault(name, name)
+        while parent != name:
+            name, parent = parent, self._parent.setdefault(parent, parent)
+        return name
+
+    def _union(self, a, b):
+        self._parent[self._find(a)] = self._find(b)
+
+    def check(self, s, error):
+        """Raise ``error(message, remedy)`` for the first refused call in statement ``s``."""
+        for node in _own_nodes(s):
+            if isinstance(node, gast.Call):
+                found = hidden_write(node, self.scope)
+                if found is not None and not self._harmless(s, *found):
+                    raise error(*self._message(node, *found))
+
+    def _harmless(self, s, what, written):
+        if written is None or id(s) not in self._order:
+            # Code from a string may write anything. A statement made in this round
+            # of normalizing is checked in the next one, over the body it is part of.
+            return written is not None
+        root = _root_name(written)
+        if root is None or root in self.varied:
+            return False
+        group = self._find(root)
+        here, loop = self._order[id(s)], self._loop[id(s)]
+        for position, reader_loop, names in self._readers:
+            if any(self._find(n) == group for n in names) and (
+                    position <= here or loop is not None and reader_loop == loop):
+                return False
+        return True
+
+    def check_store(self, s, base, error):
+        """``base[i] = v`` storing a value that does not depend on the inputs: refused
+        where the backward pass may read ``base``'s array as it was before."""
+        if not self._harmless(s, "setitem", base):
+            target = gast.unparse(s.targets[0]).strip()
+            raise error(f"writing into `{target}` after the gradient computation has read "
+                        f"`{gast.unparse(base).strip()}` is not supported: the backward pass "
+                        "would read the new values",
+                        "write into a copy: `b = a.copy(); b[i] = v`, and use `b` from then on")
+
+    def _message(self, call, what, written):
+        text = gast.unparse(call).strip()
+        if written is None:
+            return (f"`{text}` evaluates code from a string, which srcgrad cannot read or "
+                    "differentiate", "write the code out in the function")
+        target = gast.unparse(written).strip()
+        if what == "out=":
+            return (f"`{text}` writes its result into `{target}` (out=), which the gradient "
+                    "may depend on; srcgrad does not model writes into existing arrays",
+                    f"drop out= and bind the result to a name: `{target} = ...`")
+        remedy = _REMEDIES.get(what, "return or bind a new array instead of changing this one")
+        return (f"`{text}` writes into `{target}`, which the gradient may depend on; srcgrad "
+                "does not model writes into existing arrays through calls",
+                f"{remedy}, or move the call outside the differentiated code")

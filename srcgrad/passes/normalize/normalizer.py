@@ -8,6 +8,7 @@ import numpy as np
 
 from ...ir import anno, templates as T
 from ...ir.aliasing import shared_names
+from ...ir.effects import HiddenWrites
 from ...ir.atoms import (OP_NAMES, OP_SYMBOLS, hint as _hint, is_constant as _is_constant,
                         is_simple_index as _is_simple_index, is_static_object as _is_static_object,
                         number as _number, root as _root, short as _short)
@@ -60,6 +61,7 @@ class Normalizer:
             self._find_static(fn.body)
             self.shared = shared_names(fn.body, self.scope)
             self.varied = self._varied(fn.body, wrt)
+            self.writes = HiddenWrites(fn.body, self.varied, self.scope)
             self.changed = False
             fn.body = self.block(fn.body)
             if not self.changed:
@@ -161,6 +163,7 @@ class Normalizer:
         k = anno.kind(s)
         if (k is not None and k != "opaque") or getattr(s, "sg_norule", None) is not None:
             return [s]
+        self.writes.check(s, lambda message, remedy: self.ctx.error(message, s, remedy))
         if isinstance(s, gast.If):
             s.body = self.block(s.body)
             s.orelse = self.block(s.orelse)
@@ -222,6 +225,8 @@ class Normalizer:
             base = target.value
             base_varied = isinstance(base, gast.Name) and base.id in self.varied
             if not (varied_value or base_varied):
+                self.writes.check_store(s, base, lambda message, remedy:
+                                        self.ctx.error(message, s, remedy))
                 return [anno.set_kind(s, "opaque")]
             if not isinstance(base, gast.Name):
                 raise self.ctx.error("writing a differentiable value into "
