@@ -14,6 +14,7 @@ import gast
 import numpy as np
 
 from . import anno
+from ..rules import table
 from .resolve import MISSING, is_library
 
 
@@ -142,6 +143,75 @@ def _own_nodes(s):
     return list(gast.walk(s))
 
 
+def _parts(s, scope):
+    """Sets of names a statement may make share one array (or hold one another's):
+    a binding's target with what its value may be a view of, or contain."""
+    if isinstance(s, gast.Assign):
+        value, parts = s.value, []
+        for target in s.targets:
+            if isinstance(target, (gast.Tuple, gast.List)) \
+                    and isinstance(value, (gast.Tuple, gast.List)) \
+                    and len(target.elts) == len(value.elts) \
+                    and not any(isinstance(e, gast.Starred) for e in value.elts):
+                parts += [_targets(t) | _shares(v, scope) for t, v in zip(target.elts, value.elts)]
+            else:
+                parts.append(_targets(target) | _shares(value, scope))
+        return parts
+    if isinstance(s, gast.For):
+        return [_targets(s.target) | _shares(s.iter, scope)]
+    if isinstance(s, gast.Expr):
+        # ``l.append(a)``, ``setattr(o, "w", a)``: a call may keep references anywhere.
+        return [{n.id for n in gast.walk(s) if isinstance(n, gast.Name)}]
+    return []
+
+
+def _targets(target):
+    return {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
+
+
+def _shares(value, scope):
+    """The names whose arrays ``value`` may be, be a view of, or hold."""
+    if isinstance(value, gast.Name):
+        return {value.id}
+    if isinstance(value, (gast.Attribute, gast.Subscript, gast.Starred)):
+        root = _root_name(value)
+        return {root} if root else set()
+    if isinstance(value, gast.IfExp):
+        return _shares(value.body, scope) | _shares(value.orelse, scope)
+    if isinstance(value, gast.BoolOp):
+        return set().union(*(_shares(v, scope) for v in value.values))
+    if isinstance(value, (gast.Tuple, gast.List, gast.Set)):
+        return set().union(set(), *(_shares(e, scope) for e in value.elts))
+    if isinstance(value, gast.Dict):
+        return set().union(set(), *(_shares(v, scope) for v in value.values))
+    if isinstance(value, (gast.ListComp, gast.GeneratorExp)):
+        return {n.id for n in gast.walk(value) if isinstance(n, gast.Name)}
+    if isinstance(value, gast.Call):
+        return _call_shares(value, scope)
+    return set()  # arithmetic, comparisons, constants: new values
+
+
+def _call_shares(call, scope):
+    f = call.func
+    fn = scope.value(f)
+    receiver = f.value if isinstance(f, gast.Attribute) else None
+    if fn is not MISSING and (is_library(fn) or isinstance(fn, np.ufunc)) \
+            and not _is_method_of_data(fn):
+        if isinstance(fn, np.ufunc) or getattr(fn, "__name__", None) not in table.VIEW_FUNCTIONS:
+            return set()  # NumPy's functions make new arrays, but for views
+        return _shares(call.args[0], scope) if call.args else set()
+    if receiver is not None and (fn is MISSING or _is_method_of_data(fn)):
+        if f.attr in table.VIEW_METHODS or f.attr == "copy":  # a list's copy holds its items
+            return _shares(receiver, scope)
+        if f.attr in table.METHODS or f.attr in ("astype", "tolist", "item"):
+            return set()  # an array's own methods make new arrays, but for views
+    # User code, or anything unknown: its result may be any argument, or hold it.
+    found = _shares(receiver, scope) if receiver is not None else set()
+    for a in list(call.args) + [k.value for k in call.keywords]:
+        found |= _shares(a, scope)
+    return found
+
+
 class HiddenWrites:
     """Refuse calls that write where the gradient may read (``hidden_write``).
 
@@ -167,15 +237,37 @@ class HiddenWrites:
         for s in body:
             self._order[id(s)] = len(self._order)
             self._loop[id(s)] = loop
+            for names in _parts(s, self.scope):
+                names = [n for n in names if not self._is_code(n)]
+                for a in names:
+                    self._union(names[0], a)
             names = {n.id for n in _own_nodes(s) if isinstance(n, gast.Name)}
-            for a in names:
-                self._union(next(iter(names)), a)
             if names & self.varied:
                 self._readers.append((self._order[id(s)], loop, names))
             if isinstance(s, (gast.If, gast.For, gast.While)):
                 inner = loop if loop is not None or isinstance(s, gast.If) else id(s)
                 self._index(s.body, inner)
                 self._index(s.orelse, inner)
+
+    def _is_code(self, name):
+        """A name denoting a module, function or class (``np``, ``_sg``): no array to share.
+
+        Looked up without guards: this only makes the analysis less coarse."""
+        scope = self.scope
+        if name in scope.locals and name not in scope.static and name not in scope.local_defs:
+            return False
+        obj = scope.static.get(name, scope.local_defs.get(name, MISSING))
+        if obj is MISSING and name in scope.freevars:
+            try:
+                obj = scope.freevars[name].cell_contents
+            except ValueError:
+                return False
+        if obj is MISSING:
+            obj = scope.globals.get(name, getattr(builtins, name, MISSING))
+        if isinstance(obj, gast.FunctionDef):
+            return True
+        return isinstance(obj, (types.ModuleType, type, types.FunctionType,
+                                types.BuiltinFunctionType, np.ufunc))
 
     def _find(self, name):
         parent = self._parent.setdefault(name, name)
