@@ -230,7 +230,7 @@ class HiddenWrites:
         self._parent = {}
         self._order = {}
         self._loop = {}  # statement -> the outermost loop around it
-        self._readers = []  # (position, loop, names) of statements involving varied values
+        self._readers = []  # (position, loop, names read) of statements involving varied values
         self._index(body, None)
 
     def _index(self, body, loop):
@@ -241,9 +241,10 @@ class HiddenWrites:
                 names = [n for n in names if not self._is_code(n)]
                 for a in names:
                     self._union(names[0], a)
-            names = {n.id for n in _own_nodes(s) if isinstance(n, gast.Name)}
-            if names & self.varied:
-                self._readers.append((self._order[id(s)], loop, names))
+            names = [n for n in _own_nodes(s) if isinstance(n, gast.Name)]
+            if any(n.id in self.varied for n in names):
+                loads = {n.id for n in names if not isinstance(n.ctx, gast.Store)}
+                self._readers.append((self._order[id(s)], loop, loads))
             if isinstance(s, (gast.If, gast.For, gast.While)):
                 inner = loop if loop is not None or isinstance(s, gast.If) else id(s)
                 self._index(s.body, inner)
