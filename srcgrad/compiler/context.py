@@ -6,6 +6,7 @@ generated code (``cells``) and the guards the cache checks before reusing it.
 """
 import builtins
 import math
+import re
 import types
 from dataclasses import dataclass
 
@@ -30,6 +31,7 @@ class Context:
         self.src = src
         self.guards = guards
         taken = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
+        self._own_names = frozenset(taken)
         taken |= set(dir(builtins)) | set(src.globals) | {"_sg", "_"}
         self.namer = Namer(taken)
         self.scope = Scope(src.globals, dict(src.freevars), guards)
@@ -40,6 +42,7 @@ class Context:
         self.scope.static["_sg"] = self.runtime
         self.cells.update(src.freevars)
         self.result_hint = "result"
+        self.user_names = {}  # an inlined function's renamed locals -> the names in its code
         self._sources = {}
         # Tapes: reads of trainable Variables are differentiated (sources).
         self.param_values = {}  # parameters' values at the first call (tapes)
@@ -110,7 +113,24 @@ class Context:
         o = anno.origin(stmt)
         if o is None and hasattr(stmt, "lineno"):
             o = self.src.origin(stmt)
-        return CompileError(message, o.short() if o else None, None, remedy)
+        return CompileError(self.in_user_names(message), o.short() if o else None, None,
+                            remedy and self.in_user_names(remedy))
+
+    def note_renames(self, mapping):
+        """Remember an inlined function's renames (old -> new), for messages.
+
+        A free name may be mapped onto a name the compiled function has itself
+        (its own ``numpy`` for the callee's ``np``): that one keeps its name."""
+        own = self._own_names
+        self.user_names.update((new, old) for old, new in mapping.items()
+                               if new != old and new not in own)
+
+    def in_user_names(self, text):
+        """``text`` naming an inlined function's variables as its line does, not renamed."""
+        if not self.user_names:
+            return text
+        return re.sub(r"\b[A-Za-z_]\w*\b",
+                      lambda m: self.user_names.get(m.group(0), m.group(0)), text)
 
     def inject(self, obj, base):
         name = self.namer.fresh(base)

@@ -119,6 +119,8 @@ def hidden_write(call, scope):
         return fn.__name__, call.args[0]
     if isinstance(f, gast.Attribute) and f.attr in _WRITING_METHODS \
             and (fn is MISSING or _is_method_of_data(fn)):
+        if f.attr == "shuffle" and call.args:
+            return f.attr, call.args[0]  # rng.shuffle(x) writes into x
         return f.attr, f.value
     if isinstance(f, gast.Attribute) and f.attr == "byteswap" and (call.args or call.keywords) \
             and (fn is MISSING or _is_method_of_data(fn)):
@@ -195,6 +197,10 @@ def _call_shares(call, scope):
     f = call.func
     fn = scope.value(f)
     receiver = f.value if isinstance(f, gast.Attribute) else None
+    if (getattr(fn, "__module__", None) or "").startswith("srcgrad.runtime"):
+        # Generated code's helpers (``_sg.add_at(g, idx, v)``) return their first
+        # argument or a new array; indices and shapes are only read.
+        return _shares(call.args[0], scope) if call.args else set()
     if fn is not MISSING and (is_library(fn) or isinstance(fn, np.ufunc)) \
             and not _is_method_of_data(fn):
         if isinstance(fn, np.ufunc) or getattr(fn, "__name__", None) not in table.VIEW_FUNCTIONS:

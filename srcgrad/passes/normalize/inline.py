@@ -115,6 +115,7 @@ def _renamed_callee(norm, fn, label, chain):
     mapping = {n: norm.ctx.namer.fresh(f"{prefix}_{n}") for n in sorted(local)}
     if src is not None:
         mapping.update(norm.ctx.import_free_names(src, callee))
+    norm.ctx.note_renames(mapping)
     callee = rename(callee, mapping)
     norm.ctx.namer.reserve(n.id for n in gast.walk(callee) if isinstance(n, gast.Name))
     norm.desugar(callee, norm.ctx.namer, f"{prefix}_result")
