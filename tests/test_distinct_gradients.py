@@ -12,6 +12,7 @@ import pytest
 
 import srcgrad as sg
 from srcgrad.testing import check_grads
+from tape_forms import taped
 
 X = np.array([0.3, -0.2, 0.5])
 Y = np.array([1.0, 0.4, -0.3])
@@ -76,3 +77,32 @@ def through_an_inner_gradient(x, y):
 
 def test_second_order_through_the_gradient_pair():
     check_grads(through_an_inner_gradient, (X, Y), order=1)
+
+
+# -- A gradient computed inside differentiated code is the user's to write into,
+# -- as outside it (fuzz seed 31004, program 905: the adjoint of np.sum is a
+# -- read-only view, and writing into it raised "assignment destination is read-only").
+
+def total(d, g):
+    return np.sum(d) + np.sum(g * 0.0)
+
+
+def swaps_inside_a_gradient(x):
+    h = sg.grad(total)(x, x)
+    h[0], h[1] = h[1], h[0] * x[1]
+    q, p = sg.value_and_grad(total, wrt=(0, 1))(x, x)
+    return np.sum(h * x) + np.sum(p[0] * x * x[0] * x[2]) + q
+
+
+def test_writing_into_an_inner_gradient():
+    check_grads(swaps_inside_a_gradient, (X,), order=2)
+    x0, x1, x2 = X
+    expected = [2 + 2 * x0 * x2 + x1 * x2 + x2 ** 2, 2 * x1 + 1 + x0 * x2,
+                2 + x0 ** 2 + x0 * x1 + 2 * x0 * x2]
+    np.testing.assert_allclose(sg.grad(swaps_inside_a_gradient)(X), expected, rtol=1e-12)
+    value, g = sg.value_and_grad(swaps_inside_a_gradient)(X)
+    assert value == pytest.approx(swaps_inside_a_gradient(X))
+    np.testing.assert_allclose(g, expected, rtol=1e-12)
+    np.testing.assert_allclose(taped(swaps_inside_a_gradient, X), expected, rtol=1e-12)
+    np.testing.assert_allclose(sg.function(taped)(swaps_inside_a_gradient, X), expected,
+                               rtol=1e-12)

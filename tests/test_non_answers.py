@@ -8,6 +8,8 @@
   ndarray subclasses and object arrays are now a TypeError saying what to
   pass instead, for ``sg.grad``, ``value_and_grad`` and the tape.
 """
+import warnings
+
 import numpy as np
 import pytest
 
@@ -124,7 +126,9 @@ def weighted(x, w):
 
 
 MASKED = np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0])
-MATRIX = np.matrix([[1.0, 2.0, 3.0]])
+with warnings.catch_warnings():  # NumPy discourages np.matrix: the point of the test
+    warnings.simplefilter("ignore", PendingDeprecationWarning)
+    MATRIX = np.matrix([[1.0, 2.0, 3.0]])
 OBJECTS = np.array([1.0, 2.0, 3.0], dtype=object)
 
 

@@ -31,6 +31,7 @@ TABLE = {
     rt.read_value: Rule("value", rank="identity", value="g"),
     rt.as_list: Rule("grad, like", grad="_sg.from_list(g, grad)", nograd=_LIKE),
     rt.distinct: Rule("grads", grads="g"),
+    rt.writeable: Rule("value", value="g"),
 }
 
 # ``a + b`` and ``a * n`` where the operands are lists or tuples. Their row

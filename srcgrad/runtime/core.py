@@ -14,7 +14,7 @@ __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "add", "add_at", "add_at_zeros",
     "gather_items", "zero_at", "copy_slot", "repeat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
-    "custom_adjoints",
+    "custom_adjoints", "writeable",
 ]
 
 
@@ -301,6 +301,20 @@ def distinct(grads):
                                              for h in out[:i]):
             out[i] = g.copy()
     return tuple(out)
+
+
+def writeable(value):
+    """``value`` with its read-only arrays copied (in tuples and lists too).
+
+    What an inlined ``sg.grad(f)(...)`` returns: the adjoint of ``np.sum`` is a
+    read-only broadcast view, and the user may write into the gradient, as
+    into the one ``sg.grad`` returns outside differentiated code.
+    """
+    if isinstance(value, np.ndarray):
+        return value if value.flags.writeable else value.copy()
+    if isinstance(value, (tuple, list)):
+        return type(value)(writeable(v) for v in value)
+    return value
 
 
 def as_list(grad, like):

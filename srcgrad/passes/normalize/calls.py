@@ -89,7 +89,9 @@ def call(norm, node, out, dest, hint=None):
             node = gast.Call(node.func, [norm.ctx.constant(receiver[0])] + node.args,
                              node.keywords)
         sample = [_sample_of(norm, a) for a in node.args]
-        return inline.inline(norm, generated(sample), None, node, out, dest)
+        raw = norm.ctx.namer.fresh(f"{hint}_raw")
+        inline.inline(norm, generated(sample), None, node, out, raw)
+        return call(norm, T.expr("_sg.writeable(g)", g=T.name(raw)), out, dest, hint)
     if isinstance(obj, gast.FunctionDef):
         return inline.inline(norm, obj, None, node, out, dest)
     if isinstance(obj, types.MethodType) and not is_library(obj.__func__):
