@@ -21,6 +21,8 @@ from collections import OrderedDict
 import numpy as np
 
 from ..variables import Variable, check_plain_data
+from ..ir.atoms import is_static_object
+from ..ir.resolve import UNROLL_MAX
 from .pipeline import compile_gradient
 
 # Objects the compiler reads or inlines as they are: code specialised on one
@@ -88,6 +90,10 @@ def _kind(value):
         return ("scalar", value.dtype.char)
     if t is Variable:  # its rank (ranks.py) and whether a tape watches it are compiled in
         return (Variable, value.dtype.char, value.ndim, value.trainable)
+    if (t is list or t is tuple) and len(value) <= UNROLL_MAX and _holds_objects(value):
+        # Loops over it were unrolled (normalizer.unroll): one item more or less,
+        # or another kind of item, is other code.
+        return (t, tuple(_kind(v) for v in value))
     if isinstance(value, _BY_IDENTITY):
         return _Same(value)  # np.sin and np.cos, or two user functions, compile apart
     if isinstance(value, types.MethodType):  # a new object at each attribute access
@@ -95,6 +101,11 @@ def _kind(value):
     if hasattr(value, "__dict__"):
         return (t, _structure(value, 3))
     return t
+
+
+def _holds_objects(items, depth=3):
+    return any(is_static_object(v) or depth > 1 and isinstance(v, (list, tuple))
+               and _holds_objects(v, depth - 1) for v in items)
 
 
 def _structure(obj, depth):

@@ -343,7 +343,10 @@ class Reverse:
             if out is None:
                 return []
             return [T.assign(out, T.expr("a + b", a=out, b=self.d(name)))]
-        return [T.stmt("l.append((x, g))", l=self.grads_list, x=name, g=self.d(name))]
+        # A value the block computed is reported by its name (a str: watched values
+        # never are), since it is matched to the value the block made when it ran.
+        x = T.const(name) if getattr(s, "sg_output", False) else T.name(name)
+        return [T.stmt("l.append((x, g))", l=self.grads_list, x=x, g=self.d(name))]
 
     def _append(self, s, state):
         lst = s.value.func.value.id

@@ -29,11 +29,15 @@ from ..ir.names import walk_stmts
 from ..ir.scopes import free_names
 
 
-def watch_marker(node, region, known=None):
+def watch_marker(node, region, known=None, rebound=()):
     """``tape.watch(x)`` becomes markers: the backward pass reports x's adjoint there.
 
     A list, tuple or dict literal watches each item; a variable holding a
     container watches the container and each variable holding one of its items.
+    Watching is by identity, as TensorFlow matches tensors: another variable
+    holding the very array (``w = x`` before the block) is watched with it.
+    ``known``: the block's inputs and their values at entry; ``rebound``: names
+    the block has bound before this statement (their entry values are gone).
     """
     arg = node.value.args[0] if node.value.args else None
     names = []
@@ -52,19 +56,70 @@ def watch_marker(node, region, known=None):
                                "variable", node, "assign the value to a name first")
 
     collect(arg)
-    known = known or {}
+    known = {n: v for n, v in (known or {}).items() if n not in rebound}
     for name in list(names):
-        value = known.get(name)
+        if name not in known:
+            continue
+        value = known[name]
         items = value.values() if isinstance(value, dict) else value \
             if isinstance(value, (list, tuple)) else ()
-        names += [n for n, v in known.items() if any(v is item for item in items)
-                  and n not in names]
+        names += [n for n, v in known.items()
+                  if (v is value or any(v is item for item in items)) and n not in names]
     markers = []
-    for name in names:
+    for name in dict.fromkeys(names):
         marker = gast.Expr(gast.Call(T.name("_sg_watch"), [T.name(name)], []))
         gast.copy_location(marker, node)
         markers.append(anno.set_kind(marker, "watch", watched=name))
     return markers
+
+
+def once_watched(stmts, live=None):
+    """``stmts`` with each value watched once, as ``tape.watch`` is idempotent.
+
+    A marker reports the adjoint its name has at that point, which includes
+    every later use: a second marker for a name not rebound since the first
+    would report those uses again. In a loop that does not rebind the name,
+    the marker moves before the loop (it would report once per trip).
+    """
+    live = set() if live is None else live
+    out = []
+    for s in stmts:
+        if anno.kind(s) == "watch":
+            if s.sg_watched not in live:
+                live.add(s.sg_watched)
+                out.append(s)
+            continue
+        if isinstance(s, (gast.For, gast.While)):
+            bound = bound_in(s)
+            inner = live - bound
+            for m in s.body:
+                if anno.kind(m) == "watch" and m.sg_watched not in bound \
+                        and m.sg_watched not in live:
+                    out.append(m)  # hoisted: watched from the first trip
+                    live.add(m.sg_watched)
+                    inner.add(m.sg_watched)
+            s.body = once_watched(s.body, set(inner))
+            s.orelse = once_watched(s.orelse, set(inner))
+            out.append(s)
+            live -= bound
+            continue
+        if isinstance(s, gast.If):
+            then_live, else_live = set(live), set(live)
+            s.body = once_watched(s.body, then_live)
+            s.orelse = once_watched(s.orelse, else_live)
+            out.append(s)
+            live &= then_live & else_live
+            live -= bound_in(s)
+            continue
+        out.append(s)
+        live -= bound_in(s)
+    return out
+
+
+def bound_in(s):
+    """Names ``s`` (and the blocks in it) binds or deletes."""
+    return {n.id for n in gast.walk(s) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, (gast.Store, gast.Del))}
 
 
 def _is_tape_call(stmt, tape_name, method):
@@ -95,6 +150,7 @@ class Prepare:
         self.watch_variables = watch_variables
         self.is_variable = is_variable
         self.inner = {}  # tape name -> Region of a nested tape block
+        self.bound = set()  # names bound by the statements prepared so far
 
     def block(self, stmts, tape_name, in_loop=False):
         out = []
@@ -118,7 +174,10 @@ class Prepare:
                 out.append(mark)
                 i += 1
                 continue
+            if isinstance(s, (gast.For, gast.While)):
+                self.bound |= bound_in(s)  # bound on an earlier trip
             out += self.stmt(copy.deepcopy(s), tape_name, in_loop)
+            self.bound |= bound_in(s)
             i += 1
         return out
 
@@ -140,7 +199,7 @@ class Prepare:
     def stmt(self, s, tape_name, in_loop=False):
         region = self.region
         if _is_tape_call(s, tape_name, "watch"):
-            return watch_marker(s, region, self.known)
+            return watch_marker(s, region, self.known, self.bound)
         if any(_is_tape_call(s, name, "watch") for name in self.inner):
             return []  # a nested tape's watch: that tape's business
         if isinstance(s, gast.Return) or (isinstance(s, (gast.Break, gast.Continue)) and not in_loop):
@@ -231,10 +290,12 @@ def _constant(stmt):
     return stmt
 
 
-def holds_variables(value, is_variable):
+def holds_variables(value, is_variable, depth=3):
+    """A container with Variables in it: ``[W1, W2]``, ``[(W1, b1), (W2, b2)]``, a dict."""
     items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) \
         else ()
-    return any(is_variable(v) for v in items)
+    return any(is_variable(v) or depth > 1 and holds_variables(v, is_variable, depth - 1)
+               for v in items)
 
 
 def fake_watch(name, node):

@@ -44,11 +44,11 @@ class _Record:
         self.snapshots = {}
         self.held = {}  # Variable -> its array when the block ran, if assigned since
 
-    def compiled(self, targets, watch_variables, watch_inputs=(), rows=False):
+    def compiled(self, targets, watch_variables, watch_inputs=(), rows=False, watch_outputs=()):
         sample = [self.values[n] for n in self.inputs]
         key = (self.region.key, _Same(self.region.globals), tuple(self.inputs),
                tuple(_kind(v) for v in sample),
-               tuple(targets), watch_variables, tuple(watch_inputs), rows)
+               tuple(targets), watch_variables, tuple(watch_inputs), rows, tuple(watch_outputs))
         entry = _COMPILED.get(key)
         if entry is not None and entry.guards.valid():
             _COMPILED.move_to_end(key)
@@ -57,7 +57,8 @@ class _Record:
                 check_plain_data(value, f"`{name}`, which the recorded block reads,")
             entry = compile_region(self.region, self.inputs, sample, list(targets),
                                           watch_variables, _is_variable,
-                                          watch_inputs=tuple(watch_inputs), rows=rows)
+                                          watch_inputs=tuple(watch_inputs), rows=rows,
+                                          watch_outputs=tuple(watch_outputs))
             remember(_COMPILED, key, entry)
         return entry
 
@@ -73,6 +74,7 @@ class GradientTape:
         self._used = False
         self._watched = []
         self._watched_values = []
+        self._failed = []  # (region, exception type) of blocks an exception ended
 
     # -- recording ----------------------------------------------------------------
     def __enter__(self):
@@ -102,6 +104,8 @@ class GradientTape:
             record.outputs = {n: local[n] for n in record.region.outputs if n in local}
             self._records.append(record)
             variables._TAPES.add(self)
+        elif record is not None:
+            self._failed.append((record.region, exc_type))
         return False
 
     def watch(self, tensor):
@@ -132,6 +136,7 @@ class GradientTape:
         self._used = False
         self._watched = []
         self._watched_values = []
+        self._failed = []
 
     def watched_variables(self):
         """The Variables watched explicitly or read by the recorded blocks.
@@ -160,6 +165,7 @@ class GradientTape:
             else [None] * len(flat_targets)
         if len(seeds) != len(flat_targets):
             raise ValueError("output_gradients must have the structure of target")
+        self._check_not_lost(flat_targets)
         grads = self._vjp(flat_targets, seeds, flat_sources)
         return rebuild(list(runtime.distinct([_finish(g, s, unconnected)
                                               for g, s in zip(grads, flat_sources)])))
@@ -176,6 +182,7 @@ class GradientTape:
         shape = np.shape(target)
         size = int(np.prod(shape, dtype=int))
         seed = np.eye(size).reshape((size,) + shape)
+        self._check_not_lost([target])
         grads = self._vjp([target], [seed], flat_sources, rows=True)
         return rebuild(list(runtime.distinct([_rows_finish(g, s, (size,), shape, unconnected)
                                               for g, s in zip(grads, flat_sources)])))
@@ -198,12 +205,28 @@ class GradientTape:
         size = int(np.prod(rest, dtype=int))
         eye = np.eye(size).reshape((size, 1) + rest)
         seed = np.ascontiguousarray(np.broadcast_to(eye, (size,) + t_shape))
+        self._check_not_lost([target])
         (g,) = self._vjp([target], [seed], [source], rows=True)
         g = _rows_finish(g, source, (size,), (size,), unconnected)
         if g is None:
             return None
         moved = np.swapaxes(g, 0, 1)  # (batch, row, ...) from (row, batch, ...)
         return moved.reshape((batch,) + rest + s_shape[1:])
+
+    def _check_not_lost(self, flat_targets):
+        """A target computed in a block an exception ended: an error, not a None gradient."""
+        if not self._failed:
+            return
+        for t in flat_targets:
+            if any(t is v for r in self._records for v in r.outputs.values()) \
+                    or any(t is w for w in self._watched_values):
+                continue
+            region, exc_type = self._failed[-1]
+            raise RuntimeError(
+                f"the GradientTape block at {region.origin(region).short()} ended with "
+                f"{exc_type.__name__}, and srcgrad records a block only when it ends normally: "
+                "a target it computed has no recorded gradient. Catch the exception inside the "
+                "block, or compute the target in a block that ends normally")
 
     def _start_differentiating(self):
         if self._used and not self.persistent:
@@ -234,13 +257,21 @@ class GradientTape:
         grads = [None] * len(flat_sources)
         seeded = [(t, np.ones_like(np.asarray(t), dtype=float) if s is None else s)
                   for t, s in zip(flat_targets, seeds)]
+        for t, seed in seeded:
+            # A watched value is its own target: d x / d x is the seed (TensorFlow gives ones).
+            if any(t is w for w in self._watched_values):
+                for k, source in enumerate(flat_sources):
+                    if t is source:
+                        grads[k] = seed if grads[k] is None else grads[k] + seed
         for i in range(len(self._records) - 1, -1, -1):
             record = self._records[i]
             wanted = {}
             for t, seed in seeded:
-                for name, value in record.outputs.items():
-                    if value is t:
-                        wanted[name] = seed if name not in wanted else wanted[name] + seed
+                # One value under several names (``z = y``, ``result = loss``) is one
+                # target: seeded once, through whichever of its names the code differentiates.
+                names = tuple(sorted(n for n, value in record.outputs.items() if value is t))
+                if names:
+                    wanted[names] = seed if names not in wanted else wanted[names] + seed
             if not wanted:
                 continue
             earlier = [r.outputs for r in self._records[:i]]
@@ -248,7 +279,12 @@ class GradientTape:
                        if any(any(v is record.values[n] for v in out.values()) for out in earlier)
                        or any(v is record.values[n] for v in record.prewatched)]
             names = sorted(wanted)
-            entry = record.compiled(names, self.watch_accessed_variables, carried, rows)
+            # Sources the block computed (``h`` in ``tape.gradient(loss, h)``): their
+            # adjoints where the block last bound them.
+            computed = sorted({tuple(sorted(n for n, v in record.outputs.items() if v is source))
+                               for source in flat_sources
+                               if not any(source is v for v in record.values.values())} - {()})
+            entry = record.compiled(names, self.watch_accessed_variables, carried, rows, computed)
             args = [record.snapshots.get(n, record.values[n]) for n in record.inputs]
             args += [wanted[n] for n in names]
             originals = {id(record.snapshots[n]): record.values[n] for n in record.snapshots}
@@ -258,7 +294,7 @@ class GradientTape:
             finally:
                 runtime.HELD[0] = previous
             for obj, adjoint in pairs:
-                obj = originals.get(id(obj), obj)
+                obj = record.outputs.get(obj) if type(obj) is str else originals.get(id(obj), obj)
                 for k, source in enumerate(flat_sources):
                     if obj is source:
                         grads[k] = adjoint if grads[k] is None else grads[k] + adjoint

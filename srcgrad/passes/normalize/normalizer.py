@@ -13,7 +13,7 @@ from ...ir.atoms import (OP_NAMES, OP_SYMBOLS, hint as _hint, is_constant as _is
                         is_simple_index as _is_simple_index, is_static_object as _is_static_object,
                         number as _number, root as _root, short as _short)
 from ...ir.names import bound_names, walk_stmts
-from ...ir.resolve import MISSING
+from ...ir.resolve import MISSING, UNROLL_MAX
 from ...ir.scopes import function_locals
 from ...ir.varied import expr_varied
 from ...rules import table
@@ -357,11 +357,12 @@ class Normalizer:
         return out
 
     def for_loop(self, s):
-        seq = self.scope.value(s.iter)
-        if isinstance(seq, (list, tuple)) and 0 < len(seq) <= 64 \
-                and all(_is_static_object(v) for v in seq) \
+        items = self._static_items(s.iter)
+        target, body = _loop_target(s)
+        if items and len(items) <= UNROLL_MAX \
+                and all(_fits(target, value) for value, _ in items) \
                 and not any(isinstance(n, gast.Break) for n in gast.walk(s)):
-            return self.unroll(s, seq)
+            return self.unroll(s, target, body, items)
         if not expr_varied(s.iter, self.varied, self.scope):
             s.body = self.block(s.body)
             return [s]
@@ -410,25 +411,57 @@ class Normalizer:
             seq = T.name(self.expr(seq, out, self.ctx.namer.fresh(f"{seq.id}_iterated")))
         return [T.expr("len(s)", s=seq)], gast.Subscript(seq, copy.deepcopy(index), gast.Load())
 
-    def unroll(self, s, seq):
+    def unroll(self, s, target, body, items):
         """``for layer in self.layers:`` over objects known at compile time.
 
-        Each iteration gets its own copy of the body, with the loop variable
-        bound to one known object, so calls through it can be inlined.
+        Also ``for W, b in zip(weights, biases)``, ``for W, b in layers`` (pairs)
+        and ``enumerate``. Each iteration gets its own copy of the body, with
+        the loop variables bound to known objects, so calls through them can be
+        inlined and Variables read through them are found.
         """
         self.changed = True
         out = []
-        for k, obj in enumerate(seq):
-            name = self.ctx.namer.fresh(s.target.id)
-            item = gast.Subscript(copy.deepcopy(s.iter), T.const(k), gast.Load())
-            bind = anno.set_kind(anno.like(T.assign(name, item), s), "opaque")
-            self.scope.static[name] = obj
-            out.append(bind)
-            for stmt in s.body:
-                out.append(rename(copy.deepcopy(stmt), {s.target.id: name}))
-        # Python leaves the loop variable bound to the last item.
-        out.append(anno.set_kind(anno.like(T.assign(s.target.id, T.name(name)), s), "opaque"))
+        last = {}
+        for value, expr in items:
+            mapping = {}
+            for leaf, leaf_value, leaf_expr in _leaves(target, value, expr):
+                name = self.ctx.namer.fresh(leaf)
+                bind = anno.set_kind(anno.like(T.assign(name, leaf_expr), s), "opaque")
+                if _is_static_object(leaf_value):
+                    self.scope.static[name] = leaf_value
+                out.append(bind)
+                mapping[leaf] = last[leaf] = name
+            for stmt in body:
+                out.append(rename(copy.deepcopy(stmt), mapping))
+        # Python leaves the loop variables bound to the last items.
+        out += [anno.set_kind(anno.like(T.assign(leaf, T.name(name)), s), "opaque")
+                for leaf, name in last.items()]
         return out
+
+    def _static_items(self, it):
+        """(value, expression) of each item of an iterable known at compile time, or None.
+
+        A list or tuple of objects, and ``zip`` / ``enumerate`` of such.
+        """
+        fn = self.scope.value(it.func) if isinstance(it, gast.Call) else MISSING
+        if isinstance(it, gast.Call) and it.keywords:
+            return None
+        if fn is builtins.zip and it.args:
+            parts = [self._static_items(a) for a in it.args]
+            if any(p is None for p in parts):
+                return None
+            return [(tuple(p[k][0] for p in parts), gast.Tuple([p[k][1] for p in parts], gast.Load()))
+                    for k in range(min(map(len, parts)))]
+        if fn is builtins.enumerate and len(it.args) == 1:
+            part = self._static_items(it.args[0])
+            if part is None:
+                return None
+            return [((k, v), gast.Tuple([T.const(k), e], gast.Load())) for k, (v, e) in enumerate(part)]
+        seq = self.scope.value(it)
+        if not isinstance(seq, (list, tuple)) or len(seq) > UNROLL_MAX:
+            return None
+        return [(v, gast.Subscript(copy.deepcopy(it), T.const(k), gast.Load()))
+                for k, v in enumerate(seq)]
 
     # -- expressions -----------------------------------------------------------
     def _mark(self, node, kind, **extra):
@@ -686,3 +719,46 @@ class Normalizer:
         out += self.stmt(inner)
         self.cur = saved
         return d
+
+
+def _loop_target(s):
+    """The loop's target and body, seeing through desugar's ``for W_b in ...: W, b = W_b``."""
+    first = s.body[0] if s.body else None
+    if isinstance(first, gast.Assign) and len(first.targets) == 1 \
+            and isinstance(first.targets[0], (gast.Tuple, gast.List)) \
+            and isinstance(first.value, gast.Name) and first.value.id == s.target.id \
+            and s.target.id not in {n.id for st in s.body[1:] for n in gast.walk(st)
+                                    if isinstance(n, gast.Name)}:
+        return first.targets[0], s.body[1:]
+    return s.target, s.body
+
+
+def _fits(target, value):
+    """Whether a loop variable ``target`` bound to ``value`` unrolls: every part is an
+    object known at compile time (an index from ``enumerate`` may be an int),
+    and at least one is an object."""
+    leaves = _leaves(target, value, None)
+    return leaves is not None and any(_is_static_object(v) for _, v, _ in leaves) \
+        and all(_is_static_object(v) or type(v) is int for _, v, _ in leaves)
+
+
+def _leaves(target, value, expr):
+    """(name, value, expression) for each name in a loop target, or None if the shapes differ."""
+    if isinstance(target, gast.Name):
+        return [(target.id, value, expr)]
+    if not isinstance(target, (gast.Tuple, gast.List)) or not isinstance(value, tuple) \
+            or len(value) != len(target.elts):
+        return None
+    out = []
+    for k, (t, v) in enumerate(zip(target.elts, value)):
+        if isinstance(expr, gast.Tuple):
+            e = expr.elts[k]
+        elif expr is None:
+            e = None
+        else:
+            e = gast.Subscript(copy.deepcopy(expr), T.const(k), gast.Load())
+        inner = _leaves(t, v, e)
+        if inner is None:
+            return None
+        out += inner
+    return out
