@@ -48,7 +48,7 @@ class _Record:
         sample = [self.values[n] for n in self.inputs]
         key = (self.region.key, _Same(self.region.globals), tuple(self.inputs),
                tuple(_kind(v) for v in sample),
-               tuple(targets), watch_variables, tuple(watch_inputs), rows, tuple(watch_outputs))
+               tuple(targets), watch_variables, tuple(watch_inputs), tuple(watch_outputs), rows)
         entry = _COMPILED.get(key)
         if entry is not None and entry.guards.valid():
             _COMPILED.move_to_end(key)
