@@ -23,6 +23,11 @@ def _forward(text):
     return text.split("\n", 1)[1].split("# grad of:", 1)[0]
 
 
+def _code(text):
+    """The generated lines without comments."""
+    return "\n".join(line for line in text.splitlines() if not line.strip().startswith("#"))
+
+
 def mean_loss(w, X):
     return np.mean(np.tanh(X @ w))
 
@@ -116,4 +121,7 @@ def test_tape_code_skips_the_value_the_block_already_computed():
     np.testing.assert_allclose(g, sg.grad(mean_loss)(*args), rtol=1e-12)
     texts = [e.text for e in tape_module._COMPILED.values() if "tape_block" in e.text
              or "test_unused_values.py" in e.text]
-    assert texts and all("np.mean(" not in _forward(t) for t in texts)
+    # A block the tape runs once computes the mean once (the user's ``loss``) and the
+    # adjoint never again; the rerun design's code skipped it (the block had it).
+    assert texts and all(_code(t).count("np.mean(") == 1 if "run once" in t else
+                         "np.mean(" not in _forward(t) for t in texts)

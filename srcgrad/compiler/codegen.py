@@ -23,7 +23,8 @@ _MARK = re.compile(r"^(\s*)('__comment__.*'|\"__comment__.*\")$")
 
 
 def unparse(fn_node, header):
-    module = gast.Module([fn_node], [])
+    """The text of a generated function (or of a list of them), below a ``header`` comment."""
+    module = gast.Module(list(fn_node) if isinstance(fn_node, list) else [fn_node], [])
     for n in T.walk(module):
         if isinstance(n, (gast.stmt, gast.expr)):
             # Generated nodes have no position; the unparser looks for one.
@@ -57,7 +58,7 @@ def free_names(fn_node):
 
 
 def load(text, fn_name, globals_, cells, label):
-    """Compile generated ``text`` into a function.
+    """Compile generated ``text`` into a function (a tuple of them for a tuple of names).
 
     ``cells`` maps free names to closure cells: ``_sg``, objects the compiler
     injected, and the user's own closure cells (kept live, not copied).
@@ -70,17 +71,28 @@ def load(text, fn_name, globals_, cells, label):
     # Line 1 of ``text`` is a comment: the factory's def takes its place so
     # that line numbers match the text users see.
     body = "".join("    " + line if line.strip() else line for line in lines[1:])
-    factory = f"def __srcgrad_factory__({', '.join(names)}):\n{body}    return {fn_name}\n"
+    wanted = fn_name if isinstance(fn_name, tuple) else (fn_name,)
+    factory = f"def __srcgrad_factory__({', '.join(names)}):\n{body}    return {wanted[0]}\n"
     code = compile(factory, filename, "exec")
     outer = next(c for c in code.co_consts if isinstance(c, types.CodeType))
-    inner = next(c for c in outer.co_consts if isinstance(c, types.CodeType) and c.co_name == fn_name)
-    closure = tuple(cells[name] for name in inner.co_freevars)
-    fn = types.FunctionType(inner, globals_, fn_name, None, closure)
-    fn.__srcgrad_source__ = text
+    fns = []
+    for name in wanted:
+        inner = next(c for c in outer.co_consts if isinstance(c, types.CodeType) and c.co_name == name)
+        closure = tuple(cells[free] for free in inner.co_freevars)
+        fn = types.FunctionType(inner, globals_, name, None, closure)
+        fn.__srcgrad_source__ = text
+        fns.append(fn)
     # The cache forgets code it evicts: its lines go with it, and its number is
     # reused (Python keeps every file name it compiled code from, for good).
-    weakref.finalize(fn, _release, filename, number)
-    return fn
+    owner = _Lines()
+    for fn in fns:
+        fn.__srcgrad_lines__ = owner  # the lines go when the last function using them does
+    weakref.finalize(owner, _release, filename, number)
+    return tuple(fns) if isinstance(fn_name, tuple) else fns[0]
+
+
+class _Lines:
+    """Held by the functions loaded from one text."""
 
 
 def _release(filename, number):

@@ -193,34 +193,8 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     # A target is a name, or names bound to one value: seeded once, through the first
     # the code differentiates.
     targets = [(t,) if isinstance(t, str) else tuple(t) for t in targets]
-    params = list(inputs)
-    node, src = _region_def(region, params)
-    ctx = Context(src, Guards())
-    # The def is still empty: the names temporaries must not take are the block's.
-    ctx.namer.reserve(n.id for s in region.statements for n in gast.walk(s)
-                      if isinstance(n, gast.Name))
-    ctx.variable_sources = watch_variables
-    ctx.is_variable = is_variable
-    ctx.param_values = dict(zip(params, sample))
-    prepare = tape_blocks.Prepare(region, ctx, watch_variables, is_variable,
-                                  dict(zip(params, sample)), compile_region)
-    node.body = prepare.block(region.statements, region.tape_name) + [gast.Return(T.const(None))]
-    fence.check(src)
-    desugar(node, ctx.namer)
-    for s in walk_stmts(node.body):
-        if anno.origin(s) is None:
-            anno.set_origin(s, region.origin(s))
-    _static_inputs(ctx, region, params, sample, watch_variables, is_variable)
-    # Trainable Variables the region receives are watched from its first line.
-    auto = [p for p, v in zip(params, sample) if watch_variables and is_variable(v) and v.trainable
-            or p in watch_inputs]
-    _watch_after_last_reset(node, region, auto)
-    _watch_where_bound(node, region, watch_outputs)
-    node.body = tape_blocks.once_watched(node.body)
-    watched = sorted({s.sg_watched for s in walk_stmts(node.body) if anno.kind(s) == "watch"})
-    normalize.normalize(node, ctx, watched, desugar)
-    body = node.body[:-1]
-    wrt = watched + sorted(ctx.sources)
+    ctx, node, body, wrt, params = region_front(region, inputs, sample, watch_variables,
+                                                is_variable, watch_inputs, watch_outputs)
     act = activity.analyze(node.body, wrt, {n for group in targets for n in group})
     seeds = [ctx.namer.fresh(f"seed_{group[0]}") for group in targets]
     seeded = [next((n for n in group if n in act), group[0]) for group in targets]
@@ -256,6 +230,42 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     generated.variables = [ctx.scope.value(s.value) for s in walk_stmts(body)
                            if anno.kind(s) == "read"]
     return generated
+
+
+def region_front(region, inputs, sample, watch_variables, is_variable, watch_inputs=(),
+                 watch_outputs=()):
+    """The region's statements as a normalized ``def tape_region(<inputs>)``.
+
+    Returns the context, the def, its body (without the final return), the
+    names differentiated with respect to, and the parameters.
+    """
+    params = list(inputs)
+    node, src = _region_def(region, params)
+    ctx = Context(src, Guards())
+    # The def is still empty: the names temporaries must not take are the block's.
+    ctx.namer.reserve(n.id for s in region.statements for n in gast.walk(s)
+                      if isinstance(n, gast.Name))
+    ctx.variable_sources = watch_variables
+    ctx.is_variable = is_variable
+    ctx.param_values = dict(zip(params, sample))
+    prepare = tape_blocks.Prepare(region, ctx, watch_variables, is_variable,
+                                  dict(zip(params, sample)), compile_region)
+    node.body = prepare.block(region.statements, region.tape_name) + [gast.Return(T.const(None))]
+    fence.check(src)
+    desugar(node, ctx.namer)
+    for s in walk_stmts(node.body):
+        if anno.origin(s) is None:
+            anno.set_origin(s, region.origin(s))
+    _static_inputs(ctx, region, params, sample, watch_variables, is_variable)
+    # Trainable Variables the region receives are watched from its first line.
+    auto = [p for p, v in zip(params, sample) if watch_variables and is_variable(v) and v.trainable
+            or p in watch_inputs]
+    _watch_after_last_reset(node, region, auto)
+    _watch_where_bound(node, region, watch_outputs)
+    node.body = tape_blocks.once_watched(node.body)
+    watched = sorted({s.sg_watched for s in walk_stmts(node.body) if anno.kind(s) == "watch"})
+    normalize.normalize(node, ctx, watched, desugar)
+    return ctx, node, node.body[:-1], watched + sorted(ctx.sources), params
 
 
 def _region_def(region, params):
@@ -342,7 +352,8 @@ def trim_forward(forward, rev, after):
     forward_copies(forward, live)
 
 
-def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=None, rows=None):
+def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=None, rows=None,
+                       watch_log=None):
     """Backward code seeded by ``seeds`` ((name, value) pairs) and the forward code it needs.
 
     ``prelude(rev)`` may configure the generator and returns statements that
@@ -369,7 +380,7 @@ def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=N
         backward += rev.block(body, state)
     if inplace:
         body = lifetimes.loop_shapes(body, backward, params)
-    forward, backward = _record(ctx, rev, body, params, backward)
+    forward, backward = _record(ctx, rev, body, params, backward, watch_log)
     return rev, state, forward, backward
 
 
@@ -401,7 +412,7 @@ def _signature(src, ctx, sample):
     return node, [a.id for a in node.args.posonlyargs + node.args.args]
 
 
-def _record(ctx, rev, body, params, backward):
+def _record(ctx, rev, body, params, backward, watch_log=None):
     """The forward code, saving what ``backward`` reads, and ``backward`` with its restores.
 
     Run twice: the first run shows which branch flags and trip counters the
@@ -420,7 +431,8 @@ def _record(ctx, rev, body, params, backward):
     records = {getattr(s, attr, None) for s in walk_stmts(body)
                for attr in ("sg_cond", "sg_trips", "sg_range")}
     needed -= {r for r in records if r and r not in used}
-    rec = record.Recorder(ctx.namer, params, needed, used_records=used, preinit=rev.zeroed)
+    rec = record.Recorder(ctx.namer, params, needed, used_records=used, preinit=rev.zeroed,
+                          watch_log=watch_log)
     rec.share_names(first)
     return rec.forward(body), rec.fill(backward)
 

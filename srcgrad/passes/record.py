@@ -60,8 +60,11 @@ def _replayable_range(s):
 
 
 class Recorder:
-    def __init__(self, namer, params, needed, used_records=None, preinit=()):
+    def __init__(self, namer, params, needed, used_records=None, preinit=(), watch_log=None):
         self.namer = namer
+        # (list name, names): the forward appends the values of those names where they
+        # are watched to that list (a tape learns what its block watched).
+        self.watch_log = watch_log
         self.params = set(params)
         self.needed = needed
         self.used = used_records  # conds/counters the backward pass kept; None = all
@@ -129,7 +132,10 @@ class Recorder:
     def stmt(self, s, in_loop):
         kind = anno.kind(s)
         if kind == "watch":
-            return []  # a marker for the backward pass only
+            if self.watch_log is None or s.sg_watched not in self.watch_log[1]:
+                return []  # a marker for the backward pass only
+            # A tape run once: it learns what the block watched from the block.
+            return [T.stmt("w.append(v)", w=self.watch_log[0], v=s.sg_watched)]
         if isinstance(s, gast.If):
             return self.if_stmt(s, in_loop)
         if isinstance(s, (gast.For, gast.While)):

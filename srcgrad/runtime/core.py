@@ -14,7 +14,7 @@ __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "add", "add_at", "add_at_zeros",
     "gather_items", "zero_at", "copy_slot", "repeat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
-    "custom_adjoints", "writeable",
+    "custom_adjoints", "writeable", "UNBOUND", "unshared",
 ]
 
 
@@ -373,4 +373,28 @@ def check_scalar(value, what):
             f"{what} must return a real scalar to be differentiated with grad, but it returned "
             f"the complex value {value!r}; differentiate its real part, np.abs or the squared "
             "modulus (z * z.conjugate()).real instead")
+    return value
+
+
+class _Unbound:
+    """What a recorded tape block leaves in a variable it did not bind (the tape
+    writes back only what it finds bound)."""
+
+    def __repr__(self):
+        return "<unbound>"
+
+
+UNBOUND = _Unbound()
+
+
+def unshared(value):
+    """A recorded value the backward pass restores in place (a slot written back, a
+    list popped): its own copy, so the user's object after the block stays as
+    the block left it and a persistent tape can run the backward pass again."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(value, dict):
+        return dict(value)
     return value

@@ -30,6 +30,8 @@ class Region:
     key: tuple = field(default=())
     inputs: list = None   # filled in by the tape, once
     outputs: list = None
+    with_stmt: object = None  # the ``with`` statement (None for ``__enter__()`` by hand)
+    runs_once: object = None  # None, or why the block cannot be run once (see tape.once)
 
     def origin(self, node):
         lineno = getattr(node, "lineno", self.lineno)
@@ -133,7 +135,7 @@ def _locate(frame):
                 continue
             if isinstance(s, gast.With):
                 return Region(filename, lineno, s.body, _tape_name(s.items[0]), frame.f_globals,
-                              key=(filename, lineno, s.col_offset))
+                              key=(filename, lineno, s.col_offset), with_stmt=s)
             if _is_method_call(s, None, "__enter__"):
                 name = s.value.func.value.id if isinstance(s.value.func.value, gast.Name) else None
                 for j in range(i + 1, len(stmts)):

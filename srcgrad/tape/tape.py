@@ -20,11 +20,21 @@ import numpy as np
 from .. import runtime, variables
 from ..compiler.cache import _cast, _kind, _Same, remember
 from ..compiler.pipeline import compile_region
+from ..compiler.recorded import compile_recorded
+from ..errors import CompileError
 from ..passes.tape_blocks import region_inputs, region_outputs
 from ..variables import UnconnectedGradients, Variable, check_plain_data, is_float_like
-from . import blocks
+from . import blocks, once
 
 _COMPILED = OrderedDict()  # bounded: cache.remember
+class _Cannot:
+    """A block compile_recorded refused (recorded by the rerun design, which reports
+    the refusal if a gradient needs what was refused)."""
+
+    text = ""
+
+
+_CANNOT = _Cannot()
 _NOT_PERSISTENT = "GradientTape.gradient can only be called once on non-persistent tapes."
 
 
@@ -43,6 +53,129 @@ class _Record:
         self.prewatched = []
         self.snapshots = {}
         self.held = {}  # Variable -> its array when the block ran, if assigned since
+        self.once = None  # a block run once: (compiled code, its record), see once.py
+        self.skipper = None
+
+    def run_once(self, frame, carried, watch_variables):
+        """Run the block's compiled code in place of its statements; False if it cannot be."""
+        region = self.region
+        if region.runs_once is None:
+            region.runs_once = once.why_not(region) or True
+        if region.runs_once is not True:
+            return False
+        local = frame.f_locals
+        if any(n in local and not _is_data(local[n]) and n != region.tape_name
+               and local is not frame.f_globals for n in region.inputs):
+            return False
+        sample = [self.values[n] for n in self.inputs]
+        key = (region.key, _Same(region.globals), tuple(self.inputs),
+               tuple(_kind(v) for v in sample), watch_variables, tuple(carried), "once")
+        entry = _COMPILED.get(key)
+        if entry is not None and (entry is _CANNOT or entry.guards.valid()):
+            _COMPILED.move_to_end(key)
+        else:
+            try:
+                for value in sample:
+                    check_plain_data(value, "")
+            except TypeError:
+                return False  # refused where the value is used, as the rerun design does
+            try:
+                entry = compile_recorded(region, self.inputs, sample, once.bound_names(
+                    region.statements), watch_variables, _is_variable, tuple(carried))
+            except CompileError:
+                entry = _CANNOT  # recorded by the rerun design, which reports it if it matters
+            remember(_COMPILED, key, entry)
+        if entry is _CANNOT:
+            return False
+        outs, watched, record = entry.forward(*sample)
+        bound = {n: v for n, v in zip(entry.outputs, outs) if v is not runtime.UNBOUND}
+        once.write_back(frame, bound)
+        self.once = (entry, record)
+        entry.watch_variables = watch_variables
+        self.carried = carried
+        self.outputs = bound
+        self.watched = watched
+        self.skipper = once.Skipper(frame)
+        self.skipper.arm()
+        return True
+
+    def rows_entry(self):
+        """Row-mode backward code over this block's record, or None if its forward code
+        would record differently (then the rows go one by one)."""
+        entry = self.once[0]
+        if not hasattr(entry, "rows"):
+            try:
+                rows = compile_recorded(self.region, self.inputs,
+                                        [self.values[n] for n in self.inputs], entry.outputs,
+                                        entry.watch_variables, _is_variable,
+                                        tuple(self.carried), rows=True)
+            except CompileError:
+                rows = None
+            entry.rows = rows if rows is not None and rows.forward_text == entry.forward_text \
+                and rows.seeded == entry.seeded else None
+            if entry.rows is not None:
+                remember(_COMPILED, (id(entry), "rows"), entry.rows)
+        return entry.rows
+
+    def backward(self, seeded, flat_sources, earlier, keep, rows=None):
+        """(source, adjoint, carried) triples from this block's record: ``source`` is
+        the object the adjoint is for (None: counted by an earlier block), ``carried``
+        the value an earlier block made or watched that it seeds there (or None).
+        ``seeded``: (target, seed) pairs."""
+        entry, record = self.once
+        if rows is not None:
+            entry = self.rows_entry()
+        seeds = {}
+        for t, seed in seeded:
+            name = next((n for n in entry.seeded if self.outputs.get(n) is t), None)
+            if name is not None:
+                seeds[name] = seed if name not in seeds else seeds[name] + seed
+        if not seeds:
+            return []
+        args = [seeds[n] if n in seeds else _zero_seed(self.outputs.get(n), rows)
+                for n in entry.seeded]
+        live = set().union(*(entry.reaches[n] for n in seeds))
+        take = record.get if keep else record.pop
+        originals = {}
+        if self.held:  # Variables assigned since the block ran: their values then
+            def take(name, default, take=take):
+                value = take(name, default)
+                if _is_variable(value) and value in self.held:
+                    originals[id(self.held[value])] = value
+                    return self.held[value]
+                return value
+        previous, runtime.HELD[0] = runtime.HELD[0], self.held
+        try:
+            pairs = [(originals.get(id(obj), obj), g)
+                     for obj, g in _pairs(entry.backward(take, live, *args))]
+        finally:
+            runtime.HELD[0] = previous
+        if not keep:
+            self.once = (self.once[0], {})
+        carried = {id(self.values[n]) for n in self.carried}
+        out = []
+        by_name = {}
+        for obj, adjoint in pairs:
+            if type(obj) is str:
+                by_name[obj] = adjoint
+                continue
+            # A value an earlier block made and reports where it made it (its
+            # adjoint there includes this block's, passed on as its seed).
+            reported = any(r.once is not None and any(r.outputs.get(n) is obj
+                                                      for n in r.once[0].seeded) for r in earlier)
+            out.append((None if reported else obj, adjoint, obj if id(obj) in carried else None))
+        # A value the block computed, asked for as a source: its adjoint where the
+        # block first bound it (that one carries what flows through its other names).
+        for source in flat_sources:
+            if any(source is v for v in self.values.values()):
+                continue  # reported where the block watched it
+            names = [n for n in by_name if self.outputs.get(n) is source]
+            if names:
+                first = min(entry.order[n] for n in names)
+                for n in names:
+                    if entry.order[n] == first:
+                        out.append((source, by_name[n], None))
+        return out
 
     def compiled(self, targets, watch_variables, watch_inputs=(), rows=False, watch_outputs=()):
         sample = [self.values[n] for n in self.inputs]
@@ -95,10 +228,31 @@ class GradientTape:
                                    if _is_variable(local[n])}
         # Values watched by an earlier block stay watched in this one.
         self._current.prewatched = list(self._watched_values)
+        record = self._current
+        carried = [n for n in inputs if any(record.values[n] is v for v in record.prewatched)
+                   or any(record.values[n] is v for r in self._records for v in r.outputs.values())]
+        try:
+            ran = record.run_once(frame, carried, self.watch_accessed_variables)
+        except BaseException as e:
+            self._current = None
+            self._failed.append((where, type(e)))
+            raise
+        if ran:
+            for value in record.watched:
+                self.watch(value)
         return self
 
     def __exit__(self, exc_type, exc, tb):
         record, self._current = self._current, None
+        if record is not None and record.skipper is not None:
+            record.skipper.disarm()
+            record.skipper = None
+            if exc_type is not once.SkipBlock:
+                raise RuntimeError("srcgrad ran this GradientTape block and could not skip its "
+                                   "statements: they ran a second time") from exc
+            self._records.append(record)
+            variables._TAPES.add(self)
+            return True
         if exc_type is None and record is not None:
             local = sys._getframe(1).f_locals
             record.outputs = {n: local[n] for n in record.region.outputs if n in local}
@@ -244,7 +398,7 @@ class GradientTape:
         for record in self._records:
             record.held.setdefault(variable, value)
 
-    def _vjp(self, flat_targets, seeds, flat_sources, rows=False):
+    def _vjp(self, flat_targets, seeds, flat_sources, rows=False, keep=None):
         """Adjoints of ``flat_sources`` (None where unconnected) for seeded targets.
 
         Blocks are differentiated last to first; a value one block computed and
@@ -254,6 +408,10 @@ class GradientTape:
         """
         for k, source in enumerate(flat_sources):
             check_plain_data(source, "the source" if len(flat_sources) == 1 else f"source {k}")
+        if keep is None:
+            keep = self.persistent
+        if rows and any(r.once is not None and r.rows_entry() is None for r in self._records):
+            return self._vjp_by_rows(flat_targets, seeds, flat_sources, keep)
         grads = [None] * len(flat_sources)
         seeded = [(t, np.ones_like(np.asarray(t), dtype=float) if s is None else s)
                   for t, s in zip(flat_targets, seeds)]
@@ -265,6 +423,17 @@ class GradientTape:
                         grads[k] = seed if grads[k] is None else grads[k] + seed
         for i in range(len(self._records) - 1, -1, -1):
             record = self._records[i]
+            if record.once is not None:
+                earlier = self._records[:i]
+                nrows = len(seeds[0]) if rows else None
+                for obj, adjoint, carried in record.backward(seeded, flat_sources, earlier, keep,
+                                                             nrows):
+                    for k, source in enumerate(flat_sources):
+                        if obj is not None and obj is source:
+                            grads[k] = adjoint if grads[k] is None else grads[k] + adjoint
+                    if carried is not None:
+                        seeded.append((carried, adjoint))
+                continue
             wanted = {}
             for t, seed in seeded:
                 # One value under several names (``z = y``, ``result = loss``) is one
@@ -301,6 +470,33 @@ class GradientTape:
                 if any(obj is record.values[n] for n in carried):
                     seeded.append((obj, adjoint))
         return grads
+
+
+    def _vjp_by_rows(self, flat_targets, seeds, flat_sources, keep):
+        """Row by row: the adjoint code of a block run once takes one seed per target."""
+        (rows,) = seeds
+        per_row = [self._vjp(flat_targets, [row], flat_sources, keep=keep or k < len(rows) - 1)
+                   for k, row in enumerate(rows)]
+        out = []
+        for k, source in enumerate(flat_sources):
+            got = [g[k] for g in per_row]
+            if all(g is None for g in got):
+                out.append(None)
+                continue
+            shape = np.shape(source)
+            out.append(np.stack([np.zeros(shape) if g is None else np.broadcast_to(g, shape)
+                                 for g in got]))
+        return out
+
+
+def _zero_seed(value, rows=None):
+    """The seed of a value of the block no gradient is asked for: zeros taking no memory
+    (with ``rows``, a leading axis of that many rows)."""
+    if rows is not None:
+        return runtime.zeros_rows(value, np.zeros((rows,)))
+    if isinstance(value, np.ndarray):
+        return np.broadcast_to(np.zeros((), dtype=_float_dtype(value)), value.shape)
+    return runtime.zeros_like(value)
 
 
 def _float_dtype(value):

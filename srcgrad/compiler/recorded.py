@@ -1,0 +1,193 @@
+"""A tape block compiled to run once: forward code that records, backward code that reads.
+
+``compile_region`` (the rerun design) generates one function that runs the
+block again from its entry values and then its adjoint. Here the same
+generated code is cut in two at the end of the block:
+
+- ``tape_region(<inputs>)`` runs in place of the block's statements. It
+  returns the values of the variables the block binds (the tape writes them
+  back into the caller's frame), the values the block watched, and its
+  locals: the record the backward pass reads.
+- ``tape_region_backward(take, <seeds>)`` takes what it reads from the record
+  (``take`` is the record's ``pop`` for a tape used once, ``get`` for a
+  persistent one) and returns ``[(source, adjoint), ...]``.
+
+The targets are not known when the block runs, so every variable the block
+binds that a gradient can flow through has a seed (zeros for those not
+asked for), and the adjoint of each is reported where the block last binds
+it (a value the block computed can be a source). What the backward pass
+restores in place (a slot written back, a list popped) is copied first: the
+user's objects stay as the block left them, and a persistent tape can run
+the backward pass again.
+"""
+import gast
+
+from ..ir import anno, templates as T
+from ..ir.names import loads_in, walk_stmts
+from ..passes import activity, lifetimes, tape_blocks
+from ..passes.cleanup import cleanup
+from . import codegen
+from .context import Generated
+from .pipeline import region_front, reverse_and_record, trim_forward, without_gc
+
+
+class Recorded(Generated):
+    """``forward`` and ``backward`` functions, and what the tape needs to call them."""
+
+
+@without_gc
+def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variable,
+                     watch_inputs=(), rows=False):
+    """Forward and backward code of ``region`` run once, from ``inputs`` (names whose
+    entry values are ``sample``); ``outputs``: the names the block binds.
+
+    ``rows``: the backward code takes seeds with a leading axis of rows
+    (``jacobian``); it reads the record of the forward code compiled without
+    ``rows`` only if the two forward codes are the same (``forward_text``).
+    """
+    ctx, node, body, wrt, params = region_front(region, inputs, sample, watch_variables,
+                                                is_variable, watch_inputs)
+    act = activity.analyze(node.body, wrt, set(outputs))
+    active = [n for n in outputs if n in act]
+    # What each seed reaches: a source no asked-for target reaches gets None, not zeros.
+    reaches = {n: activity.analyze(node.body, wrt, {n}).active for n in active}
+    order = _report_outputs(body, active, region)
+    seeds = [ctx.namer.fresh(f"seed_{n}") for n in active]
+    watched_log = ctx.namer.fresh("watched")
+
+    def prelude(rev):
+        rev.grads_list = ctx.namer.fresh("source_grads")
+        return [T.assign(rev.grads_list, gast.List([], gast.Load()))]
+
+    rev, _, forward, backward = reverse_and_record(
+        ctx, body, params, sample, act, [(n, T.name(sd)) for n, sd in zip(active, seeds)],
+        inplace=True, prelude=prelude, watch_log=(watched_log, set(wrt) - ctx.sources),
+        rows=seeds[0] if rows and seeds else None)
+    out = T.name(rev.grads_list)
+    # The end of the block: the user's variables are read here.
+    point = gast.Expr(gast.Tuple([T.name(n) for n in outputs], gast.Load()))
+    cleanup(backward, ctx.namer.adjoints.values(), loads_in([gast.Expr(out)]))
+    lifetimes.shapes_from_operands(forward, backward, params, rev.ranks)
+    trim_forward(forward, rev, [point] + backward + [gast.Expr(out)])
+    code = lifetimes.free_early(forward + [point], backward,
+                                set(params) | set(seeds) | loads_in([gast.Expr(out)]),
+                                rev.scalars, ctx.namer.adjoints)
+    at = next(i for i, s in enumerate(code) if s is point)
+    fwd, bwd = code[:at], _live_dels(code[at + 1:])
+
+    where = region.origin(node).short()
+    fname = ctx.namer.fresh(f"{region.tape_name or 'tape'}_region")
+    bname = ctx.namer.fresh(f"{fname}_backward")
+    unbound = [n for n in outputs if n not in params]
+    head = [T.assign(watched_log, gast.List([], gast.Load()))]
+    head += [T.assign(n, T.expr("_sg.UNBOUND")) for n in unbound]
+    result = gast.Tuple([gast.Tuple([T.name(n) for n in outputs], gast.Load()), T.name(watched_log),
+                         T.expr("locals()")], gast.Load())
+    forward_fn = gast.FunctionDef(fname, node.args, head + fwd + [gast.Return(result)],
+                                  [], None, None, [])
+    recorded = set(params) | set(unbound) | {watched_log} | {
+        n for s in walk_stmts(fwd) for n in tape_blocks.bound_in(s)}
+    take, live = ctx.namer.fresh("take"), ctx.namer.fresh("live")
+    bwd = _reported_if_live(bwd, rev.grads_list, live)
+    unpack = [_unpack(n, take, bwd) for n in sorted(_names_in(bwd) & recorded - set(seeds))]
+    args = gast.arguments([gast.Name(a, gast.Param(), None, None) for a in [take, live] + seeds],
+                          [], None, [], [], None, [])
+    backward_fn = gast.FunctionDef(bname, args, unpack + bwd + [gast.Return(out)],
+                                   [], None, None, [])
+    for f in (forward_fn, backward_fn):
+        T.fix_ctx(f)
+    header = (f"the GradientTape block at {where}, run once: {fname} runs it and records, "
+              f"{bname} is its adjoint, seeded at {', '.join(active) or 'nothing'}"
+              f"{' (all seed rows at once)' if rows else ''}; generated by srcgrad")
+    text = codegen.unparse([forward_fn, backward_fn], header)
+    fns = codegen.load(text, (fname, bname), region.globals, ctx.cells, f"tape {where}")
+    generated = Recorded(text, fns[0], ctx.guards)
+    generated.forward, generated.backward = fns
+    generated.forward_text = codegen.unparse(forward_fn, "")
+    generated.outputs = list(outputs)
+    generated.seeded = active
+    generated.order = order
+    generated.reaches = reaches
+    generated.variables = [ctx.scope.value(s.value) for s in walk_stmts(body)
+                           if anno.kind(s) == "read"]
+    return generated
+
+
+def _report_outputs(body, names, region):
+    """Markers reporting each name's adjoint after the top-level statement that last
+    binds it; returns name -> that statement's position (of names bound to one value,
+    the one bound first carries what flows through the others)."""
+    last = {}
+    for i, s in enumerate(body):
+        for n in tape_blocks.bound_in(s):
+            last[n] = i
+    order = {n: last[n] for n in names if n in last}
+    for i in sorted(set(order.values()), reverse=True):
+        markers = []
+        for n in sorted(n for n in order if order[n] == i):
+            m = gast.Expr(gast.Call(T.name("_sg_watch"), [T.name(n)], []))
+            gast.copy_location(m, body[i])
+            anno.set_origin(m, anno.origin(body[i]))
+            m = anno.set_kind(m, "watch", watched=n)
+            m.sg_output = True
+            markers.append(m)
+        body[i + 1:i + 1] = markers
+    return order
+
+
+def _reported_if_live(stmts, grads_list, live):
+    """Each ``grads_list.append((x, g))`` only if a seeded target reaches ``x``."""
+    out = []
+    for s in stmts:
+        for field in ("body", "orelse"):
+            if isinstance(s, (gast.If, gast.For, gast.While)):
+                setattr(s, field, _reported_if_live(getattr(s, field), grads_list, live))
+        call = getattr(s, "value", None)
+        if isinstance(s, gast.Expr) and isinstance(call, gast.Call) \
+                and isinstance(call.func, gast.Attribute) and call.func.attr == "append" \
+                and isinstance(call.func.value, gast.Name) and call.func.value.id == grads_list:
+            x = call.args[0].elts[0]
+            name = x.id if isinstance(x, gast.Name) else x.value
+            s = gast.If(T.expr("n in live", n=T.const(name), live=live), [s], [])
+        out.append(s)
+    return out
+
+
+def _names_in(stmts):
+    return {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name)}
+
+
+def _restored_in_place(name, stmts):
+    """Does the backward code write into ``name``'s object (a slot, a list)?"""
+    for s in stmts:
+        for n in gast.walk(s):
+            if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store) \
+                    and isinstance(n.value, gast.Name) and n.value.id == name:
+                return True
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                    and isinstance(n.func.value, gast.Name) and n.func.value.id == name \
+                    and n.func.attr in ("pop", "append", "extend", "insert", "remove", "clear"):
+                return True
+    return False
+
+
+def _unpack(name, take, bwd):
+    value = T.expr("t(n, None)", t=take, n=T.const(name))
+    if _restored_in_place(name, bwd):
+        value = T.expr("_sg.unshared(v)", v=value)
+    return T.assign(name, value)
+
+
+def _live_dels(stmts):
+    """``stmts`` without ``del`` of names they never read (freed at the end of the block)."""
+    loads = {n.id for s in stmts for n in gast.walk(s)
+             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    out = []
+    for s in stmts:
+        if isinstance(s, gast.Delete):
+            keep = [t for t in s.targets if not isinstance(t, gast.Name) or t.id in loads]
+            if not keep:
+                continue
+            s.targets = keep
+        out.append(s)
+    return out

@@ -1,0 +1,144 @@
+"""A tape's with block runs once, as compiled code: random draws, prints and appends
+happen once, and the gradient belongs to the values the user saw (issue 11)."""
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from srcgrad.tape import tape as tape_module
+
+
+def dropout_step(w, x, rng, log):
+    with sg.GradientTape() as tape:
+        tape.watch(w)
+        mask = rng.random(w.shape) < 0.5
+        h = np.where(mask, np.tanh(x * w), 0.0) / 0.5
+        loss = np.sum(h * h)
+        log.append(float(loss))
+        print("loss", loss)
+    return loss, mask, tape.gradient(loss, w)
+
+
+def hand_dropout_grad(w, x, mask):
+    t = np.tanh(x * w)
+    return np.where(mask, 2.0 * (t / 0.5) / 0.5 * (1 - t * t) * x, 0.0)
+
+
+def test_a_training_loop_with_dropout_differentiates_the_mask_it_drew(capsys):
+    rng = np.random.default_rng(0)
+    w, x = np.linspace(-1.0, 1.0, 16), np.linspace(0.5, 2.0, 16)
+    log = []
+    for step in range(4):
+        loss, mask, g = dropout_step(w, x, rng, log)
+        np.testing.assert_allclose(g, hand_dropout_grad(w, x, mask), rtol=1e-12)
+        assert loss == pytest.approx(np.sum((np.where(mask, np.tanh(x * w), 0.0) / 0.5) ** 2))
+        w = w - 0.1 * g
+    assert len(log) == 4  # appended once per step
+    assert capsys.readouterr().out.count("loss") == 4  # printed once per step
+
+
+def test_in_sg_function_too():
+    rng = np.random.default_rng(1)
+    w, x = np.linspace(-1.0, 1.0, 8), np.linspace(0.5, 2.0, 8)
+    step = sg.function(dropout_step)
+    log = []
+    for _ in range(3):
+        _, mask, g = step(w, x, rng, log)
+        np.testing.assert_allclose(g, hand_dropout_grad(w, x, mask), rtol=1e-12)
+    assert len(log) == 3
+
+
+class Counter:
+    def __init__(self):
+        self.calls = 0
+
+
+def test_attribute_updates_and_variables_the_block_binds():
+    c = Counter()
+    x = np.array([1.0, 2.0])
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        c.calls += 1
+        fresh = x * 3.0
+        y = np.sum(fresh * x)
+    assert c.calls == 1
+    np.testing.assert_allclose(fresh, [3.0, 6.0])
+    np.testing.assert_allclose(tape.gradient(y, x), 6.0 * x)
+    assert c.calls == 1
+
+
+def test_a_persistent_tape_runs_the_backward_pass_again_without_touching_the_users_arrays():
+    x = np.array([1.0, 2.0, 3.0])
+    with sg.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        a = x * 1.0
+        a[0] = x[1] * 5.0
+        parts = [a * 2.0]
+        z = parts.pop()
+        y = np.sum(a * a) + np.sum(z)
+    seen = a.copy()
+    g1 = tape.gradient(y, x)
+    g2 = tape.gradient(y, x)
+    # y = sum(a*a + 2a) with a = [5 x1, x1, x2]: dy/da = 2a + 2 = [22, 6, 8]
+    expected = np.array([0.0, 22.0 * 5.0 + 6.0, 8.0])
+    np.testing.assert_allclose(g1, expected)
+    np.testing.assert_allclose(g2, expected)
+    np.testing.assert_allclose(a, seen)  # the backward pass restored its own copy
+    assert parts == []
+
+
+def test_a_trace_function_already_set_is_put_back():
+    events = []
+
+    def tracer(frame, event, arg):
+        events.append(event)
+        return None
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        x = np.array([1.0, 2.0])
+        with sg.GradientTape() as tape:
+            tape.watch(x)
+            y = np.sum(x * x)
+        after = sys.gettrace()
+    finally:
+        sys.settrace(previous)
+    assert after is tracer
+    np.testing.assert_allclose(tape.gradient(y, x), 2 * x)
+
+
+def _threaded(x, out, k):
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(np.sin(x) * float(k + 1))
+    out[k] = tape.gradient(y, x)
+
+
+def test_eight_threads_enter_the_same_block_at_once():
+    tape_module._COMPILED.clear()
+    x = np.linspace(0.0, 1.0, 5)
+    out = [None] * 8
+    threads = [threading.Thread(target=_threaded, args=(x, out, k)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(8):
+        np.testing.assert_allclose(out[k], np.cos(x) * (k + 1), rtol=1e-12)
+
+
+def test_unconnected_sources_are_none_and_intermediate_sources_work():
+    x, w = np.array([0.5, 1.0]), np.array([2.0, 3.0])
+    with sg.GradientTape(persistent=True) as tape:
+        tape.watch([x, w])
+        h = np.sin(x)
+        y = np.sum(h * h)
+        z = np.sum(w)
+    gx, gw = tape.gradient(y, [x, w])
+    assert gw is None
+    np.testing.assert_allclose(gx, 2 * np.sin(x) * np.cos(x))
+    np.testing.assert_allclose(tape.gradient(y, h), 2 * h)
+    np.testing.assert_allclose(tape.gradient(z, w), np.ones(2))
