@@ -1,15 +1,17 @@
 """``GradientTape``: TensorFlow's tape semantics on NumPy values, by source transformation.
 
 Entering a tape finds the block it records in the caller's source
-(``blocks.locate``) and remembers the values of the variables the block
-reads. The block then runs as ordinary Python. ``gradient`` compiles the
-block's adjoint code once per code location and kind of values
-(``compiler.pipeline.compile_region``), runs it from the remembered values, and matches
-the adjoints it reports to the sources by identity.
+(``blocks.locate``). A ``with`` block the compiler accepts runs once
+(``once.py``, ``compiler/recorded.py``): its compiled forward code runs in
+place of its statements and keeps a record, and ``gradient`` runs only the
+backward code from that record, matching the adjoints it reports to the
+sources by identity, as TensorFlow matches tensors.
 
-The cost of this, compared with code compiled ahead by ``@sg.function``: the
-adjoint code reruns the block's forward computation once per ``gradient``
-call, because the block itself ran as plain Python.
+Other blocks (entered by hand, with a nested tape or another ``with`` in
+them, refused by the compiler) still run as plain Python, and ``gradient``
+compiles code that reruns them from the values noted at entry
+(``compiler.pipeline.compile_region``) until the tape issue's remaining
+work moves them to the run-once design.
 """
 import sys
 import warnings
@@ -27,6 +29,8 @@ from ..variables import UnconnectedGradients, Variable, check_plain_data, is_flo
 from . import blocks, once
 
 _COMPILED = OrderedDict()  # bounded: cache.remember
+
+
 class _Cannot:
     """A block compile_recorded refused (recorded by the rerun design, which reports
     the refusal if a gradient needs what was refused)."""
@@ -302,7 +306,9 @@ class GradientTape:
         if self.watch_accessed_variables:
             for record in self._records:
                 found = [v for v in record.values.values() if _is_variable(v) and v.trainable]
-                if record.outputs:
+                if record.once is not None:
+                    found += record.once[0].variables
+                elif record.outputs:
                     found += record.compiled(sorted(record.outputs), True).variables
                 seen += [v for v in found if all(v is not s for s in seen)]
         return tuple(seen)
