@@ -12,7 +12,7 @@ import pytest
 
 import srcgrad as sg
 from srcgrad.testing import check_grads
-from tape_forms import taped
+from tape_forms import taped, taped_two
 
 X = np.array([0.5, -1.0, 2.0])
 W = np.array([1.0, 2.0, 3.0])
@@ -306,20 +306,12 @@ MORE = [global_index_array, global_index_array_increment, index_list_in_a_variab
         int_read_from_an_array, increments_in_a_loop, params_dict]
 
 
-def taped_pair(f, x, v):
-    with sg.GradientTape() as tape:
-        tape.watch(x)
-        tape.watch(v)
-        y = f(x, v)
-    return tape.gradient(y, [x, v])
-
-
 @pytest.mark.parametrize("f", MORE, ids=lambda f: f.__name__)
 def test_more_forms(f):
     check_grads(f, (X, V), order=2)
     value, (gx, gv) = sg.value_and_grad(f, wrt=(0, 1))(X, V)
     assert value == f(X, V)
-    for g in (taped_pair(f, X, V), sg.function(taped_pair)(f, X, V)):
+    for g in (taped_two(f, X, V), sg.function(taped_two)(f, X, V)):
         np.testing.assert_allclose(g[0], gx, rtol=1e-12)
         np.testing.assert_allclose(g[1], gv, rtol=1e-12)
 

@@ -261,7 +261,7 @@ def region_front(region, inputs, sample, watch_variables, is_variable, watch_inp
     auto = [p for p, v in zip(params, sample) if watch_variables and is_variable(v) and v.trainable
             or p in watch_inputs]
     _watch_after_last_reset(node, region, auto)
-    _watch_where_bound(node, region, watch_outputs)
+    watch_where_bound(node.body, region, watch_outputs)
     node.body = tape_blocks.once_watched(node.body)
     watched = sorted({s.sg_watched for s in walk_stmts(node.body) if anno.kind(s) == "watch"})
     normalize.normalize(node, ctx, watched, desugar)
@@ -299,15 +299,15 @@ def _watch_after_last_reset(node, region, names):
     node.body = [s for s in node.body if not getattr(s, "sg_reset", False)]
 
 
-def _watch_where_bound(node, region, groups):
-    """Watch each group's value after the top-level statement that last binds it.
+def watch_where_bound(body, region, groups):
+    """Watch each group's value after the top-level statement of ``body`` that last binds it.
 
     Names bound to one value: the adjoint of the one bound first includes what
     flows through the others (``c = a`` passes ``c``'s adjoint on to ``a``), so
     only it is watched; names last bound in the same statement (a loop) are
-    watched each, their adjoints after it being disjoint.
+    watched each, their adjoints after it being disjoint. Returns each watched
+    name's statement position.
     """
-    body = node.body
     last = {}
     for i, s in enumerate(body):
         for n in tape_blocks.bound_in(s):
@@ -324,7 +324,7 @@ def _watch_where_bound(node, region, groups):
         for m in markers:
             m.sg_output = True  # reported by name: the tape holds the value the block made
         body[i + 1:i + 1] = markers
-
+    return {n: i for i, names in at.items() for n in names}
 
 def _tidy_region(ctx, rev, forward, backward, out, params, seeds, outermost):
     """Forward and backward code cleaned up; ``outermost``: no outer tape reads the

@@ -8,9 +8,10 @@ generated code is cut in two at the end of the block:
   returns the values of the variables the block binds (the tape writes them
   back into the caller's frame), the values the block watched, and its
   locals: the record the backward pass reads.
-- ``tape_region_backward(take, <seeds>)`` takes what it reads from the record
-  (``take`` is the record's ``pop`` for a tape used once, ``get`` for a
-  persistent one) and returns ``[(source, adjoint), ...]``.
+- ``tape_region_backward(take, live, <seeds>)`` takes what it reads from the
+  record (``take`` is the record's ``pop`` for a tape used once, ``get`` for a
+  persistent one) and returns ``[(source, adjoint), ...]`` for the sources
+  named in ``live`` (those a seeded target reaches).
 
 The targets are not known when the block runs, so every variable the block
 binds that a gradient can flow through has a seed (zeros for those not
@@ -28,7 +29,8 @@ from ..passes import activity, lifetimes, tape_blocks
 from ..passes.cleanup import cleanup
 from . import codegen
 from .context import Generated
-from .pipeline import region_front, reverse_and_record, trim_forward, without_gc
+from .pipeline import region_front, reverse_and_record, trim_forward, watch_where_bound, \
+    without_gc
 
 
 class Recorded(Generated):
@@ -51,7 +53,8 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     active = [n for n in outputs if n in act]
     # What each seed reaches: a source no asked-for target reaches gets None, not zeros.
     reaches = {n: activity.analyze(node.body, wrt, {n}).active for n in active}
-    order = _report_outputs(body, active, region)
+    order = watch_where_bound(body, region, [(n,) for n in active])
+    _comment_with_statement(body)
     seeds = [ctx.namer.fresh(f"seed_{n}") for n in active]
     watched_log = ctx.namer.fresh("watched")
 
@@ -86,7 +89,7 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     forward_fn = gast.FunctionDef(fname, node.args, head + fwd + [gast.Return(result)],
                                   [], None, None, [])
     recorded = set(params) | set(unbound) | {watched_log} | {
-        n for s in walk_stmts(fwd) for n in tape_blocks.bound_in(s)}
+        n for s in fwd for n in tape_blocks.bound_in(s)}
     take, live = ctx.namer.fresh("take"), ctx.namer.fresh("live")
     bwd = _reported_if_live(bwd, rev.grads_list, live)
     unpack = [_unpack(n, take, bwd) for n in sorted(_names_in(bwd) & recorded - set(seeds))]
@@ -113,26 +116,11 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     return generated
 
 
-def _report_outputs(body, names, region):
-    """Markers reporting each name's adjoint after the top-level statement that last
-    binds it; returns name -> that statement's position (of names bound to one value,
-    the one bound first carries what flows through the others)."""
-    last = {}
-    for i, s in enumerate(body):
-        for n in tape_blocks.bound_in(s):
-            last[n] = i
-    order = {n: last[n] for n in names if n in last}
-    for i in sorted(set(order.values()), reverse=True):
-        markers = []
-        for n in sorted(n for n in order if order[n] == i):
-            m = gast.Expr(gast.Call(T.name("_sg_watch"), [T.name(n)], []))
-            gast.copy_location(m, body[i])
-            anno.set_origin(m, anno.origin(body[i]))
-            m = anno.set_kind(m, "watch", watched=n)
-            m.sg_output = True
-            markers.append(m)
-        body[i + 1:i + 1] = markers
-    return order
+def _comment_with_statement(body):
+    """Reports of bound variables in the backward code under their statement's comment."""
+    for before, s in zip(body, body[1:]):
+        if getattr(s, "sg_output", False) and anno.origin(s) is None:
+            anno.set_origin(s, anno.origin(before))
 
 
 def _reported_if_live(stmts, grads_list, live):

@@ -60,6 +60,13 @@ class _Record:
         self.once = None  # a block run once: (compiled code, its record), see once.py
         self.skipper = None
 
+    def carried_inputs(self, earlier):
+        """Inputs holding a value an ``earlier`` record made, or one watched before the
+        block: gradients flow on through them to the earlier blocks."""
+        return [n for n in self.inputs
+                if any(self.values[n] is v for v in self.prewatched)
+                or any(self.values[n] is v for r in earlier for v in r.outputs.values())]
+
     def run_once(self, frame, carried, watch_variables):
         """Run the block's compiled code in place of its statements; False if it cannot be."""
         region = self.region
@@ -86,6 +93,7 @@ class _Record:
             try:
                 entry = compile_recorded(region, self.inputs, sample, once.bound_names(
                     region.statements), watch_variables, _is_variable, tuple(carried))
+                entry.watch_variables = watch_variables  # for its row-mode twin
             except CompileError:
                 entry = _CANNOT  # recorded by the rerun design, which reports it if it matters
             remember(_COMPILED, key, entry)
@@ -95,7 +103,6 @@ class _Record:
         bound = {n: v for n, v in zip(entry.outputs, outs) if v is not runtime.UNBOUND}
         once.write_back(frame, bound)
         self.once = (entry, record)
-        entry.watch_variables = watch_variables
         self.carried = carried
         self.outputs = bound
         self.watched = watched
@@ -233,10 +240,9 @@ class GradientTape:
         # Values watched by an earlier block stay watched in this one.
         self._current.prewatched = list(self._watched_values)
         record = self._current
-        carried = [n for n in inputs if any(record.values[n] is v for v in record.prewatched)
-                   or any(record.values[n] is v for r in self._records for v in r.outputs.values())]
         try:
-            ran = record.run_once(frame, carried, self.watch_accessed_variables)
+            ran = record.run_once(frame, record.carried_inputs(self._records),
+                                  self.watch_accessed_variables)
         except BaseException as e:
             self._current = None
             self._failed.append((where, type(e)))
@@ -449,10 +455,7 @@ class GradientTape:
                     wanted[names] = seed if names not in wanted else wanted[names] + seed
             if not wanted:
                 continue
-            earlier = [r.outputs for r in self._records[:i]]
-            carried = [n for n in record.inputs
-                       if any(any(v is record.values[n] for v in out.values()) for out in earlier)
-                       or any(v is record.values[n] for v in record.prewatched)]
+            carried = record.carried_inputs(self._records[:i])
             names = sorted(wanted)
             # Sources the block computed (``h`` in ``tape.gradient(loss, h)``): their
             # adjoints where the block last bound them.
