@@ -142,3 +142,28 @@ def test_unconnected_sources_are_none_and_intermediate_sources_work():
     np.testing.assert_allclose(gx, 2 * np.sin(x) * np.cos(x))
     np.testing.assert_allclose(tape.gradient(y, h), 2 * h)
     np.testing.assert_allclose(tape.gradient(z, w), np.ones(2))
+
+
+def watch_params_bound_in_the_block(params, x, rng):
+    with sg.GradientTape() as tape:
+        W, b = params["W"], params["b"]
+        tape.watch([W, b])
+        mask = rng.random((x.shape[0], W.shape[1])) < 0.5
+        h = np.where(mask, np.tanh(x @ W + b), 0.0) / 0.5
+        loss = np.sum(h * h)
+    return mask, tape.gradient(loss, [W, b])
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_a_value_bound_and_watched_in_the_block_is_counted_once(placement):
+    """``W = params["W"]; tape.watch(W)``: W is both a watched value and a variable the
+    block binds; its adjoint is the watch point's, not that plus its name's."""
+    rng = np.random.default_rng(5)
+    x, W, b = rng.normal(size=(5, 3)), rng.normal(size=(3, 4)), rng.normal(size=4)
+    step = watch_params_bound_in_the_block if placement == "plain" else \
+        sg.function(watch_params_bound_in_the_block)
+    mask, (gW, gb) = step({"W": W, "b": b}, x, rng)
+    t = np.tanh(x @ W + b)
+    dz = np.where(mask, 2.0 * (t / 0.5) / 0.5 * (1 - t * t), 0.0)
+    np.testing.assert_allclose(gW, x.T @ dz, rtol=1e-12)
+    np.testing.assert_allclose(gb, dz.sum(0), rtol=1e-12)

@@ -177,9 +177,10 @@ class _Record:
             out.append((None if reported else obj, adjoint, obj if id(obj) in carried else None))
         # A value the block computed, asked for as a source: its adjoint where the
         # block first bound it (that one carries what flows through its other names).
+        watched = [obj for obj, _ in pairs if type(obj) is not str]
         for source in flat_sources:
-            if any(source is v for v in self.values.values()):
-                continue  # reported where the block watched it
+            if any(source is v for v in self.values.values()) or any(source is w for w in watched):
+                continue  # reported where the block watched it (``W = p["W"]; tape.watch(W)``)
             names = [n for n in by_name if self.outputs.get(n) is source]
             if names:
                 first = min(entry.order[n] for n in names)
