@@ -167,3 +167,73 @@ def test_a_value_bound_and_watched_in_the_block_is_counted_once(placement):
     dz = np.where(mask, 2.0 * (t / 0.5) / 0.5 * (1 - t * t), 0.0)
     np.testing.assert_allclose(gW, x.T @ dz, rtol=1e-12)
     np.testing.assert_allclose(gb, dz.sum(0), rtol=1e-12)
+
+
+# -- statements between tape.__enter__() and tape.__exit__(...) run once too ----------
+
+def manual_dropout_step(w, x, rng, log):
+    tape = sg.GradientTape()
+    tape.__enter__()
+    tape.watch(w)
+    mask = rng.random(w.shape) < 0.5
+    h = np.where(mask, np.tanh(x * w), 0.0) / 0.5
+    loss = np.sum(h * h)
+    log.append(float(loss))
+    tape.__exit__(None, None, None)
+    return loss, mask, tape.gradient(loss, w)
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_by_hand_a_training_loop_with_dropout_differentiates_the_mask_it_drew(placement):
+    rng = np.random.default_rng(3)
+    w, x = np.linspace(-1.0, 1.0, 16), np.linspace(0.5, 2.0, 16)
+    step = manual_dropout_step if placement == "plain" else sg.function(manual_dropout_step)
+    log = []
+    for _ in range(4):
+        loss, mask, g = step(w, x, rng, log)
+        np.testing.assert_allclose(g, hand_dropout_grad(w, x, mask), rtol=1e-12)
+        w = w - 0.1 * g
+    assert len(log) == 4
+
+
+def test_by_hand_with_a_loop_in_the_block_and_the_block_in_a_loop():
+    x = np.array([0.5, 1.5])
+    grads, seen = [], []
+    for k in range(3):
+        tape = sg.GradientTape()
+        tape.__enter__()
+        tape.watch(x)
+        y = x
+        for _ in range(k + 1):
+            y = y * x
+            seen.append(k)
+        s = np.sum(y)
+        tape.__exit__(None, None, None)
+        grads.append(tape.gradient(s, x))
+    for k, g in enumerate(grads):
+        np.testing.assert_allclose(g, (k + 2) * x ** (k + 1), rtol=1e-12)
+    assert seen == [0, 1, 1, 2, 2, 2]
+
+
+def test_by_hand_under_a_trace_function_already_set():
+    events = []
+
+    def tracer(frame, event, arg):
+        events.append(event)
+        return None
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        x = np.array([1.0, 2.0])
+        tape = sg.GradientTape()
+        tape.__enter__()
+        tape.watch(x)
+        y = np.sum(x * x * x)
+        tape.__exit__(None, None, None)
+        after = sys.gettrace()
+    finally:
+        sys.settrace(previous)
+    assert after is tracer
+    np.testing.assert_allclose(tape.gradient(y, x), 3 * x * x)
+    assert tape._records[-1].once is not None  # run once, not by the rerun design

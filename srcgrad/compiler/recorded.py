@@ -23,7 +23,7 @@ the backward pass again.
 """
 import gast
 
-from ..ir import anno, templates as T
+from ..ir import anno, escapes, templates as T
 from ..ir.names import loads_in, walk_stmts
 from ..passes import activity, lifetimes, tape_blocks
 from ..passes.cleanup import cleanup
@@ -92,7 +92,8 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
         n for s in fwd for n in tape_blocks.bound_in(s)}
     take, live = ctx.namer.fresh("take"), ctx.namer.fresh("live")
     bwd = _reported_if_live(bwd, rev.grads_list, live)
-    unpack = [_unpack(n, take, bwd) for n in sorted(_names_in(bwd) & recorded - set(seeds))]
+    reads = sorted(_names_in(bwd) & recorded - set(seeds))
+    unpack = [_unpack(n, take, bwd) for n in reads]
     args = gast.arguments([gast.Name(a, gast.Param(), None, None) for a in [take, live] + seeds],
                           [], None, [], [], None, [])
     backward_fn = gast.FunctionDef(bname, args, unpack + bwd + [gast.Return(out)],
@@ -111,6 +112,9 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     generated.seeded = active
     generated.order = order
     generated.reaches = reaches
+    # What the user can reach and may write into before the backward code reads it.
+    generated.copied = sorted(set(reads) - escapes.private_names(
+        fwd, ctx.scope, set(params) | set(outputs) | {watched_log}))
     generated.variables = [ctx.scope.value(s.value) for s in walk_stmts(body)
                            if anno.kind(s) == "read"]
     return generated

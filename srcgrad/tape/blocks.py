@@ -32,6 +32,7 @@ class Region:
     outputs: list = None
     with_stmt: object = None  # the ``with`` statement (None for ``__enter__()`` by hand)
     runs_once: object = None  # None, or why the block cannot be run once (see tape.once)
+    exit_stmt: object = None  # the ``tape.__exit__(...)`` statement of a region entered by hand
 
     def origin(self, node):
         lineno = getattr(node, "lineno", self.lineno)
@@ -141,7 +142,7 @@ def _locate(frame):
                 for j in range(i + 1, len(stmts)):
                     if _is_method_call(stmts[j], name, "__exit__"):
                         return Region(filename, lineno, stmts[i + 1:j], name, frame.f_globals,
-                                      key=(filename, lineno, s.col_offset))
+                                      key=(filename, lineno, s.col_offset), exit_stmt=stmts[j])
                 raise CompileError(
                     f"`{name}.__enter__()` without a matching `{name}.__exit__(...)` in the same "
                     "block", f"{os.path.basename(filename)}:{lineno}",

@@ -7,6 +7,10 @@ trace function on the caller's frame raises ``SkipBlock`` on the block's
 first line, and ``__exit__`` suppresses it and puts back whatever trace
 function was there (coverage, a debugger).
 
+Statements between ``tape.__enter__()`` and ``tape.__exit__(...)`` run the
+same way; the trace function jumps from the first of them to the
+``__exit__`` line.
+
 ``why_not`` says which blocks cannot run this way (they are recorded by the
 rerun design until the tape issue's remaining work lands).
 """
@@ -14,6 +18,7 @@ import ctypes
 import sys
 
 import gast
+import numpy as np
 
 from ..ir.names import walk_stmts
 
@@ -50,10 +55,16 @@ def why_not(region):
     """None if ``region`` can run once compiled, or the reason it cannot."""
     w = region.with_stmt
     if w is None:
-        return "entered by hand"
-    if len(w.items) != 1:
+        if not region.statements:
+            return "no statements between __enter__() and __exit__()"
+        if region.statements[0].lineno == region.lineno:
+            return "the block starts on the line of its __enter__()"
+        last = region.statements[-1]
+        if getattr(last, "end_lineno", last.lineno) >= region.exit_stmt.lineno:
+            return "the block ends on the line of its __exit__()"
+    elif len(w.items) != 1:
         return "a with statement of several items"
-    if region.statements[0].lineno == w.lineno:
+    elif region.statements[0].lineno == w.lineno:
         return "the block starts on the line of its with"
     if not _WRITE_BACK:
         return "no way to write a frame's variables on this Python"
@@ -111,22 +122,65 @@ def write_back(frame, values):
         _write_back(frame, values)
 
 
+def keep_as_computed(record, names):
+    """Replace the arrays under ``names`` in ``record`` (also inside lists, tuples and
+    dicts) by copies, so that writes the user's code makes after the block do not
+    change what the backward code reads. Returns {id(copy): original} for the
+    copies the backward code may report a gradient for."""
+    originals, memo = {}, {}
+
+    def keep(value):
+        kind = type(value)
+        if kind is np.ndarray:
+            copy = memo.get(id(value))
+            if copy is None:
+                copy = memo[id(value)] = value.copy()
+                originals[id(copy)] = value
+            return copy
+        if kind is list or kind is tuple:
+            items = [keep(v) for v in value]
+            if all(a is b for a, b in zip(items, value)):
+                return value
+            copy = items if kind is list else tuple(items)
+        elif kind is dict:
+            items = {k: keep(v) for k, v in value.items()}
+            if all(items[k] is v for k, v in value.items()):
+                return value
+            copy = items
+        else:
+            return value
+        originals[id(copy)] = value
+        return copy
+
+    for name in names:
+        if name in record:
+            record[name] = keep(record[name])
+    return originals
+
+
 def _no_calls(frame, event, arg):
     return None  # other frames are not traced
 
 
 class Skipper:
-    """Skips the statements of the block whose ``with`` is on ``frame``'s current line."""
+    """Skips the statements of the block whose ``with`` (or ``__enter__()``) is on
+    ``frame``'s current line: a ``with`` block by raising ``SkipBlock`` on its
+    first line, the statements before ``tape.__exit__(...)`` by jumping to it."""
 
-    def __init__(self, frame):
+    def __init__(self, frame, exit_line=None):
         self.frame = frame
         self.line = frame.f_lineno
+        self.exit_line = exit_line
         self.previous = sys.gettrace(), frame.f_trace
+        self.skipped = False
 
     def arm(self):
         def local(frame, event, arg):
-            if event == "line" and frame.f_lineno != self.line:
-                raise SkipBlock()
+            if event == "line" and frame.f_lineno != self.line and not self.skipped:
+                self.skipped = True
+                if self.exit_line is None:
+                    raise SkipBlock()
+                frame.f_lineno = self.exit_line
             return local
         self.frame.f_trace = local
         if self.previous[0] is None:

@@ -58,6 +58,7 @@ class _Record:
         self.snapshots = {}
         self.held = {}  # Variable -> its array when the block ran, if assigned since
         self.once = None  # a block run once: (compiled code, its record), see once.py
+        self.originals = {}  # id(copy in the record) -> the user's value it was copied from
         self.skipper = None
 
     def carried_inputs(self, earlier):
@@ -100,13 +101,14 @@ class _Record:
         if entry is _CANNOT:
             return False
         outs, watched, record = entry.forward(*sample)
+        self.originals = once.keep_as_computed(record, entry.copied)
         bound = {n: v for n, v in zip(entry.outputs, outs) if v is not runtime.UNBOUND}
         once.write_back(frame, bound)
         self.once = (entry, record)
         self.carried = carried
         self.outputs = bound
         self.watched = watched
-        self.skipper = once.Skipper(frame)
+        self.skipper = once.Skipper(frame, region.exit_stmt and region.exit_stmt.lineno)
         self.skipper.arm()
         return True
 
@@ -157,7 +159,7 @@ class _Record:
                 return value
         previous, runtime.HELD[0] = runtime.HELD[0], self.held
         try:
-            pairs = [(originals.get(id(obj), obj), g)
+            pairs = [(originals.get(id(obj), self.originals.get(id(obj), obj)), g)
                      for obj, g in _pairs(entry.backward(take, live, *args))]
         finally:
             runtime.HELD[0] = previous
@@ -256,9 +258,9 @@ class GradientTape:
     def __exit__(self, exc_type, exc, tb):
         record, self._current = self._current, None
         if record is not None and record.skipper is not None:
-            record.skipper.disarm()
-            record.skipper = None
-            if exc_type is not once.SkipBlock:
+            skipper, record.skipper = record.skipper, None
+            skipper.disarm()
+            if not skipper.skipped or exc_type not in (once.SkipBlock, None):
                 raise RuntimeError("srcgrad ran this GradientTape block and could not skip its "
                                    "statements: they ran a second time") from exc
             self._records.append(record)

@@ -1,0 +1,104 @@
+"""Which values of a tape block's forward code no one but its record can reach.
+
+The backward code of a tape block reads its record after the user's code has
+gone on, and that code may write into an array the block read or bound
+(``a[0] = 10.0``). TensorFlow's gradient is at the values the block computed
+with, so the tape copies what the user can reach (``tape.once``): an input, a
+variable the block binds, a view of either, whatever went into a container,
+an attribute or a call that may keep it. What the block's own operations made
+and only the record holds needs no copy: the private names found here.
+"""
+import gast
+import numpy as np
+
+# Functions and methods whose result is a new array (never their argument or a
+# view of it) and that keep no reference to their arguments.
+_FRESH_FUNCTIONS = {
+    np.sum, np.mean, np.prod, np.std, np.var, np.max, np.min, np.amax, np.amin,
+    np.dot, np.matmul, np.inner, np.outer, np.tensordot, np.kron, np.trace,
+    np.where, np.clip, np.cumsum, np.cumprod, np.concatenate, np.stack, np.vstack,
+    np.hstack, np.tile, np.repeat, np.sort, np.copy, np.diff,
+    np.zeros, np.ones, np.full, np.zeros_like, np.ones_like, np.full_like, np.arange,
+    np.linalg.norm, np.linalg.inv, np.linalg.solve, np.linalg.det, np.linalg.slogdet,
+    len, float, int,
+}
+_FRESH_METHODS = {"sum", "mean", "prod", "std", "var", "max", "min", "dot", "copy",
+                  "cumsum", "cumprod", "clip"}
+_HARMLESS_ATTRIBUTES = {"shape", "ndim", "dtype", "size"}
+
+
+def private_names(stmts, scope, visible):
+    """Names bound in ``stmts`` whose values are new arrays (or immutable) that
+    only the generated code holds: every binding is a fresh value and every read
+    only computes from it. ``visible``: names the user sees (inputs, outputs)."""
+    bindings, loads = {}, {}
+
+    def visit(node, parent):
+        if isinstance(node, gast.Name):
+            if isinstance(node.ctx, gast.Load):
+                loads.setdefault(node.id, []).append(parent)
+            elif isinstance(node.ctx, gast.Store):
+                simple = isinstance(parent, gast.Assign) and len(parent.targets) == 1 \
+                    and parent.targets[0] is node
+                bindings.setdefault(node.id, []).append(parent.value if simple else None)
+            return
+        for child in gast.iter_child_nodes(node):
+            visit(child, node)
+
+    for s in stmts:
+        visit(s, None)
+    stacks = {n for n, values in bindings.items()
+              if all(isinstance(v, gast.List) and not v.elts for v in values)
+              and all(_is_append(p, n) for p in loads.get(n, []))}
+    private = {n for n, values in bindings.items()
+               if n not in visible and n not in stacks
+               and all(v is not None and _fresh(v, scope) for v in values)
+               and all(_computes_from(p, n, stacks, scope) for p in loads.get(n, []))}
+    # A list the generated code pushes values on: private if every value is.
+    private |= {n for n in stacks if n not in visible and all(
+        p.args[0].id in private for s in stmts for p in gast.walk(s) if _is_append(p, n))}
+    return private
+
+
+def _is_append(node, stack):
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+        and node.func.attr == "append" and isinstance(node.func.value, gast.Name) \
+        and node.func.value.id == stack and len(node.args) == 1 \
+        and isinstance(node.args[0], gast.Name) and not node.keywords
+
+
+def _fresh(value, scope):
+    if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Constant)):
+        return True
+    if isinstance(value, gast.Call):
+        if any(k.arg in ("out", "copy") for k in value.keywords):
+            return False
+        f = value.func
+        if isinstance(f, gast.Attribute) and f.attr in _FRESH_METHODS:
+            return True
+        obj = scope.value(f)
+        try:
+            return isinstance(obj, np.ufunc) or obj in _FRESH_FUNCTIONS
+        except TypeError:  # unhashable
+            return False
+    return False
+
+
+def _computes_from(parent, name, stacks, scope):
+    """Does this read of ``name`` only compute from it (keeping no reference to it,
+    taking no view of it)?"""
+    if isinstance(parent, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.If, gast.While,
+                           gast.Delete)):
+        return True
+    if isinstance(parent, gast.Attribute):  # ``name.shape``, ``name.sum()``
+        return parent.attr in _HARMLESS_ATTRIBUTES or parent.attr in _FRESH_METHODS
+    if isinstance(parent, gast.Subscript):  # an index, not what is indexed
+        return not (isinstance(parent.value, gast.Name) and parent.value.id == name)
+    if isinstance(parent, gast.Call) and name in [getattr(a, "id", None) for a in parent.args]:
+        f = parent.func
+        if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and (
+                (f.value.id in stacks and f.attr == "append")
+                or (f.value.id == "_sg" and f.attr == "like")):
+            return True
+        return _fresh(parent, scope)
+    return False
