@@ -237,3 +237,51 @@ def test_by_hand_under_a_trace_function_already_set():
     assert after is tracer
     np.testing.assert_allclose(tape.gradient(y, x), 3 * x * x)
     assert tape._records[-1].once is not None  # run once, not by the rerun design
+
+
+# -- a nested tape's block is run again by its gradient: only if that repeats it ------
+
+def nested_with(x, rng, effect):
+    with sg.GradientTape() as outer:
+        outer.watch(x)
+        with sg.GradientTape() as inner:
+            inner.watch(x)
+            if effect == "draw":
+                m = rng.random(x.shape)
+            else:
+                print("inner", x)
+                m = 2.0
+            y = np.sum(m * x ** 3)
+        dy = inner.gradient(y, x)
+        s = np.sum(dy)
+    return outer.gradient(s, x), m
+
+
+@pytest.mark.parametrize("effect", ["draw", "print"])
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_a_random_draw_or_an_effect_in_a_nested_tape_is_refused_not_repeated(effect, placement):
+    x = np.array([1.0, 2.0])
+    f = nested_with if placement == "plain" else sg.function(nested_with)
+    with pytest.raises(sg.CompileError) as err:
+        f(x, np.random.default_rng(0), effect)
+    message = str(err.value)
+    assert ("rng.random" if effect == "draw" else "print") in message
+    assert "nested tape" in message and "test_tape_once.py" in message
+
+
+def nested_pure(x):
+    with sg.GradientTape() as outer:
+        outer.watch(x)
+        with sg.GradientTape() as inner:
+            inner.watch(x)
+            m = np.cos(np.arange(x.size) * 1.0) + len(x) + x.round().sum()
+            y = np.sum(m * x ** 3)
+        dy = inner.gradient(y, x)
+        s = np.sum(dy)
+    return outer.gradient(s, x), m
+
+
+def test_a_repeatable_nested_tape_still_works():
+    x = np.array([1.0, 2.0])
+    d2, m = nested_pure(x)
+    np.testing.assert_allclose(d2, 6.0 * m * x, rtol=1e-12)

@@ -16,7 +16,8 @@ import numpy as np
 from ..ir import anno, atoms, templates as T
 from ..ir.names import bound_names, loads_in, stores, walk_stmts
 from ..ir.resolve import Guards
-from ..passes import activity, fence, lifetimes, normalize, ranks, recompute, record, tape_blocks
+from ..passes import activity, fence, lifetimes, normalize, ranks, recompute, record, repeatable, \
+    tape_blocks
 from ..passes.cleanup import cleanup, drop_unused, forward_copies
 from ..passes.desugar import desugar
 from ..passes.reverse import Reverse, int_names
@@ -195,6 +196,9 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     targets = [(t,) if isinstance(t, str) else tuple(t) for t in targets]
     ctx, node, body, wrt, params = region_front(region, inputs, sample, watch_variables,
                                                 is_variable, watch_inputs, watch_outputs)
+    repeatable.check(body, ctx, "it is a nested tape's block" if sources is not None
+                     else region.runs_once if isinstance(region.runs_once, str)
+                     else "it could not be compiled to run once")
     act = activity.analyze(node.body, wrt, {n for group in targets for n in group})
     seeds = [ctx.namer.fresh(f"seed_{group[0]}") for group in targets]
     seeded = [next((n for n in group if n in act), group[0]) for group in targets]
