@@ -285,3 +285,29 @@ def test_a_repeatable_nested_tape_still_works():
     x = np.array([1.0, 2.0])
     d2, m = nested_pure(x)
     np.testing.assert_allclose(d2, 6.0 * m * x, rtol=1e-12)
+
+
+def zero_trip(layers):
+    x = np.array([1.0, 2.0])
+    W, h = "W before", "h before"
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = x
+        for W in layers:
+            h = y * W
+            y = np.sin(h)
+        s = np.sum(y)
+    return W, h, tape.gradient(s, x)
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_a_loop_that_runs_no_trip_leaves_its_variables_as_they_were(placement):
+    f = zero_trip if placement == "plain" else sg.function(zero_trip)
+    W, h, g = f([])
+    assert (W, h) == ("W before", "h before")
+    np.testing.assert_allclose(g, [1.0, 1.0])
+    w = np.array([0.5, 2.0])
+    W, h, g = f([w])
+    assert W is w
+    np.testing.assert_allclose(h, [0.5, 4.0])
+    np.testing.assert_allclose(g, np.cos(h) * w, rtol=1e-12)

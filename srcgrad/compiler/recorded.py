@@ -77,11 +77,13 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
                                 rev.scalars, ctx.namer.adjoints)
     at = next(i for i, s in enumerate(code) if s is point)
     fwd, bwd = code[:at], _live_dels(code[at + 1:])
+    unbound = [n for n in outputs if n not in params]
+    # A variable a zero-trip loop would bind stays as it was (unbound: not written back).
+    fwd = [s for s in fwd if not (getattr(s, "sg_preinit", False) and s.targets[0].id in unbound)]
 
     where = region.origin(node).short()
     fname = ctx.namer.fresh(f"{region.tape_name or 'tape'}_region")
     bname = ctx.namer.fresh(f"{fname}_backward")
-    unbound = [n for n in outputs if n not in params]
     head = [T.assign(watched_log, gast.List([], gast.Load()))]
     head += [T.assign(n, T.expr("_sg.UNBOUND")) for n in unbound]
     result = gast.Tuple([gast.Tuple([T.name(n) for n in outputs], gast.Load()), T.name(watched_log),

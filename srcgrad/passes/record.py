@@ -97,6 +97,8 @@ class Recorder:
         self.definitely = set(self.params)
         code = self.block(body, in_loop=False)
         head = [T.assign(n, T.const(None)) for n in self.preinit]
+        for a in head:
+            a.sg_preinit = True  # not the user's: a tape block leaves such a name unbound
         head += [T.assign(s, gast.List([], gast.Load())) for s in self.stacks]
         return head + code
 

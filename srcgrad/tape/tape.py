@@ -59,6 +59,7 @@ class _Record:
         self.held = {}  # Variable -> its array when the block ran, if assigned since
         self.once = None  # a block run once: (compiled code, its record), see once.py
         self.originals = {}  # id(copy in the record) -> the user's value it was copied from
+        self.kept = {}  # the same for the copies of the inputs a rerun block starts from
         self.skipper = None
 
     def carried_inputs(self, earlier):
@@ -253,6 +254,12 @@ class GradientTape:
         if ran:
             for value in record.watched:
                 self.watch(value)
+        else:
+            # Rerun from these values: copies, so that writes into the user's arrays
+            # (in the block or after it) do not change what is differentiated.
+            kept = {n: v for n, v in record.values.items() if n not in record.snapshots}
+            record.kept = once.keep_as_computed(kept, list(kept))
+            record.snapshots.update({n: v for n, v in kept.items() if v is not record.values[n]})
         return self
 
     def __exit__(self, exc_type, exc, tb):
@@ -469,6 +476,7 @@ class GradientTape:
             args = [record.snapshots.get(n, record.values[n]) for n in record.inputs]
             args += [wanted[n] for n in names]
             originals = {id(record.snapshots[n]): record.values[n] for n in record.snapshots}
+            originals.update(record.kept)
             previous, runtime.HELD[0] = runtime.HELD[0], record.held
             try:
                 pairs = _pairs(entry.fn(*args))

@@ -106,6 +106,28 @@ def manual_bound_value_written_after():
     return tape.gradient(y, a), np.array([8.0, 16.0, 24.0])
 
 
+def nested_tapes_written_after():
+    """Blocks with a nested tape are recorded by running them again from the values
+    they started from: copies, not the arrays the user changed since."""
+    x = np.array([1.0, 2.0])
+    p = {"w": np.array([0.5, 1.5])}
+    with sg.GradientTape(persistent=True) as outer:
+        outer.watch([x, p])
+        with sg.GradientTape() as inner:
+            inner.watch(x)
+            y = np.sum(p["w"] * x ** 3)
+        dy = inner.gradient(y, x)
+        s = np.sum(dy * dy)
+    x[0] = 10.0
+    p["w"] *= 3.0
+    gx, gp = outer.gradient(s, [x, p])
+    w, x0 = np.array([0.5, 1.5]), np.array([1.0, 2.0])
+    # s = sum(9 w^2 x^4)
+    return (gx, gp["w"], outer.gradient(s, x)), \
+        (36.0 * w ** 2 * x0 ** 3, 18.0 * w * x0 ** 4, 36.0 * w ** 2 * x0 ** 3)
+
+
 CASES = [input_written_after, bound_value_written_after, view_written_through_its_base,
          params_updated_in_place_between_gradients, list_of_layers_written_after,
-         manual_input_written_after, manual_bound_value_written_after]
+         manual_input_written_after, manual_bound_value_written_after,
+         nested_tapes_written_after]
