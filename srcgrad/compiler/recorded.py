@@ -115,8 +115,10 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     generated.order = order
     generated.reaches = reaches
     # What the user can reach and may write into before the backward code reads it.
-    generated.copied = sorted(set(reads) - escapes.private_names(
-        fwd, ctx.scope, set(params) | set(outputs) | {watched_log}))
+    private = escapes.private_names(fwd, ctx.scope, set(params) | set(outputs) | {watched_log})
+    generated.copied = sorted(set(reads) - private)
+    # ``a + b`` of two lists is a new list of the same items: looked into at run time.
+    generated.private_reads = sorted(set(reads) & private)
     generated.variables = [ctx.scope.value(s.value) for s in walk_stmts(body)
                            if anno.kind(s) == "read"]
     return generated

@@ -122,11 +122,12 @@ def write_back(frame, values):
         _write_back(frame, values)
 
 
-def keep_as_computed(record, names):
+def keep_as_computed(record, names, containers_only=()):
     """Replace the arrays under ``names`` in ``record`` (also inside lists, tuples and
     dicts) by copies, so that writes the user's code makes after the block do not
-    change what the backward code reads. Returns {id(copy): original} for the
-    copies the backward code may report a gradient for."""
+    change what the backward code reads; under ``containers_only``, only the
+    arrays inside containers. Returns {id(copy): original} for the copies the
+    backward code may report a gradient for."""
     originals, memo = {}, {}
 
     def keep(value):
@@ -154,6 +155,9 @@ def keep_as_computed(record, names):
 
     for name in names:
         if name in record:
+            record[name] = keep(record[name])
+    for name in containers_only:
+        if type(record.get(name)) in (list, tuple, dict):
             record[name] = keep(record[name])
     return originals
 

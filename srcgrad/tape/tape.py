@@ -102,7 +102,7 @@ class _Record:
         if entry is _CANNOT:
             return False
         outs, watched, record = entry.forward(*sample)
-        self.originals = once.keep_as_computed(record, entry.copied)
+        self.originals = once.keep_as_computed(record, entry.copied, entry.private_reads)
         bound = {n: v for n, v in zip(entry.outputs, outs) if v is not runtime.UNBOUND}
         once.write_back(frame, bound)
         self.once = (entry, record)
