@@ -311,3 +311,17 @@ def test_a_loop_that_runs_no_trip_leaves_its_variables_as_they_were(placement):
     assert W is w
     np.testing.assert_allclose(h, [0.5, 4.0])
     np.testing.assert_allclose(g, np.cos(h) * w, rtol=1e-12)
+
+
+def test_an_outer_tape_over_a_nested_one_compiles_once(monkeypatch):
+    """The inner tape's adjoint code, inlined into the outer's, is guarded by what
+    it read (a weak reference to it died with the compile: a recompile per call)."""
+    calls = []
+    compile_region = tape_module.compile_region
+    monkeypatch.setattr(tape_module, "compile_region",
+                        lambda *a, **k: calls.append(1) or compile_region(*a, **k))
+    x = np.array([1.0, 2.0])
+    for _ in range(3):
+        d2, m = nested_pure(x)
+        np.testing.assert_allclose(d2, 6.0 * m * x, rtol=1e-12)
+    assert len(calls) <= 1
