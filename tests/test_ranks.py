@@ -59,7 +59,7 @@ def test_nested_tapes_on_a_scalar_variable_have_no_unbroadcast():
     numeric = (sg.grad(recurrence)(0.7 + eps) - sg.grad(recurrence)(0.7 - eps)) / (2 * eps)
     assert math.isclose(float(_nested(0.7)), numeric, rel_tol=1e-6)
     texts = [e.text for e in tape_module._COMPILED.values() if "recurrence" in e.text]
-    assert len(texts) >= 2  # the inner block's code and the outer block's
+    assert texts  # the block (with the inner block's adjoint code inlined)
     assert not any("unbroadcast" in t for t in texts)
 
 

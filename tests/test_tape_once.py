@@ -325,3 +325,45 @@ def test_an_outer_tape_over_a_nested_one_compiles_once(monkeypatch):
         d2, m = nested_pure(x)
         np.testing.assert_allclose(d2, 6.0 * m * x, rtol=1e-12)
     assert len(calls) <= 1
+
+
+def restored_in_a_loop(y):
+    with sg.GradientTape(persistent=True) as tape:
+        tape.watch(y)
+        acc = 0.0
+        for _ in range(2):
+            z = y * 1.0
+            z[0] = z[1] * 3.0
+            acc = acc + np.sum(z * z)
+    return tape.gradient(acc, y), tape.gradient(acc, y), tape.jacobian(acc, y)
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_a_persistent_tape_gives_the_same_gradient_twice_when_the_backward_restores_in_loops(
+        placement):
+    """Each backward run gets its own copy of the stacks and arrays it restores in place
+    (the second run read what the first had popped and overwritten)."""
+    f = restored_in_a_loop if placement == "plain" else sg.function(restored_in_a_loop)
+    y = np.array([1.0, 2.0, 3.0])
+    # acc = 2 * sum(z * z), z = [3 y1, y1, y2]
+    expected = np.array([0.0, 40.0 * y[1], 4.0 * y[2]])
+    for g in f(y):
+        np.testing.assert_allclose(g, expected, rtol=1e-12)
+
+
+def test_nested_tapes_run_once_and_the_inner_tape_is_spent_after_the_block():
+    x = np.array([1.0, 2.0])
+    with sg.GradientTape() as outer:
+        outer.watch(x)
+        with sg.GradientTape() as inner:
+            inner.watch(x)
+            y = np.sum(np.sin(x) * x)
+        dy = inner.gradient(y, x)
+        s = np.sum(dy * dy)
+    assert outer._records[-1].once is not None
+    dy_expected = np.cos(x) * x + np.sin(x)
+    np.testing.assert_allclose(dy, dy_expected, rtol=1e-12)
+    d2 = 2.0 * dy_expected * (2.0 * np.cos(x) - np.sin(x) * x)
+    np.testing.assert_allclose(outer.gradient(s, x), d2, rtol=1e-12)
+    with pytest.raises(RuntimeError, match="take its gradient inside that block"):
+        inner.gradient(y, x)

@@ -119,6 +119,8 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     generated.copied = sorted(set(reads) - private)
     # ``a + b`` of two lists is a new list of the same items: looked into at run time.
     generated.private_reads = sorted(set(reads) & private)
+    # Restored in place by the backward code: a persistent tape gives each run its own copy.
+    generated.restored = {n for n in reads if _restored_in_place(n, bwd)}
     generated.variables = [ctx.scope.value(s.value) for s in walk_stmts(body)
                            if anno.kind(s) == "read"]
     return generated

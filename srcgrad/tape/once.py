@@ -73,7 +73,8 @@ def why_not(region):
             return "break or continue out of the block"
         if isinstance(s, gast.With):
             f = getattr(s.items[0].context_expr, "func", None)
-            if not (isinstance(f, gast.Attribute) and f.attr == "stop_recording"):
+            if not (isinstance(f, gast.Attribute) and f.attr == "stop_recording") \
+                    and not _nested_tape(s):
                 return "a with statement in the block"
     for node in (n for s in region.statements for n in gast.walk(s)):
         if isinstance(node, _ESCAPES):
@@ -83,6 +84,31 @@ def why_not(region):
                 and node.attr not in ("watch", "stop_recording", "reset"):
             return f"`{region.tape_name}.{node.attr}` in the block"
     return None
+
+
+def _nested_tape(s):
+    """The name of the tape ``s`` enters: ``with GradientTape() as inner:``."""
+    item = s.items[0]
+    f = getattr(item.context_expr, "func", None)
+    name = getattr(f, "attr", None) or getattr(f, "id", None)
+    if len(s.items) == 1 and name == "GradientTape" and isinstance(item.optional_vars, gast.Name):
+        return item.optional_vars.id
+    return None
+
+
+def nested_tapes(region):
+    """Names of the tapes entered inside ``region`` (with a ``with`` or by hand)."""
+    out = []
+    for s in walk_stmts(region.statements):
+        name = _nested_tape(s) if isinstance(s, gast.With) else None
+        call = getattr(s, "value", None)
+        if isinstance(s, gast.Expr) and isinstance(call, gast.Call) \
+                and isinstance(call.func, gast.Attribute) and call.func.attr == "__enter__" \
+                and isinstance(call.func.value, gast.Name):
+            name = call.func.value.id
+        if name is not None and name not in out:
+            out.append(name)
+    return out
 
 
 def _in_loop(stmt, statements):
@@ -160,6 +186,19 @@ def keep_as_computed(record, names, containers_only=()):
         if type(record.get(name)) in (list, tuple, dict):
             record[name] = keep(record[name])
     return originals
+
+
+def pristine(value):
+    """A copy of ``value`` and of the lists, dicts, tuples and arrays in it: the backward
+    code restores a stack by popping it and a slot by writing into the array."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return value.copy()
+    if kind is list or kind is tuple:
+        return kind(pristine(v) for v in value)
+    if kind is dict:
+        return {k: pristine(v) for k, v in value.items()}
+    return value
 
 
 def _no_calls(frame, event, arg):

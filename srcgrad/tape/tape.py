@@ -104,6 +104,11 @@ class _Record:
         outs, watched, record = entry.forward(*sample)
         self.originals = once.keep_as_computed(record, entry.copied, entry.private_reads)
         bound = {n: v for n, v in zip(entry.outputs, outs) if v is not runtime.UNBOUND}
+        for name in once.nested_tapes(region):
+            # The compiled block never entered it: a tape whose gradient was taken inside.
+            spent = GradientTape()
+            spent._spent_in = region
+            bound[name] = spent
         once.write_back(frame, bound)
         self.once = (entry, record)
         self.carried = carried
@@ -149,8 +154,17 @@ class _Record:
         args = [seeds[n] if n in seeds else _zero_seed(self.outputs.get(n), rows)
                 for n in entry.seeded]
         live = set().union(*(entry.reaches[n] for n in seeds))
-        take = record.get if keep else record.pop
         originals = {}
+        if keep:  # the backward code may run again: what it restores in place is copied
+            def take(name, default, get=record.get, restored=entry.restored):
+                value = get(name, default)
+                if name not in restored:
+                    return value
+                copy = once.pristine(value)
+                originals[id(copy)] = value
+                return copy
+        else:
+            take = record.pop
         if self.held:  # Variables assigned since the block ran: their values then
             def take(name, default, take=take):
                 value = take(name, default)
@@ -158,10 +172,14 @@ class _Record:
                     originals[id(self.held[value])] = value
                     return self.held[value]
                 return value
+
+
+        def original(obj):  # the user's object an adjoint reported for a copy is for
+            obj = originals.get(id(obj), obj)
+            return self.originals.get(id(obj), obj)
         previous, runtime.HELD[0] = runtime.HELD[0], self.held
         try:
-            pairs = [(originals.get(id(obj), self.originals.get(id(obj), obj)), g)
-                     for obj, g in _pairs(entry.backward(take, live, *args))]
+            pairs = [(original(obj), g) for obj, g in _pairs(entry.backward(take, live, *args))]
         finally:
             runtime.HELD[0] = previous
         if not keep:
@@ -405,6 +423,12 @@ class GradientTape:
                 "block, or compute the target in a block that ends normally")
 
     def _start_differentiating(self):
+        spent_in = getattr(self, "_spent_in", None)
+        if spent_in is not None:
+            raise RuntimeError(
+                "this GradientTape recorded a block nested in the GradientTape block at "
+                f"{spent_in.origin(spent_in).short()}, which srcgrad compiled and ran as a whole: "
+                "take its gradient inside that block")
         if self._used and not self.persistent:
             raise RuntimeError(_NOT_PERSISTENT)
         if self._current is not None:
