@@ -170,7 +170,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
 
 @without_gc
 def compile_region(region, inputs, sample, targets, watch_variables, is_variable, sources=None,
-                   watch_inputs=(), rows=False, watch_outputs=()):
+                   watch_inputs=(), rows=False, watch_outputs=(), returns=None):
     """Generate and load the adjoint code of ``region`` seeded at ``targets``.
 
     The region's statements become ``def tape_region(<inputs>, <seeds>)``: it
@@ -190,15 +190,22 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     nested tape's gradient call is compiled to. ``rows``: the seeds carry a
     leading axis of rows (``jacobian``: all rows of the identity in one run),
     and so does every adjoint reported.
+
+    ``returns`` (with ``sources``): a nested tape's block compiled to run once
+    inside the outer block's code, in place of its statements: no seed
+    argument (ones like the target), and the function returns ``(adjoints,
+    <returns>...)``, the values the block bound (``UNBOUND`` where it bound
+    nothing).
     """
     # A target is a name, or names bound to one value: seeded once, through the first
     # the code differentiates.
     targets = [(t,) if isinstance(t, str) else tuple(t) for t in targets]
     ctx, node, body, wrt, params = region_front(region, inputs, sample, watch_variables,
                                                 is_variable, watch_inputs, watch_outputs)
-    repeatable.check(body, ctx, "it is a nested tape's block" if sources is not None
-                     else region.runs_once if isinstance(region.runs_once, str)
-                     else "it could not be compiled to run once")
+    if returns is None:
+        repeatable.check(body, ctx, "it is a nested tape's block" if sources is not None
+                         else region.runs_once if isinstance(region.runs_once, str)
+                         else "it could not be compiled to run once")
     act = activity.analyze(node.body, wrt, {n for group in targets for n in group})
     seeds = [ctx.namer.fresh(f"seed_{group[0]}") for group in targets]
     seeded = [next((n for n in group if n in act), group[0]) for group in targets]
@@ -217,9 +224,24 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
         out = T.name(rev.grads_list)
     else:
         out = gast.Tuple([T.name(v) for v in rev.named_sources.values()], gast.Load())
+    middle = []
+    if returns is not None:
+        # The values the block bound, kept before the backward code restores them.
+        kept = [ctx.namer.fresh(f"{n}_value") for n in returns]
+        middle = [T.assign(k, T.name(n)) for k, n in zip(kept, returns)]
+        middle += [T.assign(sd, T.expr("_sg.seed_like(y)", y=t)) for sd, t in zip(seeds, seeded)]
+        out = gast.Tuple([out] + [T.name(k) for k in kept], gast.Load())
+        # Bound by the block's own statements (not only in a loop or a branch): always bound.
+        bound = {t.id for st in region.statements if isinstance(st, gast.Assign)
+                 for t in st.targets if isinstance(t, gast.Name)}
+        unbound = [n for n in returns if n not in params and n not in bound]
+        forward = [T.assign(n, T.expr("_sg.UNBOUND")) for n in unbound] + [
+            s for s in forward if not (getattr(s, "sg_preinit", False)
+                                       and s.targets[0].id in unbound)]
     code = _tidy_region(ctx, rev, forward, backward, out, params, seeds,
-                        outermost=sources is None)
-    node.args.args += [gast.Name(sd, gast.Param(), None, None) for sd in seeds]
+                        outermost=sources is None, middle=middle)
+    if returns is None:
+        node.args.args += [gast.Name(sd, gast.Param(), None, None) for sd in seeds]
     fname = ctx.namer.fresh(f"{region.tape_name or 'tape'}_region")
     new = gast.FunctionDef(fname, node.args, code + [gast.Return(out)], [], None, None, [])
     T.fix_ctx(new)
@@ -239,8 +261,9 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
 
 
 def region_front(region, inputs, sample, watch_variables, is_variable, watch_inputs=(),
-                 watch_outputs=()):
-    """The region's statements as a normalized ``def tape_region(<inputs>)``.
+                 watch_outputs=(), once=False):
+    """The region's statements as a normalized ``def tape_region(<inputs>)``; ``once``:
+    for a block run once (its nested tapes' blocks run once too, see tape_blocks).
 
     Returns the context, the def, its body (without the final return), the
     names differentiated with respect to, and the parameters.
@@ -255,7 +278,7 @@ def region_front(region, inputs, sample, watch_variables, is_variable, watch_inp
     ctx.is_variable = is_variable
     ctx.param_values = dict(zip(params, sample))
     prepare = tape_blocks.Prepare(region, ctx, watch_variables, is_variable,
-                                  dict(zip(params, sample)), compile_region)
+                                  dict(zip(params, sample)), compile_region, once)
     node.body = prepare.block(region.statements, region.tape_name) + [gast.Return(T.const(None))]
     fence.check(src)
     desugar(node, ctx.namer)
@@ -332,14 +355,14 @@ def watch_where_bound(body, region, groups):
         body[i + 1:i + 1] = markers
     return {n: i for i, names in at.items() for n in names}
 
-def _tidy_region(ctx, rev, forward, backward, out, params, seeds, outermost):
+def _tidy_region(ctx, rev, forward, backward, out, params, seeds, outermost, middle=()):
     """Forward and backward code cleaned up; ``outermost``: no outer tape reads the
     region's values again, so values nothing reads are skipped and the others freed
-    after their last use."""
+    after their last use. ``middle``: statements between the two (not outermost)."""
     cleanup(backward, ctx.namer.adjoints.values(), loads_in([gast.Expr(out)]))
     lifetimes.shapes_from_operands(forward, backward, params, rev.ranks)
     if not outermost:
-        return forward + backward
+        return forward + list(middle) + backward
     trim_forward(forward, rev, backward + [gast.Expr(out)])
     return lifetimes.free_early(forward, backward,
                                 set(params) | set(seeds) | loads_in([gast.Expr(out)]),

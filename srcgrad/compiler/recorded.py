@@ -48,7 +48,7 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     ``rows`` only if the two forward codes are the same (``forward_text``).
     """
     ctx, node, body, wrt, params = region_front(region, inputs, sample, watch_variables,
-                                                is_variable, watch_inputs)
+                                                is_variable, watch_inputs, once=True)
     act = activity.analyze(node.body, wrt, set(outputs))
     active = [n for n in outputs if n in act]
     # What each seed reaches: a source no asked-for target reaches gets None, not zeros.

@@ -142,9 +142,12 @@ class Prepare:
       differentiates again: nested tapes give higher derivatives.
     """
 
-    def __init__(self, region, ctx, watch_variables, is_variable, known, compile_inner):
+    def __init__(self, region, ctx, watch_variables, is_variable, known, compile_inner,
+                 once=False):
         self.known = known  # this region's inputs -> their values at entry
         self.compile_inner = compile_inner
+        self.once = once  # nested tapes' blocks run once, in place (``_run_once``)
+        self.gradients = {}  # (line, column) of an inner.gradient(...) -> its adjoints' name
         self.region = region
         self.ctx = ctx
         self.watch_variables = watch_variables
@@ -176,6 +179,12 @@ class Prepare:
                 continue
             if isinstance(s, (gast.For, gast.While)):
                 self.bound |= bound_in(s)  # bound on an earlier trip
+            ran = self._run_once(stmts, i, tape_name) if self.once else None
+            if ran is not None:
+                out += ran
+                self.bound |= bound_in(s)
+                i += 1
+                continue
             out += self.stmt(copy.deepcopy(s), tape_name, in_loop)
             self.bound |= bound_in(s)
             i += 1
@@ -208,6 +217,11 @@ class Prepare:
                                s, "end the with block first")
         if isinstance(s, gast.With):
             return self.with_stmt(s, tape_name, in_loop)
+        if isinstance(s, gast.Assign) and (s.lineno, s.col_offset) in self.gradients:
+            grads, as_list = self.gradients[(s.lineno, s.col_offset)]
+            s.value = T.name(grads) if as_list else gast.Subscript(T.name(grads), T.const(0),
+                                                                   gast.Load())
+            return [s]
         if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call):
             f = s.value.func
             if isinstance(f, gast.Attribute) and f.attr == "gradient" \
@@ -237,6 +251,66 @@ class Prepare:
             return self.block(s.body, tape_name, in_loop)
         raise self.region.error("a with statement inside a recorded GradientTape block is not "
                                 "supported (other than nested tapes and stop_recording)", s)
+
+    def _run_once(self, stmts, i, tape_name):
+        """``with GradientTape() as inner:`` at ``stmts[i]`` whose only use is one
+        ``g = inner.gradient(y, x)`` later in ``stmts``, as statements that run the
+        inner block once, with its backward code, where the block is::
+
+            inner_run = inner_value_and_gradient(<inputs>)
+            y = inner_run[1]            # each variable the inner block binds
+            ...
+            g = inner_run[0][0]         # at the gradient call
+
+        None where the block is not of that form (the gradient call is then
+        compiled to adjoint code that runs the inner block again)."""
+        s = stmts[i]
+        if not isinstance(s, gast.With) or len(s.items) != 1:
+            return None
+        item = s.items[0]
+        f = getattr(item.context_expr, "func", None)
+        if (getattr(f, "attr", None) or getattr(f, "id", None)) != "GradientTape" \
+                or not isinstance(item.optional_vars, gast.Name):
+            return None
+        name = item.optional_vars.id
+        calls = [t for t in stmts[i + 1:] if isinstance(t, gast.Assign)
+                 and isinstance(t.value, gast.Call) and not t.value.keywords
+                 and len(t.value.args) == 2 and isinstance(t.value.func, gast.Attribute)
+                 and t.value.func.attr == "gradient" and isinstance(t.value.func.value, gast.Name)
+                 and t.value.func.value.id == name]
+        uses = [n for t in self.region.statements for n in gast.walk(t)
+                if isinstance(n, gast.Name) and n.id == name]
+        inner_uses = [n for t in s.body for n in gast.walk(t)
+                      if isinstance(n, gast.Name) and n.id in (name, tape_name)]
+        if len(calls) != 1 or len(uses) != 2 + len([n for n in inner_uses if n.id == name]) \
+                or any(n.id == tape_name for n in inner_uses) \
+                or any(isinstance(t, gast.With) or _is_tape_call(t, name, "reset")
+                       for t in walk_stmts(s.body)):
+            return None
+        call = calls[0]
+        target, sources = call.value.args
+        as_list = isinstance(sources, (gast.List, gast.Tuple))
+        names = sources.elts if as_list else [sources]
+        if not isinstance(target, gast.Name) or not all(isinstance(n, gast.Name) for n in names):
+            return None
+        inner = self.region.nested(s, s.body, name)
+        local = set(self.known) | set(region_outputs(self.region))
+        inputs = [n for n in region_inputs(inner) if n in local]
+        returns = sorted(region_outputs(inner))
+        fn = self.compile_inner(inner, inputs, [self.known.get(n) for n in inputs], [target.id],
+                                self.watch_variables, self.is_variable,
+                                sources=[n.id for n in names], returns=returns).fn
+        callee = self.ctx.inject(fn, f"{name}_value_and_gradient")
+        run = self.ctx.namer.fresh(f"{name}_run")
+        grads = self.ctx.namer.fresh(f"{name}_gradients")
+        out = [T.assign(run, gast.Call(T.name(callee), [T.name(n) for n in inputs], [])),
+               T.assign(grads, gast.Subscript(T.name(run), T.const(0), gast.Load()))]
+        out += [T.assign(n, gast.Subscript(T.name(run), T.const(k + 1), gast.Load()))
+                for k, n in enumerate(returns)]
+        for o in out:
+            gast.copy_location(o, s)
+        self.gradients[(call.lineno, call.col_offset)] = grads, as_list
+        return out
 
     def inner_gradient(self, inner, call, stmt):
         """``inner.gradient(y, x)`` as a call to the adjoint code of the inner block."""
