@@ -671,6 +671,54 @@ program("computed_after_exit_is_cut", "vector", """
     return y, tape.gradient(y, [x, w])
 """)
 
+# ---------------------------------------------------------------- random draws, effects
+# A generator seeded before the block: every run of the program (the finite
+# differences' too) draws the same values, so a tape that ran the block again
+# (drawing anew) or appended twice fails here.
+
+program("random_dropout_and_noise", "vector", """
+    rng = np.random.default_rng(11)
+    log = []
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        tape.watch(w)
+        mask = rng.random(x.shape) < 0.5
+        noise = rng.normal(size=x.shape)
+        y = np.sum(np.where(mask, x * w, 0.0) / 0.5 + noise * x * x)
+        log.append(float(y))
+    assert len(log) == 1
+    return y, tape.gradient(y, [x, w])
+""")
+
+program("random_draws_in_a_loop", "vector", """
+    rng = np.random.default_rng(5)
+    calls = [0]
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        tape.watch(w)
+        h = x
+        for _ in range(3):
+            h = np.tanh(h * w + rng.normal(size=h.shape) * 0.1)
+            calls[0] += 1
+        y = np.sum(h * h)
+    assert calls[0] == 3
+    return y, tape.gradient(y, [x, w])
+""")
+
+program("random_draw_in_a_nested_tape", "scalar", """
+    rng = np.random.default_rng(3)
+    with sg.GradientTape() as outer:
+        outer.watch(x)
+        outer.watch(w)
+        with sg.GradientTape() as inner:
+            inner.watch(x)
+            m = rng.random() + 0.5
+            y = m * x ** 3 * w
+        dy = inner.gradient(y, x)
+        z = dy * w
+    return z, outer.gradient(z, [x, w])
+""")
+
 # ---------------------------------------------------------------- higher order
 
 program("nested_second_derivative", "scalar", """

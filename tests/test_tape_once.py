@@ -393,3 +393,25 @@ def test_nested_tapes_run_once_and_the_inner_tape_is_spent_after_the_block():
     np.testing.assert_allclose(outer.gradient(s, x), d2, rtol=1e-12)
     with pytest.raises(RuntimeError, match="take its gradient inside that block"):
         inner.gradient(y, x)
+
+
+def rebound_target(x):
+    with sg.GradientTape() as outer:
+        outer.watch(x)
+        with sg.GradientTape() as inner:
+            inner.watch(x)
+            y = np.sum(x ** 3)
+        y = y * 2.0
+        dy = inner.gradient(y, x)
+        s = np.sum(x * 3.0)
+    return dy, outer, s
+
+
+def test_a_target_bound_again_after_the_inner_block_is_not_the_recorded_one():
+    """TensorFlow: the inner tape did not record ``y * 2.0``, so its gradient is None;
+    the outer tape cannot differentiate that and says so."""
+    x = np.array([1.0, 2.0])
+    dy, outer, s = rebound_target(x)
+    assert dy is None
+    with pytest.raises(sg.CompileError, match="bound again between the end of `inner`'s block"):
+        outer.gradient(s, x)

@@ -50,10 +50,17 @@ def private_names(stmts, scope, visible):
     stacks = {n for n, values in bindings.items()
               if all(isinstance(v, gast.List) and not v.elts for v in values)
               and all(_is_append(p, n) for p in loads.get(n, []))}
-    private = {n for n, values in bindings.items()
-               if n not in visible and n not in stacks
-               and all(v is not None and _fresh(v, scope) for v in values)
-               and all(_computes_from(p, n, stacks, scope) for p in loads.get(n, []))}
+    # Names bound only to new values; a method (``t.sum()``) counts on such a name only,
+    # not on an object that may have a method of that name.
+    arrays = set()
+    while True:
+        grown = {n for n, values in bindings.items()
+                 if all(v is not None and _fresh(v, scope, arrays) for v in values)}
+        if grown == arrays:
+            break
+        arrays = grown
+    private = {n for n in arrays if n not in visible and n not in stacks
+               and all(_computes_from(p, n, stacks, scope, arrays) for p in loads.get(n, []))}
     # A list the generated code pushes values on: private if every value is.
     private |= {n for n in stacks if n not in visible and all(
         p.args[0].id in private for s in stmts for p in gast.walk(s) if _is_append(p, n))}
@@ -67,15 +74,16 @@ def _is_append(node, stack):
         and isinstance(node.args[0], gast.Name) and not node.keywords
 
 
-def _fresh(value, scope):
+def _fresh(value, scope, arrays):
     if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Constant)):
         return True
     if isinstance(value, gast.Call):
         if any(k.arg in ("out", "copy") for k in value.keywords):
             return False
         f = value.func
-        if isinstance(f, gast.Attribute) and f.attr in _FRESH_METHODS:
-            return True
+        if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) \
+                and f.value.id in arrays:
+            return f.attr in _FRESH_METHODS
         obj = scope.value(f)
         try:
             return isinstance(obj, np.ufunc) or obj in _FRESH_FUNCTIONS
@@ -84,7 +92,7 @@ def _fresh(value, scope):
     return False
 
 
-def _computes_from(parent, name, stacks, scope):
+def _computes_from(parent, name, stacks, scope, arrays):
     """Does this read of ``name`` only compute from it (keeping no reference to it,
     taking no view of it)?"""
     if isinstance(parent, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.If, gast.While,
@@ -100,5 +108,5 @@ def _computes_from(parent, name, stacks, scope):
                 (f.value.id in stacks and f.attr == "append")
                 or (f.value.id == "_sg" and f.attr == "like")):
             return True
-        return _fresh(parent, scope)
+        return _fresh(parent, scope, arrays)
     return False

@@ -179,7 +179,7 @@ class Prepare:
                 continue
             if isinstance(s, (gast.For, gast.While)):
                 self.bound |= bound_in(s)  # bound on an earlier trip
-            ran = self._run_once(stmts, i, tape_name) if self.once else None
+            ran = self._run_once(stmts, i, tape_name)
             if ran is not None:
                 out += ran
                 self.bound |= bound_in(s)
@@ -262,8 +262,9 @@ class Prepare:
             ...
             g = inner_run[0][0]         # at the gradient call
 
-        None where the block is not of that form (the gradient call is then
-        compiled to adjoint code that runs the inner block again)."""
+        None where the block is not of that form, or the outer block is run again
+        (the gradient call is then compiled to adjoint code that runs the inner
+        block again)."""
         s = stmts[i]
         if not isinstance(s, gast.With) or len(s.items) != 1:
             return None
@@ -292,6 +293,16 @@ class Prepare:
         as_list = isinstance(sources, (gast.List, gast.Tuple))
         names = sources.elts if as_list else [sources]
         if not isinstance(target, gast.Name) or not all(isinstance(n, gast.Name) for n in names):
+            return None
+        between = set().union(*(bound_in(t) for t in stmts[i + 1:stmts.index(call)]))
+        rebound = sorted(between & ({target.id} | {n.id for n in names}))
+        if rebound:
+            raise self.region.error(
+                f"`{rebound[0]}` is bound again between the end of `{name}`'s block and "
+                f"`{name}.gradient(...)`: the tape recorded the value its block computed, not "
+                "this one", call, f"take the gradient right after the block, or compute "
+                f"`{rebound[0]}` inside it")
+        if not self.once:
             return None
         inner = self.region.nested(s, s.body, name)
         local = set(self.known) | set(region_outputs(self.region))

@@ -33,6 +33,7 @@ class Region:
     with_stmt: object = None  # the ``with`` statement (None for ``__enter__()`` by hand)
     runs_once: object = None  # None, or why the block cannot be run once (see tape.once)
     exit_stmt: object = None  # the ``tape.__exit__(...)`` statement of a region entered by hand
+    nested_tapes: list = None  # names of the tapes entered inside the region, once found
 
     def origin(self, node):
         lineno = getattr(node, "lineno", self.lineno)

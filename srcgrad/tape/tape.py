@@ -104,7 +104,9 @@ class _Record:
         outs, watched, record = entry.forward(*sample)
         self.originals = once.keep_as_computed(record, entry.copied, entry.private_reads)
         bound = {n: v for n, v in zip(entry.outputs, outs) if v is not runtime.UNBOUND}
-        for name in once.nested_tapes(region):
+        if region.nested_tapes is None:
+            region.nested_tapes = once.nested_tapes(region)
+        for name in region.nested_tapes:
             # The compiled block never entered it: a tape whose gradient was taken inside.
             spent = GradientTape()
             spent._spent_in = region
