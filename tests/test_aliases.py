@@ -199,3 +199,26 @@ def test_tape_in_plain_code_and_in_function(f, args):
     expected = sg.grad(f)(*args)
     np.testing.assert_allclose(taped(f, *args), expected, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(sg.function(taped)(f, *args), expected, rtol=1e-10, atol=1e-12)
+
+
+def alias_after_a_slot_write(x):
+    """Fuzzer 35002:157: the first-order code restores ``a``'s slot in place after
+    ``np.cos(b)`` read ``b = a``; the second-order backward read ``b`` again, changed
+    by the restore, and gave zeros."""
+    a = np.zeros_like(x)
+    a[[True, True]] = x
+    b = a
+    return np.sum(a) + np.sum(np.sin(b))
+
+
+def test_second_order_through_a_restored_alias_is_refused_not_zero():
+    x = np.array([1.09, 1.088])
+    np.testing.assert_allclose(sg.grad(alias_after_a_slot_write)(x), 1.0 + np.cos(x),
+                               rtol=1e-12)
+    direction = np.array([0.7, -0.4])
+    first = sg.grad(alias_after_a_slot_write)
+
+    def second(v):
+        return np.sum(first(v) * direction)
+    with pytest.raises(sg.CompileError, match=re.escape("writing into `a[...]`")):
+        sg.grad(second)(x)

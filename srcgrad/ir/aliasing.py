@@ -57,6 +57,10 @@ def _transient_views(body, loads, scope):
     writes into ``t``, and nothing writes into ``b`` before the last read of
     ``t``. That is how ``out[1:3] += v`` is compiled (``t = out[1:3]; u = t + v;
     out[1:3] = u``) and how the generated code saves values (``x_prev = x``).
+    A write into ``b`` after the last read still changes ``t`` for the backward
+    pass, which reads ``t`` again where the derivative needs its value
+    (``np.cos(t)``): then only reads that need no value (``t + v``, a copy) are
+    safe (second order of first-order code that restores a slot of ``b``).
     """
     safe = set()
     seen_stmts = {}
@@ -88,8 +92,11 @@ def _transient_views(body, loads, scope):
             if base is None:
                 continue
             view, total, seen = s.targets[0].id, loads.get(s.targets[0].id, 0), 0
-            for later in block[i + 1:]:
+            valued = False  # a read whose derivative needs the value
+            for j, later in enumerate(block[i + 1:], i + 1):
                 if seen == total:
+                    if valued and any(base in parts(t)[1] for t in block[j:]):
+                        seen = -1
                     break
                 names, written = parts(later)
                 if view in written or any(
@@ -100,9 +107,31 @@ def _transient_views(body, loads, scope):
                 if base in written and (seen + reads < total or (compound and reads)):
                     break
                 seen += reads
+                valued = valued or (reads and not _reads_no_value(later, view))
+            else:
+                if seen == total and valued and any(
+                        base in parts(t)[1] for t in block[i + 1:]
+                        if not any(n.id == view for n in parts(t)[0])):
+                    seen = -1
             if seen == total:
                 safe.add(id(s))
     return safe
+
+
+def _reads_no_value(stmt, name):
+    """Is every read of ``name`` in ``stmt`` one whose derivative does not need its value:
+    an operand of ``+``/``-``, or the whole value assigned (a copy)?"""
+    if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Name):
+        return True
+    ok = set()
+    for n in T.walk(stmt):
+        if isinstance(n, gast.BinOp) and isinstance(n.op, (gast.Add, gast.Sub)):
+            ok |= {id(e) for e in (n.left, n.right) if isinstance(e, gast.Name)}
+        elif isinstance(n, gast.UnaryOp) and isinstance(n.op, (gast.USub, gast.UAdd)):
+            if isinstance(n.operand, gast.Name):
+                ok.add(id(n.operand))
+    return all(id(n) in ok for n in T.walk(stmt)
+               if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load))
 
 
 def _walk_own(stmt):
