@@ -163,6 +163,40 @@ def test_containers_through_loops_at_second_order(f):
     check_grads(f, (X,), order=2)
 
 
+def dense(p, name, h):
+    return np.tanh(h @ p[name + "_W"] + p[name + "_b"])
+
+
+def dict_params_to_a_helper(params, h):
+    """The parameter dict is read by a helper and directly: its adjoint and the
+    helper's add up (generated code added two dicts with ``+``: a TypeError)."""
+    return np.sum(dense(params, "l1", h) @ params["l2_W"]) + np.sum(params["l1_b"] ** 2)
+
+
+def dict_params_step(params, h):
+    with sg.GradientTape() as tape:
+        tape.watch(params)
+        loss = np.sum(dense(params, "l1", h) @ params["l2_W"]) + np.sum(params["l1_b"] ** 2)
+    return tape.gradient(loss, params)
+
+
+def test_a_parameter_dict_read_by_a_helper_and_directly():
+    rng = np.random.default_rng(4)
+    params = {"l1_W": rng.normal(size=(3, 4)), "l1_b": rng.normal(size=4),
+              "l2_W": rng.normal(size=(4, 2))}
+    h = rng.normal(size=(5, 3))
+    keys = sorted(params)
+
+    def flat(l1_W, l1_b, l2_W):
+        return dict_params_to_a_helper({"l1_W": l1_W, "l1_b": l1_b, "l2_W": l2_W}, h)
+    expected = sg.grad(flat, wrt=(0, 1, 2))(*[params[k] for k in keys])
+    check_grads(flat, tuple(params[k] for k in keys))
+    for got in (dict_params_step(params, h), sg.function(dict_params_step)(params, h)):
+        assert sorted(got) == keys
+        for k, e in zip(keys, expected):
+            np.testing.assert_allclose(got[k], e, rtol=1e-12)
+
+
 # -- custom_gradient differentiated twice --------------------------------------
 
 @sg.custom_gradient

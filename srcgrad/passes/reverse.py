@@ -93,12 +93,20 @@ class Reverse:
         if name not in state:
             out.append(T.assign(dn, value))
             state[name] = True
-        elif name in self.ctx.containers:
+        elif name in self.ctx.containers or self._passed_container(name):
             out.append(T.assign(dn, T.expr("_sg.add(a, b)", a=dn, b=value)))
             state[name] = OWN
         else:
             out.append(T.assign(dn, gast.BinOp(T.name(dn), gast.Add(), value)))
             state[name] = OWN
+
+    def _passed_container(self, name):
+        """A parameter passed a list, tuple or dict (``params`` of a step): its adjoints
+        add item by item."""
+        for values in (getattr(self.ctx, "arg_values", None), self.ctx.param_values):
+            if isinstance((values or {}).get(name), (list, tuple, dict)):
+                return True
+        return False
 
     def zero(self, name):
         # ``name`` may be unbound on this path (assigned only in the other
