@@ -415,3 +415,36 @@ def test_a_target_bound_again_after_the_inner_block_is_not_the_recorded_one():
     assert dy is None
     with pytest.raises(sg.CompileError, match="bound again between the end of `inner`'s block"):
         outer.gradient(s, x)
+
+
+# -- Variables the block only computes with run as their arrays ----------------------
+
+def variable_block(v, frozen):
+    with sg.GradientTape() as tape:
+        tape.watch(frozen)
+        same = v
+        y = np.sum(np.sin(v) * v) + np.sum(frozen * v)
+    return same, y, tape.gradient(y, [v, frozen, same])
+
+
+def variable_methods_block(v):
+    with sg.GradientTape() as tape:
+        scale = 2.0 if v.trainable else 1.0
+        y = np.sum(v * v) * scale
+    return y, tape.gradient(y, v)
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_variables_as_arrays_keep_their_identity_and_watching(placement):
+    v = sg.Variable(np.array([0.5, -1.0]))
+    frozen = sg.Variable(np.array([2.0, 3.0]), trainable=False)
+    f = variable_block if placement == "plain" else sg.function(variable_block)
+    same, y, (gv, gf, gsame) = f(v, frozen)
+    assert same is v  # the block's name for the Variable is the Variable
+    x = v.numpy()
+    np.testing.assert_allclose(gv, np.cos(x) * x + np.sin(x) + frozen.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(gsame, gv, rtol=1e-12)
+    np.testing.assert_allclose(gf, x, rtol=1e-12)  # watched by hand
+    g = sg.function(variable_methods_block)(v)[1] if placement == "function" \
+        else variable_methods_block(v)[1]
+    np.testing.assert_allclose(g, 4 * x, rtol=1e-12)

@@ -261,9 +261,10 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
 
 
 def region_front(region, inputs, sample, watch_variables, is_variable, watch_inputs=(),
-                 watch_outputs=(), once=False):
+                 watch_outputs=(), once=False, as_arrays=()):
     """The region's statements as a normalized ``def tape_region(<inputs>)``; ``once``:
-    for a block run once (its nested tapes' blocks run once too, see tape_blocks).
+    for a block run once (its nested tapes' blocks run once too, see tape_blocks);
+    ``as_arrays``: inputs that are trainable Variables passed as their arrays.
 
     Returns the context, the def, its body (without the final return), the
     names differentiated with respect to, and the parameters.
@@ -277,6 +278,7 @@ def region_front(region, inputs, sample, watch_variables, is_variable, watch_inp
     ctx.variable_sources = watch_variables
     ctx.is_variable = is_variable
     ctx.param_values = dict(zip(params, sample))
+    ctx.as_arrays = set(as_arrays)  # trainable Variables passed as their arrays
     prepare = tape_blocks.Prepare(region, ctx, watch_variables, is_variable,
                                   dict(zip(params, sample)), compile_region, once)
     node.body = prepare.block(region.statements, region.tape_name) + [gast.Return(T.const(None))]

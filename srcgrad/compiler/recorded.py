@@ -39,16 +39,19 @@ class Recorded(Generated):
 
 @without_gc
 def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variable,
-                     watch_inputs=(), rows=False):
+                     watch_inputs=(), rows=False, as_arrays=()):
     """Forward and backward code of ``region`` run once, from ``inputs`` (names whose
     entry values are ``sample``); ``outputs``: the names the block binds.
 
+    ``as_arrays``: inputs holding a trainable Variable's array (the tape passes
+    the array): watched from the first line, in nested tapes' blocks too.
     ``rows``: the backward code takes seeds with a leading axis of rows
     (``jacobian``); it reads the record of the forward code compiled without
     ``rows`` only if the two forward codes are the same (``forward_text``).
     """
     ctx, node, body, wrt, params = region_front(region, inputs, sample, watch_variables,
-                                                is_variable, watch_inputs, once=True)
+                                                is_variable, tuple(watch_inputs) + tuple(as_arrays),
+                                                once=True, as_arrays=as_arrays)
     act = activity.analyze(node.body, wrt, set(outputs))
     active = [n for n in outputs if n in act]
     # What each seed reaches: a source no asked-for target reaches gets None, not zeros.

@@ -310,7 +310,8 @@ class Prepare:
         returns = sorted(region_outputs(inner))
         fn = self.compile_inner(inner, inputs, [self.known.get(n) for n in inputs], [target.id],
                                 self.watch_variables, self.is_variable,
-                                sources=[n.id for n in names], returns=returns).fn
+                                sources=[n.id for n in names], returns=returns,
+                                watch_inputs=self._variables_in(inputs)).fn
         callee = self.ctx.inject(fn, f"{name}_value_and_gradient")
         run = self.ctx.namer.fresh(f"{name}_run")
         grads = self.ctx.namer.fresh(f"{name}_gradients")
@@ -322,6 +323,12 @@ class Prepare:
             gast.copy_location(o, s)
         self.gradients[(call.lineno, call.col_offset)] = grads, as_list
         return out
+
+    def _variables_in(self, inputs):
+        """Inputs that are trainable Variables passed as arrays: a nested tape watches
+        them as it watches the Variables it reads."""
+        as_arrays = getattr(self.ctx, "as_arrays", ())
+        return tuple(n for n in inputs if n in as_arrays) if self.watch_variables else ()
 
     def inner_gradient(self, inner, call, stmt):
         """``inner.gradient(y, x)`` as a call to the adjoint code of the inner block."""
@@ -342,7 +349,8 @@ class Prepare:
         inputs = [n for n in region_inputs(inner) if n in local]
         sample = [self.known.get(n) for n in inputs]
         fn = self.compile_inner(inner, inputs, sample, [target.id], self.watch_variables,
-                                self.is_variable, sources=[n.id for n in names]).fn
+                                self.is_variable, sources=[n.id for n in names],
+                                watch_inputs=self._variables_in(inputs)).fn
         callee = self.ctx.inject(fn, f"{inner.tape_name}_gradient")
         seed = call.keywords[0].value if call.keywords else T.expr("_sg.seed_like(y)", y=target.id)
         result = gast.Call(T.name(callee), [T.name(n) for n in inputs] + [seed], [])

@@ -34,6 +34,7 @@ class Region:
     runs_once: object = None  # None, or why the block cannot be run once (see tape.once)
     exit_stmt: object = None  # the ``tape.__exit__(...)`` statement of a region entered by hand
     nested_tapes: list = None  # names of the tapes entered inside the region, once found
+    variable_uses: set = None  # names whose attributes (other than an array's) it reads
 
     def origin(self, node):
         lineno = getattr(node, "lineno", self.lineno)

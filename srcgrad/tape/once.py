@@ -21,6 +21,7 @@ import gast
 import numpy as np
 
 from ..ir.names import walk_stmts
+from ..variables import Variable
 
 
 class SkipBlock(Exception):
@@ -96,6 +97,19 @@ def _nested_tape(s):
     return None
 
 
+_ARRAY_ATTRIBUTES = {"shape", "ndim", "dtype", "size", "T"}
+
+
+def plain_variables(region, inputs, values):
+    """Inputs holding a Variable that the block's own statements use only as an array
+    (no ``v.assign(...)``, ``v.numpy()``, ``v.name``): they can run as its array."""
+    if region.variable_uses is None:
+        region.variable_uses = {n.value.id for s in region.statements for n in gast.walk(s)
+                                if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name)
+                                and n.attr not in _ARRAY_ATTRIBUTES}
+    return [n for n in inputs if isinstance(values[n], Variable) and n not in region.variable_uses]
+
+
 def nested_tapes(region):
     """Names of the tapes entered inside ``region`` (with a ``with`` or by hand)."""
     out = []
@@ -148,6 +162,10 @@ def write_back(frame, values):
         _write_back(frame, values)
 
 
+_SCALARS = frozenset({float, int, bool, complex, type(None), np.float64, np.float32, np.int64,
+                      np.bool_, range})
+
+
 def keep_as_computed(record, names, containers_only=()):
     """Replace the arrays under ``names`` in ``record`` (also inside lists, tuples and
     dicts) by copies, so that writes the user's code makes after the block do not
@@ -159,12 +177,16 @@ def keep_as_computed(record, names, containers_only=()):
     def keep(value):
         kind = type(value)
         if kind is np.ndarray:
+            if not value.flags.writeable and value.base is None:
+                return value  # a Variable's frozen array: no one writes into it
             copy = memo.get(id(value))
             if copy is None:
                 copy = memo[id(value)] = value.copy()
                 originals[id(copy)] = value
             return copy
         if kind is list or kind is tuple:
+            if _SCALARS.issuperset(map(type, value)):
+                return value  # a stack of numbers: nothing to copy
             items = [keep(v) for v in value]
             if all(a is b for a, b in zip(items, value)):
                 return value

@@ -80,9 +80,15 @@ class _Record:
         if any(n in local and not _is_data(local[n]) and n != region.tape_name
                and local is not frame.f_globals for n in region.inputs):
             return False
-        sample = [self.values[n] for n in self.inputs]
+        # Variables the block only computes with run as their (frozen) arrays: no
+        # Variable arithmetic in the compiled code; a trainable one is watched by name.
+        plain = once.plain_variables(region, self.inputs, self.values)
+        sample = [self.values[n].read_value() if n in plain else self.values[n]
+                  for n in self.inputs]
+        as_arrays = tuple(n for n in plain if watch_variables and self.values[n].trainable)
         key = (region.key, _Same(region.globals), tuple(self.inputs),
-               tuple(_kind(v) for v in sample), watch_variables, tuple(carried), "once")
+               tuple(_kind(v) for v in sample), watch_variables, tuple(carried), as_arrays,
+               "once")
         entry = _COMPILED.get(key)
         if entry is not None and (entry is _CANNOT or entry.guards.valid()):
             _COMPILED.move_to_end(key)
@@ -94,7 +100,8 @@ class _Record:
                 return False  # refused where the value is used, as the rerun design does
             try:
                 entry = compile_recorded(region, self.inputs, sample, once.bound_names(
-                    region.statements), watch_variables, _is_variable, tuple(carried))
+                    region.statements), watch_variables, _is_variable, tuple(carried),
+                    as_arrays=as_arrays)
                 entry.watch_variables = watch_variables  # for its row-mode twin
             except CompileError:
                 entry = _CANNOT  # recorded by the rerun design, which reports it if it matters
@@ -103,7 +110,12 @@ class _Record:
             return False
         outs, watched, record = entry.forward(*sample)
         self.originals = once.keep_as_computed(record, entry.copied, entry.private_reads)
-        bound = {n: v for n, v in zip(entry.outputs, outs) if v is not runtime.UNBOUND}
+        unwrapped = {id(a): self.values[n] for n, a in zip(self.inputs, sample) if n in plain}
+        self.originals.update(unwrapped)
+        watched = [unwrapped.get(id(v), v) for v in watched]
+        bound = {n: unwrapped.get(id(v), v) for n, v in zip(entry.outputs, outs)
+                 if v is not runtime.UNBOUND}
+        self.sample, self.as_arrays = sample, as_arrays
         if region.nested_tapes is None:
             region.nested_tapes = once.nested_tapes(region)
         for name in region.nested_tapes:
@@ -126,10 +138,9 @@ class _Record:
         entry = self.once[0]
         if not hasattr(entry, "rows"):
             try:
-                rows = compile_recorded(self.region, self.inputs,
-                                        [self.values[n] for n in self.inputs], entry.outputs,
-                                        entry.watch_variables, _is_variable,
-                                        tuple(self.carried), rows=True)
+                rows = compile_recorded(self.region, self.inputs, self.sample, entry.outputs,
+                                        entry.watch_variables, _is_variable, tuple(self.carried),
+                                        rows=True, as_arrays=self.as_arrays)
             except CompileError:
                 rows = None
             entry.rows = rows if rows is not None and rows.forward_text == entry.forward_text \
