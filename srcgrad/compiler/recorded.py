@@ -118,10 +118,13 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     generated.order = order
     generated.reaches = reaches
     # What the user can reach and may write into before the backward code reads it.
-    private = escapes.private_names(fwd, ctx.scope, set(params) | set(outputs) | {watched_log})
-    generated.copied = sorted(set(reads) - private)
+    private, through = escapes.private_names(
+        fwd, ctx.scope, set(params) | set(outputs) | {watched_log}, set(params))
+    generated.copied = sorted(set(reads) - private - through)
     # ``a + b`` of two lists is a new list of the same items: looked into at run time.
     generated.private_reads = sorted(set(reads) & private)
+    # New arrays or the inputs' own: only the inputs' are copied.
+    generated.through_reads = sorted(set(reads) & through)
     # Restored in place by the backward code: a persistent tape gives each run its own copy.
     generated.restored = {n for n in reads if _restored_in_place(n, bwd)}
     generated.variables = [ctx.scope.value(s.value) for s in walk_stmts(body)

@@ -11,6 +11,8 @@ and only the record holds needs no copy: the private names found here.
 import gast
 import numpy as np
 
+from ..passes.lifetimes import SHAPE_ONLY
+
 # Functions and methods whose result is a new array (never their argument or a
 # view of it) and that keep no reference to their arguments.
 _FRESH_FUNCTIONS = {
@@ -25,12 +27,21 @@ _FRESH_FUNCTIONS = {
 _FRESH_METHODS = {"sum", "mean", "prod", "std", "var", "max", "min", "dot", "copy",
                   "cumsum", "cumprod", "clip"}
 _HARMLESS_ATTRIBUTES = {"shape", "ndim", "dtype", "size"}
+# Runtime helpers of the generated code: those that return a new array, and those
+# that read an argument without keeping it or returning it.
+_SG_FRESH = {"zeros_like", "seed_like"}
+_SG_READERS = {"like", "seed_like", "check_scalar", "zeros_like"}
 
 
-def private_names(stmts, scope, visible):
+def private_names(stmts, scope, visible, params=()):
     """Names bound in ``stmts`` whose values are new arrays (or immutable) that
     only the generated code holds: every binding is a fresh value and every read
-    only computes from it. ``visible``: names the user sees (inputs, outputs)."""
+    only computes from it. ``visible``: names the user sees (inputs, outputs).
+
+    Returns ``(private, through)``: ``through`` are names (and stacks of them) whose
+    values are such new arrays or one of ``params``' values itself (``h = x`` before
+    ``h = np.tanh(h @ W)`` in a loop): only those of their values that are a
+    parameter's need a copy."""
     bindings, loads = {}, {}
 
     def visit(node, parent):
@@ -49,22 +60,46 @@ def private_names(stmts, scope, visible):
         visit(s, None)
     stacks = {n for n, values in bindings.items()
               if all(isinstance(v, gast.List) and not v.elts for v in values)
-              and all(_is_append(p, n) for p in loads.get(n, []))}
-    # Names bound only to new values; a method (``t.sum()``) counts on such a name only,
-    # not on an object that may have a method of that name.
-    arrays = set()
-    while True:
-        grown = {n for n, values in bindings.items()
-                 if all(v is not None and _fresh(v, scope, arrays) for v in values)}
-        if grown == arrays:
-            break
-        arrays = grown
-    private = {n for n in arrays if n not in visible and n not in stacks
-               and all(_computes_from(p, n, stacks, scope, arrays) for p in loads.get(n, []))}
-    # A list the generated code pushes values on: private if every value is.
-    private |= {n for n in stacks if n not in visible and all(
-        p.args[0].id in private for s in stmts for p in gast.walk(s) if _is_append(p, n))}
-    return private
+              and all(isinstance(p, gast.Attribute) and p.attr in ("append", "pop")
+                      for p in loads.get(n, []))}
+    pushed = {n: [p.args[0].id for s in stmts for p in gast.walk(s) if _is_append(p, n)]
+              for n in stacks}
+
+    def holding(sources):
+        """Names (and stacks) whose values are new or one of ``sources``' values: the
+        greatest such set, found by striking out until nothing changes."""
+        names = set(bindings) - stacks - set(visible)
+        good = stacks - set(visible)
+        while True:
+            kept = {n for n in names if all(
+                v is not None and (_fresh(v, scope, names) or _popped(v) in good
+                                   or isinstance(v, gast.Name)
+                                   and (v.id in sources or v.id in names))
+                for v in bindings[n]) and all(
+                _computes_from(p, n, stacks, scope, names) or _copied_into(p, n, names)
+                for p in loads.get(n, []))}
+            kept_stacks = {k for k in good if all(v in kept for v in pushed[k])}
+            if kept == names and kept_stacks == good:
+                return names | good
+            names, good = kept, kept_stacks
+
+    def _popped(value):
+        """The stack ``value`` pops (``x = x_stack.pop()``, restoring a value), or None."""
+        f = getattr(value, "func", None)
+        if isinstance(value, gast.Call) and isinstance(f, gast.Attribute) and f.attr == "pop" \
+                and isinstance(f.value, gast.Name) and not value.args:
+            return f.value.id
+        return None
+
+    private = holding(set())
+    return private, holding(set(params)) - private
+
+
+def _copied_into(parent, name, names):
+    """``t = name`` with ``t`` among ``names``."""
+    return isinstance(parent, gast.Assign) and len(parent.targets) == 1 \
+        and isinstance(parent.targets[0], gast.Name) and parent.targets[0].id in names \
+        and isinstance(parent.value, gast.Name) and parent.value.id == name
 
 
 def _is_append(node, stack):
@@ -81,6 +116,9 @@ def _fresh(value, scope, arrays):
         if any(k.arg in ("out", "copy") for k in value.keywords):
             return False
         f = value.func
+        if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) \
+                and f.value.id == "_sg":
+            return f.attr in _SG_FRESH
         if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) \
                 and f.value.id in arrays:
             return f.attr in _FRESH_METHODS
@@ -105,8 +143,14 @@ def _computes_from(parent, name, stacks, scope, arrays):
     if isinstance(parent, gast.Call) and name in [getattr(a, "id", None) for a in parent.args]:
         f = parent.func
         if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and (
-                (f.value.id in stacks and f.attr == "append")
-                or (f.value.id == "_sg" and f.attr == "like")):
+                (f.value.id in stacks and f.attr == "append")):
             return True
+        if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) \
+                and f.value.id == "_sg":
+            # Read for its shape, dtype or value only (``_sg.like`` of a 0-d array is
+            # the array: bound to a name that is not private, that name is copied).
+            at = [i for i, a in enumerate(parent.args) if getattr(a, "id", None) == name]
+            return f.attr in _SG_READERS or all(
+                i in SHAPE_ONLY.get(f.attr, ()) for i in at)
         return _fresh(parent, scope, arrays)
     return False

@@ -166,19 +166,23 @@ _SCALARS = frozenset({float, int, bool, complex, type(None), np.float64, np.floa
                       np.bool_, range})
 
 
-def keep_as_computed(record, names, containers_only=()):
+def keep_as_computed(record, names, containers_only=(), inputs_only=(), inputs=()):
     """Replace the arrays under ``names`` in ``record`` (also inside lists, tuples and
     dicts) by copies, so that writes the user's code makes after the block do not
     change what the backward code reads; under ``containers_only``, only the
-    arrays inside containers. Returns {id(copy): original} for the copies the
-    backward code may report a gradient for."""
+    arrays inside containers; under ``inputs_only``, only the arrays that are one
+    of ``inputs`` (the block's input values). Returns {id(copy): original} for
+    the copies the backward code may report a gradient for."""
     originals, memo = {}, {}
+    only = None  # ids of the arrays to copy, or None for all
 
     def keep(value):
         kind = type(value)
         if kind is np.ndarray:
             if not value.flags.writeable and value.base is None:
                 return value  # a Variable's frozen array: no one writes into it
+            if only is not None and id(value) not in only:
+                return value
             copy = memo.get(id(value))
             if copy is None:
                 copy = memo[id(value)] = value.copy()
@@ -207,6 +211,11 @@ def keep_as_computed(record, names, containers_only=()):
     for name in containers_only:
         if type(record.get(name)) in (list, tuple, dict):
             record[name] = keep(record[name])
+    if inputs_only:
+        only = {id(v) for v in inputs if type(v) is np.ndarray}
+        for name in inputs_only:
+            if name in record:
+                record[name] = keep(record[name])
     return originals
 
 

@@ -109,7 +109,8 @@ class _Record:
         if entry is _CANNOT:
             return False
         outs, watched, record = entry.forward(*sample)
-        self.originals = once.keep_as_computed(record, entry.copied, entry.private_reads)
+        self.originals = once.keep_as_computed(record, entry.copied, entry.private_reads,
+                                               entry.through_reads, sample)
         unwrapped = {id(a): self.values[n] for n, a in zip(self.inputs, sample) if n in plain}
         self.originals.update(unwrapped)
         watched = [unwrapped.get(id(v), v) for v in watched]

@@ -70,6 +70,28 @@ def list_of_layers_written_after():
     return tuple(tape.gradient(loss, weights)), tuple(expected)
 
 
+def _tanh_layers(x, weights):
+    h = x
+    for w in weights:
+        h = np.tanh(h @ w)
+    return np.sum(h)
+
+
+def helper_layers_written_after():
+    """In a helper, ``h`` starts as the input and is then rebound to new arrays: the
+    record keeps a copy of the input only, which the user then overwrites."""
+    weights = [np.array([[1.0, 0.5], [0.0, 2.0]]), np.array([[0.5], [1.5]])]
+    x = np.array([[1.0, -1.0]])
+    with sg.GradientTape() as tape:
+        tape.watch(weights)
+        loss = _tanh_layers(x, weights)
+    expected = _layers_grad(x, [w.copy() for w in weights])
+    x[...] = 5.0
+    for w in weights:
+        w *= 3.0
+    return tuple(tape.gradient(loss, weights)), tuple(expected)
+
+
 def _layers_grad(x, weights):
     hs = [x]
     for w in weights:
@@ -130,4 +152,4 @@ def nested_tapes_written_after():
 CASES = [input_written_after, bound_value_written_after, view_written_through_its_base,
          params_updated_in_place_between_gradients, list_of_layers_written_after,
          manual_input_written_after, manual_bound_value_written_after,
-         nested_tapes_written_after]
+         nested_tapes_written_after, helper_layers_written_after]
