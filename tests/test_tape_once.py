@@ -448,3 +448,26 @@ def test_variables_as_arrays_keep_their_identity_and_watching(placement):
     g = sg.function(variable_methods_block)(v)[1] if placement == "function" \
         else variable_methods_block(v)[1]
     np.testing.assert_allclose(g, 4 * x, rtol=1e-12)
+
+
+def test_under_coverage_run(tmp_path):
+    """``coverage run`` (a C trace function on every frame): the block runs once with
+    the right gradient and coverage keeps tracing the code after it."""
+    import json
+    import subprocess
+    from pathlib import Path
+
+    script = Path(__file__).parent / "tape_cases" / "under_coverage.py"
+    data = tmp_path / ".coverage"
+    env = {**__import__("os").environ, "COVERAGE_FILE": str(data)}
+    run = subprocess.run([sys.executable, "-m", "coverage", "run", str(script)],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.strip().endswith("ok")
+    report = tmp_path / "coverage.json"
+    subprocess.run([sys.executable, "-m", "coverage", "json", "-o", str(report)],
+                   capture_output=True, env=env, timeout=300, check=True)
+    files = json.loads(report.read_text())["files"]
+    executed = next(v["executed_lines"] for k, v in files.items() if k.endswith("under_coverage.py"))
+    lines = script.read_text().splitlines()
+    assert lines.index("    return v * 2.0  # coverage must see this line run") + 1 in executed

@@ -257,8 +257,10 @@ class Skipper:
                 frame.f_lineno = self.exit_line
             return local
         self.frame.f_trace = local
-        if self.previous[0] is None:
-            sys.settrace(_no_calls)
+        # A Python-level trace function of ours even when one is set: a tracer written
+        # in C (coverage's) does not call frame.f_trace. Coverage's puts itself back
+        # the C way on the next call once disarm hands it back through sys.settrace.
+        sys.settrace(_no_calls)
 
     def disarm(self):
         """Put back the trace functions there were (Python unsets them when one raises)."""
