@@ -471,3 +471,56 @@ def test_under_coverage_run(tmp_path):
     executed = next(v["executed_lines"] for k, v in files.items() if k.endswith("under_coverage.py"))
     lines = script.read_text().splitlines()
     assert lines.index("    return v * 2.0  # coverage must see this line run") + 1 in executed
+
+
+LAST_LOSS = None
+
+
+def binds_a_global(x):
+    global LAST_LOSS
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        LAST_LOSS = np.sum(x * x)
+    return tape.gradient(LAST_LOSS, x)
+
+
+def binds_a_nonlocal(x):
+    calls = 0
+
+    def inner():
+        nonlocal calls
+        with sg.GradientTape() as tape:
+            tape.watch(x)
+            calls = calls + 1
+            y = np.sum(x ** 3)
+        return tape.gradient(y, x)
+    return inner(), inner(), calls
+
+
+def test_names_declared_global_or_nonlocal_are_bound_where_they_live():
+    """A block in a function that declares ``global LAST_LOSS`` binds the module's
+    LAST_LOSS (it was written into the function's locals: lost, gradient None).
+    (``@sg.function`` refuses global and nonlocal statements.)"""
+    global LAST_LOSS
+    LAST_LOSS = None
+    x = np.array([1.0, 2.0])
+    np.testing.assert_allclose(binds_a_global(x), 2 * x)
+    assert LAST_LOSS == 5.0
+    first, second, calls = binds_a_nonlocal(x)
+    np.testing.assert_allclose(first, 3 * x * x)
+    np.testing.assert_allclose(second, 3 * x * x)
+    assert calls == 2
+
+
+class InAClassBody:
+    x = np.array([1.0, 2.0])
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(x ** 3)
+    g = tape.gradient(y, x)
+
+
+def test_a_block_in_a_class_body_binds_class_attributes():
+    assert InAClassBody.y == 9.0
+    np.testing.assert_allclose(InAClassBody.g, [3.0, 12.0])
+    assert "y" not in globals()

@@ -15,6 +15,7 @@ same way; the trace function jumps from the first of them to the
 rerun design until the tape issue's remaining work lands).
 """
 import ctypes
+import inspect
 import sys
 
 import gast
@@ -157,7 +158,15 @@ else:
 
 
 def write_back(frame, values):
-    """Bind ``values`` (name -> value) in ``frame`` as the block's statements would have."""
+    """Bind ``values`` (name -> value) in ``frame`` as the block's statements would have:
+    in a function, a name it declares ``global`` in the module's globals."""
+    code = frame.f_code
+    if code.co_flags & inspect.CO_OPTIMIZED:  # a function's frame (not a class body)
+        local = set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
+        declared = {n: v for n, v in values.items() if n not in local}
+        if declared:
+            frame.f_globals.update(declared)
+            values = {n: v for n, v in values.items() if n in local}
     if values:
         _write_back(frame, values)
 
