@@ -248,7 +248,7 @@ cell_grad_fn = in_cell_function(sg.constant(2.0))
 
 
 def test_ipython_cell():
-    IPython = pytest.importorskip("IPython")
+    import IPython  # a test dependency (pyproject.toml)
     from IPython.core.interactiveshell import InteractiveShell
 
     shell = InteractiveShell.instance()

@@ -524,3 +524,70 @@ def test_a_block_in_a_class_body_binds_class_attributes():
     assert InAClassBody.y == 9.0
     np.testing.assert_allclose(InAClassBody.g, [3.0, 12.0])
     assert "y" not in globals()
+
+
+def test_under_pdb_with_a_breakpoint():
+    """pdb stopping at a breakpoint after each block: pdb's trace function is active
+    while the tape skips the block's statements."""
+    import subprocess
+    from pathlib import Path
+
+    script = Path(__file__).parent / "tape_cases" / "under_pdb.py"
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         stdin=subprocess.DEVNULL, timeout=300)
+    out = run.stdout + run.stderr
+    assert out.count("BREAK HERE") >= 3, out  # stopped after each of the three blocks
+    assert out.rstrip().endswith("ok") and "Error" not in out, out
+
+
+DROPOUT_CELL = """
+import numpy as np
+import srcgrad as sg
+rng = np.random.default_rng(2)
+w, x = np.linspace(-1.0, 1.0, 6), np.linspace(0.5, 2.0, 6)
+draws = []
+with sg.GradientTape() as tape:
+    tape.watch(w)
+    mask = rng.random(w.shape) < 0.5
+    draws.append(mask)
+    loss = np.sum(np.where(mask, np.tanh(x * w), 0.0) ** 2)
+g = tape.gradient(loss, w)
+ran_once = tape._records[-1].once is not None
+mask2 = rng.random(w.shape) < 0.5
+by_hand = sg.GradientTape()
+by_hand.__enter__()
+by_hand.watch(w)
+loss2 = np.sum(np.where(mask2, w * w, 0.0))
+by_hand.__exit__(None, None, None)
+g2 = by_hand.gradient(loss2, w)
+"""
+
+DRAW_BY_HAND_CELL = """
+by_hand = sg.GradientTape()
+by_hand.__enter__()
+by_hand.watch(w)
+mask3 = rng.random(w.shape) < 0.5
+loss3 = np.sum(np.where(mask3, w * w, 0.0))
+by_hand.__exit__(None, None, None)
+g3 = by_hand.gradient(loss3, w)
+"""
+
+
+def test_in_an_ipython_cell_blocks_run_once():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    result = shell.run_cell(DROPOUT_CELL, store_history=True)
+    if result.error_in_exec is not None:
+        raise result.error_in_exec
+    ns = shell.user_ns
+    assert ns["ran_once"] and len(ns["draws"]) == 1
+    w, x, mask = ns["w"], ns["x"], ns["mask"]
+    t = np.tanh(x * w)
+    np.testing.assert_allclose(ns["g"], np.where(mask, 2 * t * (1 - t * t) * x, 0.0), rtol=1e-12)
+    np.testing.assert_allclose(ns["g2"], np.where(ns["mask2"], 2 * w, 0.0), rtol=1e-12)
+    # IPython runs a cell's statements one by one: statements between __enter__() and
+    # __exit__() by hand cannot be skipped, so a draw among them is refused.
+    result = shell.run_cell(DRAW_BY_HAND_CELL, store_history=True)
+    assert isinstance(result.error_in_exec, sg.CompileError)
+    assert "IPython cell" in str(result.error_in_exec)

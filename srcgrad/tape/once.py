@@ -241,6 +241,11 @@ def pristine(value):
     return value
 
 
+def in_code(code, stmt):
+    """Is ``stmt``'s line in ``code`` (so that a trace function can jump to it)?"""
+    return any(line == stmt.lineno for _, _, line in code.co_lines())
+
+
 def _no_calls(frame, event, arg):
     return None  # other frames are not traced
 

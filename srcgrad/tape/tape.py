@@ -76,6 +76,10 @@ class _Record:
             region.runs_once = once.why_not(region) or True
         if region.runs_once is not True:
             return False
+        if region.exit_stmt is not None and not once.in_code(frame.f_code, region.exit_stmt):
+            region.runs_once = ("its statements run as code of their own (an IPython cell), "
+                                "which no trace function can skip")
+            return False
         local = frame.f_locals
         if any(n in local and not _is_data(local[n]) and n != region.tape_name
                and local is not frame.f_globals for n in region.inputs):
