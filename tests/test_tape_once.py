@@ -591,3 +591,21 @@ def test_in_an_ipython_cell_blocks_run_once():
     result = shell.run_cell(DRAW_BY_HAND_CELL, store_history=True)
     assert isinstance(result.error_in_exec, sg.CompileError)
     assert "IPython cell" in str(result.error_in_exec)
+
+
+def as_array(v):
+    """Library-style code that treats a Variable and an array differently."""
+    return v * 1.0 if isinstance(v, sg.Variable) else v * 10.0
+
+
+def helper_tells_variables_apart(v):
+    with sg.GradientTape() as tape:
+        y = np.sum(as_array(v) ** 2)
+    return y, tape.gradient(y, v)
+
+
+def test_a_helper_that_tells_a_variable_from_an_array_gets_the_variable():
+    v = sg.Variable(np.array([1.0, 2.0]))
+    y, g = helper_tells_variables_apart(v)
+    assert y == 5.0
+    np.testing.assert_allclose(g, [2.0, 4.0])

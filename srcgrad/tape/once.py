@@ -16,6 +16,7 @@ rerun design until the tape issue's remaining work lands).
 """
 import ctypes
 import inspect
+import re
 import sys
 
 import gast
@@ -109,6 +110,17 @@ def plain_variables(region, inputs, values):
                                 if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name)
                                 and n.attr not in _ARRAY_ATTRIBUTES}
     return [n for n in inputs if isinstance(values[n], Variable) and n not in region.variable_uses]
+
+
+_TELLING = re.compile(r"\b(isinstance|type|hasattr|getattr)\(|(?<!_sg)\.(numpy|assign\w*|"
+                      r"read_value|trainable|name|value)\b")
+
+
+def tells_variables_apart(forward_text):
+    """May the compiled code (helpers inlined) behave differently for a Variable than
+    for its array (``isinstance(v, sg.Variable)``, ``v.numpy()``)? Then Variables
+    are passed as they are."""
+    return _TELLING.search(forward_text) is not None
 
 
 def nested_tapes(region):

@@ -87,30 +87,18 @@ class _Record:
         # Variables the block only computes with run as their (frozen) arrays: no
         # Variable arithmetic in the compiled code; a trainable one is watched by name.
         plain = once.plain_variables(region, self.inputs, self.values)
-        sample = [self.values[n].read_value() if n in plain else self.values[n]
-                  for n in self.inputs]
-        as_arrays = tuple(n for n in plain if watch_variables and self.values[n].trainable)
-        key = (region.key, _Same(region.globals), tuple(self.inputs),
-               tuple(_kind(v) for v in sample), watch_variables, tuple(carried), as_arrays,
-               "once")
-        entry = _COMPILED.get(key)
-        if entry is not None and (entry is _CANNOT or entry.guards.valid()):
-            _COMPILED.move_to_end(key)
-        else:
-            try:
-                for value in sample:
-                    check_plain_data(value, "")
-            except TypeError:
-                return False  # refused where the value is used, as the rerun design does
-            try:
-                entry = compile_recorded(region, self.inputs, sample, once.bound_names(
-                    region.statements), watch_variables, _is_variable, tuple(carried),
-                    as_arrays=as_arrays)
-                entry.watch_variables = watch_variables  # for its row-mode twin
-            except CompileError:
-                entry = _CANNOT  # recorded by the rerun design, which reports it if it matters
-            remember(_COMPILED, key, entry)
-        if entry is _CANNOT:
+        while True:
+            sample = [self.values[n].read_value() if n in plain else self.values[n]
+                      for n in self.inputs]
+            as_arrays = tuple(n for n in plain if watch_variables and self.values[n].trainable)
+            entry = self._entry(sample, carried, watch_variables, as_arrays)
+            if plain and (entry is None or entry is _CANNOT
+                          or once.tells_variables_apart(entry.forward_text)):
+                region.variable_uses = set(region.variable_uses) | set(plain)  # not again
+                plain = []
+                continue
+            break
+        if entry is None or entry is _CANNOT:
             return False
         outs, watched, record = entry.forward(*sample)
         self.originals = once.keep_as_computed(record, entry.copied, entry.private_reads,
@@ -136,6 +124,32 @@ class _Record:
         self.skipper = once.Skipper(frame, region.exit_stmt and region.exit_stmt.lineno)
         self.skipper.arm()
         return True
+
+    def _entry(self, sample, carried, watch_variables, as_arrays):
+        """The block's compiled code for these values (cached), _CANNOT, or None if a
+        value is not plain data."""
+        region = self.region
+        key = (region.key, _Same(region.globals), tuple(self.inputs),
+               tuple(_kind(v) for v in sample), watch_variables, tuple(carried), as_arrays,
+               "once")
+        entry = _COMPILED.get(key)
+        if entry is not None and (entry is _CANNOT or entry.guards.valid()):
+            _COMPILED.move_to_end(key)
+            return entry
+        try:
+            for value in sample:
+                check_plain_data(value, "")
+        except TypeError:
+            return None  # refused where the value is used, as the rerun design does
+        try:
+            entry = compile_recorded(region, self.inputs, sample, once.bound_names(
+                region.statements), watch_variables, _is_variable, tuple(carried),
+                as_arrays=as_arrays)
+            entry.watch_variables = watch_variables  # for its row-mode twin
+        except CompileError:
+            entry = _CANNOT  # recorded by the rerun design, which reports it if it matters
+        remember(_COMPILED, key, entry)
+        return entry
 
     def rows_entry(self):
         """Row-mode backward code over this block's record, or None if its forward code
