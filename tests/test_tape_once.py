@@ -391,7 +391,7 @@ def test_nested_tapes_run_once_and_the_inner_tape_is_spent_after_the_block():
     np.testing.assert_allclose(dy, dy_expected, rtol=1e-12)
     d2 = 2.0 * dy_expected * (2.0 * np.cos(x) - np.sin(x) * x)
     np.testing.assert_allclose(outer.gradient(s, x), d2, rtol=1e-12)
-    with pytest.raises(RuntimeError, match="take its gradient inside that block"):
+    with pytest.raises(RuntimeError, match="can only be called once on non-persistent tapes"):
         inner.gradient(y, x)
 
 
@@ -609,3 +609,16 @@ def test_a_helper_that_tells_a_variable_from_an_array_gets_the_variable():
     y, g = helper_tells_variables_apart(v)
     assert y == 5.0
     np.testing.assert_allclose(g, [2.0, 4.0])
+
+
+def test_a_persistent_inner_tape_can_be_asked_after_the_outer_block():
+    x = np.array([1.0, 2.0])
+    with sg.GradientTape() as outer:
+        outer.watch(x)
+        with sg.GradientTape(persistent=True) as inner:
+            inner.watch(x)
+            y = np.sum(x ** 3)
+        dy = inner.gradient(y, x)
+        s = np.sum(dy)
+    np.testing.assert_allclose(inner.gradient(y, x), 3 * x * x)
+    np.testing.assert_allclose(outer.gradient(s, x), 6 * x)

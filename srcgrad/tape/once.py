@@ -79,6 +79,10 @@ def why_not(region):
             if not (isinstance(f, gast.Attribute) and f.attr == "stop_recording") \
                     and not _nested_tape(s):
                 return "a with statement in the block"
+            if _nested_tape(s) and any(k.arg == "persistent" for k in
+                                       getattr(s.items[0].context_expr, "keywords", [])):
+                # Its gradient may be asked after the block: it must be a real tape.
+                return "a persistent nested tape"
     for node in (n for s in region.statements for n in gast.walk(s)):
         if isinstance(node, _ESCAPES):
             return f"a {type(node).__name__} statement in the block"

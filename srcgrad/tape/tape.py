@@ -458,9 +458,9 @@ class GradientTape:
         spent_in = getattr(self, "_spent_in", None)
         if spent_in is not None:
             raise RuntimeError(
-                "this GradientTape recorded a block nested in the GradientTape block at "
-                f"{spent_in.origin(spent_in).short()}, which srcgrad compiled and ran as a whole: "
-                "take its gradient inside that block")
+                f"{_NOT_PERSISTENT} (This tape recorded a block nested in the GradientTape "
+                f"block at {spent_in.origin(spent_in).short()}, whose gradient was taken "
+                "inside that block.)")
         if self._used and not self.persistent:
             raise RuntimeError(_NOT_PERSISTENT)
         if self._current is not None:
