@@ -1,5 +1,6 @@
 """A tape's with block runs once, as compiled code: random draws, prints and appends
 happen once, and the gradient belongs to the values the user saw (issue 11)."""
+import contextlib
 import sys
 import threading
 
@@ -89,23 +90,27 @@ def test_a_persistent_tape_runs_the_backward_pass_again_without_touching_the_use
     assert parts == []
 
 
-def test_a_trace_function_already_set_is_put_back():
-    events = []
-
+@contextlib.contextmanager
+def another_tracer():
+    """A Python trace function set by someone else (a debugger, a profiler)."""
     def tracer(frame, event, arg):
-        events.append(event)
         return None
 
     previous = sys.gettrace()
     sys.settrace(tracer)
     try:
+        yield tracer
+    finally:
+        sys.settrace(previous)
+
+
+def test_a_trace_function_already_set_is_put_back():
+    with another_tracer() as tracer:
         x = np.array([1.0, 2.0])
         with sg.GradientTape() as tape:
             tape.watch(x)
             y = np.sum(x * x)
         after = sys.gettrace()
-    finally:
-        sys.settrace(previous)
     assert after is tracer
     np.testing.assert_allclose(tape.gradient(y, x), 2 * x)
 
@@ -216,15 +221,7 @@ def test_by_hand_with_a_loop_in_the_block_and_the_block_in_a_loop():
 
 
 def test_by_hand_under_a_trace_function_already_set():
-    events = []
-
-    def tracer(frame, event, arg):
-        events.append(event)
-        return None
-
-    previous = sys.gettrace()
-    sys.settrace(tracer)
-    try:
+    with another_tracer() as tracer:
         x = np.array([1.0, 2.0])
         tape = sg.GradientTape()
         tape.__enter__()
@@ -232,8 +229,6 @@ def test_by_hand_under_a_trace_function_already_set():
         y = np.sum(x * x * x)
         tape.__exit__(None, None, None)
         after = sys.gettrace()
-    finally:
-        sys.settrace(previous)
     assert after is tracer
     np.testing.assert_allclose(tape.gradient(y, x), 3 * x * x)
     assert tape._records[-1].once is not None  # run once, not by the rerun design

@@ -235,9 +235,8 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
         bound = {t.id for st in region.statements if isinstance(st, gast.Assign)
                  for t in st.targets if isinstance(t, gast.Name)}
         unbound = [n for n in returns if n not in params and n not in bound]
-        forward = [T.assign(n, T.expr("_sg.UNBOUND")) for n in unbound] + [
-            s for s in forward if not (getattr(s, "sg_preinit", False)
-                                       and s.targets[0].id in unbound)]
+        forward = [T.assign(n, T.expr("_sg.UNBOUND")) for n in unbound] + \
+            without_placeholders(forward, unbound)
     code = _tidy_region(ctx, rev, forward, backward, out, params, seeds,
                         outermost=sources is None, middle=middle)
     if returns is None:
@@ -356,6 +355,13 @@ def watch_where_bound(body, region, groups):
             m.sg_output = True  # reported by name: the tape holds the value the block made
         body[i + 1:i + 1] = markers
     return {n: i for i, names in at.items() for n in names}
+
+def without_placeholders(forward, names):
+    """``forward`` without the recorder's ``x = None`` placeholders (``sg_preinit``) of
+    ``names``: a block whose loop runs no trip leaves such a variable as it was."""
+    return [s for s in forward
+            if not (getattr(s, "sg_preinit", False) and s.targets[0].id in names)]
+
 
 def _tidy_region(ctx, rev, forward, backward, out, params, seeds, outermost, middle=()):
     """Forward and backward code cleaned up; ``outermost``: no outer tape reads the

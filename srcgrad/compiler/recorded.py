@@ -20,6 +20,11 @@ it (a value the block computed can be a source). What the backward pass
 restores in place (a slot written back, a list popped) is copied first: the
 user's objects stay as the block left them, and a persistent tape can run
 the backward pass again.
+
+What the backward code reads is listed for the tape, which copies when the
+block ends what the user can reach (``copied``; ``through_reads``: only the
+values that are an input's own; ``private_reads``: only what is inside
+containers), see ``ir/escapes.py`` and ``tape/kept.py``.
 """
 import gast
 
@@ -30,7 +35,7 @@ from ..passes.cleanup import cleanup
 from . import codegen
 from .context import Generated
 from .pipeline import region_front, reverse_and_record, trim_forward, watch_where_bound, \
-    without_gc
+    without_gc, without_placeholders
 
 
 class Recorded(Generated):
@@ -82,7 +87,7 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     fwd, bwd = code[:at], _live_dels(code[at + 1:])
     unbound = [n for n in outputs if n not in params]
     # A variable a zero-trip loop would bind stays as it was (unbound: not written back).
-    fwd = [s for s in fwd if not (getattr(s, "sg_preinit", False) and s.targets[0].id in unbound)]
+    fwd = without_placeholders(fwd, unbound)
 
     where = region.origin(node).short()
     fname = ctx.namer.fresh(f"{region.tape_name or 'tape'}_region")

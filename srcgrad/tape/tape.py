@@ -7,11 +7,14 @@ place of its statements and keeps a record, and ``gradient`` runs only the
 backward code from that record, matching the adjoints it reports to the
 sources by identity, as TensorFlow matches tensors.
 
-Other blocks (entered by hand, with a nested tape or another ``with`` in
-them, refused by the compiler) still run as plain Python, and ``gradient``
-compiles code that reruns them from the values noted at entry
-(``compiler.pipeline.compile_region``) until the tape issue's remaining
-work moves them to the run-once design.
+Statements between ``tape.__enter__()`` and ``tape.__exit__(...)`` run once
+the same way, and so do nested tapes' blocks (compiled into the outer
+block's code). Other blocks (with another ``with``, ``try``, ``def``... in
+them, a persistent nested tape, refused by the compiler) still run as plain
+Python, and ``gradient`` compiles code that reruns them from copies of the
+values noted at entry (``compiler.pipeline.compile_region``), refusing what
+would not repeat (``passes/repeatable.py``), until the tape issue's
+remaining work moves them to the run-once design.
 """
 import sys
 import warnings
@@ -26,7 +29,7 @@ from ..compiler.recorded import compile_recorded
 from ..errors import CompileError
 from ..passes.tape_blocks import region_inputs, region_outputs
 from ..variables import UnconnectedGradients, Variable, check_plain_data, is_float_like
-from . import blocks, once
+from . import blocks, kept, once
 
 _COMPILED = OrderedDict()  # bounded: cache.remember
 
@@ -101,7 +104,7 @@ class _Record:
         if entry is None or entry is _CANNOT:
             return False
         outs, watched, record = entry.forward(*sample)
-        self.originals = once.keep_as_computed(record, entry.copied, entry.private_reads,
+        self.originals = kept.keep_as_computed(record, entry.copied, entry.private_reads,
                                                entry.through_reads, sample)
         unwrapped = {id(a): self.values[n] for n, a in zip(self.inputs, sample) if n in plain}
         self.originals.update(unwrapped)
@@ -192,7 +195,7 @@ class _Record:
                 value = get(name, default)
                 if name not in restored:
                     return value
-                copy = once.pristine(value)
+                copy = kept.pristine(value)
                 originals[id(copy)] = value
                 return copy
         else:
@@ -204,7 +207,6 @@ class _Record:
                     originals[id(self.held[value])] = value
                     return self.held[value]
                 return value
-
 
         def original(obj):  # the user's object an adjoint reported for a copy is for
             obj = originals.get(id(obj), obj)
@@ -273,6 +275,7 @@ class GradientTape:
         self._watched = []
         self._watched_values = []
         self._failed = []  # (region, exception type) of blocks an exception ended
+        self._spent_in = None  # the block run once that this nested tape's block was in
 
     # -- recording ----------------------------------------------------------------
     def __enter__(self):
@@ -307,9 +310,9 @@ class GradientTape:
         else:
             # Rerun from these values: copies, so that writes into the user's arrays
             # (in the block or after it) do not change what is differentiated.
-            kept = {n: v for n, v in record.values.items() if n not in record.snapshots}
-            record.kept = once.keep_as_computed(kept, list(kept))
-            record.snapshots.update({n: v for n, v in kept.items() if v is not record.values[n]})
+            start = {n: v for n, v in record.values.items() if n not in record.snapshots}
+            record.kept = kept.keep_as_computed(start, list(start))
+            record.snapshots.update({n: v for n, v in start.items() if v is not record.values[n]})
         return self
 
     def __exit__(self, exc_type, exc, tb):
@@ -455,7 +458,7 @@ class GradientTape:
                 "block, or compute the target in a block that ends normally")
 
     def _start_differentiating(self):
-        spent_in = getattr(self, "_spent_in", None)
+        spent_in = self._spent_in
         if spent_in is not None:
             raise RuntimeError(
                 f"{_NOT_PERSISTENT} (This tape recorded a block nested in the GradientTape "
