@@ -65,18 +65,21 @@ def private_names(stmts, scope, visible, params=()):
     pushed = {n: [p.args[0].id for s in stmts for p in gast.walk(s) if _is_append(p, n)]
               for n in stacks}
 
-    def holding(sources):
+    def holding(sources, receivers=None):
         """Names (and stacks) whose values are new or one of ``sources``' values: the
-        greatest such set, found by striking out until nothing changes."""
+        greatest such set, found by striking out until nothing changes. A method
+        (``t.sum()``) makes a new array only on ``receivers`` (default: the set
+        itself), not on a copy of a source that may be an object of the user's."""
         names = set(bindings) - stacks - set(visible)
         good = stacks - set(visible)
         while True:
+            arrays = names if receivers is None else receivers
             kept = {n for n in names if all(
-                v is not None and (_fresh(v, scope, names) or _popped(v) in good
+                v is not None and (_fresh(v, scope, arrays) or _popped(v) in good
                                    or isinstance(v, gast.Name)
                                    and (v.id in sources or v.id in names))
                 for v in bindings[n]) and all(
-                _computes_from(p, n, stacks, scope, names) or _copied_into(p, n, names)
+                _computes_from(p, n, stacks, scope, arrays) or _copied_into(p, n, names)
                 for p in loads.get(n, []))}
             kept_stacks = {k for k in good if all(v in kept for v in pushed[k])}
             if kept == names and kept_stacks == good:
@@ -92,7 +95,7 @@ def private_names(stmts, scope, visible, params=()):
         return None
 
     private = holding(set())
-    return private, holding(set(params)) - private
+    return private, holding(set(params), private) - private
 
 
 def _copied_into(parent, name, names):
