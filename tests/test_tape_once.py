@@ -617,3 +617,28 @@ def test_a_persistent_inner_tape_can_be_asked_after_the_outer_block():
         s = np.sum(dy)
     np.testing.assert_allclose(inner.gradient(y, x), 3 * x * x)
     np.testing.assert_allclose(outer.gradient(s, x), 6 * x)
+
+
+def view_then_slot_write(y, persistent):
+    """Fuzzer 35008:152: ``np.squeeze(c)`` is a view of ``c`` that the slot write
+    changes; the backward code restores the slot and reads the view. The tape's
+    copies of ``c`` and of the view must share memory as the originals do."""
+    with sg.GradientTape(persistent=persistent) as tape:
+        tape.watch(y)
+        c = np.zeros_like(y)
+        c[0] = 0.5
+        c[-1] += np.squeeze(y, axis=0) * np.squeeze(c, axis=0)
+        out = np.sum(c)
+    grads = [tape.gradient(out, y)]
+    if persistent:
+        grads += [tape.gradient(out, y), tape.jacobian(out, y)]
+    return grads
+
+
+@pytest.mark.parametrize("persistent", [False, True])
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_a_view_of_an_array_whose_slot_is_restored(placement, persistent):
+    f = view_then_slot_write if placement == "plain" else sg.function(view_then_slot_write)
+    y = np.array([[1.061, -0.391, -0.455]])
+    for g in f(y, persistent):
+        np.testing.assert_allclose(g, np.full((1, 3), 0.5), rtol=1e-12)  # out = 1.5 + sum(y) / 2

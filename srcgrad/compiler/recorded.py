@@ -17,9 +17,10 @@ The targets are not known when the block runs, so every variable the block
 binds that a gradient can flow through has a seed (zeros for those not
 asked for), and the adjoint of each is reported where the block last binds
 it (a value the block computed can be a source). What the backward pass
-restores in place (a slot written back, a list popped) is copied first: the
-user's objects stay as the block left them, and a persistent tape can run
-the backward pass again.
+restores in place (a slot written back, a list popped) is the record's own:
+the tape copies what the user can reach when the block ends, so the user's
+objects stay as the block left them, and gives each run of a persistent
+tape's backward code fresh copies of what it restores (``tape/kept.py``).
 
 What the backward code reads is listed for the tape, which copies when the
 block ends what the user can reach (``copied``; ``through_reads``: only the
@@ -103,7 +104,7 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     take, live = ctx.namer.fresh("take"), ctx.namer.fresh("live")
     bwd = _reported_if_live(bwd, rev.grads_list, live)
     reads = sorted(_names_in(bwd) & recorded - set(seeds))
-    unpack = [_unpack(n, take, bwd) for n in reads]
+    unpack = [_unpack(n, take) for n in reads]
     args = gast.arguments([gast.Name(a, gast.Param(), None, None) for a in [take, live] + seeds],
                           [], None, [], [], None, [])
     backward_fn = gast.FunctionDef(bname, args, unpack + bwd + [gast.Return(out)],
@@ -180,11 +181,10 @@ def _restored_in_place(name, stmts):
     return False
 
 
-def _unpack(name, take, bwd):
-    value = T.expr("t(n, None)", t=take, n=T.const(name))
-    if _restored_in_place(name, bwd):
-        value = T.expr("_sg.unshared(v)", v=value)
-    return T.assign(name, value)
+def _unpack(name, take):
+    # What it restores in place is the record's own: the tape copied what the user
+    # can reach when the block ended, and gives a persistent tape's runs fresh copies.
+    return T.assign(name, T.expr("t(n, None)", t=take, n=T.const(name)))
 
 
 def _live_dels(stmts):

@@ -14,7 +14,7 @@ __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "add", "add_at", "add_at_zeros",
     "gather_items", "zero_at", "copy_slot", "repeat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
-    "custom_adjoints", "writeable", "UNBOUND", "unshared",
+    "custom_adjoints", "writeable", "UNBOUND",
 ]
 
 
@@ -385,16 +385,3 @@ class _Unbound:
 
 
 UNBOUND = _Unbound()
-
-
-def unshared(value):
-    """A recorded value the backward pass restores in place (a slot written back, a
-    list popped): its own copy, so the user's object after the block stays as
-    the block left it and a persistent tape can run the backward pass again."""
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    if isinstance(value, list):
-        return list(value)
-    if isinstance(value, dict):
-        return dict(value)
-    return value

@@ -7,75 +7,160 @@ ends, the arrays of the record the user can reach (which names those are is
 change the gradient (TensorFlow's is at the values the block computed with).
 ``pristine`` gives each backward run of a persistent tape its own copy of
 what that code restores in place (stacks it pops, slots it writes back).
+
+Copies keep the record's own sharing: a view the record holds of an array it
+also holds (``c_row = np.squeeze(c)`` before ``c[-1] = ...``) is a view of
+the copy, so that the backward code's restoring a slot of ``c`` restores it
+in the view too, as it does in the arrays the block computed with.
 """
 import numpy as np
-
 
 _SCALARS = frozenset({float, int, bool, complex, type(None), np.float64, np.float32, np.int64,
                       np.bool_, range})
 
 
+def _root(a):
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def _arrays(value, out):
+    """The arrays in ``value`` (an array, or lists, tuples and dicts of them)."""
+    kind = type(value)
+    if kind is np.ndarray:
+        out.append(value)
+    elif (kind is list or kind is tuple) and not _SCALARS.issuperset(map(type, value)):
+        for v in value:
+            _arrays(v, out)
+    elif kind is dict:
+        for v in value.values():
+            _arrays(v, out)
+    return out
+
+
+class _Copier:
+    """Copies of arrays that share memory where the originals did."""
+
+    def __init__(self, arrays):
+        groups = {}
+        for a in arrays:
+            groups.setdefault(id(_root(a)), {})[id(a)] = a
+        self.roots = {}  # id(root) -> (root, its copy), for roots of two or more arrays
+        for members in groups.values():
+            root = _root(next(iter(members.values())))
+            if len(members) > 1 and root.flags.c_contiguous:
+                self.roots[id(root)] = (root, root.copy())
+        self.memo = {}
+
+    def copy(self, a):
+        c = self.memo.get(id(a))
+        if c is not None:
+            return c
+        shared = self.roots.get(id(_root(a)))
+        if shared is None:
+            c = a.copy()
+        elif a is shared[0]:
+            c = shared[1]
+        else:
+            root, twin = shared
+            offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+            c = np.ndarray(a.shape, a.dtype, buffer=twin, offset=offset, strides=a.strides)
+            if not a.flags.writeable:
+                c.flags.writeable = False
+        self.memo[id(a)] = c
+        return c
+
+
+def _copied(value, copy, always):
+    """``value`` with its arrays replaced by ``copy(array)`` (or left, where ``copy``
+    returns the array itself); containers are new where an item changed, or always."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return copy(value)
+    if kind is list or kind is tuple:
+        if _SCALARS.issuperset(map(type, value)):
+            items = list(value)  # a stack of numbers: nothing to copy in it
+        else:
+            items = [_copied(v, copy, always) for v in value]
+        if not always and all(a is b for a, b in zip(items, value)):
+            return value
+        return items if kind is list else tuple(items)
+    if kind is dict:
+        items = {k: _copied(v, copy, always) for k, v in value.items()}
+        if not always and all(items[k] is v for k, v in value.items()):
+            return value
+        return items
+    return value
+
+
 def keep_as_computed(record, names, containers_only=(), inputs_only=(), inputs=()):
     """Replace the arrays under ``names`` in ``record`` (also inside lists, tuples and
-    dicts) by copies, so that writes the user's code makes after the block do not
-    change what the backward code reads; under ``containers_only``, only the
-    arrays inside containers; under ``inputs_only``, only the arrays that are one
-    of ``inputs`` (the block's input values). Returns {id(copy): original} for
-    the copies the backward code may report a gradient for."""
-    originals, memo = {}, {}
-    only = None  # ids of the arrays to copy, or None for all
+    dicts, which are copied too) by copies, so that writes the user's code makes
+    after the block do not change what the backward code reads; under
+    ``containers_only``, only the arrays inside containers; under ``inputs_only``,
+    only the arrays that are one of ``inputs`` (the block's input values).
+    Returns {id(copy): original} for the copies the backward code may report a
+    gradient for."""
+    input_ids = {id(v) for v in inputs if type(v) is np.ndarray}
 
-    def keep(value):
-        kind = type(value)
-        if kind is np.ndarray:
-            if not value.flags.writeable and value.base is None:
-                return value  # a Variable's frozen array: no one writes into it
-            if only is not None and id(value) not in only:
-                return value
-            copy = memo.get(id(value))
-            if copy is None:
-                copy = memo[id(value)] = value.copy()
-                originals[id(copy)] = value
-            return copy
-        if kind is list or kind is tuple:
-            if _SCALARS.issuperset(map(type, value)):
-                return value  # a stack of numbers: nothing to copy
-            items = [keep(v) for v in value]
-            if all(a is b for a, b in zip(items, value)):
-                return value
-            copy = items if kind is list else tuple(items)
-        elif kind is dict:
-            items = {k: keep(v) for k, v in value.items()}
-            if all(items[k] is v for k, v in value.items()):
-                return value
-            copy = items
-        else:
-            return value
-        originals[id(copy)] = value
-        return copy
+    def wanted(a):
+        return a.flags.writeable or a.base is not None  # a Variable's array: frozen
 
+    chosen = []  # (name, which arrays of it to copy)
     for name in names:
         if name in record:
-            record[name] = keep(record[name])
+            chosen.append((name, wanted, True))
     for name in containers_only:
         if type(record.get(name)) in (list, tuple, dict):
-            record[name] = keep(record[name])
-    if inputs_only:
-        only = {id(v) for v in inputs if type(v) is np.ndarray}
-        for name in inputs_only:
-            if name in record:
-                record[name] = keep(record[name])
+            chosen.append((name, wanted, False))
+    for name in inputs_only:
+        if name in record:
+            chosen.append((name, lambda a: id(a) in input_ids and wanted(a), False))
+    copier = _Copier([a for name, want, _ in chosen for a in _arrays(record[name], [])
+                      if want(a)])
+    originals = {}
+
+    def copy(a, want):
+        return _noted(copier.copy(a), a, originals) if want(a) else a
+
+    for name, want, always in chosen:
+        value = record[name]
+        new = _copied(value, lambda a, want=want: copy(a, want), always)
+        if new is not value:
+            originals[id(new)] = value
+        record[name] = new
     return originals
 
 
-def pristine(value):
-    """A copy of ``value`` and of the lists, dicts, tuples and arrays in it: the backward
-    code restores a stack by popping it and a slot by writing into the array."""
-    kind = type(value)
-    if kind is np.ndarray:
-        return value.copy()
-    if kind is list or kind is tuple:
-        return kind(pristine(v) for v in value)
-    if kind is dict:
-        return {k: pristine(v) for k, v in value.items()}
-    return value
+def pristine(record, names):
+    """``record`` with the values under ``names`` copied, lists, dicts, tuples and arrays
+    in them too, and the arrays of other names that share memory with those made
+    views of the copies: the backward code restores a stack by popping it and a
+    slot by writing into the array, and a persistent tape runs it again. Returns
+    the copy and {id(copy): original}."""
+    restored = [a for n in names if n in record for a in _arrays(record[n], [])]
+    roots = {id(_root(a)) for a in restored}
+    sharing = [n for n in record if n not in names
+               and any(id(_root(a)) in roots for a in _arrays(record[n], []))]
+    copier = _Copier(restored + [a for n in sharing for a in _arrays(record[n], [])
+                                 if id(_root(a)) in roots])
+    originals = {}
+
+    def copy(a):
+        return _noted(copier.copy(a), a, originals) if id(_root(a)) in roots else a
+
+    out = dict(record)
+    for n in names:
+        if n in record:
+            out[n] = _copied(record[n], lambda a: _noted(copier.copy(a), a, originals), True)
+            if out[n] is not record[n]:
+                originals[id(out[n])] = record[n]
+    for n in sharing:
+        out[n] = _copied(record[n], copy, False)
+    return out, originals
+
+
+def _noted(copy, original, originals):
+    originals[id(copy)] = original
+    return copy

@@ -189,17 +189,11 @@ class _Record:
         args = [seeds[n] if n in seeds else _zero_seed(self.outputs.get(n), rows)
                 for n in entry.seeded]
         live = set().union(*(entry.reaches[n] for n in seeds))
-        originals = {}
         if keep:  # the backward code may run again: what it restores in place is copied
-            def take(name, default, get=record.get, restored=entry.restored):
-                value = get(name, default)
-                if name not in restored:
-                    return value
-                copy = kept.pristine(value)
-                originals[id(copy)] = value
-                return copy
+            run, originals = kept.pristine(record, entry.restored)
+            take = run.get
         else:
-            take = record.pop
+            take, originals = record.pop, {}
         if self.held:  # Variables assigned since the block ran: their values then
             def take(name, default, take=take):
                 value = take(name, default)
