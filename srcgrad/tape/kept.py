@@ -49,8 +49,9 @@ class _Copier:
         self.roots = {}  # id(root) -> (root, its copy), for roots of two or more arrays
         for members in groups.values():
             root = _root(next(iter(members.values())))
-            if len(members) > 1 and root.flags.c_contiguous:
-                self.roots[id(root)] = (root, root.copy())
+            if len(members) > 1 and (root.flags.c_contiguous or root.flags.f_contiguous):
+                twin = root.copy(order="K")  # the same layout: the views' strides fit it
+                self.roots[id(root)] = (root, twin, twin.ravel(order="K"))
         self.memo = {}
 
     def copy(self, a):
@@ -63,9 +64,9 @@ class _Copier:
         elif a is shared[0]:
             c = shared[1]
         else:
-            root, twin = shared
+            root, _, memory = shared
             offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
-            c = np.ndarray(a.shape, a.dtype, buffer=twin, offset=offset, strides=a.strides)
+            c = np.ndarray(a.shape, a.dtype, buffer=memory, offset=offset, strides=a.strides)
             if not a.flags.writeable:
                 c.flags.writeable = False
         self.memo[id(a)] = c
