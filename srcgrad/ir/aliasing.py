@@ -92,11 +92,9 @@ def _transient_views(body, loads, scope):
             if base is None:
                 continue
             view, total, seen = s.targets[0].id, loads.get(s.targets[0].id, 0), 0
-            valued = False  # a read whose derivative needs the value
+            valued, last = False, i  # a read whose derivative needs the value; the last read
             for j, later in enumerate(block[i + 1:], i + 1):
                 if seen == total:
-                    if valued and any(base in parts(t)[1] for t in block[j:]):
-                        seen = -1
                     break
                 names, written = parts(later)
                 if view in written or any(
@@ -107,12 +105,11 @@ def _transient_views(body, loads, scope):
                 if base in written and (seen + reads < total or (compound and reads)):
                     break
                 seen += reads
-                valued = valued or (reads and not _reads_no_value(later, view))
-            else:
-                if seen == total and valued and any(
-                        base in parts(t)[1] for t in block[i + 1:]
-                        if not any(n.id == view for n in parts(t)[0])):
-                    seen = -1
+                if reads:
+                    last = j
+                    valued = valued or not _reads_no_value(later, view)
+            if seen == total and valued and any(base in parts(t)[1] for t in block[last:]):
+                seen = -1  # written into after the last read: changed for the backward pass
             if seen == total:
                 safe.add(id(s))
     return safe

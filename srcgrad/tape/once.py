@@ -121,11 +121,14 @@ _TELLING = re.compile(r"\b(isinstance|type|hasattr|getattr)\(|(?<!_sg)\.(numpy|a
                       r"read_value|trainable|name|value)\b")
 
 
-def tells_variables_apart(forward_text):
+def tells_variables_apart(entry):
     """May the compiled code (helpers inlined) behave differently for a Variable than
     for its array (``isinstance(v, sg.Variable)``, ``v.numpy()``)? Then Variables
-    are passed as they are."""
-    return _TELLING.search(forward_text) is not None
+    are passed as they are. Found once per compiled block."""
+    found = getattr(entry, "tells_variables_apart", None)
+    if found is None:
+        found = entry.tells_variables_apart = _TELLING.search(entry.forward_text) is not None
+    return found
 
 
 def nested_tapes(region):

@@ -96,7 +96,7 @@ class _Record:
             as_arrays = tuple(n for n in plain if watch_variables and self.values[n].trainable)
             entry = self._entry(sample, carried, watch_variables, as_arrays)
             if plain and (entry is None or entry is _CANNOT
-                          or once.tells_variables_apart(entry.forward_text)):
+                          or once.tells_variables_apart(entry)):
                 region.variable_uses = set(region.variable_uses) | set(plain)  # not again
                 plain = []
                 continue
