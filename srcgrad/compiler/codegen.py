@@ -15,10 +15,12 @@ import weakref
 import gast
 
 from .. import runtime
-from ..ir import templates as T
+from ..ir import anno, templates as T
+from .source import GENERATED_ORIGINS
 
 _COUNTER = itertools.count(1)
 _FREE = []  # numbers of generated files whose code is gone: a heap, reused smallest first
+_PENDING = {}  # printed text -> its line origins, until the text is loaded
 _MARK = re.compile(r"^(\s*)('__comment__.*'|\"__comment__.*\")$")
 
 
@@ -39,7 +41,45 @@ def unparse(fn_node, header):
             lines.append(f"{m.group(1)}# {ast.literal_eval(m.group(2))[len('__comment__'):]}")
         else:
             lines.append(line)
-    return f"# {header}\n" + "\n".join(lines) + "\n"
+    text = f"# {header}\n" + "\n".join(lines) + "\n"
+    _PENDING[text] = _LineOrigins(text, [anno.origin(s) for s in _printed(module)])
+    while len(_PENDING) > 64:  # printed but never loaded (forward_text, srcgrad show)
+        _PENDING.pop(next(iter(_PENDING)))
+    return text
+
+
+def _statements(node):
+    for field in ("body", "orelse", "finalbody"):
+        for s in getattr(node, field, None) or []:
+            if isinstance(s, gast.stmt):
+                yield s
+                yield from _statements(s)
+
+
+def _printed(module):
+    """The statements of ``module`` as they are printed (comments are ``#`` lines)."""
+    return [s for s in _statements(module) if not (
+        isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant)
+        and isinstance(s.value.value, str) and s.value.value.startswith("__comment__"))]
+
+
+class _LineOrigins:
+    """{line of a generated text: the user's origin of the statement printed there},
+    worked out (by parsing the text again) only when an error asks for it."""
+
+    def __init__(self, text, origins):
+        self.text, self.origins, self.lines = text, origins, None
+
+    def get(self, line):
+        if self.lines is None:
+            try:
+                parsed = list(_statements(gast.parse(self.text)))
+            except SyntaxError:
+                parsed = []
+            self.lines = {p.lineno: o for p, o in zip(parsed, self.origins) if o is not None} \
+                if len(parsed) == len(self.origins) else {}
+            self.text = None
+        return self.lines.get(line)
 
 
 def free_names(fn_node):
@@ -67,6 +107,8 @@ def load(text, fn_name, globals_, cells, label):
     filename = f"<srcgrad {label} #{number}>"
     lines = text.splitlines(True)
     linecache.cache[filename] = (len(text), None, lines, filename)
+    if text in _PENDING:
+        GENERATED_ORIGINS[filename] = _PENDING.pop(text)
     names = sorted(cells)
     # Line 1 of ``text`` is a comment: the factory's def takes its place so
     # that line numbers match the text users see.
@@ -97,6 +139,7 @@ class _Lines:
 
 def _release(filename, number):
     linecache.cache.pop(filename, None)
+    GENERATED_ORIGINS.pop(filename, None)
     heapq.heappush(_FREE, number)
 
 

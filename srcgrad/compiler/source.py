@@ -15,6 +15,10 @@ from ..errors import CompileError, SourceUnavailableError
 # Counts parses, so tests can prove that a cached call parses nothing.
 PARSE_COUNT = [0]
 
+# Generated code's file name -> {its line: the user's Origin of that statement}: a
+# refusal while differentiating generated code (second order) names the user's line.
+GENERATED_ORIGINS = {}
+
 
 @dataclass
 class Origin:
@@ -45,6 +49,10 @@ class FunctionSource:
         if lineno is None:
             return Origin(self.filename, self.line_offset + 1, "")
         real = lineno + self.line_offset
+        lines = GENERATED_ORIGINS.get(self.filename)
+        mapped = lines.get(real) if lines is not None else None
+        if mapped is not None:
+            return mapped
         return Origin(self.filename, real, linecache.getline(self.filename, real).strip())
 
     def error(self, message, node, remedy=None):
