@@ -16,6 +16,7 @@ import gast
 
 from .. import runtime
 from ..ir import anno, templates as T
+from ..ir.names import walk_stmts
 from .source import GENERATED_ORIGINS
 
 _COUNTER = itertools.count(1)
@@ -48,12 +49,11 @@ def unparse(fn_node, header):
     return text
 
 
-def _statements(node):
-    for field in ("body", "orelse", "finalbody"):
-        for s in getattr(node, field, None) or []:
-            if isinstance(s, gast.stmt):
-                yield s
-                yield from _statements(s)
+def _statements(module):
+    """The generated functions and their statements, in printed order."""
+    for fn in module.body:
+        yield fn
+        yield from walk_stmts(fn.body)
 
 
 def _printed(module):

@@ -18,9 +18,6 @@ from ..ir import anno
 from ..ir.names import walk_stmts
 from ..rules import table
 
-_RANDOM = {np.random.seed, np.random.rand, np.random.randn, np.random.random,
-           np.random.random_sample, np.random.randint, np.random.standard_normal,
-           np.random.default_rng}
 _EFFECTS = {print, builtins.input, builtins.open}
 _PURE_BUILTINS = {len, range, int, float, bool, complex, abs, min, max, sum, round, isinstance,
                   type, tuple, list, dict, zip, enumerate, sorted, reversed, str, divmod, pow,
@@ -60,7 +57,7 @@ def _reading_method(func):
 
 def _repeatable(fn):
     try:
-        if fn in _RANDOM or fn in _EFFECTS:
+        if fn in table.RANDOM or fn in _EFFECTS:
             return False
         if fn in _PURE_BUILTINS or table.nondiff(fn) or table.rule(fn) is not None:
             return True

@@ -91,16 +91,19 @@ NONDIFF = {
     np.all, np.any, np.logical_and, np.logical_or, np.logical_not, np.logical_xor,
     np.invert, np.equal, np.not_equal, np.less, np.less_equal, np.greater,
     np.greater_equal, math.isfinite, math.isnan, math.isinf, math.isclose,
-    # random numbers
-    np.random.seed, np.random.rand, np.random.randn, np.random.random,
-    np.random.random_sample, np.random.randint, np.random.standard_normal,
-    np.random.default_rng,
+    # random numbers (RANDOM below)
     # planning helpers in runtime/adjoints.py
     _h.einsum_slot_plan, _h.dot_subscripts, _h.inner_subscripts, _h.tensordot_subscripts,
     _h.inverse_axes, _h.concat_offsets, _h.inexact, _h.flat_scalars, _h.reduced_size,
     _h.axis_slice, _h.norm_plan, _h.linspace_weights, _h.survivors,
     _h.not_differentiable,
 }
+# Random draws: no gradient, and a different value each call (a tape block that
+# must run again cannot hold one, passes/repeatable.py).
+RANDOM = frozenset({np.random.seed, np.random.rand, np.random.randn, np.random.random,
+                    np.random.random_sample, np.random.randint, np.random.standard_normal,
+                    np.random.default_rng})
+NONDIFF |= RANDOM
 # Attributes of arrays that carry no gradient.
 NONDIFF_ATTRIBUTES = {"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "strides"}
 
