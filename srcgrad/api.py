@@ -6,6 +6,8 @@ import numpy as np
 
 from .compiler.cache import Compiled
 from .compiler.pipeline import check_function
+from .tape.inplace import compile_in_place
+from .tape.tape import run_in_place
 
 
 def _unwrap(f):
@@ -110,17 +112,20 @@ def function(f):
     """Compile ``f`` with srcgrad.
 
     The code is checked when the function is first called (unsupported
-    constructs raise ``CompileError`` naming the line); gradient tapes inside
-    it are compiled by the tape API.
+    constructs raise ``CompileError`` naming the line), and its gradient
+    tape blocks are compiled in place (``tape/inplace.py``): each runs its
+    compiled forward code as a call in the function's own code, no frame
+    tricks. The blocks are specialised on the kinds of values they start
+    from when they first run with them.
     """
-    checked = []
+    compiled = []  # [(f's code when compiled, the function to run)]
 
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
-        if not checked:
+        if not compiled or compiled[0][0] is not f.__code__:
             check_function(f)
-            checked.append(True)
-        return f(*args, **kwargs)
+            compiled[:] = [(f.__code__, compile_in_place(f, run_in_place) or f)]
+        return compiled[0][1](*args, **kwargs)
 
     wrapper.__srcgrad_function__ = True
     wrapper.__signature__ = inspect.signature(f)

@@ -125,12 +125,42 @@ def _shape(code):
     return out
 
 
-def _same_code(a, b):
-    if _shape(a) != _shape(b):
+def _same_code(a, b, cls=None):
+    """Do ``a`` (compiled from the text on disk, outside any class) and ``b`` (the code
+    Python runs, of a method of ``cls`` if not None: its private names mangled) match?"""
+    shape_b = _shape(b)
+    if cls is not None and cls.strip("_"):
+        mangled = re.compile(r"'_%s(__\w+)'" % re.escape(cls.lstrip("_")))
+        shape_b = [(op, mangled.sub(r"'\1'", arg)) for op, arg in shape_b]
+    if _shape(a) != shape_b:
         return False
     ca = [c for c in a.co_consts if inspect.iscode(c)]
     cb = [c for c in b.co_consts if inspect.iscode(c)]
-    return len(ca) == len(cb) and all(_same_code(x, y) for x, y in zip(ca, cb))
+    return len(ca) == len(cb) and all(_same_code(x, y, cls) for x, y in zip(ca, cb))
+
+
+def class_of(code):
+    """The name of the class whose body ``code``'s function was defined in, or None:
+    Python mangles its private names (``self.__w`` is ``self._Model__w``)."""
+    parts = getattr(code, "co_qualname", "").split(".")
+    return parts[-2] if len(parts) >= 2 and parts[-2] != "<locals>" else None
+
+
+def mangle(node, cls):
+    """Private names in the tree ``node`` (gast or ast) as the body of class ``cls``
+    compiles them: identifiers and attributes ``__x`` (not ``__x__``) become ``_cls__x``;
+    keyword names in calls are left, as Python leaves them."""
+    prefix = "_" + cls.lstrip("_") if cls and cls.strip("_") else None
+
+    def mangled(name):
+        return prefix + name if prefix and name.startswith("__") and not name.endswith("__") \
+            and "." not in name else name
+    for n in gast.walk(node) if isinstance(node, gast.AST) else __import__("ast").walk(node):
+        for field in ("id", "attr", "arg"):
+            value = getattr(n, field, None)
+            if isinstance(value, str) and not (field == "arg" and type(n).__name__ == "keyword"):
+                setattr(n, field, mangled(value))
+    return node
 
 
 def _matches(text, code):
@@ -142,7 +172,7 @@ def _matches(text, code):
     todo = [compiled]
     while todo:
         c = todo.pop()
-        if c.co_name == code.co_name and _same_code(c, code):
+        if c.co_name == code.co_name and _same_code(c, code, class_of(code)):
             return True
         todo.extend(k for k in c.co_consts if inspect.iscode(k))
     return False
@@ -243,6 +273,7 @@ def parse_function(fn):
             "gradient of the new function",
         )
     node.decorator_list = []
+    mangle(node, class_of(code))
     freevars = {}
     if code.co_freevars:
         freevars = dict(zip(code.co_freevars, fn.__closure__ or ()))

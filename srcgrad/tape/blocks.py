@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 import gast
 
-from ..compiler.source import PARSE_COUNT, Origin, _last_line
+from ..compiler.source import PARSE_COUNT, Origin, _last_line, class_of, mangle
 from ..errors import CompileError, SourceUnavailableError
 
 _TREES = {}
@@ -137,12 +137,15 @@ def _locate(frame):
             if getattr(s, "lineno", None) != lineno:
                 continue
             if isinstance(s, gast.With):
+                mangle(s, class_of(frame.f_code))  # a method's private names, as Python runs them
                 return Region(filename, lineno, s.body, _tape_name(s.items[0]), frame.f_globals,
                               key=(filename, lineno, s.col_offset), with_stmt=s)
             if _is_method_call(s, None, "__enter__"):
                 name = s.value.func.value.id if isinstance(s.value.func.value, gast.Name) else None
                 for j in range(i + 1, len(stmts)):
                     if _is_method_call(stmts[j], name, "__exit__"):
+                        for t in stmts[i + 1:j]:
+                            mangle(t, class_of(frame.f_code))
                         return Region(filename, lineno, stmts[i + 1:j], name, frame.f_globals,
                                       key=(filename, lineno, s.col_offset), exit_stmt=stmts[j])
                 raise CompileError(

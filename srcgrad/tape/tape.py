@@ -87,6 +87,18 @@ class _Record:
         if any(n in local and not _is_data(local[n]) and n != region.tape_name
                and local is not frame.f_globals for n in region.inputs):
             return False
+        bound = self.run_compiled(carried, watch_variables)
+        if bound is None:
+            return False
+        once.write_back(frame, bound)
+        self.skipper = once.Skipper(frame, region.exit_stmt and region.exit_stmt.lineno)
+        self.skipper.arm()
+        return True
+
+    def run_compiled(self, carried, watch_variables):
+        """Run the block's compiled forward code: the variables it binds (name -> value),
+        or None if it cannot run compiled for these values."""
+        region = self.region
         # Variables the block only computes with run as their (frozen) arrays: no
         # Variable arithmetic in the compiled code; a trainable one is watched by name.
         plain = once.plain_variables(region, self.inputs, self.values)
@@ -102,7 +114,7 @@ class _Record:
                 continue
             break
         if entry is None or entry is _CANNOT:
-            return False
+            return None
         outs, watched, record = entry.forward(*sample)
         self.originals = kept.keep_as_computed(record, entry.copied, entry.private_reads,
                                                entry.through_reads, sample)
@@ -119,14 +131,11 @@ class _Record:
             spent = GradientTape()
             spent._spent_in = region
             bound[name] = spent
-        once.write_back(frame, bound)
         self.once = (entry, record)
         self.carried = carried
         self.outputs = bound
         self.watched = watched
-        self.skipper = once.Skipper(frame, region.exit_stmt and region.exit_stmt.lineno)
-        self.skipper.arm()
-        return True
+        return bound
 
     def _entry(self, sample, carried, watch_variables, as_arrays):
         """The block's compiled code for these values (cached), _CANNOT, or None if a
@@ -308,6 +317,36 @@ class GradientTape:
             record.kept = kept.keep_as_computed(start, list(start))
             record.snapshots.update({n: v for n, v in start.items() if v is not record.values[n]})
         return self
+
+    def _run_in_place(self, block, values):
+        """Run a block of an ``@sg.function`` compiled in place (``inplace.py``): the
+        values of the variables it binds, in the order of ``region.outputs``, or None
+        if it cannot run compiled (then it runs as written, in a ``with`` statement)."""
+        region, names = block
+        if self._current is not None:
+            return None  # re-entered: the with statement raises TensorFlow's error
+        given = {n: v for n, v in zip(names, values) if _is_data(v)}
+        if len(given) != len(names) and any(
+                n != region.tape_name for n, v in zip(names, values) if not _is_data(v)):
+            return None
+        inputs = list(given)
+        record = _Record(region, inputs, given)
+        record.snapshots = {n: record.values[n].read_value() for n in inputs
+                            if _is_variable(record.values[n])}
+        record.prewatched = list(self._watched_values)
+        try:
+            bound = record.run_compiled(record.carried_inputs(self._records),
+                                        self.watch_accessed_variables)
+        except BaseException as e:
+            self._failed.append((region, type(e)))
+            raise
+        if bound is None:
+            return None
+        for value in record.watched:
+            self.watch(value)
+        self._records.append(record)
+        variables._TAPES.add(self)
+        return tuple(bound.get(n, runtime.UNBOUND) for n in region.outputs)
 
     def __exit__(self, exc_type, exc, tb):
         record, self._current = self._current, None
@@ -560,6 +599,13 @@ class GradientTape:
             out.append(np.stack([np.zeros(shape) if g is None else np.broadcast_to(g, shape)
                                  for g in got]))
         return out
+
+
+def run_in_place(tape, block, values):
+    """The runner of ``@sg.function``'s blocks compiled in place (``inplace.py``)."""
+    if type(tape) is not GradientTape:
+        return None  # not a tape of ours: the block runs as written
+    return tape._run_in_place(block, values)
 
 
 def _zero_seed(value, rows=None):
