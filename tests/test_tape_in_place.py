@@ -2,7 +2,6 @@
 trace function, no frame writes (issue 11, section 2). Everything the plain
 placement does is tested there too (``tape_forms``, test_tape_once.py); these
 tests pin what is particular to the rewrite."""
-import sys
 import traceback
 
 import numpy as np

@@ -12,6 +12,7 @@ an entry's generated source leaves ``linecache`` with its code. Functions
 are held weakly: a lambda made and differentiated at each call is freed with
 its entries.
 """
+import builtins
 import functools
 import inspect
 import types
@@ -22,7 +23,9 @@ import numpy as np
 
 from ..variables import Variable, check_plain_data
 from ..ir.atoms import is_static_object
+from .. import trees
 from ..ir.resolve import UNROLL_MAX
+from . import codegen
 from .pipeline import compile_gradient
 
 # Objects the compiler reads or inlines as they are: code specialised on one
@@ -223,6 +226,7 @@ class Compiled:
             raise ValueError("wrt must name at least one argument")
         self._read_signature(f.__func__ if self.bound else f)
         self.entries = OrderedDict()
+        self.trees = {}  # structure of the parameter trees -> the gradient of their leaves
 
     def _read_signature(self, fn):
         """Parameters, defaults and ``wrt`` indices, as ``fn`` has them now."""
@@ -293,6 +297,8 @@ class Compiled:
         if fn is not None and self._changed(fn):
             self._read_signature(fn)
         args, kwargs = self._bind(args, kwargs)
+        if any(i < len(args) and trees.is_tree(args[i]) for i in self.wrt):
+            return self._tree_call(args, kwargs)
         entry = self.entry(args, kwargs)
         out = entry.fn(*args, **kwargs)
         if self.mode == "value_and_grad":
@@ -304,6 +310,93 @@ class Compiled:
         else:
             grads = _cast(grads, args[self.wrt[0]])
         return (value, grads) if self.mode == "value_and_grad" else grads
+
+    def _tree_call(self, args, kwargs):
+        """Differentiated arguments that are parameter trees (``trees.py``): the
+        gradient of a function of their leaves, put back into their shapes."""
+        parts = {}  # position -> (leaf paths and values, treedef)
+        for i in self.wrt:
+            if trees.is_tree(args[i]):
+                parts[i] = trees.flatten(args[i], self._name(i))
+                for path, leaf in parts[i][0]:
+                    _check_differentiable(leaf, i, path)
+        key = (len(args), tuple(sorted(kwargs)), tuple((i, t) for i, (_, t) in parts.items()))
+        flat = self.trees.get(key)
+        if flat is None:
+            flat = self.trees[key] = self._of_leaves(args, kwargs, parts)
+        compiled, positions = flat
+        leaves = []
+        for i, value in enumerate(args):
+            leaves += [leaf for _, leaf in parts[i][0]] if i in parts else [value]
+        if compiled is None:  # empty trees only: nothing to differentiate
+            value, grads = (self.f(*args, **kwargs) if self.mode == "value_and_grad"
+                            else None), ()
+        else:
+            out = compiled(tuple(leaves[len(self.bound):]), kwargs)
+            value, grads = out if self.mode == "value_and_grad" else (None, out)
+        results = []
+        for i, where in zip(self.wrt, positions):
+            results.append(trees.unflatten(parts[i][1], grads[where]) if i in parts
+                           else grads[where.start])
+        grads = tuple(results) if self.multiple else results[0]
+        return (value, grads) if self.mode == "value_and_grad" else grads
+
+    def _of_leaves(self, args, kwargs, parts):
+        """A compiled gradient of the user's function as a function of the trees'
+        leaves (``trees.py``), and for each ``wrt`` the slice of its gradients."""
+        fn = self.f
+        taken = set(kwargs) | {"self"}
+        names, build = [], []
+        for i, value in enumerate(args):
+            if i in parts:
+                leaf = trees.leaf_names(parts[i][0], taken)
+                names.append((i, leaf))
+            else:
+                name = self._name(i) if i >= len(self.bound) else "self"
+                name = name if name.isidentifier() and name not in taken - {"self"} \
+                    else f"arg{i}"
+                taken.add(name)
+                names.append((i, [name]))
+        alias = trees.leaf_names([(fn.__name__, None)], taken)[0]
+        call_args = []
+        for i, ns in names:
+            if i in parts:
+                tree = self._name(i) if self._name(i).isidentifier() else f"tree{i}"
+                tree = trees.leaf_names([(tree, None)], taken)[0]
+                build.append(f"    {tree} = {trees.source(parts[i][1], ns)}\n")
+                call_args.append(tree)
+            else:
+                call_args.append(ns[0])
+        start = len(self.bound)
+        flat_params = [n for i, ns in names for n in ns]
+        first, at = {}, 0  # position -> index of its first leaf among all parameters
+        for i, ns in names:
+            first[i] = at
+            at += len(ns)
+        count = {i: len(ns) for i, ns in names}
+        order = sorted(set(self.wrt))  # the order of the leaf gradients computed
+        wrt_flat = [first[i] + k - start for i in order for k in range(count[i])]
+        offset, at = {}, 0
+        for i in order:
+            offset[i] = slice(at, at + count[i])
+            at += count[i]
+        positions = [offset[i] for i in self.wrt]
+        if not wrt_flat:
+            return None, positions
+        params = ", ".join(flat_params + (["*"] + sorted(kwargs) if kwargs else []))
+        call = ", ".join(call_args + [f"{k}={k}" for k in sorted(kwargs)])
+        name = f"{alias}_of_leaves"
+        text = (f"# {fn.__qualname__} as a function of the leaves of its parameter trees; "
+                f"generated by srcgrad\n"
+                f"def {name}({params}):\n" + "".join(build) + f"    return {alias}({call})\n")
+        wrapper = codegen.load(text, name, {"__builtins__": builtins},
+                               {alias: types.CellType(fn)},
+                               f"tree {fn.__qualname__}")
+        if self.bound:
+            wrapper = types.MethodType(wrapper, self.bound[0])
+        compiled = Compiled(wrapper, tuple(wrt_flat), self.mode)
+        compiled.keep = wrapper  # (held weakly by the Compiled)
+        return compiled, positions
 
     def generic(self, sample=None):
         """The generated function for code that calls this gradient (higher order).

@@ -36,6 +36,7 @@ class Context:
         self.namer = Namer(taken)
         self.scope = Scope(src.globals, dict(src.freevars), guards)
         self.containers = set()
+        self.dicts = set()  # names bound to a dict display (``for k in d`` iterates keys)
         self.tuples = {}
         self.cells = {"_sg": codegen.runtime_cell()}
         self.runtime = self.cells["_sg"].cell_contents

@@ -156,10 +156,10 @@ def mangle(node, cls):
         return prefix + name if prefix and name.startswith("__") and not name.endswith("__") \
             and "." not in name else name
     for n in gast.walk(node) if isinstance(node, gast.AST) else __import__("ast").walk(node):
-        for field in ("id", "attr", "arg"):
-            value = getattr(n, field, None)
-            if isinstance(value, str) and not (field == "arg" and type(n).__name__ == "keyword"):
-                setattr(n, field, mangled(value))
+        for name in ("id", "attr", "arg"):
+            value = getattr(n, name, None)
+            if isinstance(value, str) and not (name == "arg" and type(n).__name__ == "keyword"):
+                setattr(n, name, mangled(value))
     return node
 
 

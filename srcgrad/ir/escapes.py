@@ -54,7 +54,13 @@ def private_names(stmts, scope, visible, params=()):
                 bindings.setdefault(node.id, []).append(parent.value if simple else None)
             return
         for child in gast.iter_child_nodes(node):
-            visit(child, node)
+            # The items of an index tuple (``a[i, j]``) are indices, as ``i`` in ``a[i]``.
+            if isinstance(node, gast.Subscript) and child is node.slice \
+                    and isinstance(child, gast.Tuple):
+                for e in child.elts:
+                    visit(e, node)
+            else:
+                visit(child, node)
 
     for s in stmts:
         visit(s, None)

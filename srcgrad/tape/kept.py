@@ -19,6 +19,10 @@ _SCALARS = frozenset({float, int, bool, complex, type(None), np.float64, np.floa
                       np.bool_, range})
 
 
+_CONTAINERS = frozenset({list, tuple, dict})
+_HOLDERS = _CONTAINERS | {np.ndarray}
+
+
 def _root(a):
     while isinstance(a.base, np.ndarray):
         a = a.base
@@ -110,14 +114,19 @@ def keep_as_computed(record, names, containers_only=(), inputs_only=(), inputs=(
 
     chosen = []  # (name, which arrays of it to copy)
     for name in names:
-        if name in record:
+        # (Most of what a record holds is no array nor container: shape stand-ins,
+        # Variables, numbers. Passed over at the cost of a type check: this runs
+        # each time a block does.)
+        if type(record.get(name)) in _HOLDERS:
             chosen.append((name, wanted, True))
     for name in containers_only:
-        if type(record.get(name)) in (list, tuple, dict):
+        if type(record.get(name)) in _CONTAINERS:
             chosen.append((name, wanted, False))
     for name in inputs_only:
-        if name in record:
+        if type(record.get(name)) in _HOLDERS:
             chosen.append((name, lambda a: id(a) in input_ids and wanted(a), False))
+    if not chosen:
+        return {}
     copier = _Copier([a for name, want, _ in chosen for a in _arrays(record[name], [])
                       if want(a)])
     originals = {}

@@ -357,6 +357,9 @@ class Normalizer:
         return out
 
     def for_loop(self, s):
+        over_dict = self._dict_loop(s)
+        if over_dict is not None:
+            return over_dict
         items = self._static_items(s.iter)
         target, body = _loop_target(s)
         if items and len(items) <= UNROLL_MAX \
@@ -393,6 +396,54 @@ class Normalizer:
                                   [bind] + body, [], None), s)
         # The body is normalized in the next round, once variedness has been
         # recomputed for the new bindings (the index is not varied).
+        return out + [loop]
+
+    def _dict_loop(self, s):
+        """``for k in d``, ``for v in d.values()``, ``for k, v in d.items()`` over a dict of
+        differentiable values, as a loop over its keys (a list carrying no gradient,
+        taken when the loop starts, as Python's iterator does)::
+
+            for k_v in params.items():        for key in _sg.dict_keys(params):
+                k, v = k_v              ->        k_v = (key, params[key])
+                                                  k, v = k_v
+
+        ``for k in d`` only where ``d`` is known to be bound to a dict display;
+        ``dict_keys`` checks at run time that it is a dict."""
+        it = s.iter
+        f = getattr(it, "func", None)
+        if isinstance(it, gast.Call) and isinstance(f, gast.Attribute) and not it.args \
+                and not it.keywords and f.attr in ("keys", "values", "items") \
+                and expr_varied(f.value, self.varied, self.scope):
+            base, kind = f.value, f.attr
+        elif isinstance(it, gast.Name) and it.id in self.ctx.dicts and it.id in self.varied:
+            base, kind = it, "keys"
+        else:
+            return None
+        self.changed = True
+        out = []
+        seq = self.atom(base, out, hint="dict")
+        rebound = {n for st in walk_stmts(s.body) for n in bound_names(st)}
+        if isinstance(seq, gast.Name) and seq.id in rebound:
+            # Python iterates the dict the loop started with.
+            seq = T.name(self.expr(seq, out, self.ctx.namer.fresh(f"{seq.id}_iterated")))
+        target, body = _loop_target(s)
+        key = self.ctx.namer.fresh(f"{getattr(s.target, 'id', 'k')}_key")
+        item = gast.Subscript(copy.deepcopy(seq), T.name(key), gast.Load())
+        if kind == "items" and isinstance(target, (gast.Tuple, gast.List)) \
+                and len(target.elts) == 2:
+            # The key and the value bound apart: only the value carries a gradient.
+            binds = [T.assign(copy.deepcopy(target.elts[0]), T.name(key)),
+                     T.assign(copy.deepcopy(target.elts[1]), item)]
+        else:
+            target, body = s.target, s.body
+            value = {"keys": T.name(key), "values": item,
+                     "items": gast.Tuple([T.name(key), item], gast.Load())}[kind]
+            binds = [T.assign(copy.deepcopy(target), value)]
+        for b in binds:
+            anno.like(b, s)
+            T.fix_ctx(b)
+        loop = anno.like(gast.For(T.name(key, store=True), T.expr("_sg.dict_keys(d)", d=seq),
+                                  binds + list(body), s.orelse, None), s)
         return out + [loop]
 
     def _indexed(self, it, index, out, hint, rebound):
@@ -523,6 +574,8 @@ class Normalizer:
                 out.append(self._mark(T.assign(d, node), "copy"))
                 if node.id in self.ctx.containers:
                     self.ctx.containers.add(d)
+                if node.id in self.ctx.dicts:
+                    self.ctx.dicts.add(d)
             self.varied.add(d)
             return d
         if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
@@ -633,6 +686,8 @@ class Normalizer:
     def _container(self, value, out, d):
         out.append(self._mark(T.assign(d, value), "literal"))
         self.ctx.containers.add(d)
+        if isinstance(value, gast.Dict):
+            self.ctx.dicts.add(d)
         self.varied.add(d)
         return d
 

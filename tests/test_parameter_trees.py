@@ -1,0 +1,216 @@
+"""Parameter trees in the functional API (issue 13, section 1): a differentiated
+argument may be any nesting of dict, list and tuple of float arrays and
+scalars; its gradient has the same structure (JAX's behaviour). Namedtuples
+and dataclasses are refused with a remedy, not yet differentiated. Every model is written in several styles a user writes, and each
+gradient is checked against central finite differences of the leaves."""
+import dataclasses
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+import srcgrad as sg
+
+RNG = np.random.default_rng(7)
+X = RNG.normal(size=(5, 3))
+W1, B1 = RNG.normal(size=(3, 4)), RNG.normal(size=4)
+W2, B2 = RNG.normal(size=(4, 2)), RNG.normal(size=2)
+
+Layer = namedtuple("Layer", ["W", "b"])
+
+
+@dataclasses.dataclass
+class Params:
+    W1: np.ndarray
+    b1: np.ndarray
+    scale: float
+
+
+# ---- one model (a two-layer tanh network), written in the styles users write ----
+
+def mlp_dict(params, X):
+    h = np.tanh(X @ params["W1"] + params["b1"])
+    return np.sum(np.tanh(h @ params["W2"] + params["b2"]) ** 2)
+
+
+def mlp_dict_loop(params, X):
+    total = 0.0
+    for name in params:  # an L2 term over the dict's keys
+        total = total + 0.01 * np.sum(params[name] ** 2)
+    for name, value in params.items():
+        total = total + 0.001 * np.sum(value)
+    return total + mlp_dict(params, X)
+
+
+def mlp_layers(layers, X):
+    h = X
+    for W, b in layers:
+        h = np.tanh(h @ W + b)
+    return np.sum(h ** 2)
+
+
+def mlp_tuple(params, X):
+    W1, b1, W2, b2 = params
+    return mlp_layers([(W1, b1), (W2, b2)], X)
+
+
+def mlp_nested(tree, X):
+    first, second = tree["layers"]
+    h = np.tanh(X @ first["W"] + first["b"])
+    out = np.tanh(h @ second[0] + second[1])
+    return np.sum(out ** 2) * tree["scale"]
+
+
+def mlp_named(layers, X):
+    h = X
+    for layer in layers:
+        h = np.tanh(h @ layer.W + layer.b)
+    return np.sum(h ** 2)
+
+
+def linear_dataclass(p, X):
+    return p.scale * np.sum(np.tanh(X @ p.W1 + p.b1) ** 2)
+
+
+def _flat_loss(W1, b1, W2, b2, X):
+    return mlp_layers([(W1, b1), (W2, b2)], X)
+
+
+def _numeric(f, leaves, rebuild, eps=1e-6):
+    """Central differences of ``f(rebuild(leaves))`` with respect to each leaf."""
+    out = []
+    for k, leaf in enumerate(leaves):
+        leaf = np.asarray(leaf, dtype=float)
+        g = np.zeros_like(leaf)
+        for idx in np.ndindex(leaf.shape):
+            for sign in (1, -1):
+                moved = leaf.copy()
+                moved[idx] += sign * eps
+                args = list(leaves)
+                args[k] = moved if np.ndim(leaves[k]) else float(moved)
+                g[idx] += sign * f(rebuild(args)) / (2 * eps)
+        out.append(g)
+    return out
+
+
+CASES = {
+    "dict": (mlp_dict, {"W1": W1, "b1": B1, "W2": W2, "b2": B2},
+             lambda v: {"W1": v[0], "b1": v[1], "W2": v[2], "b2": v[3]}),
+    "dict-iterated": (mlp_dict_loop, {"W1": W1, "b1": B1, "W2": W2, "b2": B2},
+                      lambda v: {"W1": v[0], "b1": v[1], "W2": v[2], "b2": v[3]}),
+    "list-of-tuples": (mlp_layers, [(W1, B1), (W2, B2)],
+                       lambda v: [(v[0], v[1]), (v[2], v[3])]),
+    "tuple": (mlp_tuple, (W1, B1, W2, B2), tuple),
+    "nested": (mlp_nested, {"layers": [{"W": W1, "b": B1}, (W2, B2)], "scale": 0.5},
+               lambda v: {"layers": [{"W": v[0], "b": v[1]}, (v[2], v[3])], "scale": v[4]}),
+}
+
+
+def _leaves(tree):
+    from srcgrad import trees
+    return [leaf for _, leaf in trees.flatten(tree)[0]]
+
+
+@pytest.mark.parametrize("style", sorted(CASES))
+def test_gradient_of_a_tree_has_its_structure_and_matches_finite_differences(style):
+    f, tree, rebuild = CASES[style]
+    g = sg.grad(f)(tree, X)
+    assert type(g) is type(tree)
+    if isinstance(tree, dict):
+        assert list(g) == list(tree)
+    expected = _numeric(lambda t: f(t, X), _leaves(tree), rebuild)
+    got = _leaves(g)
+    assert len(got) == len(expected)
+    for a, b, leaf in zip(got, expected, _leaves(tree)):
+        assert np.shape(a) == np.shape(leaf)
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("style", sorted(CASES))
+def test_value_and_grad_of_a_tree(style):
+    f, tree, _ = CASES[style]
+    value, g = sg.value_and_grad(f)(tree, X)
+    assert value == pytest.approx(f(tree, X), rel=1e-12)
+    for a, b in zip(_leaves(g), _leaves(sg.grad(f)(tree, X))):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_the_same_gradient_whatever_the_style():
+    flat = sg.grad(_flat_loss, (0, 1, 2, 3))(W1, B1, W2, B2, X)
+    for style in ("dict", "list-of-tuples", "tuple"):
+        f, tree, _ = CASES[style]
+        for a, b in zip(_leaves(sg.grad(f)(tree, X)), flat):
+            np.testing.assert_allclose(a, b, rtol=1e-10)
+
+
+def test_a_tree_beside_an_array_and_wrt_in_any_order():
+    def loss(params, X):
+        return mlp_layers(params, X)
+    tree = [(W1, B1), (W2, B2)]
+    gx, gp = sg.grad(mlp_layers, (1, 0))(tree, X)
+    assert gx.shape == X.shape and isinstance(gp, list)
+    expected = _numeric(lambda x: mlp_layers(tree, x[0]), [X], lambda v: v)[0]
+    np.testing.assert_allclose(gx, expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gp[1][0], sg.grad(mlp_layers)(tree, X)[1][0], rtol=1e-12)
+
+
+def test_a_tree_in_a_method_and_with_a_keyword_argument():
+    class Model:
+        def __init__(self, scale):
+            self.scale = scale
+
+        def loss(self, params, X, *, power=2):
+            return self.scale * np.sum(np.tanh(X @ params["W"] + params["b"]) ** power)
+
+    model = Model(0.5)
+    params = {"W": W1, "b": B1}
+    g = sg.grad(model.loss)(params, X, power=3)
+    expected = _numeric(lambda p: model.loss(p, X, power=3), [W1, B1],
+                        lambda v: {"W": v[0], "b": v[1]})
+    np.testing.assert_allclose(g["W"], expected[0], rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(g["b"], expected[1], rtol=1e-6, atol=1e-8)
+
+
+def test_a_tree_that_is_not_differentiated_is_data():
+    config = {"scale": 2.0, "layers": [(W1, B1)]}
+
+    def loss(x, config):
+        return config["scale"] * mlp_layers(config["layers"], x)
+    g = sg.grad(loss)(X, config)
+    expected = _numeric(lambda x: loss(x[0], config), [X], lambda v: v)[0]
+    np.testing.assert_allclose(g, expected, rtol=1e-6, atol=1e-8)
+
+
+def test_an_int_leaf_is_the_same_clear_type_error_as_a_top_level_int():
+    with pytest.raises(TypeError, match=r"params\['n'\].*an int"):
+        sg.grad(lambda params: params["x"] * params["n"])({"x": 1.0, "n": 3})
+
+
+def test_another_structure_compiles_anew():
+    f = sg.grad(mlp_layers)
+    one = f([(W1, B1)], X)
+    two = f([(W1, B1), (W2, B2)], X)
+    assert len(one) == 1 and len(two) == 2
+    np.testing.assert_allclose(one[0][0], sg.grad(lambda a, b, x: mlp_layers([(a, b)], x))(
+        W1, B1, X), rtol=1e-12)
+
+
+def test_python_float_leaves_give_float_gradients():
+    g = sg.grad(lambda p: p["a"] ** 2 * p["b"])({"a": 3.0, "b": 2.0})
+    assert g == {"a": 12.0, "b": 9.0}
+    assert all(type(v) in (float, np.float64) for v in g.values())
+
+
+def test_namedtuples_and_dataclasses_are_refused_with_a_remedy():
+    with pytest.raises(TypeError, match=r"layers\[0\] is a namedtuple \(Layer\).*dict"):
+        sg.grad(mlp_named)([Layer(W1, B1)], X)
+    with pytest.raises(TypeError, match=r"p is a dataclass \(Params\)"):
+        sg.grad(linear_dataclass)(Params(W1, B1, 1.5), X)
+
+
+def test_an_empty_tree_has_an_empty_gradient():
+    def f(params, x):
+        return np.sum(x ** 2) + sum(params)
+    assert sg.grad(f)([], X) == []
+    value, g = sg.value_and_grad(f)((), X)
+    assert g == () and value == pytest.approx(np.sum(X ** 2))
