@@ -15,6 +15,7 @@ that the compiler can differentiate again.
 """
 import ast
 import builtins
+import importlib
 import inspect
 import math
 import textwrap
@@ -359,7 +360,15 @@ def _cases():
     return cases
 
 
-CASES = _cases()
+def _all_cases():
+    import types as _types
+
+    from rule_cases import family_cases
+    t = _types.SimpleNamespace(**{k: v for k, v in globals().items() if not k.startswith("__")})
+    return _cases() + family_cases(t)
+
+
+CASES = _all_cases()
 
 
 def _case_id(case):
@@ -746,7 +755,10 @@ def test_prod_with_random_zeros(seed, data):
 # The rules as code: only differentiable calls, only names in scope
 # ---------------------------------------------------------------------------
 
-HELPERS = {name: getattr(adjoint_helpers, name) for name in adjoint_helpers.__all__}
+_FAMILY_HELPERS = [importlib.import_module(f"srcgrad.runtime.{m}") for m in
+                   ("decompositions", "layout", "selection", "sequences", "special")]
+HELPERS = {name: getattr(module, name) for module in [adjoint_helpers] + _FAMILY_HELPERS
+           for name in module.__all__}
 MODULES = {"np": np, "math": math, "_sg": runtime}
 ALLOWED_OPS = set(OPERATORS) | {"Not", "And", "Or"}
 
@@ -853,7 +865,7 @@ def test_helpers_use_only_differentiable_constructs(name, fn):
     tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     func = tree.body[0]
     assert ast.get_docstring(func), f"{name} needs a docstring"
-    names = {**vars(builtins), **vars(adjoint_helpers)}
+    names = {**vars(builtins), **vars(adjoint_helpers), **vars(inspect.getmodule(fn))}
     problems = check_code(func, names, name)
     for node in ast.walk(func):
         if isinstance(node, ast.stmt) and not isinstance(node, ALLOWED_STATEMENTS):

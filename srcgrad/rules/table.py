@@ -17,10 +17,14 @@ import warnings
 import numpy as np
 
 from ..runtime import adjoints as _h
-from . import elementwise, helpers, linalg, products, python, reductions, shapes
+from . import decompositions, elementwise, helpers, layout, linalg, products, python, \
+    reductions, selection, sequences, shapes, special
 
+_FAMILIES = (layout, selection, sequences, decompositions, special)
 PRIMITIVES = {**elementwise.TABLE, **reductions.TABLE, **products.TABLE, **linalg.TABLE,
               **shapes.TABLE, **python.TABLE}
+for _family in _FAMILIES:
+    PRIMITIVES.update(_family.TABLE)
 TABLE = {**PRIMITIVES, **helpers.TABLE}
 POWER_CONSTANT_EXPONENT = elementwise.POWER_CONSTANT_EXPONENT
 
@@ -67,8 +71,13 @@ METHODS = {
     "any": (np.any, "plain"),
 }
 
+for _family in _FAMILIES:
+    METHODS.update(_family.METHODS)
+
 # Attributes of arrays: differentiable ones map to a function of the array.
 ATTRIBUTES = {"T": np.transpose, "mT": np.matrix_transpose}
+for _family in _FAMILIES:
+    ATTRIBUTES.update(_family.ATTRIBUTES)
 
 # Called freely, never differentiated: their results carry no gradient
 # (integer/boolean-valued, piecewise constant, shape queries, constructors of constants).
@@ -104,6 +113,8 @@ RANDOM = frozenset({np.random.seed, np.random.rand, np.random.randn, np.random.r
                     np.random.random_sample, np.random.randint, np.random.standard_normal,
                     np.random.default_rng})
 NONDIFF |= RANDOM
+for _family in _FAMILIES:
+    NONDIFF |= _family.NONDIFF
 # Attributes of arrays that carry no gradient.
 NONDIFF_ATTRIBUTES = {"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "strides"}
 

@@ -8,3 +8,9 @@ from ..variables import Variable, stop_gradient  # noqa: F401  (stop_gradient: t
 from .adjoints import *  # noqa: F401,F403
 from .core import *  # noqa: F401,F403
 from .rows import *  # noqa: F401,F403
+# The helpers of the rule families (rules/<family>.py)
+from .decompositions import *  # noqa: F401,F403
+from .layout import *  # noqa: F401,F403
+from .selection import *  # noqa: F401,F403
+from .sequences import *  # noqa: F401,F403
+from .special import *  # noqa: F401,F403

@@ -1,0 +1,14 @@
+"""Where elements go: repeat, tile, roll, pad, splits, diagonals, atleast_*, flips and rotations, stacks, append.
+
+Scope of a grad expression and the fields of an entry: ``entry.Rule``.
+Helpers the grad expressions call live in ``runtime/layout.py``.
+"""
+from .entry import Rule  # noqa: F401
+
+TABLE = {}
+# ndarray methods -> (function, "plain" or "shape"), as ``table.METHODS``.
+METHODS = {}
+# Array attributes -> the function they stand for, as ``table.ATTRIBUTES``.
+ATTRIBUTES = {}
+# Called freely, never differentiated, as ``table.NONDIFF``.
+NONDIFF = set()

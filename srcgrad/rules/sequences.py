@@ -1,0 +1,14 @@
+"""Running products, differences and products of sequences: cumprod, diff, convolve, correlate, kron, cross, sinc, gradient.
+
+Scope of a grad expression and the fields of an entry: ``entry.Rule``.
+Helpers the grad expressions call live in ``runtime/sequences.py``.
+"""
+from .entry import Rule  # noqa: F401
+
+TABLE = {}
+# ndarray methods -> (function, "plain" or "shape"), as ``table.METHODS``.
+METHODS = {}
+# Array attributes -> the function they stand for, as ``table.ATTRIBUTES``.
+ATTRIBUTES = {}
+# Called freely, never differentiated, as ``table.NONDIFF``.
+NONDIFF = set()

@@ -1,0 +1,9 @@
+"""Helpers of the ``layout`` rules (``rules/layout.py``), reached as ``_sg.<name>``.
+
+Each is plain Python over NumPy functions that have rules, so that adjoint
+code calling it can be differentiated again (``tests/test_rule_table.py``
+reads them).
+"""
+import numpy as np  # noqa: F401
+
+__all__ = []

@@ -1,0 +1,6 @@
+"""Rule cases of ``srcgrad/rules/decompositions.py`` (see ``tests/rule_cases/__init__.py``)."""
+import numpy as np  # noqa: F401
+
+
+def cases(t):
+    return []
