@@ -214,3 +214,25 @@ def test_an_empty_tree_has_an_empty_gradient():
     assert sg.grad(f)([], X) == []
     value, g = sg.value_and_grad(f)((), X)
     assert g == () and value == pytest.approx(np.sum(X ** 2))
+
+
+def _grad_norm_dict(params, X):
+    g = sg.grad(mlp_dict)(params, X)
+    return np.sum(g["W1"] ** 2) + np.sum(g["b2"])
+
+
+def _grad_norm_layers(layers, X):
+    g = sg.grad(mlp_layers)(layers, X)
+    return np.sum(g[0][0] ** 2) + np.sum(g[1][1])
+
+
+@pytest.mark.parametrize("f, style", [(_grad_norm_dict, "dict"),
+                                      (_grad_norm_layers, "list-of-tuples")])
+def test_second_order_through_a_tree(f, style):
+    """The inner gradient of a tree, differentiated again (a list of (W, b) pairs once
+    had its items' adjoints added with ``+=``, which concatenates tuples)."""
+    _, tree, rebuild = CASES[style]
+    g = sg.grad(f)(tree, X)
+    expected = _numeric(lambda t: f(t, X), _leaves(tree), rebuild)
+    for a, b in zip(_leaves(g), expected):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)

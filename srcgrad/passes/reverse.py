@@ -245,8 +245,10 @@ class Reverse:
             index = s.value.slice
             db = self.d(base)
             if self.inplace and state.get(base) is OWN and base not in self.ctx.containers \
-                    and _basic_index(index, self.ints):
-                # Our own buffer and a plain index: add in place, no copy.
+                    and self.ranks.get(base) is not None and _basic_index(index, self.ints):
+                # Our own buffer and a plain index: add in place, no copy. Only into an
+                # array (its rank known): ``+=`` on an item of a list that is itself a
+                # list or tuple (``layers[i]`` = (W, b)) would concatenate.
                 if self.rows is None:
                     target = gast.Subscript(T.name(db), copy.deepcopy(index), gast.Store())
                     out.append(gast.AugAssign(target, gast.Add(), T.name(self.d(t))))

@@ -22,6 +22,7 @@ _SCALARS = frozenset({float, int, np.float64, np.float32, np.float16, np.longdou
 
 
 _SHAPED = (np.ndarray, np.generic)
+_CONTAINERS = frozenset({list, tuple})
 
 
 def _shape(value):
@@ -33,6 +34,10 @@ def unbroadcast(grad, like):
     """Sum ``grad`` down to the shape of ``like``: the adjoint of broadcasting."""
     if type(like) in _SCALARS and type(grad) in _SCALARS:
         return grad  # the common case in scalar loops, without np.shape
+    if type(like) in _CONTAINERS and type(grad) in _CONTAINERS:
+        # An item of a list that is itself a list or tuple (``layers[i]`` = (W, b)):
+        # containers do not broadcast; their items may.
+        return type(grad)(unbroadcast(g, l) for g, l in zip(grad, like))
     shape = _shape(like)
     gshape = _shape(grad)
     if gshape == shape:
@@ -62,6 +67,8 @@ def _restore_leading_ones(grad, gshape, shape):
 
 def broadcast_like(grad, like):
     """Broadcast ``grad`` to the shape of ``like``: the adjoint of ``unbroadcast``."""
+    if type(like) in _CONTAINERS and type(grad) in _CONTAINERS:
+        return type(grad)(broadcast_like(g, l) for g, l in zip(grad, like))
     shape = np.shape(like)
     gshape = np.shape(grad)
     if gshape == shape:
