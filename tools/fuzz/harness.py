@@ -10,6 +10,8 @@ calling frame), so every program is written to a real ``.py`` file:
 - ``function_f``: the same, decorated with ``@sg.function``.
 - ``second_f`` (one-input programs): ``np.sum(sg.grad(f)(x) * DIRECTION)``,
   whose gradient is a Hessian-vector product.
+- ``dict_f`` and ``tuple_f``: ``f`` with its inputs passed as one parameter
+  tree, a dict read by key and a tuple unpacked (``sg.grad`` of a tree).
 """
 import ast
 
@@ -83,10 +85,19 @@ def _second_wrapper(f, shape):
             f"    return np.sum(GRAD_F({param}) * DIRECTION)\n")
 
 
+def _tree_wrappers(f):
+    params = [a.arg for a in f.args.args]
+    by_key = ", ".join(f"tree_params[{p!r}]" for p in params)
+    unpack = ", ".join(params) + ("," if len(params) == 1 else "")
+    return (f"def dict_f(tree_params):\n    return f({by_key})\n\n\n"
+            f"def tuple_f(tree_params):\n    {unpack} = tree_params\n"
+            f"    return f({', '.join(params)})\n")
+
+
 def module_source(program, second_shape=None, tapes=True):
     """The module text; ``second_shape`` (the input's shape) adds ``second_f``."""
     f = function_def(program.source)
-    parts = [IMPORTS, program.source.rstrip() + "\n"]
+    parts = [IMPORTS, program.source.rstrip() + "\n", _tree_wrappers(f)]
     if tapes:
         parts += [_tape_wrapper("tape_f", f, decorated=False),
                   _tape_wrapper("function_f", f, decorated=True)]

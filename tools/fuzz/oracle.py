@@ -34,7 +34,7 @@ from . import fd
 from .harness import module_source
 from .program import copies
 
-FORMS = ("grad", "value", "tape", "function", "second")
+FORMS = ("grad", "value", "tape", "function", "second", "tree")
 TIME_LIMIT = 30            # seconds per form: compiling included
 PLAIN_TIME_LIMIT = 10      # seconds for the plain calls of a program (a shrinking step can
                            # delete the ``k += 1`` of a while loop)
@@ -199,6 +199,20 @@ class _Checker:
     def _value(self, given):
         value, grads = sg.value_and_grad(self.f, wrt=self.wrt)(*given)
         return self._judge(_as_list(grads, self.wrt), value)
+
+    def _tree(self, given):
+        """The inputs as one parameter tree: a dict read by key, and a tuple unpacked."""
+        keys = list(self.module.f.__code__.co_varnames[:len(given)])  # f's parameters
+        by_key = sg.grad(self.module.dict_f)(dict(zip(keys, given)))
+        if list(by_key) != keys:
+            return Outcome("FAIL", "wrong structure", f"dict gradient keys {list(by_key)}")
+        outcome = self._judge([by_key[k] for k in keys])
+        if outcome.status != "ok":
+            return outcome
+        value, by_position = sg.value_and_grad(self.module.tuple_f)(tuple(copies(self.args)))
+        if type(by_position) is not tuple or len(by_position) != len(keys):
+            return Outcome("FAIL", "wrong structure", f"tuple gradient {by_position!r}")
+        return self._judge(list(by_position), value)
 
     def _tape(self, given):
         value, grads = self.module.tape_f(*given)

@@ -56,6 +56,8 @@ def reproducer(program, forms, outcome):
         "tape": "tape_f(*ARGS)",
         "function": "function_f(*ARGS)",
         "second": "sg.grad(second_f)(*ARGS)",
+        "tree": "sg.grad(dict_f)(dict(zip(f.__code__.co_varnames, ARGS))), "
+                "sg.value_and_grad(tuple_f)(tuple(ARGS))",
     }
     second = "second" in forms and second_order_eligible(program)
     module = module_source(program, np.shape(program.args[0]) if second else None,
