@@ -477,9 +477,27 @@ def _record(ctx, rev, body, params, backward, watch_log=None):
 def check_function(fn):
     """Parse ``fn`` and reject unsupported constructs, without generating code.
 
-    Tape blocks are checked when a tape compiles them.
+    Tape blocks are checked when a tape compiles them (statements in them that
+    no gradient flows through may be outside the compiler's language).
     """
-    fence.check(source.parse_function(fn), allow_with=True)
+    src = source.parse_function(fn)
+    for node in gast.walk(src.node):
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field, None)
+            if isinstance(stmts, list):
+                setattr(node, field, [_without_tape_body(s) for s in stmts])
+    fence.check(src, allow_with=True)
+
+
+def _without_tape_body(s):
+    """A ``with ...GradientTape(...)`` block with its statements left to the tape."""
+    if isinstance(s, gast.With) and any(
+            (getattr(getattr(i.context_expr, "func", None), "attr", None)
+             or getattr(getattr(i.context_expr, "func", None), "id", None)) == "GradientTape"
+            for i in s.items):
+        s = copy.copy(s)
+        s.body = [gast.copy_location(gast.Pass(), s)]
+    return s
 
 
 def _stores(s):

@@ -27,6 +27,7 @@ import gast
 from ..ir import anno, templates as T
 from ..ir.names import walk_stmts
 from ..ir.scopes import free_names
+from . import as_written
 
 
 def watch_marker(node, region, known=None, rebound=()):
@@ -154,6 +155,7 @@ class Prepare:
         self.is_variable = is_variable
         self.inner = {}  # tape name -> Region of a nested tape block
         self.bound = set()  # names bound by the statements prepared so far
+        self._names = None  # what statements run as written see of the block
 
     def block(self, stmts, tape_name, in_loop=False):
         out = []
@@ -207,6 +209,10 @@ class Prepare:
 
     def stmt(self, s, tape_name, in_loop=False):
         region = self.region
+        if self.once and isinstance(s, as_written.LIFTED) and not self._recorded_with(s):
+            # Outside the compiler's language: runs as written (refused later if a
+            # gradient would flow through it).
+            return as_written.lift(s, region, self._block_names(), self.ctx)
         if _is_tape_call(s, tape_name, "watch"):
             return watch_marker(s, region, self.known, self.bound)
         if any(_is_tape_call(s, name, "watch") for name in self.inner):
@@ -233,6 +239,22 @@ class Prepare:
                 loop = in_loop or isinstance(s, (gast.For, gast.While))
                 setattr(s, field, self.block(getattr(s, field), tape_name, loop))
         return [s]
+
+    @staticmethod
+    def _recorded_with(s):
+        """``with tape.stop_recording():`` or a nested tape: part of what is recorded."""
+        if not isinstance(s, gast.With) or len(s.items) != 1:
+            return False
+        f = getattr(s.items[0].context_expr, "func", None)
+        return isinstance(f, gast.Attribute) and f.attr == "stop_recording" \
+            or (getattr(f, "attr", None) or getattr(f, "id", None)) == "GradientTape"
+
+    def _block_names(self):
+        """The block's inputs and every name it binds."""
+        if self._names is None:
+            self._names = set(self.known) | {n for t in self.region.statements
+                                              for n in as_written.bound_names(t)}
+        return self._names
 
     def with_stmt(self, s, tape_name, in_loop):
         item = s.items[0]

@@ -12,6 +12,7 @@ differentiated; a call with neither a rule nor a place there is a
 import builtins
 import logging
 import math
+import types
 import warnings
 
 import numpy as np
@@ -140,6 +141,8 @@ def rule(obj):
 
 def nondiff(obj):
     try:
-        return obj in _ALL_NONDIFF
+        # (A statement of a tape block run as written, passes/as_written.py.)
+        return obj in _ALL_NONDIFF or type(obj) is types.FunctionType \
+            and getattr(obj, "__srcgrad_as_written__", False)
     except TypeError:
         return False

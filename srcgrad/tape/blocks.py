@@ -35,6 +35,7 @@ class Region:
     exit_stmt: object = None  # the ``tape.__exit__(...)`` statement of a region entered by hand
     nested_tapes: list = None  # names of the tapes entered inside the region, once found
     variable_uses: set = None  # names whose attributes (other than an array's) it reads
+    refusal: object = None  # the CompileError that kept it from running once, if any
 
     def origin(self, node):
         lineno = getattr(node, "lineno", self.lineno)

@@ -33,19 +33,27 @@ class SkipBlock(Exception):
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda, gast.ListComp,
            gast.SetComp, gast.DictComp, gast.GeneratorExp)
+# Statements that leave the block or its scope. (A ``try``, ``import``, ``def``,
+# ``del`` or another ``with`` runs as written: ``passes/as_written.py``.)
 _ESCAPES = (gast.Return, gast.Yield, gast.YieldFrom, gast.Await, gast.Global, gast.Nonlocal,
-            gast.Import, gast.ImportFrom, gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef,
-            gast.Delete, gast.Try, gast.AsyncWith, gast.AsyncFor)
+            gast.AsyncFunctionDef, gast.AsyncWith, gast.AsyncFor)
 
 
 def bound_names(statements):
-    """Names the statements bind in the caller's scope (not in comprehensions or lambdas)."""
+    """Names the statements bind in the caller's scope (not in comprehensions or lambdas):
+    assigned, imported, or defined (``def``, ``class``)."""
     out = []
 
     def visit(node):
+        names = []
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            if node.id not in out:
-                out.append(node.id)
+            names = [node.id]
+        elif isinstance(node, (gast.Import, gast.ImportFrom)):
+            names = [a.asname or a.name.split(".")[0] for a in node.names]
+        elif isinstance(node, (gast.FunctionDef, gast.ClassDef)):
+            names = [node.name]
+        out.extend(n for n in names if n not in out)
+        if names:
             return
         for child in gast.iter_child_nodes(node):
             if not isinstance(child, _SCOPES):
@@ -75,16 +83,11 @@ def why_not(region):
     for s in walk_stmts(region.statements):
         if isinstance(s, (gast.Break, gast.Continue)) and not _in_loop(s, region.statements):
             return "break or continue out of the block"
-        if isinstance(s, gast.With):
-            f = getattr(s.items[0].context_expr, "func", None)
-            if not (isinstance(f, gast.Attribute) and f.attr == "stop_recording") \
-                    and not _nested_tape(s):
-                return "a with statement in the block"
-            if _nested_tape(s) and any(k.arg == "persistent" for k in
-                                       getattr(s.items[0].context_expr, "keywords", [])):
-                # Its gradient may be asked after the block: it must be a real tape.
-                return "a persistent nested tape"
-    for node in (n for s in region.statements for n in gast.walk(s)):
+        if isinstance(s, gast.With) and _nested_tape(s) and any(
+                k.arg == "persistent" for k in getattr(s.items[0].context_expr, "keywords", [])):
+            # Its gradient may be asked after the block: it must be a real tape.
+            return "a persistent nested tape"
+    for node in (n for s in region.statements for n in _own_nodes(s)):
         if isinstance(node, _ESCAPES):
             return f"a {type(node).__name__} statement in the block"
         if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) \
@@ -92,6 +95,16 @@ def why_not(region):
                 and node.attr not in ("watch", "stop_recording", "reset"):
             return f"`{region.tape_name}.{node.attr}` in the block"
     return None
+
+
+def _own_nodes(node):
+    """``node`` and what is in it, not inside the functions and classes it defines
+    (their ``return`` is theirs)."""
+    yield node
+    if isinstance(node, (gast.FunctionDef, gast.ClassDef, gast.Lambda)):
+        return
+    for child in gast.iter_child_nodes(node):
+        yield from _own_nodes(child)
 
 
 def _nested_tape(s):

@@ -40,8 +40,10 @@ class _Cannot:
 
     text = ""
 
+    def __init__(self, error):
+        self.error = error
 
-_CANNOT = _Cannot()
+
 _NOT_PERSISTENT = "GradientTape.gradient can only be called once on non-persistent tapes."
 
 
@@ -107,13 +109,13 @@ class _Record:
                       for n in self.inputs]
             as_arrays = tuple(n for n in plain if watch_variables and self.values[n].trainable)
             entry = self._entry(sample, carried, watch_variables, as_arrays)
-            if plain and (entry is None or entry is _CANNOT
+            if plain and (entry is None or isinstance(entry, _Cannot)
                           or once.tells_variables_apart(entry)):
                 region.variable_uses = set(region.variable_uses) | set(plain)  # not again
                 plain = []
                 continue
             break
-        if entry is None or entry is _CANNOT:
+        if entry is None or isinstance(entry, _Cannot):
             return None
         outs, watched, record = entry.forward(*sample)
         self.originals = kept.keep_as_computed(record, entry.copied, entry.private_reads,
@@ -138,15 +140,17 @@ class _Record:
         return bound
 
     def _entry(self, sample, carried, watch_variables, as_arrays):
-        """The block's compiled code for these values (cached), _CANNOT, or None if a
+        """The block's compiled code for these values (cached), a _Cannot, or None if a
         value is not plain data."""
         region = self.region
         key = (region.key, _Same(region.globals), tuple(self.inputs),
                tuple(_kind(v) for v in sample), watch_variables, tuple(carried), as_arrays,
                "once")
         entry = _COMPILED.get(key)
-        if entry is not None and (entry is _CANNOT or entry.guards.valid()):
+        if entry is not None and (isinstance(entry, _Cannot) or entry.guards.valid()):
             _COMPILED.move_to_end(key)
+            if isinstance(entry, _Cannot):
+                region.refusal = entry.error
             return entry
         try:
             for value in sample:
@@ -158,8 +162,9 @@ class _Record:
                 region.statements), watch_variables, _is_variable, tuple(carried),
                 as_arrays=as_arrays)
             entry.watch_variables = watch_variables  # for its row-mode twin
-        except CompileError:
-            entry = _CANNOT  # recorded by the rerun design, which reports it if it matters
+        except CompileError as e:
+            entry = _Cannot(e)  # recorded by the rerun design, which reports it if it matters
+            region.refusal = e
         remember(_COMPILED, key, entry)
         return entry
 
@@ -258,10 +263,15 @@ class _Record:
         else:
             for name, value in zip(self.inputs, sample):
                 check_plain_data(value, f"`{name}`, which the recorded block reads,")
-            entry = compile_region(self.region, self.inputs, sample, list(targets),
-                                          watch_variables, _is_variable,
-                                          watch_inputs=tuple(watch_inputs), rows=rows,
-                                          watch_outputs=tuple(watch_outputs))
+            try:
+                entry = compile_region(self.region, self.inputs, sample, list(targets),
+                                       watch_variables, _is_variable,
+                                       watch_inputs=tuple(watch_inputs), rows=rows,
+                                       watch_outputs=tuple(watch_outputs))
+            except CompileError:
+                if self.region.refusal is not None:  # why it could not run once: more to the point
+                    raise self.region.refusal from None
+                raise
             remember(_COMPILED, key, entry)
         return entry
 

@@ -17,6 +17,7 @@ from ...ir.resolve import MISSING, UNROLL_MAX
 from ...ir.scopes import function_locals
 from ...ir.varied import expr_varied
 from ...rules import table
+from .. import as_written
 from . import calls
 from .inline import rename
 
@@ -160,6 +161,10 @@ class Normalizer:
     def stmt(self, s):
         self.cur = s
         self.root = _root(s)
+        written = getattr(s, "sg_as_written", None)
+        if written is not None:  # a statement of a tape block run as written
+            as_written.check(written, self.varied, self.scope,
+                             lambda message, remedy: self.ctx.error(message, s, remedy))
         k = anno.kind(s)
         if (k is not None and k != "opaque") or getattr(s, "sg_norule", None) is not None:
             return [s]

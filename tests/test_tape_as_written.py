@@ -1,0 +1,130 @@
+"""Statements of a tape block outside the compiler's language that no gradient flows
+through run as written, once, in the compiled block (issue 11, section 3): try,
+with open(...), import, def, del. Where a gradient would flow through one, the
+compiler refuses it, naming the line."""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+
+W = np.array([0.3, -0.2, 0.5])
+X = np.array([1.0, 2.0, -1.5])
+
+
+def step(w, x, cfg, rng, log_path, history):
+    with sg.GradientTape() as tape:
+        tape.watch(w)
+        try:
+            scale = float(cfg["scale"])
+        except KeyError:
+            scale = 1.0
+        try:
+            mask = rng.random(w.shape) < 0.7  # a draw inside a try: drawn once
+        except ValueError:
+            mask = None
+        import math
+        def halve(t):  # noqa: E306
+            return t / 2.0
+        y = halve(np.sum(np.where(mask, np.sin(w * x), 0.0))) * scale * math.e
+        with open(log_path, "a") as fh:
+            fh.write(f"{float(y)}\n")
+        history.append(float(y))
+        print("step", float(y))
+        tmp = w * 3.0
+        del tmp
+    return y, mask, tape.gradient(y, w)
+
+
+def expected(w, x, mask, scale):
+    return np.where(mask, np.cos(w * x) * x, 0.0) / 2.0 * scale * np.e
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_statements_run_once_as_written_and_the_gradient_is_right(placement, tmp_path, capsys):
+    f = step if placement == "plain" else sg.function(step)
+    rng, history = np.random.default_rng(5), []
+    log = tmp_path / "log.txt"
+    for k, cfg in enumerate([{"scale": 2.0}, {}, {"scale": 0.5}]):
+        y, mask, g = f(W, X, cfg, rng, str(log), history)
+        np.testing.assert_allclose(g, expected(W, X, mask, cfg.get("scale", 1.0)), rtol=1e-12)
+        assert len(history) == k + 1 and history[-1] == pytest.approx(float(y))
+    assert log.read_text().count("\n") == 3  # written once per step
+    assert capsys.readouterr().out.count("step") == 3
+
+
+def names_after_the_block(w):
+    with sg.GradientTape() as tape:
+        tape.watch(w)
+        import math as m
+        def cube(t):  # noqa: E306
+            return t ** 3
+        y = np.sum(w * 2.0)
+        tmp = y
+        del tmp
+    assert m.pi == pytest.approx(3.14159, rel=1e-5) and cube(2.0) == 8.0
+    with pytest.raises(NameError):
+        tmp  # noqa: B018  (deleted in the block)
+    return tape.gradient(y, w)
+
+
+def test_names_an_import_or_def_binds_are_bound_after_the_block_and_del_unbinds():
+    np.testing.assert_allclose(names_after_the_block(W), 2.0 * np.ones(3))
+
+
+def by_hand(w, log):
+    tape = sg.GradientTape()
+    tape.__enter__()
+    try:
+        y = np.sum(w ** 2)
+        log.append(float(y))
+    except ValueError:
+        pass
+    tape.__exit__(None, None, None)
+    return y, tape
+
+
+def test_by_hand_a_try_that_only_logs():
+    log = []
+    w = sg.Variable(W)
+    y, tape = by_hand(w, log)
+    assert log == [pytest.approx(float(np.sum(W ** 2)))]
+
+
+def computes_in_a_try(w):
+    with sg.GradientTape() as tape:
+        tape.watch(w)
+        try:
+            y = np.sum(w ** 2)  # a gradient would flow through the try
+        except ValueError:
+            y = 0.0
+    return tape.gradient(y, w)
+
+
+def keeps_in_a_try(w, history):
+    with sg.GradientTape() as tape:
+        tape.watch(w)
+        y = np.sum(w ** 2)
+        try:
+            history.append(y)  # the array itself, kept where srcgrad cannot follow
+        except ValueError:
+            pass
+    return tape.gradient(y, w)
+
+
+def computes_under_errstate(w):
+    with sg.GradientTape() as tape:
+        tape.watch(w)
+        with np.errstate(divide="ignore"):
+            y = np.sum(np.log(w))
+    return tape.gradient(y, w)
+
+
+@pytest.mark.parametrize("f, args, words", [
+    (computes_in_a_try, (W,), r"try statement computes `y` from the differentiated value `w`"),
+    (keeps_in_a_try, (W, []), r"try statement uses the differentiated value `y`"),
+    (computes_under_errstate, (np.abs(W) + 0.1,),
+     r"with statement computes `y` from the differentiated value `w`"),
+])
+def test_a_statement_a_gradient_would_flow_through_is_refused_naming_the_line(f, args, words):
+    with pytest.raises(sg.CompileError, match=words + r".*test_tape_as_written\.py:\d+"):
+        f(*args)
