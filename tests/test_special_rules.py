@@ -104,3 +104,26 @@ def test_logsumexp_with_return_sign_is_refused_when_differentiated():
         return value
     with pytest.raises(NotImplementedError, match="return_sign"):
         sg.grad(f)(np.ones(3))
+
+
+def _rows_of_softmaxes(W):
+    logits = X @ W
+    return np.stack([sp.softmax(logits, axis=1)[:, 0], sp.log_softmax(logits, axis=0)[:, 1],
+                     logsumexp(logits, axis=1), logsumexp(logits, axis=1, b=2.0),
+                     sp.softmax(logits)[:, 2], logsumexp(logits, axis=(1,), keepdims=True)[:, 0]])
+
+
+def test_jacobian_of_every_row_at_once_matches_gradients_row_by_row():
+    """``tape.jacobian`` seeds every row at once (the rules' row forms): it must agree
+    with one seeded gradient per output."""
+    W = RNG.normal(size=(3, 4))
+    with sg.GradientTape(persistent=True) as tape:
+        tape.watch(W)
+        y = _rows_of_softmaxes(W)
+    jac = tape.jacobian(y, W)
+    for i in range(y.shape[0]):
+        for j in range(y.shape[1]):
+            seed = np.zeros(y.shape)
+            seed[i, j] = 1.0
+            np.testing.assert_allclose(jac[i, j], tape.gradient(y, W, output_gradients=seed),
+                                       rtol=1e-10, atol=1e-12)

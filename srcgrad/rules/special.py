@@ -39,10 +39,14 @@ if _special is not None:
         _special.logsumexp: Rule("a, axis=None, b=None, keepdims=False, return_sign=False",
                                  nograd={"b"},
                                  a="_sg.logsumexp_grad(g, ans, a, axis, b, keepdims, "
-                                   "return_sign)"),
-        _special.softmax: Rule("x, axis=None", rank="same", x="_sg.softmax_grad(g, ans, axis)"),
+                                   "return_sign)",
+                                 rows={"a": "_sg.logsumexp_rows(g, ans, a, axis, b, keepdims, "
+                                            "return_sign)"}),
+        _special.softmax: Rule("x, axis=None", rank="same", x="_sg.softmax_grad(g, ans, axis)",
+                               rows={"x": "_sg.softmax_rows(g, ans, axis)"}),
         _special.log_softmax: Rule("x, axis=None", rank="same",
-                                   x="_sg.log_softmax_grad(g, ans, axis)"),
+                                   x="_sg.log_softmax_grad(g, ans, axis)",
+                                   rows={"x": "_sg.log_softmax_rows(g, ans, axis)"}),
     }
     # scipy.special.zeta is Python over this ufunc, which the slopes call.
     from scipy.special._ufuncs import _zeta

@@ -21,7 +21,7 @@ __all__ = [
     "transpose_rows", "swapaxes_rows", "moveaxis_rows", "flip_rows", "cumsum_rows",
     "trace_rows", "einsum_slot_rows", "einsum_rows", "dot_rows", "split_rows", "stack_rows",
     "array_rows", "linspace_rows", "builtin_sum_rows", "pick_rows", "extreme_args_rows",
-    "from_list_rows", "norm_rows",
+    "from_list_rows", "norm_rows", "logsumexp_rows", "softmax_rows", "log_softmax_rows",
 ]
 
 
@@ -375,3 +375,37 @@ def norm_rows(grad, ans, x, ord, axis, keepdims):
     if not keepdims:
         grad = np.expand_dims(grad, tuple(a + 1 for a in axes))
     return grad * _h.norm_grad(np.ones(np.shape(ans)), ans, x, ord, axis, keepdims)
+
+
+# scipy.special's softmaxes (rules/special.py)
+
+def _row_axis(axis, ndim):
+    """``axis`` of a value, as an axis of its adjoint with a leading axis of rows."""
+    if axis is None:
+        return tuple(range(1, ndim))
+    if isinstance(axis, int):
+        return axis + 1 if axis >= 0 else axis
+    out = []
+    for i in range(len(axis)):
+        out = out + [axis[i] + 1 if axis[i] >= 0 else axis[i]]
+    return tuple(out)
+
+
+def logsumexp_rows(g, ans, a, axis, b, keepdims, return_sign):
+    """``logsumexp_grad`` for rows of ``g``."""
+    if return_sign:
+        return _h.not_differentiable("scipy.special.logsumexp(..., return_sign=True)")
+    weights = np.exp(a - _h.sum_grad(ans, a, axis, keepdims))
+    if b is not None:
+        weights = weights * b
+    return sum_grad_rows(g, a, axis, keepdims) * weights
+
+
+def softmax_rows(g, ans, axis):
+    """``softmax_grad`` for rows of ``g``."""
+    return ans * (g - np.sum(g * ans, axis=_row_axis(axis, np.ndim(g)), keepdims=True))
+
+
+def log_softmax_rows(g, ans, axis):
+    """``log_softmax_grad`` for rows of ``g``."""
+    return g - np.exp(ans) * np.sum(g, axis=_row_axis(axis, np.ndim(g)), keepdims=True)
