@@ -236,3 +236,26 @@ def test_second_order_through_a_tree(f, style):
     expected = _numeric(lambda t: f(t, X), _leaves(tree), rebuild)
     for a, b in zip(_leaves(g), expected):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+
+
+def _sorted_l2(params, X):
+    total = 0.0
+    for name in sorted(params):
+        total = total + (len(name) + 1.0) * np.sum(params[name] ** 2)
+    for name in list(params.keys()):
+        total = total + 0.5 * np.sum(params[name])
+    return total + mlp_dict(params, X)
+
+
+def test_loops_over_sorted_and_listed_keys_of_a_dict_tree():
+    f, tree, rebuild = _sorted_l2, CASES["dict"][1], CASES["dict"][2]
+    g = sg.grad(f)(tree, X)
+    expected = _numeric(lambda t: f(t, X), _leaves(tree), rebuild)
+    for a, b in zip(_leaves(g), expected):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
+
+
+def test_iterating_a_list_as_if_it_were_a_dict_raises_rather_than_guessing():
+    from srcgrad import runtime
+    with pytest.raises(TypeError, match="over a dict's keys"):
+        runtime.dict_keys([1.0, 2.0])

@@ -40,5 +40,5 @@ SEQUENCE_CONCAT = Rule("a, b", a="g[:len(a)]", b="g[len(a):]",
                        rows={"a": "g[:len(a)]", "b": "g[len(a):]"})
 SEQUENCE_REPEAT = Rule("a, n", a="_sg.repeat_grad(g, a)")
 
-NONDIFF = {rt.dict_keys, rt.seed_like, rt.like, rt.zeros_like, rt.check_scalar, rt.check_not_array,
+NONDIFF = {rt.dict_keys, rt.dict_sorted, rt.seed_like, rt.like, rt.zeros_like, rt.check_scalar, rt.check_not_array,
            rt.check_not_view, stop_gradient}

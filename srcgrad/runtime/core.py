@@ -14,7 +14,7 @@ __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "add", "add_at", "add_at_zeros",
     "gather_items", "zero_at", "copy_slot", "repeat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
-    "custom_adjoints", "writeable", "UNBOUND", "dict_keys",
+    "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted",
 ]
 
 
@@ -401,3 +401,8 @@ def dict_keys(d):
         raise TypeError(f"srcgrad compiled this loop as one over a dict's keys, and the "
                         f"value iterated over is a {type(d).__name__}")
     return list(d)
+
+
+def dict_sorted(d):
+    """``sorted(d)`` of a dict of differentiable values iterated over: its sorted keys."""
+    return sorted(dict_keys(d))

@@ -413,8 +413,18 @@ class Normalizer:
                                                   k, v = k_v
 
         ``for k in d`` only where ``d`` is known to be bound to a dict display;
-        ``dict_keys`` checks at run time that it is a dict."""
-        it = s.iter
+        ``dict_keys`` checks at run time that it is a dict. ``sorted(d)`` and
+        ``list(d)`` (or of ``d.keys()``) are its keys, sorted or as they are."""
+        it, order = s.iter, "keys"
+        wrapper = self.scope.value(it.func) if isinstance(it, gast.Call) else MISSING
+        if wrapper in (builtins.sorted, builtins.list) and len(it.args) == 1 and not it.keywords:
+            order = "sorted" if wrapper is builtins.sorted else "keys"
+            it = it.args[0]
+            f = getattr(it, "func", None)
+            if isinstance(it, gast.Call) and isinstance(f, gast.Attribute) and f.attr == "keys":
+                it = f.value
+            if not (isinstance(it, gast.Name) and it.id in self.ctx.dicts):
+                return None
         f = getattr(it, "func", None)
         if isinstance(it, gast.Call) and isinstance(f, gast.Attribute) and not it.args \
                 and not it.keywords and f.attr in ("keys", "values", "items") \
@@ -447,7 +457,8 @@ class Normalizer:
         for b in binds:
             anno.like(b, s)
             T.fix_ctx(b)
-        loop = anno.like(gast.For(T.name(key, store=True), T.expr("_sg.dict_keys(d)", d=seq),
+        keys = T.expr(f"_sg.dict_{order}(d)", d=seq)
+        loop = anno.like(gast.For(T.name(key, store=True), keys,
                                   binds + list(body), s.orelse, None), s)
         return out + [loop]
 
