@@ -259,3 +259,67 @@ def test_iterating_a_list_as_if_it_were_a_dict_raises_rather_than_guessing():
     from srcgrad import runtime
     with pytest.raises(TypeError, match="over a dict's keys"):
         runtime.dict_keys([1.0, 2.0])
+
+
+class TestFoundByCheckingTreesToSecondOrder:
+    """Silent wrong answers found while teaching check_grads to take trees."""
+
+    def test_an_inner_gradient_of_a_tuple_read_by_keys_in_a_loop(self):
+        paths, directions = [(0,), (1,)], [np.array([0.3, -1.0, 0.5]), np.array([1.0, 2.0, -0.5])]
+
+        def pair_loss(t):
+            a, b = t
+            return np.sum(a * b) + t[0][0]
+
+        def projected(t):
+            g = sg.grad(pair_loss)(t)
+            total = 0.0
+            for path, w in zip(paths, directions):
+                leaf = g
+                for key in path:
+                    leaf = leaf[key]
+                total = total + np.sum(leaf * w)
+            return total
+
+        a, b = np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0])
+        got = sg.grad(projected)((a, b))
+        # d/da <grad_a, u0> + <grad_b, u1> = u1, d/db = u0 (grad_a = b + e0, grad_b = a)
+        np.testing.assert_allclose(got[0], directions[1])
+        np.testing.assert_allclose(got[1], directions[0])
+
+    def test_a_name_bound_to_a_list_and_to_its_items_is_refused_not_repeated(self):
+        def f(x, y):
+            g = [x, y]
+            total = 0.0
+            for key in (0, 1):
+                leaf = g
+                leaf = leaf[key]
+                total = total + np.sum(leaf * 2.0)
+            return total
+        with pytest.raises(sg.CompileError, match="holds a list or tuple at one point"):
+            sg.grad(f, (0, 1))(np.ones(3), np.ones(3))
+
+
+@pytest.mark.parametrize("style", sorted(set(CASES) - {"dict-iterated"}))
+def test_check_grads_takes_trees_to_second_order(style):
+    from srcgrad.testing import check_grads
+    f, tree, _ = CASES[style]
+    check_grads(f, (tree, X), wrt=0, order=2)
+
+
+def test_iterating_a_dict_in_a_gradient_differentiated_again_is_refused():
+    """The inner gradient's code is compiled without knowing that its argument is a
+    dict (issue 13): refused, naming the line, not guessed."""
+    from srcgrad.testing import check_grads
+    f, tree, _ = CASES["dict-iterated"]
+    check_grads(f, (tree, X), wrt=0, order=1)
+    with pytest.raises(sg.CompileError, match="index computed from differentiable values"):
+        check_grads(f, (tree, X), wrt=0, order=2)
+
+
+def test_an_unused_key_gets_zeros():
+    def f(d):
+        return np.sum(d["a"]) + 2.0 * np.sum(d["b"])
+    g = sg.grad(f)({"a": np.ones(2), "b": np.ones(3), "unused": np.ones((2, 2))})
+    np.testing.assert_array_equal(g["unused"], np.zeros((2, 2)))
+    np.testing.assert_array_equal(g["b"], 2.0 * np.ones(3))

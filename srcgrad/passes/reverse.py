@@ -93,7 +93,10 @@ class Reverse:
         if name not in state:
             out.append(T.assign(dn, value))
             state[name] = True
-        elif name in self.ctx.containers or self._passed_container(name):
+        elif name in self.ctx.containers or self._passed_container(name) \
+                or self.ranks.get(name) is None:
+            # Item by item unless it is known to be an array or a number: ``+`` on the
+            # adjoints of a tuple (one an inner gradient returned) would concatenate.
             out.append(T.assign(dn, T.expr("_sg.add(a, b)", a=dn, b=value)))
             state[name] = OWN
         else:

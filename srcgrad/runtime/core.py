@@ -100,8 +100,9 @@ def zeros_like(value):
 
 
 def add(a, b):
-    """Accumulate two adjoints; lists (adjoints of lists and tuples) add elementwise."""
-    if isinstance(a, list):
+    """Accumulate two adjoints; lists (adjoints of lists and tuples) add elementwise,
+    and so do tuples (never concatenated)."""
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return [add(x, y) for x, y in zip(a, b)]
     if isinstance(a, dict):
         return {k: add(a[k], b[k]) for k in a}

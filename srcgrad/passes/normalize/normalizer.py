@@ -43,6 +43,27 @@ def _assigned_names(body):
     return counts
 
 
+def _bound_to_other_than_sequences(body):
+    """Names some assignment binds to a value that may not be a list or tuple: an item
+    (``leaf = leaf[k]``), an attribute, a constant, arithmetic other than ``+`` and
+    ``*``, or a name bound to one of these (followed until nothing changes)."""
+    copies, out = [], set()
+    for s in walk_stmts(body):
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name):
+            v, t = s.value, s.targets[0].id
+            if isinstance(v, gast.Name):
+                copies.append((t, v.id))
+            elif not (isinstance(v, (gast.List, gast.Tuple, gast.ListComp, gast.Call))
+                      or isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Add, gast.Mult))):
+                out.add(t)
+    while True:
+        more = {t for t, n in copies if n in out} - out
+        if not more:
+            return out
+        out |= more
+
+
 class Normalizer:
     def __init__(self, ctx, desugar):
         self.ctx = ctx
@@ -53,6 +74,7 @@ class Normalizer:
         self.counts = {}
         self._list_items = {}
         self.custom_pairs = {}  # name -> custom_gradient function whose (y, grad_fn) it holds
+        self.not_sequences = set()  # containers' names also bound to other values
 
     # -- driver --------------------------------------------------------------
     def run(self, fn, wrt):
@@ -63,6 +85,7 @@ class Normalizer:
             self.shared = shared_names(fn.body, self.scope)
             self.varied = self._varied(fn.body, wrt)
             self.writes = HiddenWrites(fn.body, self.varied, self.scope)
+            self.not_sequences = _bound_to_other_than_sequences(fn.body)
             self.changed = False
             fn.body = self.block(fn.body)
             if not self.changed:
@@ -413,18 +436,16 @@ class Normalizer:
                                                   k, v = k_v
 
         ``for k in d`` only where ``d`` is known to be bound to a dict display;
-        ``dict_keys`` checks at run time that it is a dict. ``sorted(d)`` and
-        ``list(d)`` (or of ``d.keys()``) are its keys, sorted or as they are."""
+        ``dict_keys`` checks at run time that it is a dict. ``sorted(...)`` and
+        ``list(...)`` of ``d``, ``d.keys()``, ``d.items()`` (``list`` also of
+        ``d.values()``) go over its keys sorted, or as they are."""
         it, order = s.iter, "keys"
         wrapper = self.scope.value(it.func) if isinstance(it, gast.Call) else MISSING
-        if wrapper in (builtins.sorted, builtins.list) and len(it.args) == 1 and not it.keywords:
+        if wrapper in (builtins.sorted, builtins.list):
+            if len(it.args) != 1 or it.keywords:
+                return None
             order = "sorted" if wrapper is builtins.sorted else "keys"
             it = it.args[0]
-            f = getattr(it, "func", None)
-            if isinstance(it, gast.Call) and isinstance(f, gast.Attribute) and f.attr == "keys":
-                it = f.value
-            if not (isinstance(it, gast.Name) and it.id in self.ctx.dicts):
-                return None
         f = getattr(it, "func", None)
         if isinstance(it, gast.Call) and isinstance(f, gast.Attribute) and not it.args \
                 and not it.keywords and f.attr in ("keys", "values", "items") \
@@ -434,6 +455,8 @@ class Normalizer:
             base, kind = it, "keys"
         else:
             return None
+        if order == "sorted" and kind == "values":
+            return None  # sorted by the arrays' values: not a loop over keys
         self.changed = True
         out = []
         seq = self.atom(base, out, hint="dict")
@@ -726,6 +749,15 @@ class Normalizer:
         if not isinstance(node.op, (gast.Add, gast.Mult)):
             return None
         left, right = self._is_sequence(node.left), self._is_sequence(node.right)
+        for side, operand in ((left, node.left), (right, node.right)):
+            if side and isinstance(operand, gast.Name) and operand.id in self.not_sequences:
+                # Bound to a list somewhere and to something else elsewhere (``leaf = g``
+                # then ``leaf = leaf[k]``): repetition or arithmetic depends on the run.
+                raise self.ctx.error(
+                    f"`{operand.id}` holds a list or tuple at one point and another value at "
+                    f"another, so srcgrad cannot tell whether `{gast.unparse(node).strip()}` "
+                    "joins or repeats sequences or computes with arrays", self.cur,
+                    f"give the list and the other values different names than `{operand.id}`")
         if isinstance(node.op, gast.Add) and (left or right):
             return "both"
         if isinstance(node.op, gast.Mult) and (left or right):
