@@ -1274,13 +1274,24 @@ def test_the_functions_run_and_return_scalars():
 def test_every_rule_is_called_by_some_function():
     import ast
     import inspect
+    import textwrap
 
     from srcgrad.rules.table import ATTRIBUTES, METHODS, OPERATORS, PRIMITIVES as TABLE
 
     called = set()
-    namespace = {"np": np, "math": math, **vars(builtins)}
-    for func in PRIMITIVES:
-        for node in ast.walk(ast.parse(inspect.getsource(func))):
+    # These functions, and the module-level ones of each rule family's own test file
+    # (tests/test_*_rules.py), each checked end to end there.
+    import importlib
+    import pathlib
+    functions = list(PRIMITIVES)
+    for path in sorted(pathlib.Path(__file__).parent.glob("test_*_rules.py")):
+        module = importlib.import_module(path.stem)
+        functions += [f for f in vars(module).values()
+                      if inspect.isfunction(f) and f.__module__ == module.__name__
+                      and not f.__name__.startswith("test_")]
+    for func in functions:
+        namespace = {"np": np, "math": math, **vars(builtins), **func.__globals__}
+        for node in ast.walk(ast.parse(textwrap.dedent(inspect.getsource(func)))):
             if isinstance(node, ast.Call):
                 try:
                     called.add(eval(ast.unparse(node.func), namespace))
@@ -1293,6 +1304,9 @@ def test_every_rule_is_called_by_some_function():
                 called.add(OPERATORS.get(type(node.op).__name__))
     # Entries that only exist for the compiler's own use need no user-level test.
     internal = {fn for fn in TABLE if getattr(fn, "__module__", "") == "srcgrad.runtime.adjoints"}
+    from srcgrad.rules import table as rule_table
+    for family in rule_table._FAMILIES:  # entries only their own rules' helpers call
+        internal |= set(getattr(family, "INTERNAL", ()))
     optional = {np.float64, np.linalg.matrix_transpose}
     missing = [fn for fn in TABLE if fn not in called and fn not in internal | optional]
     assert not missing, f"primitives without an end-to-end function: {missing}"

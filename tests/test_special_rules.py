@@ -56,7 +56,7 @@ def student_t_logpdf(nu):
 
 
 def digamma_polygamma(a):
-    return np.sum(sp.digamma(a) * a + sp.polygamma(1, a))
+    return np.sum(sp.digamma(a) * a + sp.polygamma(1, a) + sp.zeta(3.0, a))
 
 
 def normal_cdf_loss(mu):

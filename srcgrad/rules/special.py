@@ -51,3 +51,4 @@ if _special is not None:
     # scipy.special.zeta is Python over this ufunc, which the slopes call.
     from scipy.special._ufuncs import _zeta
     TABLE[_zeta] = Rule("x, q", **_UNARY, nograd={"x"}, q="g * _sg.zeta_slope(x, q)")
+    INTERNAL = {_zeta}  # called by the rules' helpers, not by users

@@ -45,8 +45,9 @@ def _assigned_names(body):
 
 def _bound_to_other_than_sequences(body):
     """Names some assignment binds to a value that may not be a list or tuple: an item
-    (``leaf = leaf[k]``), an attribute, a constant, arithmetic other than ``+`` and
-    ``*``, or a name bound to one of these (followed until nothing changes)."""
+    (``leaf = leaf[k]``, not a slice), an attribute, a constant other than None,
+    arithmetic other than ``+`` and ``*``, or a name bound to one of these (followed
+    until nothing changes)."""
     copies, out = [], set()
     for s in walk_stmts(body):
         if isinstance(s, gast.Assign) and len(s.targets) == 1 \
@@ -55,7 +56,11 @@ def _bound_to_other_than_sequences(body):
             if isinstance(v, gast.Name):
                 copies.append((t, v.id))
             elif not (isinstance(v, (gast.List, gast.Tuple, gast.ListComp, gast.Call))
-                      or isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Add, gast.Mult))):
+                      or isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Add, gast.Mult))
+                      or isinstance(v, gast.Constant) and v.value is None
+                      or isinstance(v, gast.Subscript) and isinstance(v.slice, gast.Slice)):
+                # (None: a placeholder generated code binds, never computed with; a
+                # slice of a list is a list)
                 out.add(t)
     while True:
         more = {t for t, n in copies if n in out} - out
