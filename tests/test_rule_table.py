@@ -416,6 +416,11 @@ def evaluate_grad(rule, name, env):
     return grad
 
 
+def _has_float_item(value):
+    """A tuple of a primitive's results with a float item (``lstsq``: ``rank`` is an int)."""
+    return isinstance(value, tuple) and any(_is_float_value(v) for v in value)
+
+
 def _is_float_value(value):
     if isinstance(value, (list, tuple)):
         return len(value) > 0 and all(_is_float_value(v) for v in value)
@@ -427,6 +432,8 @@ def _is_float_value(value):
 def random_like(value, rng):
     if isinstance(value, (list, tuple)):
         return [random_like(v, rng) for v in value]
+    if isinstance(value, (bool, np.bool_, int, np.integer)):  # a flag or count in a tuple
+        return np.zeros(np.shape(value))
     if isinstance(value, (float, np.floating)) and not isinstance(value, np.ndarray):
         return float(rng.standard_normal())
     return rng.standard_normal(np.shape(value))
@@ -470,7 +477,8 @@ def check_case(case, seed=0):
     args, kwargs = case.draw(rng)
     bound = sig.bind(*args, **kwargs)
     ans = case.fn(*args, **kwargs)
-    g = random_like(ans, rng) if _is_float_value(ans) else np.zeros(np.shape(ans))
+    g = random_like(ans, rng) if _is_float_value(ans) or _has_float_item(ans) \
+        else np.zeros(np.shape(ans))
     if isinstance(ans, float):
         g = float(g)
     env = scope(rule, bound, g, ans)
@@ -1043,7 +1051,11 @@ def distribute(arg, grad):
 
 def gather(x, index):
     node = Traced(x.value[index], (x,))
-    node.vjp = lambda g: [(x, scatter(g, index, np.shape(x.value)))]
+    if isinstance(x.value, tuple):  # a primitive's tuple of results (eigh, svd, ...)
+        node.vjp = lambda g: [(x, [g if i == index else np.zeros(np.shape(v))
+                                   for i, v in enumerate(x.value)])]
+    else:
+        node.vjp = lambda g: [(x, scatter(g, index, np.shape(x.value)))]
     return node
 
 
@@ -1077,7 +1089,7 @@ def backward(out, g):
             continue
         for parent, part in node.vjp(adjoints[id(node)]):
             known = adjoints.get(id(parent))
-            adjoints[id(parent)] = part if known is None else known + part
+            adjoints[id(parent)] = part if known is None else runtime.add(known, part)
     return adjoints
 
 
@@ -1118,7 +1130,7 @@ def check_second_order(case, seed=0):
     args, kwargs = case.draw(rng)
     bound = sig.bind(*args, **kwargs)
     ans = case.fn(*args, **kwargs)
-    if not _is_float_value(ans):
+    if not (_is_float_value(ans) or _has_float_item(ans)):
         return
     g = random_like(ans, rng)
     env = scope(rule, bound, g, ans)

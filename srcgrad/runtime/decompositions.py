@@ -1,9 +1,516 @@
 """Helpers of the ``decompositions`` rules (``rules/decompositions.py``), reached as ``_sg.<name>``.
 
-Each is plain Python over NumPy functions that have rules, so that adjoint
-code calling it can be differentiated again (``tests/test_rule_table.py``
-reads them).
-"""
-import numpy as np  # noqa: F401
+Each differentiable helper is plain Python over NumPy functions that have
+rules, so that adjoint code calling it can be differentiated again
+(``tests/test_rule_table.py`` reads them). They only use the last two axes
+of a matrix, so stacks of matrices and the leading axis of seed rows of
+``tape.jacobian`` broadcast through them.
 
-__all__ = []
+Where a derivative does not exist or is not unique (eigenvectors of repeated
+eigenvalues, singular vectors of repeated singular values, a pseudo-inverse
+that dropped singular values) the helpers raise through ``not_differentiable``
+rather than return a number.
+"""
+import numpy as np
+
+from .adjoints import not_differentiable
+
+__all__ = [
+    # differentiable
+    "fold_symmetric", "cholesky_grad", "eigh_grad", "svd_grad", "qr_grad", "pinv_grad",
+    "lstsq_pinv", "lstsq_grad_a", "lstsq_grad_b", "matrix_power_grad", "multi_dot_grad",
+    "triangle", "solve_triangular_grad_a", "solve_triangular_grad_b", "cho_factor_grad",
+    "cho_solve_upper", "cho_solve_grad_b", "cho_solve_grad_c",
+    # planning (non-differentiable)
+    "reads_lower", "close_pairs", "repeated", "near_zero", "pinv_truncates", "transposes",
+    "factor_is_lower",
+]
+
+
+def fold_symmetric(grad, lower):
+    """The adjoint of a function that reads one triangle of its matrix (``lower`` or
+    upper), from ``grad``, its adjoint with respect to the symmetric matrix that
+    triangle stands for (symmetric perturbations only: ``grad`` need not be symmetric).
+
+    An off-diagonal entry of the triangle read stands for two entries of the
+    symmetric matrix, so it gets both adjoints; the other triangle is never read.
+    """
+    both = grad + np.matrix_transpose(grad)
+    diagonal = grad * np.eye(np.shape(grad)[-1])
+    if lower:
+        return np.tril(both, -1) + diagonal
+    return np.triu(both, 1) + diagonal
+
+
+def cholesky_grad(grad, ans, upper):
+    """Adjoint of ``np.linalg.cholesky(a, upper=upper)`` (Murray 2016, eq. 10).
+
+    With ``a = L L^T``: ``L^-T Phi(L^T gL) L^-1``, ``Phi`` taking the lower
+    triangle with the diagonal halved, folded onto the triangle LAPACK reads
+    (the lower one; the upper one for ``upper=True``, where ``ans = L^T``).
+    ``grad`` above the diagonal (where ``L`` is always 0) drops out by itself:
+    the lower triangle of ``L^T gL`` only reads ``gL``'s lower triangle.
+    """
+    if upper:
+        low = np.matrix_transpose(ans)
+        g = np.matrix_transpose(grad)
+    else:
+        low = ans
+        g = grad
+    low_t = np.matrix_transpose(low)
+    inner = np.matmul(low_t, g)
+    phi = np.tril(inner, -1) + 0.5 * inner * np.eye(np.shape(low)[-1])
+    left = np.linalg.solve(low_t, phi)
+    full = np.matrix_transpose(np.linalg.solve(low_t, np.matrix_transpose(left)))
+    return fold_symmetric(full, not upper)
+
+
+def eigh_grad(grad, ans, UPLO):
+    """Adjoint of ``w, v = np.linalg.eigh(a, UPLO)`` from ``grad = [gw, gv]`` (Giles 2008).
+
+    ``v (diag(gw) + F * (v^T gv)) v^T`` with ``F_ij = 1 / (w_j - w_i)`` off the
+    diagonal, folded onto the triangle ``UPLO`` names, the only one LAPACK reads.
+
+    The eigenvectors of a repeated eigenvalue are not unique: a nonzero adjoint
+    of one is refused (those of the other eigenvalues are unique, and their
+    ``F`` terms finite). The eigenvalues alone get the gradient through
+    LAPACK's eigenvectors: exact for functions symmetric in the repeated
+    eigenvalues (trace, log-determinant), one subgradient for others (``w[0]``).
+    """
+    w = ans[0]
+    v = ans[1]
+    gw = grad[0]
+    gv = grad[1]
+    if np.any(np.logical_and(repeated(w), np.any(gv != 0, axis=-2))):
+        return not_differentiable("an eigenvector of np.linalg.eigh of a repeated eigenvalue")
+    v_t = np.matrix_transpose(v)
+    close = close_pairs(w)
+    gaps = np.expand_dims(w, -2) - np.expand_dims(w, -1)
+    f = np.where(close, 0.0, 1.0 / np.where(close, 1.0, gaps))
+    middle = f * np.matmul(v_t, gv) + np.expand_dims(gw, -2) * np.eye(np.shape(w)[-1])
+    return fold_symmetric(np.matmul(v, np.matmul(middle, v_t)), reads_lower(UPLO))
+
+
+def svd_grad(grad, ans, a, full_matrices, compute_uv, hermitian):
+    """Adjoint of ``np.linalg.svd(a, full_matrices, compute_uv, hermitian)`` (Townsend 2016).
+
+    With ``a = U diag(s) V^T`` (``k = min(m, n)`` singular values) and
+    ``F_ij = 1 / (s_j^2 - s_i^2)`` off the diagonal::
+
+        U [(F * (U^T gU - gU^T U)) S + diag(gs) + S (F * (V^T gV - gV^T V))] V^T
+          + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T)
+
+    Singular vectors are unique only for a distinct singular value, nonzero if
+    ``a`` is not square, and only the first ``k``: a nonzero adjoint of any
+    other is refused. ``hermitian=True`` reads the
+    lower triangle only (NumPy goes through ``eigh``): the adjoint is folded
+    onto it.
+    """
+    if compute_uv:
+        u = ans[0]
+        s = ans[1]
+        vh = ans[2]
+        gu = grad[0]
+        gs = grad[1]
+        gvh = grad[2]
+    else:
+        s = ans
+        gs = grad
+        factors = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
+        u = factors[0]
+        vh = factors[2]
+        gu = np.zeros_like(u)
+        gvh = np.zeros_like(vh)
+    m = np.shape(a)[-2]
+    n = np.shape(a)[-1]
+    k = min(m, n)
+    if np.any(gu[..., k:] != 0) or np.any(gvh[..., k:, :] != 0):
+        return not_differentiable(
+            "np.linalg.svd's singular vectors past min(m, n) (full_matrices=True; any "
+            "orthonormal completion would do)")
+    u = u[..., :k]
+    gu = gu[..., :k]
+    vh = vh[..., :k, :]
+    gvh = gvh[..., :k, :]
+    zero = near_zero(s)
+    used = np.logical_or(np.any(gu != 0, axis=-2), np.any(gvh != 0, axis=-1))
+    if m != n:
+        ambiguous = np.logical_or(repeated(s), zero)
+    else:
+        ambiguous = repeated(s)
+    if np.any(np.logical_and(ambiguous, used)):
+        return not_differentiable(
+            "a singular vector of np.linalg.svd of a repeated singular value (or of a zero "
+            "one of a non-square matrix)")
+    v = np.matrix_transpose(vh)
+    u_gu = np.matmul(np.matrix_transpose(u), gu)
+    v_gv = np.matmul(vh, np.matrix_transpose(gvh))
+    close = close_pairs(s)
+    squares = s * s
+    gaps = np.expand_dims(squares, -2) - np.expand_dims(squares, -1)
+    f = np.where(close, 0.0, 1.0 / np.where(close, 1.0, gaps))
+    middle = (f * (u_gu - np.matrix_transpose(u_gu))) * np.expand_dims(s, -2) \
+        + np.expand_dims(gs, -2) * np.eye(k) \
+        + np.expand_dims(s, -1) * (f * (v_gv - np.matrix_transpose(v_gv)))
+    out = np.matmul(u, np.matmul(middle, vh))
+    safe = np.where(zero, 1.0, s)  # where s is 0, gU and gV are 0 there (refused above)
+    if m > k:
+        out = out + np.matmul((gu - np.matmul(u, u_gu)) / np.expand_dims(safe, -2), vh)
+    if n > k:
+        rest = gvh - np.matmul(np.matmul(gvh, v), vh)
+        out = out + np.matmul(u, rest / np.expand_dims(safe, -1))
+    if hermitian:
+        return fold_symmetric(out, True)
+    return out
+
+
+def qr_grad(grad, ans, a, mode):
+    """Adjoint of ``np.linalg.qr(a, mode)`` for ``m >= n``: modes ``'reduced'``, ``'r'``
+    (``Q`` then has no adjoint) and ``'complete'`` (only ``Q``'s first ``n`` columns
+    are unique: a nonzero adjoint of the others is refused).
+
+    With ``M = R gR^T - gQ^T Q``: ``(gQ + Q copyltu(M)) R^-T``, ``copyltu``
+    mirroring the lower triangle onto the upper one. ``gR`` below the diagonal
+    (where ``R`` is always 0) drops out by itself: the lower triangle of
+    ``R gR^T`` only reads ``gR``'s upper triangle.
+    """
+    m = np.shape(a)[-2]
+    n = np.shape(a)[-1]
+    if m < n or mode == "raw":
+        return not_differentiable("np.linalg.qr of a matrix with fewer rows than columns, "
+                                  "or with mode='raw'")
+    if mode == "r":
+        q = np.linalg.qr(a)[0]
+        r = ans
+        gq = np.zeros_like(q)
+        gr = grad
+    else:
+        q = ans[0]
+        r = ans[1]
+        gq = grad[0]
+        gr = grad[1]
+    if np.any(gq[..., n:] != 0):
+        return not_differentiable(
+            "np.linalg.qr's columns of Q past n (mode='complete'; any orthonormal "
+            "completion would do)")
+    q = q[..., :n]
+    gq = gq[..., :n]
+    r = r[..., :n, :]
+    gr = gr[..., :n, :]
+    mixed = np.matmul(r, np.matrix_transpose(gr)) - np.matmul(np.matrix_transpose(gq), q)
+    lower = np.tril(mixed, -1)
+    mirrored = lower + np.matrix_transpose(lower) + mixed * np.eye(n)
+    right = gq + np.matmul(q, mirrored)
+    return np.matrix_transpose(np.linalg.solve(r, np.matrix_transpose(right)))
+
+
+def pinv_grad(grad, ans, a, hermitian):
+    """Adjoint of ``p = np.linalg.pinv(a, ..., hermitian)`` (Golub and Pereyra 1973)::
+
+        -p^T g p^T + (I - a p) g^T p p^T + p^T p g^T (I - p a)
+
+    the derivative of a pseudo-inverse of constant rank. Only where ``p`` kept
+    every singular value (rank ``min(m, n)``): where it dropped some, ``p`` jumps
+    as they cross the cutoff, and that is refused. ``hermitian=True`` reads the
+    lower triangle only (through ``eigh``): the adjoint is folded onto it.
+    """
+    if hermitian:
+        a = np.tril(a) + np.matrix_transpose(np.tril(a, -1))
+    if pinv_truncates(a, ans):
+        return not_differentiable(
+            "np.linalg.pinv of a matrix whose small singular values it drops (rank below "
+            "min(m, n))")
+    p_t = np.matrix_transpose(ans)
+    g_t = np.matrix_transpose(grad)
+    rows = np.matmul(np.matmul(g_t, ans), p_t)
+    columns = np.matmul(np.matmul(p_t, ans), g_t)
+    out = -np.matmul(np.matmul(p_t, grad), p_t) \
+        + rows - np.matmul(a, np.matmul(ans, rows)) \
+        + columns - np.matmul(np.matmul(columns, ans), a)
+    if hermitian:
+        return fold_symmetric(out, True)
+    return out
+
+
+def lstsq_pinv(ans, a):
+    """``pinv(a)``, through which ``np.linalg.lstsq``'s solution ``x = pinv(a) b`` is
+    differentiated. Only for ``a`` of full rank (``ans[2]``, lstsq's own rank,
+    is ``min(m, n)``): a rank-deficient solution jumps as singular values cross
+    ``rcond``, and that is refused. Then no singular value is 0 and
+    ``rtol=0`` drops none.
+    """
+    if ans[2] < min(np.shape(a)):
+        return not_differentiable(
+            "np.linalg.lstsq of a rank-deficient matrix (rank below min(m, n) at its rcond)")
+    return np.linalg.pinv(a, rtol=0.0)
+
+
+def lstsq_grad_a(grad, ans, a, b):
+    """Adjoint for ``a`` of ``x, residuals, rank, sv = np.linalg.lstsq(a, b, rcond)``,
+    ``grad`` the list of the four adjoints (``rank`` has none).
+
+    ``x = p b`` with ``p = pinv(a)``: the adjoint of ``p`` (``pinv_grad``) at
+    ``gx b^T``, which with ``r = b - a x`` is ``-p^T gx x^T + r gx^T p p^T +
+    p^T x gx^T (I - p a)``. The residuals ``|r|^2`` (full column rank, ``m > n``,
+    where ``a^T r = 0``) add ``-2 r gres x^T``; the singular values, ``svd_grad``.
+    """
+    p = lstsq_pinv(ans, a)
+    p_t = np.matrix_transpose(p)
+    gx = grad[0]
+    x = ans[0]
+    columns = b
+    if np.ndim(b) == 1:
+        gx = np.expand_dims(gx, -1)
+        x = np.expand_dims(x, -1)
+        columns = np.expand_dims(b, -1)
+    r = columns - np.matmul(a, x)
+    x_t = np.matrix_transpose(x)
+    gx_t = np.matrix_transpose(gx)
+    out = -np.matmul(np.matmul(p_t, gx), x_t) + np.matmul(np.matmul(r, gx_t), np.matmul(p, p_t)) \
+        + np.matmul(np.matmul(p_t, x), gx_t - np.matmul(np.matmul(gx_t, p), a))
+    if np.size(grad[1]) > 0:
+        out = out - 2.0 * np.matmul(r * np.expand_dims(grad[1], -2), x_t)
+    # Another SVD, only when the singular values are used. (A second derivative
+    # where their adjoint is 0 at this very point but not around it would miss it.)
+    if np.any(grad[3] != 0):
+        out = out + svd_grad(grad[3], ans[3], a, False, False, False)
+    return out
+
+
+def lstsq_grad_b(grad, ans, a, b):
+    """Adjoint for ``b`` of ``np.linalg.lstsq(a, b, rcond)`` (see ``lstsq_grad_a``):
+    ``p^T gx``, plus ``2 r gres`` for the residuals."""
+    p = lstsq_pinv(ans, a)
+    gx = grad[0]
+    x = ans[0]
+    columns = b
+    if np.ndim(b) == 1:
+        gx = np.expand_dims(gx, -1)
+        x = np.expand_dims(x, -1)
+        columns = np.expand_dims(b, -1)
+    out = np.matmul(np.matrix_transpose(p), gx)
+    if np.size(grad[1]) > 0:
+        out = out + 2.0 * (columns - np.matmul(a, x)) * np.expand_dims(grad[1], -2)
+    if np.ndim(b) == 1:
+        return np.squeeze(out, -1)
+    return out
+
+
+def matrix_power_grad(grad, a, n):
+    """Adjoint of ``np.linalg.matrix_power(a, n)``: ``sum_k (B^T)^k g (B^T)^(m-1-k)`` for
+    ``B^m``, with ``B = a, m = n`` for ``n >= 0`` and ``B = inv(a), m = -n`` (then
+    through ``inv``: ``-B^T (...) B^T``) below.
+    """
+    if n < 0:
+        base = np.linalg.inv(a)
+    else:
+        base = a
+    m = abs(n)
+    base_t = np.matrix_transpose(base)
+    powers = [np.eye(np.shape(a)[-1])]
+    for k in range(1, m):
+        powers = powers + [np.matmul(powers[k - 1], base_t)]
+    out = np.zeros_like(grad)
+    for k in range(m):
+        out = out + np.matmul(powers[k], np.matmul(grad, powers[m - 1 - k]))
+    if n < 0:
+        return -np.matmul(base_t, np.matmul(out, base_t))
+    return out
+
+
+def multi_dot_grad(grad, arrays):
+    """Adjoints of ``np.linalg.multi_dot(arrays)``, a list: ``L_i^T g R_i^T`` with ``L_i``
+    and ``R_i`` the products of the matrices before and after ``arrays[i]``. A
+    1-D first (last) array is a row (column), as ``multi_dot`` takes it.
+    """
+    count = len(arrays)
+    first = np.ndim(arrays[0]) == 1
+    last = np.ndim(arrays[count - 1]) == 1
+    g = grad
+    if first and last:
+        g = np.expand_dims(g, (-2, -1))
+    elif first:
+        g = np.expand_dims(g, -2)
+    elif last:
+        g = np.expand_dims(g, -1)
+    mats = []
+    for i in range(count):
+        mat = arrays[i]
+        if i == 0 and first:
+            mat = np.expand_dims(mat, 0)
+        if i == count - 1 and last:
+            mat = np.expand_dims(mat, -1)
+        mats = mats + [mat]
+    # before[i]: mats[0] @ ... @ mats[i]; after[j]: mats[count - 1 - j] @ ... @ mats[-1]
+    before = [mats[0]]
+    after = [mats[count - 1]]
+    for i in range(1, count - 1):
+        before = before + [np.matmul(before[i - 1], mats[i])]
+        after = after + [np.matmul(mats[count - 1 - i], after[i - 1])]
+    out = []
+    for i in range(count):
+        piece = g
+        if i > 0:
+            piece = np.matmul(np.matrix_transpose(before[i - 1]), piece)
+        if i < count - 1:
+            piece = np.matmul(piece, np.matrix_transpose(after[count - 2 - i]))
+        if i == 0 and first:
+            piece = np.squeeze(piece, -2)
+        if i == count - 1 and last:
+            piece = np.squeeze(piece, -1)
+        out = out + [piece]
+    return out
+
+
+# ---------------------------------------------------------------------------
+# scipy.linalg (rules only when SciPy is installed; the helpers need NumPy only,
+# so that the table's tests can trace them)
+# ---------------------------------------------------------------------------
+
+def triangle(a, lower, unit_diagonal):
+    """The triangular matrix that ``scipy.linalg.solve_triangular`` reads from ``a``."""
+    if lower:
+        part = np.tril(a, -1)
+    else:
+        part = np.triu(a, 1)
+    if unit_diagonal:
+        return part + np.eye(np.shape(a)[-1])
+    return part + a * np.eye(np.shape(a)[-1])
+
+
+def solve_triangular_grad_b(grad, a, b, trans, lower, unit_diagonal, overwrite_b):
+    """Adjoint for ``b`` of ``x = scipy.linalg.solve_triangular(a, b, trans, lower,
+    unit_diagonal)``, ``x = op(T)^-1 b``: ``op(T)^-T g``."""
+    if overwrite_b:
+        return not_differentiable("scipy.linalg.solve_triangular with overwrite_b=True "
+                                  "(it may write into b)")
+    op = triangle(a, lower, unit_diagonal)
+    if transposes(trans):
+        op = np.matrix_transpose(op)
+    if np.ndim(b) == 1:
+        return np.squeeze(np.linalg.solve(np.matrix_transpose(op), np.expand_dims(grad, -1)), -1)
+    return np.linalg.solve(np.matrix_transpose(op), grad)
+
+
+def solve_triangular_grad_a(grad, ans, a, b, trans, lower, unit_diagonal, overwrite_b):
+    """Adjoint for ``a`` of ``scipy.linalg.solve_triangular`` (see ``..._grad_b``):
+    ``-gb x^T`` (transposed for ``trans``) on the triangle read, the diagonal
+    too unless ``unit_diagonal``."""
+    gb = solve_triangular_grad_b(grad, a, b, trans, lower, unit_diagonal, overwrite_b)
+    if np.ndim(b) == 1:
+        gop = -(np.expand_dims(gb, -1) * np.expand_dims(ans, -2))
+    else:
+        gop = -np.matmul(gb, np.matrix_transpose(ans))
+    if transposes(trans):
+        gop = np.matrix_transpose(gop)
+    if unit_diagonal:
+        offset = 1
+    else:
+        offset = 0
+    if lower:
+        return np.tril(gop, -offset)
+    return np.triu(gop, offset)
+
+
+def cho_factor_grad(grad, ans, lower, overwrite_a):
+    """Adjoint of ``c, lower = scipy.linalg.cho_factor(a, lower)``. ``c`` holds the factor
+    in one triangle (``cholesky_grad``) and ``a``'s own entries in the other
+    (SciPy leaves them there): those pass their adjoint through."""
+    if overwrite_a:
+        return not_differentiable("scipy.linalg.cho_factor with overwrite_a=True (it may "
+                                  "write into a)")
+    c = ans[0]
+    gc = grad[0]
+    if lower:
+        return cholesky_grad(gc, np.tril(c), False) + np.triu(gc, 1)
+    return cholesky_grad(gc, np.triu(c), True) + np.tril(gc, -1)
+
+
+def cho_solve_upper(c_and_lower):
+    """``U`` with ``U^T U = A`` from the ``(c, lower)`` of ``scipy.linalg.cho_factor``."""
+    if factor_is_lower(c_and_lower):
+        return np.matrix_transpose(np.tril(c_and_lower[0]))
+    return np.triu(c_and_lower[0])
+
+
+def cho_solve_grad_b(grad, c_and_lower, b, overwrite_b):
+    """Adjoint for ``b`` of ``x = scipy.linalg.cho_solve((c, lower), b)``, ``x = A^-1 b``
+    with ``A = U^T U``: ``A^-1 g`` (``A`` is symmetric)."""
+    if overwrite_b:
+        return not_differentiable("scipy.linalg.cho_solve with overwrite_b=True (it may "
+                                  "write into b)")
+    up = cho_solve_upper(c_and_lower)
+    g = grad
+    if np.ndim(b) == 1:
+        g = np.expand_dims(grad, -1)
+    out = np.linalg.solve(up, np.linalg.solve(np.matrix_transpose(up), g))
+    if np.ndim(b) == 1:
+        return np.squeeze(out, -1)
+    return out
+
+
+def cho_solve_grad_c(grad, ans, c_and_lower, b, overwrite_b):
+    """Adjoint for ``(c, lower)`` of ``scipy.linalg.cho_solve`` (see ``..._grad_b``): a list,
+    ``[gc, 0]``. With ``W = z x^T``, ``z = A^-1 g``: ``-U (W + W^T)`` on ``c``'s
+    upper triangle (its transpose on the lower one for ``lower``); the other
+    triangle is never read.
+    """
+    z = cho_solve_grad_b(grad, c_and_lower, b, overwrite_b)
+    if np.ndim(b) == 1:
+        w = np.expand_dims(z, -1) * np.expand_dims(ans, -2)
+    else:
+        w = np.matmul(z, np.matrix_transpose(ans))
+    gup = -np.matmul(cho_solve_upper(c_and_lower), w + np.matrix_transpose(w))
+    if factor_is_lower(c_and_lower):
+        return [np.tril(np.matrix_transpose(gup)), 0.0]
+    return [np.triu(gup), 0.0]
+
+
+# ---------------------------------------------------------------------------
+# Planning helpers (NONDIFF). Called on traced values in tests/test_rule_table.py:
+# only NumPy functions that dispatch (__array_function__), no ``.dtype``.
+# ---------------------------------------------------------------------------
+
+def reads_lower(UPLO):
+    """Whether ``np.linalg.eigh``/``eigvalsh`` read the lower triangle (``UPLO`` 'L')."""
+    return UPLO.upper() == "L"
+
+
+def close_pairs(values):
+    """``[..., i, j]``: ``values[..., i]`` and ``values[..., j]`` are equal to rounding
+    (``size * eps`` times the largest magnitude of the stack); the diagonal is True."""
+    scale = np.max(np.abs(values), axis=-1, keepdims=True)
+    tol = np.shape(values)[-1] * np.finfo(np.result_type(values)).eps * scale
+    gaps = np.abs(np.expand_dims(values, -2) - np.expand_dims(values, -1))
+    return gaps <= np.expand_dims(tol, -1)
+
+
+def repeated(values):
+    """Which of ``values`` (along the last axis) equal another one to rounding."""
+    n = np.shape(values)[-1]
+    return np.any(close_pairs(values) & ~np.eye(n, dtype=bool), axis=-1)
+
+
+def near_zero(values):
+    """Which of the nonnegative ``values`` are 0 to rounding (as ``close_pairs``)."""
+    scale = np.max(values, axis=-1, keepdims=True)
+    return values <= np.shape(values)[-1] * np.finfo(np.result_type(values)).eps * scale
+
+
+def transposes(trans):
+    """Whether ``scipy.linalg.solve_triangular``'s ``trans`` solves with the transpose
+    (1, 2, 'T', 'C': for real matrices the conjugate transpose is the transpose)."""
+    return trans not in (0, "N")
+
+
+def factor_is_lower(c_and_lower):
+    """The ``lower`` of a ``(c, lower)`` pair, read through ``np.all`` (so that a traced
+    flag in the table's tests is read, not branched on)."""
+    return bool(np.all(c_and_lower[1]))
+
+
+def pinv_truncates(a, p):
+    """Whether ``p = np.linalg.pinv(a)`` dropped singular values of ``a``: ``p a`` is the
+    projector onto the rank kept, so its trace counts them."""
+    kept = np.trace(np.matmul(p, a), axis1=-2, axis2=-1)
+    return bool(np.any(kept < min(np.shape(a)[-2:]) - 0.5))
