@@ -19,7 +19,7 @@ _FRESH_FUNCTIONS = {
     np.sum, np.mean, np.prod, np.std, np.var, np.max, np.min, np.amax, np.amin,
     np.dot, np.matmul, np.inner, np.outer, np.tensordot, np.kron, np.trace,
     np.where, np.clip, np.cumsum, np.cumprod, np.concatenate, np.stack, np.vstack,
-    np.hstack, np.tile, np.repeat, np.sort, np.copy, np.diff,
+    np.hstack, np.tile, np.repeat, np.sort, np.copy,
     np.zeros, np.ones, np.full, np.zeros_like, np.ones_like, np.full_like, np.arange,
     np.linalg.norm, np.linalg.inv, np.linalg.solve, np.linalg.det, np.linalg.slogdet,
     len, float, int,

@@ -7,8 +7,9 @@ import numpy as np
 from .. import runtime as rt
 from .entry import Rule
 
-# Reached only at a singular matrix, where det's gradient comes from the SVD,
-# which has no rule: refused when run, never a silent wrong second derivative.
+# Reached only at a singular matrix, where det's gradient would come from the SVD
+# of a singular matrix (repeated zero singular values: not unique): refused when
+# run, never a silent wrong second derivative.
 _SINGULAR = "_sg.not_differentiable(\"np.linalg.det's gradient at a singular matrix\")"
 _INV = "-np.matmul(np.swapaxes(ans, -1, -2), np.matmul(g, np.swapaxes(ans, -1, -2)))"
 
