@@ -2,8 +2,370 @@
 
 Each is plain Python over NumPy functions that have rules, so that adjoint
 code calling it can be differentiated again (``tests/test_rule_table.py``
-reads them).
-"""
-import numpy as np  # noqa: F401
+reads them). The planning helpers at the end compute axes, offsets and index
+maps from shapes and other non-differentiable inputs and are listed in the
+rules' ``NONDIFF``.
 
-__all__ = []
+``lead`` is the number of leading axes of seed rows on ``g``: 0, or 1 in the
+row forms of ``tape.jacobian``; forward values never have them.
+
+Every function here moves elements without combining them, so each adjoint
+sends each item of ``g`` back to the element it was copied from, copies of one
+element adding up: a gather of the copies and a sum (``scatter_axis``; a
+scatter-add would write in place), or a reshape and a sum where the copies
+form an axis of their own.
+"""
+import numpy as np
+
+from .adjoints import axis_slice, not_differentiable
+
+__all__ = [
+    # differentiable
+    "scatter_axis", "repeat_grad", "tile_grad", "roll_grad", "pad_grad", "pad_constant_grad",
+    "split_pieces_grad", "diag_grad", "diagonal_grad", "atleast_grad", "rot90_grad",
+    "rollaxis_grad", "joined_grad", "append_grad",
+    # planning (non-differentiable)
+    "along_axis", "inverse_map", "lead_axes", "negated", "repeat_plan", "tile_plan", "pad_pairs",
+    "pad_interior", "pad_maps", "pad_owners", "split_plan", "diagonal_plan", "rollaxis_plan",
+    "joined_offsets", "append_plan",
+]
+
+
+# ---------------------------------------------------------------------------
+# Differentiable helpers
+# ---------------------------------------------------------------------------
+
+def scatter_axis(g, index, size, axis):
+    """Adjoint of ``x[..., index]`` (``index`` on ``axis``) for an ``x`` with ``size``
+    elements along ``axis``: each slice of ``g`` along ``axis`` added into the slice of
+    ``x`` it was read from, repeated indices adding up.
+
+    Written as a gather (``inverse_map``: where each slice of ``x`` went, padded
+    with a slice of zeros) and a sum, so that it is differentiable again.
+    """
+    shape = np.shape(g)
+    zero = np.zeros(shape[:axis] + (1,) + shape[axis + 1:], np.result_type(g))
+    padded = np.concatenate([g, zero], axis)
+    return np.sum(padded[along_axis(axis, inverse_map(index, size))], axis=axis + 1)
+
+
+def repeat_grad(g, a, repeats, axis, lead):
+    """Adjoint of ``np.repeat(a, repeats, axis)``: the copies of each element summed."""
+    rows = np.shape(g)[:lead]
+    shape = np.shape(a)
+    if axis is None:
+        shape = (np.size(a),)
+    ax, count, index = repeat_plan(shape, repeats, axis)
+    if index is None:  # one count for all: the copies form an axis of their own
+        split = rows + shape[:ax] + (shape[ax], count) + shape[ax + 1:]
+        out = np.sum(np.reshape(g, split), axis=lead + ax + 1)
+    else:
+        out = scatter_axis(g, index, shape[ax], lead + ax)
+    return np.reshape(out, rows + np.shape(a))
+
+
+def tile_grad(g, A, reps, lead):
+    """Adjoint of ``np.tile(A, reps)``: the tiles summed."""
+    rows = np.shape(g)[:lead]
+    split, axes = tile_plan(np.shape(A), reps, lead)
+    return np.reshape(np.sum(np.reshape(g, rows + split), axis=axes), rows + np.shape(A))
+
+
+def roll_grad(g, a, shift, axis, lead):
+    """Adjoint of ``np.roll(a, shift, axis)``: roll back."""
+    back = negated(shift)
+    if axis is None:  # rolled flat
+        flat = np.reshape(g, np.shape(g)[:lead] + (-1,))
+        return np.reshape(np.roll(flat, back, axis=lead), np.shape(g))
+    return np.roll(g, back, axis=lead_axes(axis, np.ndim(a), lead))
+
+
+def pad_grad(g, array, pad_width, mode, reflect_type, lead):
+    """Adjoint for ``array`` of ``np.pad(array, pad_width, mode)``.
+
+    ``constant``: the part of ``g`` over ``array``. ``edge``, ``reflect``,
+    ``symmetric`` and ``wrap`` copy slices along one axis after the other, so
+    along each axis a padded position holds the slice at one position of the
+    array (``pad_maps``); the adjoint scatters ``g`` back axis by axis. Other
+    modes (and ``reflect_type='odd'``) are refused when run.
+    """
+    shape = np.shape(array)
+    pairs = pad_pairs(len(shape), pad_width)
+    if mode == "constant":
+        return g[pad_interior(shape, pairs, lead)]
+    maps = pad_maps(shape, pairs, mode, reflect_type)
+    for i in range(len(shape)):
+        if maps[i] is not None:
+            g = scatter_axis(g, maps[i], shape[i], lead + i)
+    return g
+
+
+def pad_constant_grad(g, array, pad_width, mode, constant_values, lead):
+    """Adjoint for ``constant_values`` of ``np.pad(array, pad_width, 'constant',
+    constant_values=...)``: the sum of ``g`` over the places each value fills.
+
+    NumPy pads one axis after the other, so a corner holds the value of the last
+    axis padded there (``pad_owners``).
+    """
+    shape = np.shape(array)
+    owners = np.ravel(pad_owners(shape, pad_pairs(len(shape), pad_width), mode))
+    rows = np.shape(g)[:lead]
+    flat = np.reshape(g, rows + (-1,))
+    sums = [np.sum(np.where(owners == i, flat, 0.0), axis=lead) for i in range(2 * len(shape))]
+    per_value = np.reshape(np.stack(sums, -1), rows + (len(shape), 2))
+    like = np.shape(constant_values)
+    for i in range(2 - len(like)):  # values broadcast to (ndim, 2) from the right
+        per_value = np.sum(per_value, axis=lead)
+    for i in range(len(like)):
+        if like[i] == 1:
+            per_value = np.sum(per_value, axis=lead + i, keepdims=True)
+    return per_value
+
+
+def split_pieces_grad(g, ary, indices_or_sections, axis, kind, lead):
+    """Adjoint of ``np.split``/``array_split``/``hsplit``/``vsplit``/``dsplit`` (``kind``)
+    of ``ary``, from the list ``g`` of its pieces' adjoints.
+
+    Pieces that tile ``ary`` in order (every split but by unsorted indices) are
+    joined back; otherwise each is added where it was read from.
+    """
+    ax, pieces, tiled = split_plan(np.shape(ary), indices_or_sections, axis, kind)
+    if tiled:
+        return np.concatenate(g, axis=lead + ax)
+    n = np.shape(ary)[ax]
+    total = scatter_axis(g[0], pieces[0], n, lead + ax)
+    for i in range(1, len(pieces)):
+        total = total + scatter_axis(g[i], pieces[i], n, lead + ax)
+    return total
+
+
+def diag_grad(g, v, k, lead):
+    """Adjoint of ``np.diag(v, k)``: the ``k``-th diagonal of ``g`` for a vector ``v``;
+    for a matrix ``v``, ``g`` put back on that diagonal."""
+    if np.ndim(v) == 1:
+        return np.diagonal(g, k, lead, lead + 1)
+    return diagonal_grad(g, v, k, 0, 1, lead)
+
+
+def diagonal_grad(g, a, offset, axis1, axis2, lead):
+    """Adjoint of ``np.diagonal(a, offset, axis1, axis2)``: ``g`` put back on that
+    diagonal, zeros elsewhere (a gather from ``g`` and one zero, ``diagonal_plan``)."""
+    index, axes = diagonal_plan(np.shape(a), offset, axis1, axis2)
+    shape = np.shape(g)
+    padded = np.concatenate([g, np.zeros(shape[:-1] + (1,), np.result_type(g))], -1)
+    return np.moveaxis(padded[..., index], (-2, -1), (lead + axes[0], lead + axes[1]))
+
+
+def atleast_grad(g, arys, lead):
+    """Adjoints of ``np.atleast_1d/2d/3d(*arys)``, which only reshape: a list, one per array
+    (for several arrays ``g`` is the list of the results' adjoints)."""
+    if len(arys) == 1:
+        return [np.reshape(g, np.shape(g)[:lead] + np.shape(arys[0]))]
+    return [np.reshape(g[i], np.shape(g[i])[:lead] + np.shape(arys[i]))
+            for i in range(len(arys))]
+
+
+def rot90_grad(g, m, k, axes, lead):
+    """Adjoint of ``np.rot90(m, k, axes)``: rotate back."""
+    return np.rot90(g, -k, lead_axes(axes, np.ndim(m), lead))
+
+
+def rollaxis_grad(g, a, axis, start, lead):
+    """Adjoint of ``np.rollaxis(a, axis, start)``: move the axis back."""
+    source, destination = rollaxis_plan(np.ndim(a), axis, start)
+    return np.moveaxis(g, lead + destination, lead + source)
+
+
+def joined_grad(g, tup, kind, lead):
+    """Adjoints of the arrays joined by ``np.column_stack``/``np.dstack`` (``kind``): a
+    list, or an array for an ndarray ``tup``. Each is its slice of ``g``, reshaped to
+    its array's shape (the joins first make vectors columns, and so on)."""
+    shapes = [np.shape(tup[i]) for i in range(len(tup))]
+    axis, offsets = joined_offsets(shapes, kind)
+    rows = np.shape(g)[:lead]
+    ndim = np.ndim(g)
+    pieces = [np.reshape(g[axis_slice(ndim, lead + axis, offsets[i], offsets[i + 1])],
+                         rows + shapes[i]) for i in range(len(tup))]
+    if isinstance(tup, np.ndarray):
+        return np.stack(pieces, lead)
+    return pieces
+
+
+def append_grad(g, arr, values, axis, which, lead):
+    """Adjoint of ``arr`` (``which`` 0) or ``values`` (1) of ``np.append(arr, values, axis)``:
+    its slice of ``g``, reshaped to its shape (``axis=None`` flattens both)."""
+    ax, start, stop = append_plan(np.shape(arr), np.shape(values), axis, which)
+    shape = np.shape(arr)
+    if which == 1:
+        shape = np.shape(values)
+    piece = g[axis_slice(np.ndim(g), lead + ax, start, stop)]
+    return np.reshape(piece, np.shape(g)[:lead] + shape)
+
+
+# ---------------------------------------------------------------------------
+# Planning helpers (NONDIFF)
+# ---------------------------------------------------------------------------
+
+def along_axis(axis, index):
+    """The index ``x[..., index]`` with ``index`` on ``axis`` (slices before it)."""
+    return (slice(None),) * axis + (index,)
+
+
+def lead_axes(axes, ndim, lead):
+    """``axes`` (an int or a sequence, maybe negative) of an ``ndim``-d array, as axes
+    of the array with ``lead`` more leading axes."""
+    if isinstance(axes, (int, np.integer)):
+        return lead + int(axes) % ndim
+    return tuple(lead + int(ax) % ndim for ax in axes)
+
+
+def negated(shift):
+    """``np.roll``'s ``shift`` that undoes ``shift`` (an int or a sequence of ints)."""
+    shift = np.asarray(shift)
+    if shift.ndim == 0:
+        return -int(shift)
+    return tuple(-int(s) for s in shift.ravel())
+
+
+def repeat_plan(shape, repeats, axis):
+    """``(axis, count, index)`` of ``np.repeat`` of an array of ``shape`` (already flat for
+    ``axis=None``): ``count`` when every element is repeated as often, else ``index``,
+    the position each item of the result was read from along ``axis``."""
+    axis = 0 if axis is None else int(axis) % len(shape)
+    counts = np.asarray(repeats)
+    if counts.size == 1:
+        return axis, int(counts.reshape(())), None
+    return axis, None, np.repeat(np.arange(shape[axis]), counts)
+
+
+def tile_plan(shape, reps, lead):
+    """``(split, axes)`` for the adjoint of ``np.tile``: the result reshaped to ``split``
+    has an axis of copies before each axis of the (promoted) array; summing ``axes``
+    (``lead`` leading axes on top) adds the tiles up."""
+    reps = tuple(int(r) for r in np.ravel(reps))
+    ndim = max(len(reps), len(shape))
+    shape = (1,) * (ndim - len(shape)) + tuple(shape)
+    reps = (1,) * (ndim - len(reps)) + reps
+    split = tuple(n for pair in zip(reps, shape) for n in pair)
+    return split, tuple(lead + 2 * i for i in range(ndim))
+
+
+def pad_pairs(ndim, pad_width):
+    """``np.pad``'s ``pad_width`` as ``ndim`` pairs ``(before, after)``, as NumPy reads it."""
+    widths = np.round(np.asarray(pad_width)).astype(np.intp)
+    if widths.size == 1:
+        widths = np.full((ndim, 2), widths.ravel()[0])
+    return [tuple(int(w) for w in pair) for pair in np.broadcast_to(widths, (ndim, 2))]
+
+
+def pad_interior(shape, pairs, lead):
+    """The index of the original array in the result of ``np.pad`` (``lead`` axes first)."""
+    return (slice(None),) * lead + tuple(slice(before, before + n)
+                                         for n, (before, _) in zip(shape, pairs))
+
+
+_PAD_GATHERS = ("edge", "reflect", "symmetric", "wrap")
+
+
+def pad_maps(shape, pairs, mode, reflect_type):
+    """For each axis, the position along it of the array that each position of the padded
+    result holds (None where nothing is padded): ``np.pad`` of the positions themselves,
+    so that it is NumPy's own rule, large pads included."""
+    if not isinstance(mode, str) or mode not in _PAD_GATHERS:
+        not_differentiable(f"np.pad with mode={mode!r} (supported: 'constant', "
+                           + ", ".join(repr(m) for m in _PAD_GATHERS) + ")")
+    if mode in ("reflect", "symmetric") and reflect_type != "even":
+        not_differentiable(f"np.pad with reflect_type={reflect_type!r}")
+    return [None if pair == (0, 0) else np.pad(np.arange(n), pair, mode=mode)
+            for n, pair in zip(shape, pairs)]
+
+
+def pad_owners(shape, pairs, mode):
+    """For ``np.pad(..., 'constant')``: which of the ``constant_values`` (flattened from
+    ``(ndim, 2)``) each position of the result holds, -1 for the array's own. Axes are
+    padded in order over all of the earlier axes, so the last axis padded at a
+    position wins."""
+    if mode != "constant":
+        not_differentiable(f"constant_values of np.pad with mode={mode!r}")
+    owners = np.full(tuple(n + b + a for n, (b, a) in zip(shape, pairs)), -1)
+    for axis, (before, after) in enumerate(pairs):
+        n = owners.shape[axis]
+        owners[along_axis(axis, slice(0, before))] = 2 * axis
+        owners[along_axis(axis, slice(n - after, n))] = 2 * axis + 1
+    return owners
+
+
+def split_plan(shape, indices_or_sections, axis, kind):
+    """``(axis, pieces, tiled)`` of a split of an array of ``shape``: each piece's
+    positions along ``axis``, and whether they tile the axis in order."""
+    if kind == "hsplit":
+        axis = 1 if len(shape) > 1 else 0
+    elif kind == "vsplit":
+        axis = 0
+    elif kind == "dsplit":
+        axis = 2
+    axis = int(axis) % len(shape)
+    positions = np.arange(shape[axis])
+    pieces = np.array_split(positions, indices_or_sections)
+    tiled = np.array_equal(np.concatenate(pieces), positions)
+    return axis, pieces, tiled
+
+
+def diagonal_plan(shape, offset, axis1, axis2):
+    """``(index, axes)`` for the adjoint of ``np.diagonal`` of an array of ``shape``: for
+    each place of the ``(shape[axis1], shape[axis2])`` matrices, its item in the
+    diagonal, or one past the diagonal's end (for a zero appended); and the two
+    axes, not negative."""
+    ndim = len(shape)
+    axes = (int(axis1) % ndim, int(axis2) % ndim)
+    i, j = np.indices((shape[axes[0]], shape[axes[1]]), sparse=True)
+    size = len(np.diagonal(np.empty((shape[axes[0]], shape[axes[1]])), offset))
+    item = np.minimum(i, j)
+    return np.where((j - i == offset) & (item < size), item, size), axes
+
+
+def inverse_map(index, size):
+    """For ``x[index]`` of an ``x`` with ``size`` items: where each item went, as a
+    ``(size, copies)`` array of positions in ``index``, padded with ``len(index)``."""
+    index = np.ravel(np.asarray(index, dtype=np.intp))
+    order = np.argsort(index, kind="stable")
+    counts = np.bincount(index, minlength=size)
+    copies = int(counts.max()) if size else 0
+    out = np.full((size, copies), len(index), dtype=np.intp)
+    first = np.cumsum(counts) - counts
+    out[index[order], np.arange(len(index)) - first[index[order]]] = order
+    return out
+
+
+def rollaxis_plan(ndim, axis, start):
+    """``(source, destination)``: ``np.rollaxis(a, axis, start)`` is
+    ``np.moveaxis(a, source, destination)``."""
+    axis = int(axis) % ndim
+    start = int(start) + ndim if start < 0 else int(start)
+    if axis < start:
+        start -= 1
+    return axis, start
+
+
+def joined_offsets(shapes, kind):
+    """``(axis, offsets)`` of the arrays of ``shapes`` joined by ``np.column_stack``
+    (vectors and scalars become columns) or ``np.dstack`` (made 3-d first)."""
+    if kind == "column_stack":
+        axis, widths = 1, [1 if len(s) < 2 else s[1] for s in shapes]
+    else:
+        axis, widths = 2, [1 if len(s) < 3 else s[2] for s in shapes]
+    return axis, [0] + np.cumsum(widths).tolist()
+
+
+def append_plan(arr_shape, values_shape, axis, which):
+    """``(axis, start, stop)`` of ``arr`` (``which`` 0) or ``values`` (1) in the result of
+    ``np.append(arr, values, axis)``."""
+    if axis is None:
+        first, second = int(np.prod(arr_shape)), int(np.prod(values_shape))
+        axis = 0
+    else:
+        axis = int(axis) % len(arr_shape)
+        first, second = arr_shape[axis], values_shape[axis]
+    if which == 0:
+        return axis, 0, first
+    return axis, first, first + second
