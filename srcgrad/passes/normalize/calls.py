@@ -7,6 +7,7 @@ whose statement it is normalizing.
 """
 import copy
 import functools
+import operator
 import os
 import types
 
@@ -35,6 +36,29 @@ def note_container(norm, target, fn, first):
     if any(fn is k for k in _KEEPS_KIND) and isinstance(first, gast.Name) \
             and first.id in norm.ctx.containers:
         norm.ctx.containers.add(target)
+
+
+# The ``operator`` module's functions are the operators themselves (on lists too:
+# ``operator.add`` of two lists joins them): written as the operator they are.
+_BINARY = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult,
+           operator.truediv: gast.Div, operator.pow: gast.Pow, operator.matmul: gast.MatMult,
+           operator.mod: gast.Mod, operator.floordiv: gast.FloorDiv}
+_UNARY = {operator.neg: gast.USub, operator.pos: gast.UAdd}
+
+
+def _as_operator(obj, node):
+    """``operator.mul(a, b)`` as ``a * b`` (None if ``obj`` is not such a function)."""
+    if node.keywords or any(isinstance(a, gast.Starred) for a in node.args):
+        return None
+    try:
+        binary, unary = _BINARY.get(obj), _UNARY.get(obj)
+    except TypeError:  # unhashable
+        return None
+    if binary is not None and len(node.args) == 2:
+        return gast.BinOp(node.args[0], binary(), node.args[1])
+    if unary is not None and len(node.args) == 1:
+        return gast.UnaryOp(unary(), node.args[0])
+    return None
 
 
 def _py_function_call(node, norm):
@@ -67,6 +91,9 @@ def call(norm, node, out, dest, hint=None):
         raise norm.ctx.error(f"cannot tell at compile time which function "
                              f"`{gast.unparse(f).strip()}` is", norm.cur,
                              "call a function or method that is known when the code is compiled")
+    spelled = _as_operator(obj, node)
+    if spelled is not None:  # ``operator.mul(a, b)``, ``f = operator.add; f(a, b)``
+        return norm.expr(anno.like(spelled, node), out, dest, hint)
     rule = norm.ctx.rule(obj)
     if rule is not None:
         return prim_call(norm, node, obj, rule, out, dest, hint)
