@@ -1,7 +1,10 @@
 """The gradient of a function by a tape recording a call of it: the tape form of tests.
 
-``sg.function(taped)(f, x)`` gives the same inside ``@sg.function``.
+``sg.function(taped)(f, x)`` gives the same inside ``@sg.function``. Also the
+central-difference Jacobian that ``tape.jacobian`` is checked against.
 """
+import numpy as np
+
 import srcgrad as sg
 
 
@@ -18,3 +21,30 @@ def taped_two(f, x, y):
         tape.watch(y)
         z = f(x, y)
     return tape.gradient(z, [x, y])
+
+
+def taped_three(f, x, y, w):
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        tape.watch(y)
+        tape.watch(w)
+        z = f(x, y, w)
+    return tape.gradient(z, [x, y, w])
+
+
+def taped_any(f, inputs):
+    """The gradients of ``f(*inputs)`` (one to three inputs), by a tape, as a list."""
+    if len(inputs) == 1:
+        return [taped(f, inputs[0])]
+    return taped_two(f, *inputs) if len(inputs) == 2 else taped_three(f, *inputs)
+
+
+def fd_jacobian(build, x, eps=1e-6):
+    """d build(x) / dx by central differences: shape ``build(x).shape + x.shape``."""
+    columns = []
+    for idx in np.ndindex(x.shape):
+        step = np.zeros(x.shape)
+        step[idx] = eps
+        columns.append((np.asarray(build(x + step)) - np.asarray(build(x - step))) / (2 * eps))
+    out = np.stack(columns, axis=-1)
+    return out.reshape(out.shape[:-1] + x.shape)

@@ -14,7 +14,7 @@ import srcgrad as sg
 from srcgrad.rules import layout
 from srcgrad.rules.rows import row_form
 from srcgrad.testing import check_grads
-from tape_forms import taped, taped_two
+from tape_forms import fd_jacobian, taped, taped_two
 
 pytestmark = pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated")
 
@@ -264,16 +264,6 @@ def test_value_and_grad_and_a_tape_agree_with_grad(f, args):
 
 # -- tape.jacobian: every row at once, through the rules' row forms -----------------
 
-def _fd_jacobian(build, x, eps=1e-6):
-    columns = []
-    for idx in np.ndindex(x.shape):
-        step = np.zeros(x.shape)
-        step[idx] = eps
-        columns.append((np.asarray(build(x + step)) - np.asarray(build(x - step))) / (2 * eps))
-    out = np.stack(columns, axis=-1)
-    return out.reshape(out.shape[:-1] + x.shape)
-
-
 def _rows_copies(X):
     return np.concatenate([
         np.repeat(X, 2).ravel(), np.repeat(X, [1, 0, 2], axis=0).ravel(),
@@ -317,7 +307,7 @@ def test_jacobian_matches_finite_differences(build):
     with sg.GradientTape() as tape:
         tape.watch(X)
         y = build(X)
-    np.testing.assert_allclose(tape.jacobian(y, X), _fd_jacobian(build, X), rtol=1e-6,
+    np.testing.assert_allclose(tape.jacobian(y, X), fd_jacobian(build, X), rtol=1e-6,
                                atol=1e-8)
 
 

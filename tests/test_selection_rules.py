@@ -14,6 +14,7 @@ import srcgrad as sg
 from srcgrad.rules import selection
 from srcgrad.rules.rows import row_form
 from srcgrad.testing import check_grads
+from tape_forms import fd_jacobian, taped_any
 
 RNG = np.random.default_rng(5)
 W = RNG.normal(size=6)
@@ -144,59 +145,19 @@ def test_against_finite_differences_to_second_order(f, args):
     check_grads(f, args, order=2)
 
 
-def _tape_1(f, inputs):
-    x, = inputs
-    with sg.GradientTape() as tape:
-        tape.watch(x)
-        y = f(x)
-    return [tape.gradient(y, x)]
-
-
-def _tape_2(f, inputs):
-    x, z = inputs
-    with sg.GradientTape() as tape:
-        tape.watch(x)
-        tape.watch(z)
-        y = f(x, z)
-    return tape.gradient(y, [x, z])
-
-
-def _tape_3(f, inputs):
-    x, z, w = inputs
-    with sg.GradientTape() as tape:
-        tape.watch(x)
-        tape.watch(z)
-        tape.watch(w)
-        y = f(x, z, w)
-    return tape.gradient(y, [x, z, w])
-
-
-TAPES = {1: _tape_1, 2: _tape_2, 3: _tape_3}
-
-
 @pytest.mark.parametrize("f, args", CASES, ids=IDS)
 def test_value_and_grad_and_a_tape_agree_with_grad(f, args):
     wrt = tuple(range(len(args)))
     value, grads = sg.value_and_grad(f, wrt=wrt)(*args)
     want = sg.grad(f, wrt=wrt)(*args)
     assert value == pytest.approx(f(*args), rel=1e-12)
-    taped = TAPES[len(args)](f, [np.asarray(a, dtype=float) for a in args])
+    taped = taped_any(f, [np.asarray(a, dtype=float) for a in args])
     for got, on_tape, expected in zip(grads, taped, want):
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(on_tape, expected, rtol=1e-10, atol=1e-12)
 
 
 # -- tape.jacobian: every row at once, through the rules' row forms -----------------
-
-def _fd_jacobian(build, x, eps=1e-6):
-    columns = []
-    for idx in np.ndindex(x.shape):
-        step = np.zeros(x.shape)
-        step[idx] = eps
-        columns.append((np.asarray(build(x + step)) - np.asarray(build(x - step))) / (2 * eps))
-    out = np.stack(columns, axis=-1)
-    return out.reshape(out.shape[:-1] + x.shape)
-
 
 def _rows_take(x):
     return np.concatenate([np.take(x, [0, 2, 2, -1]) * 2.0,
@@ -221,7 +182,7 @@ def test_jacobian_matches_finite_differences(build):
     with sg.GradientTape() as tape:
         tape.watch(x)
         y = build(x)
-    np.testing.assert_allclose(tape.jacobian(y, x), _fd_jacobian(build, x), rtol=1e-6,
+    np.testing.assert_allclose(tape.jacobian(y, x), fd_jacobian(build, x), rtol=1e-6,
                                atol=1e-8)
 
 

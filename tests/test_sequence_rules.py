@@ -14,6 +14,7 @@ import srcgrad as sg
 from srcgrad.rules import sequences
 from srcgrad.rules.rows import row_form
 from srcgrad.testing import check_grads
+from tape_forms import fd_jacobian, taped_any
 
 # np.cross of 2-vectors, deprecated in NumPy 2, still has a rule
 pytestmark = pytest.mark.filterwarnings("ignore:Arrays of 2-dimensional vectors")
@@ -115,49 +116,19 @@ def test_against_finite_differences_to_second_order(f, args):
     check_grads(f, args, order=2)
 
 
-def _tape_1(f, inputs):
-    x, = inputs
-    with sg.GradientTape() as tape:
-        tape.watch(x)
-        y = f(x)
-    return [tape.gradient(y, x)]
-
-
-def _tape_2(f, inputs):
-    x, z = inputs
-    with sg.GradientTape() as tape:
-        tape.watch(x)
-        tape.watch(z)
-        y = f(x, z)
-    return tape.gradient(y, [x, z])
-
-
-TAPES = {1: _tape_1, 2: _tape_2}
-
-
 @pytest.mark.parametrize("f, args", CASES, ids=IDS)
 def test_value_and_grad_and_a_tape_agree_with_grad(f, args):
     wrt = tuple(range(len(args)))
     value, grads = sg.value_and_grad(f, wrt=wrt)(*args)
     want = sg.grad(f, wrt=wrt)(*args)
     assert value == pytest.approx(f(*args), rel=1e-12)
-    taped = TAPES[len(args)](f, [np.asarray(a, dtype=float) for a in args])
+    taped = taped_any(f, [np.asarray(a, dtype=float) for a in args])
     for got, on_tape, expected in zip(grads, taped, want):
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(on_tape, expected, rtol=1e-10, atol=1e-12)
 
 
 # -- tape.jacobian: every row at once, through the rules' row forms -----------------
-
-def _fd_jacobian(build, x, eps=1e-6):
-    columns = []
-    for idx in np.ndindex(x.shape):
-        step = np.zeros(x.shape)
-        step[idx] = eps
-        columns.append((np.asarray(build(x + step)) - np.asarray(build(x - step))) / (2 * eps))
-    out = np.stack(columns, axis=-1)
-    return out.reshape(out.shape[:-1] + x.shape)
-
 
 def _rows_products(X):
     return np.concatenate([np.cumprod(X, axis=1).ravel(), np.cumprod(X * (X > 0)).ravel(),
@@ -185,7 +156,7 @@ def test_jacobian_matches_finite_differences(build):
     with sg.GradientTape() as tape:
         tape.watch(X)
         y = build(X)
-    np.testing.assert_allclose(tape.jacobian(y, X), _fd_jacobian(build, X), rtol=1e-6,
+    np.testing.assert_allclose(tape.jacobian(y, X), fd_jacobian(build, X), rtol=1e-6,
                                atol=1e-8)
 
 
