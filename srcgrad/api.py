@@ -124,7 +124,11 @@ def function(f):
     def wrapper(*args, **kwargs):
         if not compiled or compiled[0][0] is not f.__code__:
             check_function(f)
-            compiled[:] = [(f.__code__, compile_in_place(f, run_in_place) or f)]
+            try:
+                rewritten = compile_in_place(f, run_in_place)
+            except (SyntaxError, ValueError, TypeError):  # a function it cannot rebuild:
+                rewritten = None  # its blocks run as in plain code
+            compiled[:] = [(f.__code__, rewritten or f)]
         return compiled[0][1](*args, **kwargs)
 
     wrapper.__srcgrad_function__ = True

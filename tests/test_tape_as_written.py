@@ -128,3 +128,19 @@ def computes_under_errstate(w):
 def test_a_statement_a_gradient_would_flow_through_is_refused_naming_the_line(f, args, words):
     with pytest.raises(sg.CompileError, match=words + r".*test_tape_as_written\.py:\d+"):
         f(*args)
+
+
+def changes_a_config_it_reads(w, cfg):
+    with sg.GradientTape() as tape:
+        tape.watch(w)
+        try:
+            cfg["scale"] = 3.0  # the block reads cfg["scale"] below
+        except KeyError:
+            pass
+        y = np.sum(w) * cfg["scale"]
+    return tape.gradient(y, w)
+
+
+def test_a_statement_that_changes_what_the_block_reads_is_refused():
+    with pytest.raises(sg.CompileError, match=r"try statement changes `cfg`.*test_tape_as_written"):
+        changes_a_config_it_reads(W, {"scale": 2.0})

@@ -41,8 +41,10 @@ LIFTED = (gast.Try, gast.With, gast.Import, gast.ImportFrom, gast.ClassDef,
 _ESCAPING = (gast.Return, gast.Yield, gast.YieldFrom, gast.Await, gast.Global, gast.Nonlocal)
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)
 _WHAT = {gast.Try: "try statement", gast.With: "with statement", gast.Import: "import",
-         gast.ImportFrom: "import", gast.FunctionDef: "def", gast.ClassDef: "class",
-         gast.Delete: "del statement"}
+         gast.ImportFrom: "import", gast.ClassDef: "class", gast.Delete: "del statement"}
+# Methods that change their object (a dict's items, a list's) rather than compute.
+_MUTATING = {"update", "pop", "popitem", "setdefault", "clear", "append", "extend", "insert",
+             "remove", "sort", "reverse", "__setitem__", "__delitem__", "fill", "resize"}
 
 
 @dataclass
@@ -56,9 +58,10 @@ class Written:
     stmt: object       # the statement (gast), to follow values through it
 
 
-def lift(s, region, block_names, ctx):
+def lift(s, region, block_names, items_read, ctx):
     """Statements calling ``s`` run as written; ``block_names``: the block's inputs and
-    every name it binds."""
+    every name it binds; ``items_read``: names whose items or attributes the block
+    reads (``cfg["lr"]``, ``self.w``) outside ``s``."""
     what = _WHAT.get(type(s), type(s).__name__)
     if isinstance(s, gast.Delete) and all(isinstance(t, gast.Name) for t in s.targets):
         # ``del tmp`` (memory): the name unbound, so it is not written back.
@@ -72,6 +75,13 @@ def lift(s, region, block_names, ctx):
         if isinstance(node, (gast.Break, gast.Continue)) and not _in_own_loop(node, s):
             raise region.error("break or continue out of a statement run as written in a "
                                "GradientTape block is not supported", node)
+    changed = sorted(_changed_objects(s) & set(items_read))
+    if changed:
+        # The compiler may have read that item when compiling (a constant of a dict,
+        # a method of an object): a change it cannot see would go unnoticed.
+        raise region.error(f"the {what} changes `{changed[0]}`, whose items or attributes the "
+                           "block reads elsewhere, in code srcgrad runs as written", s,
+                           f"change `{changed[0]}` outside the GradientTape block")
     wrapper = gast.FunctionDef("_", gast.arguments([], [], None, [], [], None, []),
                                [copy.deepcopy(s)], [], None, None, [])
     params = tuple(sorted(n for n in free_names(wrapper) if n in block_names))
@@ -144,6 +154,24 @@ def _derived(s, tainted, scope):
                             if isinstance(n, gast.Name)}
         if len(tainted) == before:
             return tainted
+
+
+def _changed_objects(s):
+    """Names whose object ``s`` may change: items or attributes stored or deleted, or a
+    changing method called (``d.update(...)``, ``lst.append(...)``)."""
+    out = set()
+    for node in _own_nodes(s):
+        if isinstance(node, (gast.Subscript, gast.Attribute)) \
+                and isinstance(node.ctx, (gast.Store, gast.Del)):
+            base = node.value
+            while isinstance(base, (gast.Subscript, gast.Attribute)):
+                base = base.value
+            if isinstance(base, gast.Name):
+                out.add(base.id)
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                and node.func.attr in _MUTATING and isinstance(node.func.value, gast.Name):
+            out.add(node.func.value.id)
+    return out
 
 
 def _own_nodes(s):

@@ -212,7 +212,8 @@ class Prepare:
         if self.once and isinstance(s, as_written.LIFTED) and not self._recorded_with(s):
             # Outside the compiler's language: runs as written (refused later if a
             # gradient would flow through it).
-            return as_written.lift(s, region, self._block_names(), self.ctx)
+            return as_written.lift(s, region, self._block_names(), self._items_read(s),
+                                   self.ctx)
         if _is_tape_call(s, tape_name, "watch"):
             return watch_marker(s, region, self.known, self.bound)
         if any(_is_tape_call(s, name, "watch") for name in self.inner):
@@ -255,6 +256,20 @@ class Prepare:
             self._names = set(self.known) | {n for t in self.region.statements
                                               for n in as_written.bound_names(t)}
         return self._names
+
+    def _items_read(self, s):
+        """Names whose items or attributes the block reads outside statement ``s`` (a copy
+        of one of its own)."""
+        def counts(stmts):
+            out = {}
+            for t in stmts:
+                for n in gast.walk(t):
+                    if isinstance(n, (gast.Subscript, gast.Attribute)) \
+                            and isinstance(n.ctx, gast.Load) and isinstance(n.value, gast.Name):
+                        out[n.value.id] = out.get(n.value.id, 0) + 1
+            return out
+        total, inside = counts(self.region.statements), counts([s])
+        return {n for n, k in total.items() if k > inside.get(n, 0)}
 
     def with_stmt(self, s, tape_name, in_loop):
         item = s.items[0]
