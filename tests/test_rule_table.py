@@ -1211,3 +1211,15 @@ def test_add_at_zeros_is_add_at_into_zeros(like, index, grad):
     want = runtime.add_at(runtime.zeros_like(like), index, grad)
     got = runtime.add_at_zeros(like, index, grad)
     assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_no_two_runtime_modules_export_one_name():
+    """``_sg`` is every runtime module star-imported: a name exported twice would make
+    one module's helper silently replace another's (``repeat_grad`` once did)."""
+    import collections
+
+    seen = collections.defaultdict(list)
+    for module in [adjoint_helpers, runtime.core, runtime.rows] + _FAMILY_HELPERS:
+        for name in module.__all__:
+            seen[name].append(module.__name__)
+    assert not {n: m for n, m in seen.items() if len(m) > 1}

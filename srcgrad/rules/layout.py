@@ -47,7 +47,7 @@ _PAD = ("array, pad_width, mode='constant', *, constant_values=0, end_values=0, 
         "reflect_type='even', stat_length=None")
 
 TABLE = {
-    np.repeat: _rule("a, repeats, axis=None", a="_sg.repeat_grad(g, a, repeats, axis, {lead})"),
+    np.repeat: _rule("a, repeats, axis=None", a="_sg.repeat_array_grad(g, a, repeats, axis, {lead})"),
     np.tile: _rule("A, reps", A="_sg.tile_grad(g, A, reps, {lead})"),
     np.roll: _rule("a, shift, axis=None", rank="same",
                    a="_sg.roll_grad(g, a, shift, axis, {lead})"),

@@ -21,7 +21,7 @@ from .adjoints import axis_slice, not_differentiable
 
 __all__ = [
     # differentiable
-    "scatter_axis", "repeat_grad", "tile_grad", "roll_grad", "pad_grad", "pad_constant_grad",
+    "scatter_axis", "repeat_array_grad", "tile_grad", "roll_grad", "pad_grad", "pad_constant_grad",
     "split_pieces_grad", "diag_grad", "diagonal_grad", "atleast_grad", "rot90_grad",
     "rollaxis_grad", "joined_grad", "append_grad",
     # planning (non-differentiable)
@@ -49,7 +49,7 @@ def scatter_axis(g, index, size, axis):
     return np.sum(padded[along_axis(axis, inverse_map(index, size))], axis=axis + 1)
 
 
-def repeat_grad(g, a, repeats, axis, lead):
+def repeat_array_grad(g, a, repeats, axis, lead):
     """Adjoint of ``np.repeat(a, repeats, axis)``: the copies of each element summed."""
     rows = np.shape(g)[:lead]
     shape = np.shape(a)
