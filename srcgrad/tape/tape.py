@@ -9,12 +9,16 @@ sources by identity, as TensorFlow matches tensors.
 
 Statements between ``tape.__enter__()`` and ``tape.__exit__(...)`` run once
 the same way, and so do nested tapes' blocks (compiled into the outer
-block's code). Other blocks (with another ``with``, ``try``, ``def``... in
-them, a persistent nested tape, refused by the compiler) still run as plain
-Python, and ``gradient`` compiles code that reruns them from copies of the
-values noted at entry (``compiler.pipeline.compile_region``), refusing what
-would not repeat (``passes/repeatable.py``), until the tape issue's
-remaining work moves them to the run-once design.
+block's code); statements outside the compiler's language that no gradient
+flows through run as written inside the compiled block
+(``passes/as_written.py``). In an ``@sg.function`` the block is compiled
+into the function's own code (``inplace.py``, ``_run_in_place``). Other
+blocks (a ``return`` or ``yield`` in them, a persistent nested tape, refused
+by the compiler) still run as plain Python, and ``gradient`` compiles code
+that reruns them from copies of the values noted at entry
+(``compiler.pipeline.compile_region``), refusing what would not repeat
+(``passes/repeatable.py``), until the tape issue's remaining work moves them
+to the run-once design.
 """
 import sys
 import warnings
