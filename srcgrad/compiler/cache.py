@@ -314,12 +314,8 @@ class Compiled:
     def _tree_call(self, args, kwargs):
         """Differentiated arguments that are parameter trees (``trees.py``): the
         gradient of a function of their leaves, put back into their shapes."""
-        parts = {}  # position -> (leaf paths and values, treedef)
-        for i in self.wrt:
-            if trees.is_tree(args[i]):
-                parts[i] = trees.flatten(args[i], self._name(i))
-                for path, leaf in parts[i][0]:
-                    _check_differentiable(leaf, i, path)
+        parts = {i: trees.flatten(args[i], self._name(i)) for i in self.wrt
+                 if trees.is_tree(args[i])}  # position -> (leaf paths and values, treedef)
         key = (len(args), tuple(sorted(kwargs)), tuple((i, t) for i, (_, t) in parts.items()))
         flat = self.trees.get(key)
         if flat is None:
@@ -332,7 +328,14 @@ class Compiled:
             value, grads = (self.f(*args, **kwargs) if self.mode == "value_and_grad"
                             else None), ()
         else:
-            out = compiled(tuple(leaves[len(self.bound):]), kwargs)
+            try:
+                out = compiled(tuple(leaves[len(self.bound):]), kwargs)
+            except TypeError:
+                # An int leaf (found when compiling): named by its path in the tree.
+                for i, (pairs, _) in parts.items():
+                    for path, leaf in pairs:
+                        _check_differentiable(leaf, i, path)
+                raise
             value, grads = out if self.mode == "value_and_grad" else (None, out)
         results = []
         for i, where in zip(self.wrt, positions):
