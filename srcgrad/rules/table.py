@@ -124,7 +124,7 @@ _ALL_NONDIFF = frozenset(NONDIFF) | frozenset(helpers.NONDIFF)
 # What may return a view of its first argument, for the alias analysis: the
 # entries marked ``view``, functions without a rule that return views, the
 # methods and attributes standing for view entries, and ``x.view()``/``x.real``.
-_VIEWS_WITHOUT_RULE = (np.diagonal, np.atleast_1d, np.atleast_2d, np.real)
+_VIEWS_WITHOUT_RULE = ()  # (diagonal, atleast_*, real have rules marked as views now)
 VIEW_FUNCTIONS = frozenset({fn.__name__ for fn, r in PRIMITIVES.items() if r.view}
                            | {fn.__name__ for fn in _VIEWS_WITHOUT_RULE})
 VIEW_METHODS = frozenset({m for m, (fn, _) in METHODS.items() if fn in TABLE and TABLE[fn].view}
