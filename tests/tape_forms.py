@@ -48,3 +48,18 @@ def fd_jacobian(build, x, eps=1e-6):
         columns.append((np.asarray(build(x + step)) - np.asarray(build(x - step))) / (2 * eps))
     out = np.stack(columns, axis=-1)
     return out.reshape(out.shape[:-1] + x.shape)
+
+
+def assert_forms_agree(f, args):
+    """``sg.value_and_grad``'s value is ``f``'s, and its gradients and a tape's are
+    ``sg.grad``'s, with respect to every argument."""
+    import pytest
+
+    wrt = tuple(range(len(args)))
+    value, grads = sg.value_and_grad(f, wrt=wrt)(*args)
+    want = sg.grad(f, wrt=wrt)(*args)
+    assert value == pytest.approx(f(*args), rel=1e-12)
+    on_tape = taped_any(f, [np.asarray(a, dtype=float) for a in args])
+    for got, taped_grad, expected in zip(grads, on_tape, want):
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(taped_grad, expected, rtol=1e-10, atol=1e-12)

@@ -11,8 +11,6 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-from srcgrad.rules import layout
-from srcgrad.rules.rows import row_form
 from srcgrad.testing import check_grads
 from tape_forms import fd_jacobian, taped, taped_two
 
@@ -309,13 +307,6 @@ def test_jacobian_matches_finite_differences(build):
         y = build(X)
     np.testing.assert_allclose(tape.jacobian(y, X), fd_jacobian(build, X), rtol=1e-6,
                                atol=1e-8)
-
-
-def test_every_rule_has_a_row_form():
-    """No rule of the family falls back to running once per row in ``tape.jacobian``."""
-    per_row = [(fn.__name__, p) for fn, rule in layout.TABLE.items()
-               for p, text in rule.grads.items() if row_form(text, rule.rows.get(p))[1]]
-    assert not per_row
 
 
 # -- gradients by value -------------------------------------------------------------------

@@ -11,10 +11,8 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-from srcgrad.rules import selection
-from srcgrad.rules.rows import row_form
 from srcgrad.testing import check_grads
-from tape_forms import fd_jacobian, taped_any
+from tape_forms import assert_forms_agree, fd_jacobian
 
 RNG = np.random.default_rng(5)
 W = RNG.normal(size=6)
@@ -147,14 +145,7 @@ def test_against_finite_differences_to_second_order(f, args):
 
 @pytest.mark.parametrize("f, args", CASES, ids=IDS)
 def test_value_and_grad_and_a_tape_agree_with_grad(f, args):
-    wrt = tuple(range(len(args)))
-    value, grads = sg.value_and_grad(f, wrt=wrt)(*args)
-    want = sg.grad(f, wrt=wrt)(*args)
-    assert value == pytest.approx(f(*args), rel=1e-12)
-    taped = taped_any(f, [np.asarray(a, dtype=float) for a in args])
-    for got, on_tape, expected in zip(grads, taped, want):
-        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
-        np.testing.assert_allclose(on_tape, expected, rtol=1e-10, atol=1e-12)
+    assert_forms_agree(f, args)
 
 
 # -- tape.jacobian: every row at once, through the rules' row forms -----------------
@@ -184,13 +175,6 @@ def test_jacobian_matches_finite_differences(build):
         y = build(x)
     np.testing.assert_allclose(tape.jacobian(y, x), fd_jacobian(build, x), rtol=1e-6,
                                atol=1e-8)
-
-
-def test_every_rule_has_a_row_form():
-    """No rule of the family falls back to running once per row in ``tape.jacobian``."""
-    per_row = [(fn.__name__, p) for fn, rule in selection.TABLE.items()
-               for p, text in rule.grads.items() if row_form(text, rule.rows.get(p))[1]]
-    assert not per_row
 
 
 # -- conventions, by value -------------------------------------------------------------
