@@ -94,19 +94,15 @@ def unflatten(treedef, leaves):
 
 def source(treedef, names):
     """A Python expression building the tree of ``treedef`` from variables ``names`` (one
-    per leaf, in order)."""
-    it = iter(names)
+    per leaf, in order): the tree's own repr, with each leaf written as its name."""
+    return repr(unflatten(treedef, [_Spelled(n) for n in names]))
 
-    def build(t):
-        if t.kind == "leaf":
-            return next(it)
-        items = [build(c) for c in t.children]
-        if t.kind is dict:
-            return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(t.keys, items)) + "}"
-        if t.kind is list:
-            return "[" + ", ".join(items) + "]"
-        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
-    return build(treedef)
+
+class _Spelled(str):
+    """A leaf's variable name, written as the name itself in a repr."""
+
+    def __repr__(self):
+        return str(self)
 
 
 def leaf_names(path_pairs, taken):

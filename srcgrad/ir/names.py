@@ -16,6 +16,46 @@ def walk_stmts(body):
                 yield from walk_stmts(getattr(s, field))
 
 
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)
+_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+def scope_nodes(node):
+    """``node`` and what is in it, not inside the functions, classes and lambdas it
+    defines (their ``return`` and bindings are theirs)."""
+    yield node
+    if isinstance(node, _SCOPES):
+        return
+    for child in gast.iter_child_nodes(node):
+        yield from scope_nodes(child)
+
+
+def scope_bound_names(statements, deleted=False):
+    """Names the statements bind in their own scope, in order of first binding:
+    assigned (or, with ``deleted``, deleted), imported, or defined (``def``, ``class``);
+    not the variables of comprehensions or what nested functions bind."""
+    out = []
+
+    def visit(node):
+        names = []
+        if isinstance(node, gast.Name) and (isinstance(node.ctx, gast.Store)
+                                            or deleted and isinstance(node.ctx, gast.Del)):
+            names = [node.id]
+        elif isinstance(node, (gast.Import, gast.ImportFrom)):
+            names = [a.asname or a.name.split(".")[0] for a in node.names]
+        elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            names = [node.name]
+        out.extend(n for n in names if n not in out)
+        if names or isinstance(node, gast.Lambda):
+            return
+        for child in gast.iter_child_nodes(node):
+            if not isinstance(child, _COMPREHENSIONS + (gast.Lambda,)):
+                visit(child)
+    for s in statements:
+        visit(s)
+    return out
+
+
 def name_ids(node):
     """Every name read or written anywhere inside ``node``."""
     return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}

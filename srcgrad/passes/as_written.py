@@ -30,6 +30,7 @@ import gast
 
 from .. import runtime
 from ..ir import templates as T
+from ..ir.names import scope_bound_names, scope_nodes
 from ..ir.scopes import free_names
 from ..ir.varied import expr_varied
 from ..rules import table
@@ -67,7 +68,7 @@ def lift(s, region, block_names, items_read, ctx):
         # ``del tmp`` (memory): the name unbound, so it is not written back.
         unbound = T.name(ctx.inject(runtime.UNBOUND, "UNBOUND"))
         return [gast.copy_location(T.assign(t.id, copy.deepcopy(unbound)), s) for t in s.targets]
-    for node in _own_nodes(s):
+    for node in scope_nodes(s):
         if isinstance(node, _ESCAPING):
             raise region.error(f"`{type(node).__name__.lower()}` in a {what} inside a "
                                "GradientTape block is not supported", node,
@@ -138,7 +139,7 @@ def _derived(s, tainted, scope):
     tainted = set(tainted)
     while True:
         before = len(tainted)
-        for node in _own_nodes(s):
+        for node in scope_nodes(s):
             sources, targets = (), ()
             if isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
                 sources = [node.value]
@@ -160,7 +161,7 @@ def _changed_objects(s):
     """Names whose object ``s`` may change: items or attributes stored or deleted, or a
     changing method called (``d.update(...)``, ``lst.append(...)``)."""
     out = set()
-    for node in _own_nodes(s):
+    for node in scope_nodes(s):
         if isinstance(node, (gast.Subscript, gast.Attribute)) \
                 and isinstance(node.ctx, (gast.Store, gast.Del)):
             base = node.value
@@ -174,36 +175,14 @@ def _changed_objects(s):
     return out
 
 
-def _own_nodes(s):
-    """The nodes of ``s``, not inside functions or classes it defines."""
-    todo = [s]
-    while todo:
-        node = todo.pop()
-        yield node
-        if not isinstance(node, _SCOPES):
-            todo.extend(gast.iter_child_nodes(node))
-
-
 def _in_own_loop(node, s):
     return any(isinstance(loop, (gast.For, gast.While)) and any(n is node for n in gast.walk(loop))
-               for loop in _own_nodes(s))
+               for loop in scope_nodes(s))
 
 
 def bound_names(s):
-    """Names ``s`` binds in the block's scope, in order of first binding."""
-    out = []
-    if isinstance(s, (gast.FunctionDef, gast.ClassDef)):
-        return [s.name]
-    for node in _own_nodes(s):
-        names = []
-        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
-            names = [node.id]
-        elif isinstance(node, (gast.Import, gast.ImportFrom)):
-            names = [a.asname or a.name.split(".")[0] for a in node.names]
-        elif isinstance(node, (gast.FunctionDef, gast.ClassDef)) and node is not s:
-            names = [node.name]
-        out += [n for n in names if n not in out]
-    return out
+    """Names ``s`` binds (or deletes) in the block's scope, in order of first binding."""
+    return scope_bound_names([s], deleted=True)
 
 
 def _compile(s, region, params, binds):
@@ -238,10 +217,10 @@ def _pure(s, name, region):
     """Does ``s`` only compute new values from ``name`` (never keep it, write into it,
     or pass it to code whose effect srcgrad does not know)?"""
     parents = {}
-    for node in _own_nodes(s):
+    for node in scope_nodes(s):
         for child in gast.iter_child_nodes(node):
             parents[id(child)] = node
-    for node in _own_nodes(s):
+    for node in scope_nodes(s):
         if isinstance(node, gast.Name) and node.id == name:
             if not isinstance(node.ctx, gast.Load) or not _pure_use(node, parents, region):
                 return False

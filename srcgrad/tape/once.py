@@ -23,7 +23,7 @@ import sys
 
 import gast
 
-from ..ir.names import walk_stmts
+from ..ir.names import scope_bound_names, scope_nodes, walk_stmts
 from ..variables import Variable
 
 
@@ -31,8 +31,6 @@ class SkipBlock(Exception):
     """Raised on the first line of a block the tape has already run."""
 
 
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda, gast.ListComp,
-           gast.SetComp, gast.DictComp, gast.GeneratorExp)
 # Statements that leave the block or its scope. (A ``try``, ``import``, ``def``,
 # ``del`` or another ``with`` runs as written: ``passes/as_written.py``.)
 _ESCAPES = (gast.Return, gast.Yield, gast.YieldFrom, gast.Await, gast.Global, gast.Nonlocal,
@@ -40,27 +38,8 @@ _ESCAPES = (gast.Return, gast.Yield, gast.YieldFrom, gast.Await, gast.Global, ga
 
 
 def bound_names(statements):
-    """Names the statements bind in the caller's scope (not in comprehensions or lambdas):
-    assigned, imported, or defined (``def``, ``class``)."""
-    out = []
-
-    def visit(node):
-        names = []
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            names = [node.id]
-        elif isinstance(node, (gast.Import, gast.ImportFrom)):
-            names = [a.asname or a.name.split(".")[0] for a in node.names]
-        elif isinstance(node, (gast.FunctionDef, gast.ClassDef)):
-            names = [node.name]
-        out.extend(n for n in names if n not in out)
-        if names:
-            return
-        for child in gast.iter_child_nodes(node):
-            if not isinstance(child, _SCOPES):
-                visit(child)
-    for s in statements:
-        visit(s)
-    return sorted(out)
+    """Names the statements bind in the caller's scope, sorted (``ir.names``)."""
+    return sorted(scope_bound_names(statements))
 
 
 def why_not(region):
@@ -87,7 +66,7 @@ def why_not(region):
                 k.arg == "persistent" for k in getattr(s.items[0].context_expr, "keywords", [])):
             # Its gradient may be asked after the block: it must be a real tape.
             return "a persistent nested tape"
-    for node in (n for s in region.statements for n in _own_nodes(s)):
+    for node in (n for s in region.statements for n in scope_nodes(s)):
         if isinstance(node, _ESCAPES):
             return f"a {type(node).__name__} statement in the block"
         if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) \
@@ -95,16 +74,6 @@ def why_not(region):
                 and node.attr not in ("watch", "stop_recording", "reset"):
             return f"`{region.tape_name}.{node.attr}` in the block"
     return None
-
-
-def _own_nodes(node):
-    """``node`` and what is in it, not inside the functions and classes it defines
-    (their ``return`` is theirs)."""
-    yield node
-    if isinstance(node, (gast.FunctionDef, gast.ClassDef, gast.Lambda)):
-        return
-    for child in gast.iter_child_nodes(node):
-        yield from _own_nodes(child)
 
 
 def _nested_tape(s):
