@@ -307,13 +307,7 @@ class GradientTape:
         names = where.inputs
         local = frame.f_locals
         inputs = [n for n in names if n in local and _is_data(local[n])]
-        self._current = _Record(where, inputs, {n: local[n] for n in inputs})
-        # A Variable's value when the block starts: assign() later must not change the gradient.
-        self._current.snapshots = {n: local[n].read_value() for n in inputs
-                                   if _is_variable(local[n])}
-        # Values watched by an earlier block stay watched in this one.
-        self._current.prewatched = list(self._watched_values)
-        record = self._current
+        record = self._current = self._new_record(where, {n: local[n] for n in inputs})
         try:
             ran = record.run_once(frame, record.carried_inputs(self._records),
                                   self.watch_accessed_variables)
@@ -343,11 +337,7 @@ class GradientTape:
         if len(given) != len(names) and any(
                 n != region.tape_name for n, v in zip(names, values) if not _is_data(v)):
             return None
-        inputs = list(given)
-        record = _Record(region, inputs, given)
-        record.snapshots = {n: record.values[n].read_value() for n in inputs
-                            if _is_variable(record.values[n])}
-        record.prewatched = list(self._watched_values)
+        record = self._new_record(region, given)
         try:
             bound = record.run_compiled(record.carried_inputs(self._records),
                                         self.watch_accessed_variables)
@@ -358,9 +348,22 @@ class GradientTape:
             return None
         for value in record.watched:
             self.watch(value)
+        self._recorded(record)
+        return tuple(bound.get(n, runtime.UNBOUND) for n in region.outputs)
+
+    def _new_record(self, region, values):
+        """The record of a block starting from ``values`` (its inputs, name -> value)."""
+        record = _Record(region, list(values), values)
+        # A Variable's value when the block starts: assign() later must not change the gradient.
+        record.snapshots = {n: v.read_value() for n, v in values.items() if _is_variable(v)}
+        # Values watched by an earlier block stay watched in this one.
+        record.prewatched = list(self._watched_values)
+        return record
+
+    def _recorded(self, record):
+        """``record``'s block ended normally: its gradient may be asked for."""
         self._records.append(record)
         variables._TAPES.add(self)
-        return tuple(bound.get(n, runtime.UNBOUND) for n in region.outputs)
 
     def __exit__(self, exc_type, exc, tb):
         record, self._current = self._current, None
@@ -370,14 +373,12 @@ class GradientTape:
             if not skipper.skipped or exc_type not in (once.SkipBlock, None):
                 raise RuntimeError("srcgrad ran this GradientTape block and could not skip its "
                                    "statements: they ran a second time") from exc
-            self._records.append(record)
-            variables._TAPES.add(self)
+            self._recorded(record)
             return True
         if exc_type is None and record is not None:
             local = sys._getframe(1).f_locals
             record.outputs = {n: local[n] for n in record.region.outputs if n in local}
-            self._records.append(record)
-            variables._TAPES.add(self)
+            self._recorded(record)
         elif record is not None:
             self._failed.append((record.region, exc_type))
         return False
