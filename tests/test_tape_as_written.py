@@ -144,3 +144,19 @@ def changes_a_config_it_reads(w, cfg):
 def test_a_statement_that_changes_what_the_block_reads_is_refused():
     with pytest.raises(sg.CompileError, match=r"try statement changes `cfg`.*test_tape_as_written"):
         changes_a_config_it_reads(W, {"scale": 2.0})
+
+
+def def_in_a_branch(w, flag):
+    with sg.GradientTape() as tape:
+        tape.watch(w)
+        if flag:
+            def scale(t):  # noqa: E306
+                return 2.0 * t
+        y = np.sum(w * w)
+    return tape.gradient(y, w), scale(1.0)
+
+
+def test_a_def_nested_in_a_branch_of_the_block_is_bound_after_it():
+    g, scaled = def_in_a_branch(W, True)
+    np.testing.assert_allclose(g, 2.0 * W)
+    assert scaled == 2.0
