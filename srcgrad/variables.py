@@ -416,21 +416,20 @@ def stop_gradient(x):
 
 
 def is_float_like(value):
-    """Whether a tape can watch ``value``: a real floating value.
+    """Whether a tape can watch ``value``: a floating or complex value (as TensorFlow's).
 
-    True for Python floats, NumPy floating scalars, ndarrays of a floating
-    dtype and Variables of a floating dtype. False for ints, bools, complex
-    values, other dtypes and containers (the tape walks nested structures
-    itself).
+    True for Python floats and complex numbers, NumPy floating and complex
+    scalars, ndarrays and Variables of those dtypes. False for ints, bools,
+    other dtypes and containers (the tape walks nested structures itself).
     """
     if isinstance(value, Variable):
-        return value.dtype.kind == "f"
+        return value.dtype.kind in "fc"
     if isinstance(value, (bool, np.bool_)):
         return False
-    if isinstance(value, float):  # includes np.float64
+    if isinstance(value, (float, complex)):  # includes np.float64, np.complex128
         return True
     if isinstance(value, (np.ndarray, np.generic)):
-        return value.dtype.kind == "f"
+        return value.dtype.kind in "fc"
     return False
 
 

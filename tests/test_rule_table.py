@@ -426,7 +426,7 @@ def _is_float_value(value):
         return len(value) > 0 and all(_is_float_value(v) for v in value)
     if isinstance(value, (float, np.floating)):
         return True
-    return isinstance(value, np.ndarray) and value.dtype.kind == "f"
+    return isinstance(value, np.ndarray) and value.dtype.kind in "fc"  # (complex: np.fft)
 
 
 def random_like(value, rng):
@@ -436,6 +436,8 @@ def random_like(value, rng):
         return np.zeros(np.shape(value))
     if isinstance(value, (float, np.floating)) and not isinstance(value, np.ndarray):
         return float(rng.standard_normal())
+    if np.iscomplexobj(value):  # the adjoint of a complex result (C as R^2)
+        return rng.standard_normal(np.shape(value)) + 1j * rng.standard_normal(np.shape(value))
     return rng.standard_normal(np.shape(value))
 
 
@@ -453,7 +455,8 @@ def inner(a, b):
         assert isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)), (type(a), type(b))
         assert len(a) == len(b), (len(a), len(b))
         return sum(inner(x, y) for x, y in zip(a, b))
-    return float(np.sum(np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)))
+    # The real inner product (of C as R^2 where a value is complex).
+    return float(np.real(np.sum(np.conj(np.asarray(a)) * np.asarray(b))))
 
 
 def assert_same_structure(grad, value, what):
@@ -764,7 +767,8 @@ def test_prod_with_random_zeros(seed, data):
 # ---------------------------------------------------------------------------
 
 _FAMILY_HELPERS = [importlib.import_module(f"srcgrad.runtime.{m}") for m in
-                   ("decompositions", "layout", "selection", "sequences", "special")]
+                   ("complexes", "decompositions", "layout", "selection", "sequences",
+                    "special")]
 HELPERS = {name: getattr(module, name) for module in [adjoint_helpers] + _FAMILY_HELPERS
            for name in module.__all__}
 MODULES = {"np": np, "math": math, "_sg": runtime}

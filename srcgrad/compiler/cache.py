@@ -21,6 +21,8 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ..errors import CompileError
+from ..runtime.complexes import is_complex
 from ..variables import Variable, check_plain_data
 from ..ir.atoms import is_static_object
 from .. import trees
@@ -148,15 +150,15 @@ def _check_differentiable(value, index, name):
         kind = "a bool"
     elif isinstance(value, (int, np.integer)):
         kind = "an int"
-    elif isinstance(value, np.ndarray) and not np.issubdtype(value.dtype, np.floating):
+    elif isinstance(value, np.ndarray) and not np.issubdtype(value.dtype, np.inexact):
         kind = f"an array of dtype {value.dtype}"
-    elif isinstance(value, (float, np.floating)) or (
-            isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.floating)):
+    elif isinstance(value, (float, complex, np.inexact)) or (
+            isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.inexact)):
         return
     else:
         kind = f"a {type(value).__name__}"
     raise TypeError(
-        f"grad requires real-valued floating-point inputs for the arguments it differentiates, "
+        f"grad requires floating-point (or complex) inputs for the arguments it differentiates, "
         f"but argument {index} ({name!r}) is {kind}. Pass a float, e.g. 3.0 instead of 3, or an "
         "array of floats (np.asarray(x, dtype=float)); to differentiate with respect to "
         "other arguments, change wrt."
@@ -165,6 +167,16 @@ def _check_differentiable(value, index, name):
 
 def _cast(grad, like):
     """Give a gradient its source's type, dtype and shape."""
+    if is_complex(grad) and not is_complex(like):
+        # Code compiled for real values met a complex one it did not see coming (an
+        # object's complex attribute): its rules were not the complex ones.
+        raise CompileError(
+            "complex values reached code compiled for real ones (a gradient of a real "
+            "input came out complex)",
+            remedy="let srcgrad see the complex values: pass them as arguments, or write "
+                   "the complex constant (1j, dtype=complex) in the function")
+    if type(like) is complex:
+        return complex(grad)
     if type(grad) is np.ndarray and type(like) is np.ndarray and grad.shape == like.shape \
             and (grad.dtype is like.dtype or grad.dtype == like.dtype) and grad.flags.writeable:
         return grad

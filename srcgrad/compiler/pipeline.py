@@ -21,6 +21,7 @@ from ..passes import activity, fence, lifetimes, normalize, ranks, recompute, re
 from ..passes.cleanup import cleanup, drop_unused, forward_copies
 from ..passes.desugar import desugar
 from ..passes.reverse import Reverse, int_names
+from ..runtime import complexes as complexes_rt, fft as fft_rt
 from . import codegen, source
 from .context import Context, Generated
 
@@ -60,22 +61,45 @@ def without_gc(compile_fn):
     return run
 
 
-_COMPLEX_NAMES = ("complex", "csingle", "cdouble", "clongdouble")
+_COMPLEX_NAMES = ("complex", "csingle", "cdouble", "clongdouble", "conj", "angle")
+# Functions that make complex values of real ones: their modules, and names.
+_COMPLEX_MAKERS = ("fft", "emath", "scimath", "eig", "eigvals", "hilbert")
+_COMPLEX_DTYPES = ("complex", "c8", "c16", "c32")
+# srcgrad's helpers in adjoint code compiled for complex values (higher order).
+_COMPLEX_HELPERS = frozenset(complexes_rt.__all__) | frozenset(fft_rt.__all__)
 
 
-def _may_be_complex(body, sample, scope):
+def may_be_complex(body, sample, scope):
     """Whether a complex number may enter the forward pass: a literal like ``1j``, a
-    complex type named, a complex global or closure value, or a complex argument."""
+    complex type or dtype named, a function making complex values of real ones
+    (``np.fft``), a complex global or closure value, a complex argument, or
+    srcgrad's own helpers for complex adjoints (code differentiated again).
+    What this misses (a complex attribute of an object) compiles for real values,
+    whose rules refuse complex ones where they could be wrong (``_sg.real_input_grad``)
+    and whose gradients are checked to be real (``cache._cast``)."""
     for node in gast.walk(gast.Module(body, [])):
-        if isinstance(node, gast.Constant) and isinstance(node.value, complex):
+        if isinstance(node, gast.Constant) and (
+                isinstance(node.value, complex)
+                or isinstance(node.value, str) and node.value.startswith(_COMPLEX_DTYPES)):
             return True
         name = node.id if isinstance(node, gast.Name) else \
             node.attr if isinstance(node, gast.Attribute) else ""
-        if name.startswith(_COMPLEX_NAMES):
+        if name.startswith(_COMPLEX_NAMES) or name in _COMPLEX_MAKERS:
+            return True
+        if isinstance(node, gast.Attribute) and node.attr in _COMPLEX_HELPERS \
+                and isinstance(node.value, gast.Name) and node.value.id == "_sg":
             return True
         if isinstance(node, gast.Name) and _complex(scope.value(node)):
             return True
-    return any(map(_complex, sample or ()))
+    return any(map(_complex_tree, sample or ()))
+
+
+def _complex_tree(value):
+    if isinstance(value, (list, tuple)):
+        return any(map(_complex_tree, value))
+    if isinstance(value, dict):
+        return any(map(_complex_tree, value.values()))
+    return _complex(value) or _complex(getattr(value, "_value", None))
 
 
 def _may_be_none(body, result_name):
@@ -141,7 +165,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     # forward pass need not compute what only the value needs.
     # (Unless it may be complex: a complex result is refused, never differentiated.)
     check = [] if result_name in rev.scalars and mode == "grad" \
-        and not _may_be_complex(body, sample, ctx.scope) \
+        and not rev.complex \
         and not _may_be_none(body, result_name) else \
         [T.stmt("_sg.check_scalar(r, n)", r=result, n=T.const(f"{fn.__qualname__}()"))]
     lifetimes.shapes_from_operands(forward, backward, params, rev.ranks)
@@ -405,6 +429,7 @@ def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=N
                                 if i >= len(known) or not _is_int(known[i])])
     rev.inplace = inplace
     rev.rows = rows
+    rev.complex = may_be_complex(body, sample, ctx.scope)
     rev.ranks = ranks.infer(body, params, sample, rev.ints, ctx.scope.value)
     rev.scalars = {n for n, r in rev.ranks.items() if r == 0}
     backward = list(prelude(rev)) if prelude is not None else []

@@ -24,9 +24,11 @@ import copy
 import gast
 import numpy as np
 
+from ..errors import CompileError
 from ..ir import anno, templates as T
 from ..ir.atoms import literal_items
 from ..ir.names import walk_stmts, written_names
+from ..rules import complexes
 from ..rules.entry import params as rule_params
 from ..rules.rows import row_form
 
@@ -90,6 +92,8 @@ class Reverse:
         nothing else references (only those are updated in place).
         """
         dn = self.d(name)
+        if self.complex:  # a real value's adjoint is real, a complex one's complex
+            value = T.expr("_sg.fit(v, x)", v=value, x=name)
         if name not in state:
             out.append(T.assign(dn, value))
             state[name] = True
@@ -162,6 +166,8 @@ class Reverse:
         if isinstance(s, (gast.For, gast.While)):
             return self.loop(s, state)
         if kind is None or kind in ("opaque", "read", "custom_pair"):
+            if self.complex:
+                self._constant_for_complex(s)
             # Rebinding a name ends the life of its old value: whatever adjoint
             # flowed back to the name belongs to a value created here, with no
             # differentiable inputs.
@@ -169,6 +175,24 @@ class Reverse:
                 state.pop(n, None)
             return [restore_marker(s, n, "rebind") for n in written_names(s)]
         return getattr(self, "_" + kind)(s, state)
+
+    def _constant_for_complex(self, s):
+        """Refuse ``np.sign(z)`` of a differentiated value that may be complex: called
+        as piecewise constant, which it is for real values only."""
+        for node in gast.walk(s):
+            if not isinstance(node, gast.Call):
+                continue
+            f = node.func
+            name = f.attr if isinstance(f, gast.Attribute) else f.id if isinstance(f, gast.Name) \
+                else None
+            if name in complexes.CONSTANT_FOR_REALS and any(
+                    isinstance(a, gast.Name) and a.id in self.act for a in node.args):
+                o = anno.origin(s)
+                raise CompileError(
+                    f"np.{name} of a differentiated value that may be complex (srcgrad "
+                    "takes it as piecewise constant, which it is for real values only)",
+                    o.filename if o else None, o.lineno if o else None,
+                    remedy="write z / np.abs(z) for the sign of a complex z")
 
     # -- one statement per kind ------------------------------------------------
     def _finish(self, s, name, state, out, how="rebind"):
@@ -189,22 +213,22 @@ class Reverse:
         if t in state:
             rule = s.sg_rule
             subs = {p.name: s.sg_args[p.name] for p in rule_params(rule) if p.name in s.sg_args}
-            exact = self._by_rank(s)
-            for pname, text in rule.grads.items():
+            grads, exact, ans, real_only = self._forms(s, subs)
+            for pname, text in grads.items():
                 atom = s.sg_args.get(pname)
                 if not (isinstance(atom, gast.Name) and atom.id in self.act):
                     continue
                 if pname in exact:
-                    value = _rule_expr(exact[pname], subs, T.name(self.d(t)), T.name(t),
+                    value = _rule_expr(exact[pname], subs, T.name(self.d(t)), ans,
                                        self.ctx.module_names)
-                    self.acc(atom.id, value, state, out)
+                    self.acc(atom.id, real_only(value, atom), state, out)
                     continue
                 per_row = False
                 if self.rows is not None:
                     text, per_row = row_form(text, rule.rows.get(pname))
                 row = self.namer.fresh("row") if per_row else None
                 g = T.name(row or self.d(t))
-                value = _rule_expr(text, subs, g, T.name(t), self.ctx.module_names)
+                value = _rule_expr(text, subs, g, ans, self.ctx.module_names)
                 if per_row:
                     fn = gast.Lambda(gast.arguments([T.name(row)], [], None, [], [], None, []),
                                      value)
@@ -220,8 +244,41 @@ class Reverse:
                     # to nothing: the result, and its adjoint, have its shape already.
                     helper = "unbroadcast" if self.rows is None else "unbroadcast_rows"
                     value = T.expr(f"_sg.{helper}(v, x)", v=value, x=atom.id)
-                self.acc(atom.id, value, state, out)
+                self.acc(atom.id, real_only(value, atom), state, out)
         return self._finish(s, t, state, out)
+
+    def _forms(self, s, subs):
+        """The grads of the primitive of ``s``, its grads by operand rank, the node for
+        ``ans`` in them and a wrapper of each adjoint: for complex code, the forms
+        ``rules/complexes.py`` gives (``subs`` then reads the holomorphic rules'
+        operands conjugated)."""
+        t = s.targets[0].id
+        rule = s.sg_rule
+        ans = T.name(t)
+        if not self.complex:
+            return rule.grads, self._by_rank(s), ans, lambda value, atom: value
+        if self.rows is not None:
+            o = anno.origin(s)
+            raise CompileError("tape.jacobian of code that may compute with complex numbers",
+                               o.filename if o else None, o.lineno if o else None,
+                               remedy="take tape.gradient of each real output instead")
+        form = complexes.form(s.sg_func, rule)
+        if form == "as_is":
+            return rule.grads, self._by_rank(s), ans, lambda value, atom: value
+        if form == "holomorphic":
+            for p, atom in list(subs.items()):
+                if p in rule.grads and not (isinstance(atom, gast.Constant)
+                                           and not isinstance(atom.value, complex)):
+                    subs[p] = T.expr("_sg.conj(a)", a=atom)
+            return rule.grads, self._by_rank(s), T.expr("_sg.conj(a)", a=t), \
+                lambda value, atom: value
+        if form is not None:
+            return form, {}, ans, lambda value, atom: value
+        o = anno.origin(s)
+        what = getattr(s.sg_func, "__name__", "this function")
+        what = f"{what} ({o.short()})" if o else what
+        return rule.grads, self._by_rank(s), ans, lambda value, atom: T.expr(
+            "_sg.real_rule(v, w, x, y)", v=value, w=T.const(what), x=atom, y=t)
 
     def _by_rank(self, s):
         """The grads of a product specialised on its operands' ranks (``Rule.by_rank``),

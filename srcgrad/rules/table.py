@@ -18,10 +18,10 @@ import warnings
 import numpy as np
 
 from ..runtime import adjoints as _h
-from . import decompositions, elementwise, helpers, layout, linalg, products, python, \
-    reductions, selection, sequences, shapes, special
+from . import complexes, decompositions, elementwise, fft, helpers, layout, linalg, products, \
+    python, reductions, selection, sequences, shapes, special
 
-_FAMILIES = (layout, selection, sequences, decompositions, special)
+_FAMILIES = (layout, selection, sequences, decompositions, special, complexes, fft)
 PRIMITIVES = {**elementwise.TABLE, **reductions.TABLE, **products.TABLE, **linalg.TABLE,
               **shapes.TABLE, **python.TABLE}
 for _family in _FAMILIES:
@@ -97,7 +97,8 @@ NONDIFF = {
     np.round, np.around, np.rint, np.trunc, np.fix, np.floor_divide, builtins.round,
     math.floor, math.ceil, math.trunc, math.factorial, math.comb,
     # predicates and logic
-    np.isfinite, np.isnan, np.isinf, np.isclose, np.allclose, np.array_equal,
+    np.isfinite, np.isnan, np.isinf, np.isclose, np.allclose, np.array_equal, np.iscomplexobj,
+    np.isrealobj, np.iscomplex, np.isreal,
     np.all, np.any, np.logical_and, np.logical_or, np.logical_not, np.logical_xor,
     np.invert, np.equal, np.not_equal, np.less, np.less_equal, np.greater,
     np.greater_equal, math.isfinite, math.isnan, math.isinf, math.isclose,

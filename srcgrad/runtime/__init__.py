@@ -9,7 +9,9 @@ from .adjoints import *  # noqa: F401,F403
 from .core import *  # noqa: F401,F403
 from .rows import *  # noqa: F401,F403
 # The helpers of the rule families (rules/<family>.py)
+from .complexes import *  # noqa: F401,F403
 from .decompositions import *  # noqa: F401,F403
+from .fft import *  # noqa: F401,F403
 from .layout import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .sequences import *  # noqa: F401,F403

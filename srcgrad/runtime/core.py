@@ -376,11 +376,6 @@ def check_scalar(value, what):
             f"{'a ' + type(value).__name__ if isinstance(value, (list, tuple)) else 'an array of shape ' + str(shape)}; "
             "reduce it first (e.g. np.sum) or use a GradientTape with output_gradients"
         )
-    if np.iscomplexobj(value):
-        raise TypeError(
-            f"{what} must return a real scalar to be differentiated with grad, but it returned "
-            f"the complex value {value!r}; differentiate its real part, np.abs or the squared "
-            "modulus (z * z.conjugate()).real instead")
     return value
 
 

@@ -392,7 +392,8 @@ class GradientTape:
         for value in _flatten(tensor)[0]:
             check_plain_data(value, "the watched value")
             if not is_float_like(value):
-                warnings.warn(f"The dtype of the watched tensor must be floating (e.g. float64), "
+                warnings.warn(f"The dtype of the watched tensor must be floating (e.g. float64) "
+                              f"or complex, "
                               f"got {getattr(value, 'dtype', type(value).__name__)}", stacklevel=2)
                 continue
             if all(v is not value for v in self._watched_values):
@@ -634,7 +635,7 @@ def _zero_seed(value, rows=None):
 
 
 def _float_dtype(value):
-    return value.dtype if np.issubdtype(value.dtype, np.floating) else np.float64
+    return value.dtype if np.issubdtype(value.dtype, np.inexact) else np.float64
 
 
 def _rows_finish(g, source, lead, shape, unconnected):

@@ -1,0 +1,96 @@
+"""Which rules hold for complex values, and how: code that may compute with complex
+numbers is compiled with these forms (``passes/reverse.py``, ``Reverse.complex``).
+
+The convention is TensorFlow's (``runtime/complexes.py``): C is R^2 and the
+adjoint of ``z = x + iy`` is ``dL/dx + i dL/dy``. Under it, a rule written for
+real values is right for complex ones in one of three ways:
+
+- ``AS_IS``: the real formula already is the R^2 adjoint. Linear maps with
+  real coefficients (sums, reshapes, indexing, FFTs), and ``abs``/``var``,
+  whose gradient in R^2 is ``z / |z|`` and ``2 (z - mean)`` as written.
+- ``HOLOMORPHIC``: for ``w = f(z)`` holomorphic the adjoint is
+  ``g * conj(f'(z))``; every rule here is ``g`` times an expression in the
+  primal values with real coefficients, so conjugating those values
+  (``_sg.conj``) conjugates the derivative. Products are holomorphic in each
+  operand.
+- ``EXPLICIT``: the complex forms written out (``real``, ``imag``, ``conj``,
+  ``angle``, the general power).
+
+Everything else is for real values only: in code compiled for complex values
+its adjoint checks, when it runs, that the input was real
+(``_sg.real_rule``), and a complex one is refused, never guessed.
+"""
+import builtins
+
+import numpy as np
+
+from ..runtime import adjoints as _h
+from ..runtime import complexes as _rt
+from . import fft, helpers
+from .entry import Rule
+from .elementwise import POWER_CONSTANT_EXPONENT
+
+AS_IS = frozenset({
+    np.negative, np.positive, np.add, np.subtract, np.where,
+    np.sum, np.mean, np.var, np.std, np.cumsum, np.trace, _h.add_reduce,
+    np.reshape, np.ravel, _h.flatten, np.transpose, np.matrix_transpose, np.swapaxes,
+    np.moveaxis, np.expand_dims, np.squeeze, np.broadcast_to, np.flip, np.triu, np.tril,
+    np.concatenate, np.hstack, np.vstack, _h.join_r, _h.join_c, np.stack, np.copy,
+    np.array, np.asarray, _h.astype, _h.item, np.full, np.full_like,
+    np.repeat, np.tile, np.roll, np.split, np.array_split, np.hsplit, np.vsplit,
+    np.dsplit, np.diag, np.diagonal, np.atleast_1d, np.atleast_2d, np.atleast_3d,
+    np.flipud, np.fliplr, np.rot90, np.rollaxis, np.column_stack, np.dstack, np.append,
+    np.take, np.take_along_axis, np.diff, np.gradient,
+}) | frozenset(fft.TABLE)  # their helpers give real inputs real adjoints
+
+HOLOMORPHIC = frozenset({
+    np.square, np.sqrt, np.exp, np.exp2, np.expm1, np.log, np.log1p, np.log2, np.log10,
+    np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.sinh, np.cosh, np.tanh,
+    np.arcsinh, np.arccosh, np.arctanh, np.reciprocal, np.multiply, np.true_divide,
+    np.matmul, np.dot, np.outer, np.inner, np.tensordot, np.einsum, _h.einsum_list,
+    np.prod, np.cumprod, np.kron, np.cross, np.linalg.solve, np.linalg.inv, np.linalg.det,
+    _h.singular_cofactors,
+})
+
+_POWER = {"x1": "g * np.conj(x2 * x1 ** (x2 - 1))",
+          "x2": "g * np.conj(ans * _sg.log_of_base(x1))"}
+
+EXPLICIT = {
+    # np.sign is piecewise constant for real values only: z / |z| for complex ones.
+    np.absolute: {"x": "g * _sg.unit(x)"},
+    builtins.abs: {"x": "g * _sg.unit(x)"},
+    np.real: {"val": "_sg.real_part_grad(g, val)"},
+    np.imag: {"val": "_sg.imag_grad(g, val)"},
+    np.conjugate: {"x": "np.conj(g)"},
+    np.angle: {"z": "_sg.angle_grad(g, z, deg)"},
+    np.power: _POWER,
+    np.float_power: _POWER,
+}
+
+# Rules of their own: the helpers adjoint code for complex values calls (for a
+# second derivative), and ``np.angle``.
+TABLE = {
+    _rt.conj: Rule("value", rank="identity", value="_sg.conj(g)"),
+    _rt.fit: Rule("grad, like", rank="same", nograd={"like"}, grad="_sg.fit(g, grad)"),
+    _rt.real_rule: Rule("grad, what, *values", rank="same", nograd={"values"}, grad="g"),
+    np.angle: Rule("z, deg=False", rank="elementwise", z="_sg.angle_grad(g, z, deg)"),
+}
+NONDIFF = {_rt.is_complex}
+# Called without derivative as piecewise constant, which they are for real values
+# only: in code compiled for complex values, refused on a differentiated value.
+CONSTANT_FOR_REALS = frozenset({"sign"})
+METHODS = {}
+ATTRIBUTES = {}
+
+
+def form(func, rule):
+    """How ``rule`` (the entry used for ``func``) holds for complex values: "as_is",
+    "holomorphic", a dict of complex grads, or None (real values only)."""
+    if rule is POWER_CONSTANT_EXPONENT or func in HOLOMORPHIC:
+        return "holomorphic"
+    if func in EXPLICIT:
+        return EXPLICIT[func]
+    if func in AS_IS or func in TABLE or func in helpers.TABLE \
+            or rule in (helpers.SEQUENCE_CONCAT, helpers.SEQUENCE_REPEAT):
+        return "as_is"  # srcgrad's own helpers: linear in the adjoints they move
+    return None

@@ -1,0 +1,104 @@
+"""What adjoint code compiled for complex values calls (``rules/complexes.py`` says when).
+
+The convention is TensorFlow's: C is R^2, and the adjoint of a complex value
+``z = x + iy`` is ``dL/dx + i dL/dy``, so that ``z -= lr * grad`` descends as
+written. A real value's adjoint stays real: its imaginary part is a direction
+the value cannot move in.
+"""
+import numpy as np
+
+from .adjoints import not_differentiable
+
+__all__ = ["conj", "fit", "real_rule", "is_complex", "log_of_base", "angle_grad", "imag_grad",
+           "real_part_grad", "unit"]
+
+
+def is_complex(value):
+    """Is ``value`` a complex number or array? (``np.iscomplexobj`` costs 5x more.)"""
+    t = type(value)
+    if t is float or t is int:
+        return False
+    if t is complex:
+        return True
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and getattr(dtype, "kind", "") == "c"
+
+
+def conj(value):
+    """The complex conjugate of a complex ``value`` (items of a list or tuple too);
+    anything else as it is, without the copy ``np.conj`` makes of a real array."""
+    if type(value) in (list, tuple):
+        return [conj(v) for v in value]
+    return np.conj(value) if is_complex(value) else value
+
+
+def fit(grad, like):
+    """``grad`` as the adjoint of ``like``: its real part for a real ``like``, complex for
+    a complex one (item by item in lists, tuples and dicts)."""
+    if type(grad) in (list, tuple) and type(like) in (list, tuple):
+        return [fit(g, v) for g, v in zip(grad, like)]
+    if type(grad) is dict and type(like) is dict:
+        return {k: fit(g, like[k]) for k, g in grad.items()}
+    if is_complex(grad):
+        if like is None or is_complex(like) or _not_numeric(like):
+            return grad
+        return np.real(grad) if type(grad) is not complex else grad.real
+    if is_complex(like) and grad is not None:
+        return np.asarray(grad, dtype=like.dtype) if hasattr(like, "dtype") else complex(grad)
+    return grad
+
+
+def _not_numeric(value):
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None:
+        return dtype.kind not in "biuf"
+    return not isinstance(value, (int, float))
+
+
+def real_rule(grad, what, *values):
+    """``grad``, the adjoint by a rule written for real values, once the operand and
+    result ``values`` are known to be real."""
+    if any(map(is_complex, values)):
+        return not_differentiable(f"{what} of a complex value (the rule srcgrad has for it "
+                                  "is for real values)")
+    return grad
+
+
+def log_of_base(base):
+    """``log(base)`` in the adjoint of ``base ** exponent`` for its exponent: complex
+    bases take the principal logarithm; a real base, TensorFlow's choice (0 where
+    ``base <= 0``, see rules/elementwise.py)."""
+    if is_complex(base):
+        return np.log(base)
+    return np.log(np.where(np.greater(base, 0), base, 1.0))
+
+
+def unit(value):
+    """``value / |value|`` (0 at 0): the adjoint factor of ``np.abs``, which is
+    ``np.sign`` for real values."""
+    if is_complex(value):
+        r = np.abs(value)
+        return value / np.where(r == 0, 1.0, r)
+    # (Not np.sign, which code differentiated again refuses on complex values.)
+    return np.where(value > 0, 1.0, np.where(value < 0, -1.0, 0.0))
+
+
+def real_part_grad(grad, value):
+    """Adjoint of ``np.real(value)``: the real ``grad`` along the real axis."""
+    return fit(grad, value)
+
+
+def imag_grad(grad, value):
+    """Adjoint of ``np.imag(value)``: ``grad`` along the imaginary axis (nothing for a
+    real ``value``)."""
+    return fit(1j * grad, value)
+
+
+def angle_grad(grad, value, deg):
+    """Adjoint of ``np.angle(value, deg)``: the angle moves along ``i z / |z|^2``
+    (0 at 0, as ``np.angle``'s value is constant on each ray)."""
+    r2 = np.real(value * np.conj(value))
+    step = 1j * value / np.where(r2 == 0, 1.0, r2)
+    if deg:
+        step = step * (180.0 / np.pi)
+    return fit(grad * step, value)
