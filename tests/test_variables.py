@@ -547,7 +547,8 @@ def test_stop_gradient():
     (Variable(np.ones(2, dtype=np.float32)), True),
     (1, False), (True, False), (np.bool_(True), False), (np.int64(1), False),
     (np.arange(3), False), (np.array([True]), False), (Variable(np.arange(3)), False),
-    (Variable(True), False), (1j, False), (np.ones(2, dtype=complex), False),
+    (Variable(True), False), (1j, True), (np.ones(2, dtype=complex), True),
+    (Variable(np.ones(2, dtype=complex)), True),
     ([1.0, 2.0], False), ((1.0,), False), (None, False), ("1.0", False),
     (np.array(["a"]), False), (np.array([1.0], dtype=object), False),
 ])

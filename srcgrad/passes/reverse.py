@@ -213,7 +213,7 @@ class Reverse:
         if t in state:
             rule = s.sg_rule
             subs = {p.name: s.sg_args[p.name] for p in rule_params(rule) if p.name in s.sg_args}
-            grads, exact, ans, real_only = self._forms(s, subs)
+            grads, rows, exact, ans, real_only = self._forms(s, subs)
             for pname, text in grads.items():
                 atom = s.sg_args.get(pname)
                 if not (isinstance(atom, gast.Name) and atom.id in self.act):
@@ -225,7 +225,7 @@ class Reverse:
                     continue
                 per_row = False
                 if self.rows is not None:
-                    text, per_row = row_form(text, rule.rows.get(pname))
+                    text, per_row = row_form(text, rows.get(pname))
                 row = self.namer.fresh("row") if per_row else None
                 g = T.name(row or self.d(t))
                 value = _rule_expr(text, subs, g, ans, self.ctx.module_names)
@@ -248,36 +248,31 @@ class Reverse:
         return self._finish(s, t, state, out)
 
     def _forms(self, s, subs):
-        """The grads of the primitive of ``s``, its grads by operand rank, the node for
-        ``ans`` in them and a wrapper of each adjoint: for complex code, the forms
-        ``rules/complexes.py`` gives (``subs`` then reads the holomorphic rules'
+        """The grads of the primitive of ``s``, their row forms, its grads by operand rank,
+        the node for ``ans`` in them and a wrapper of each adjoint: for complex code, the
+        forms ``rules/complexes.py`` gives (``subs`` then reads the holomorphic rules'
         operands conjugated)."""
         t = s.targets[0].id
         rule = s.sg_rule
         ans = T.name(t)
         if not self.complex:
-            return rule.grads, self._by_rank(s), ans, lambda value, atom: value
-        if self.rows is not None:
-            o = anno.origin(s)
-            raise CompileError("tape.jacobian of code that may compute with complex numbers",
-                               o.filename if o else None, o.lineno if o else None,
-                               remedy="take tape.gradient of each real output instead")
+            return rule.grads, rule.rows, self._by_rank(s), ans, lambda value, atom: value
         form = complexes.form(s.sg_func, rule)
         if form == "as_is":
-            return rule.grads, self._by_rank(s), ans, lambda value, atom: value
+            return rule.grads, rule.rows, self._by_rank(s), ans, lambda value, atom: value
         if form == "holomorphic":
             for p, atom in list(subs.items()):
                 if p in rule.grads and not (isinstance(atom, gast.Constant)
                                            and not isinstance(atom.value, complex)):
                     subs[p] = T.expr("_sg.conj(a)", a=atom)
-            return rule.grads, self._by_rank(s), T.expr("_sg.conj(a)", a=t), \
+            return rule.grads, rule.rows, self._by_rank(s), T.expr("_sg.conj(a)", a=t), \
                 lambda value, atom: value
-        if form is not None:
-            return form, {}, ans, lambda value, atom: value
+        if form is not None:  # (row forms: derived from these, rules/rows.py)
+            return form, {}, {}, ans, lambda value, atom: value
         o = anno.origin(s)
         what = getattr(s.sg_func, "__name__", "this function")
         what = f"{what} ({o.short()})" if o else what
-        return rule.grads, self._by_rank(s), ans, lambda value, atom: T.expr(
+        return rule.grads, rule.rows, self._by_rank(s), ans, lambda value, atom: T.expr(
             "_sg.real_rule(v, w, x, y)", v=value, w=T.const(what), x=atom, y=t)
 
     def _by_rank(self, s):

@@ -70,12 +70,17 @@ EXPLICIT = {
 # Rules of their own: the helpers adjoint code for complex values calls (for a
 # second derivative), and ``np.angle``.
 TABLE = {
-    _rt.conj: Rule("value", rank="identity", value="_sg.conj(g)"),
-    _rt.fit: Rule("grad, like", rank="same", nograd={"like"}, grad="_sg.fit(g, grad)"),
+    # (Elementwise, or reading only a dtype: the same with a leading axis of rows.)
+    _rt.conj: Rule("value", rank="identity", value="_sg.conj(g)", rows={"value": "_sg.conj(g)"}),
+    _rt.fit: Rule("grad, like", rank="same", nograd={"like"}, grad="_sg.fit(g, grad)",
+                  rows={"grad": "_sg.fit(g, grad)"}),
     _rt.real_rule: Rule("grad, what, *values", rank="same", nograd={"values"}, grad="g"),
-    np.angle: Rule("z, deg=False", rank="elementwise", z="_sg.angle_grad(g, z, deg)"),
+    np.angle: Rule("z, deg=False", rank="elementwise", z="_sg.angle_grad(g, z, deg)",
+                   rows={"z": "_sg.angle_grad(g, z, deg)"}),
 }
 NONDIFF = {_rt.is_complex}
+# Entries only adjoint code calls (no user-level test of their own).
+INTERNAL = {_rt.conj, _rt.fit, _rt.real_rule}
 # Called without derivative as piecewise constant, which they are for real values
 # only: in code compiled for complex values, refused on a differentiated value.
 CONSTANT_FOR_REALS = frozenset({"sign"})

@@ -21,14 +21,19 @@ _LIKE = frozenset({"a"})
 
 def _transform(signature, helper):
     args = "n, axis" if signature is _ONE else "s, axes"
-    return Rule(signature, rank="same", a=f"_sg.{helper}(g, a, {args}, norm)")
+    # (Rows: the helper's last argument, the number of leading axes of seed rows on g.)
+    return Rule(signature, rank="same", a=f"_sg.{helper}(g, a, {args}, norm)",
+                rows={"a": f"_sg.{helper}(g, a, {args}, norm, 1)"})
 
 
 def _adjoint(signature, transform):
     """The rule of an adjoint helper: the transform itself, applied to ``g``."""
     args = "n, axis" if signature is _ONE else "s, axes"
-    return Rule("grad, " + signature.replace(", out=None", ""), rank="same", nograd=_LIKE,
-                grad=f"np.fft.{transform}(g, {args}, norm)")
+    rows = "n, _sg.row_axes(axis, np.ndim(grad))" if signature is _ONE else \
+        "s, _sg.row_axes(axes, np.ndim(grad), s)"
+    return Rule("grad, " + signature.replace(", out=None", "") + ", lead=0", rank="same",
+                nograd=_LIKE, grad=f"np.fft.{transform}(g, {args}, norm)",
+                rows={"grad": f"np.fft.{transform}(g, {rows}, norm)"})
 
 
 _TRANSFORMS = {
@@ -41,9 +46,13 @@ TABLE = {getattr(np.fft, name): _transform(sig, f"{name}_grad") for name, sig in
 TABLE.update({getattr(_rt, f"{name}_grad"): _adjoint(sig, name) for name, sig in _TRANSFORMS.items()})
 TABLE.update({
     # Permutations: the adjoint of one shift is the other.
-    np.fft.fftshift: Rule("x, axes=None", rank="same", x="np.fft.ifftshift(g, axes)"),
-    np.fft.ifftshift: Rule("x, axes=None", rank="same", x="np.fft.fftshift(g, axes)"),
+    np.fft.fftshift: Rule("x, axes=None", rank="same", x="np.fft.ifftshift(g, axes)",
+                          rows={"x": "np.fft.ifftshift(g, _sg.row_axes(axes, np.ndim(x)))"}),
+    np.fft.ifftshift: Rule("x, axes=None", rank="same", x="np.fft.fftshift(g, axes)",
+                           rows={"x": "np.fft.fftshift(g, _sg.row_axes(axes, np.ndim(x)))"}),
 })
+# Entries only adjoint code calls (the adjoint helpers' own rules).
+INTERNAL = {getattr(_rt, f"{name}_grad") for name in _TRANSFORMS}
 METHODS = {}
 ATTRIBUTES = {}
-NONDIFF = {np.fft.fftfreq, np.fft.rfftfreq}
+NONDIFF = {np.fft.fftfreq, np.fft.rfftfreq, _rt.row_axes}

@@ -1,4 +1,4 @@
-"""Choosing and ordering elements: take, take_along_axis, select, sort, partition, nan_to_num, real/imag/conj on real values, interp.
+"""Choosing and ordering elements: take, take_along_axis, select, sort, partition, nan_to_num, real/imag/conj, interp.
 
 Scope of a grad expression and the fields of an entry: ``entry.Rule``.
 Helpers the grad expressions call live in ``runtime/selection.py``; their last
@@ -24,9 +24,11 @@ Conventions where the derivative does not exist:
 - ``nan_to_num``: 1 where ``x`` is finite, 0 where it was replaced;
   differentiable in ``nan``, ``posinf``, ``neginf`` too. ``copy`` is refused
   (``copy=False`` writes into ``x``).
-- ``real``, ``imag``, ``conj``/``conjugate``, ``real_if_close`` are for real
-  inputs (identity, or zero for ``imag``); a complex input is refused when the
-  adjoint runs.
+- ``real``, ``imag``, ``conj``/``conjugate``, ``real_if_close``: these entries are
+  for real inputs (identity, or zero for ``imag``), and refuse a complex one when
+  the adjoint runs; code compiled for complex values uses the complex forms of
+  ``rules/complexes.py`` instead (``real_if_close`` has none: its result's dtype
+  depends on the values).
 """
 import numpy as np
 

@@ -23,7 +23,7 @@ import numpy as np
 __all__ = [
     "fft_grad", "ifft_grad", "rfft_grad", "irfft_grad", "hfft_grad", "ihfft_grad",
     "fftn_grad", "ifftn_grad", "rfftn_grad", "irfftn_grad",
-    "fft2_grad", "ifft2_grad", "rfft2_grad", "irfft2_grad",
+    "fft2_grad", "ifft2_grad", "rfft2_grad", "irfft2_grad", "row_axes",
 ]
 
 # The unscaled DFT F has adjoint F^H = n * (unscaled-inverse / n), so the adjoint of a
@@ -137,11 +137,12 @@ def _trace(shape, steps):
     return traced
 
 
-def _backprop(g, a, steps, norm):
-    """The adjoint of NumPy's chain of 1-D ``steps`` on ``a``: their adjoints in reverse."""
+def _backprop(g, a, steps, norm, lead=0):
+    """The adjoint of NumPy's chain of 1-D ``steps`` on ``a``: their adjoints in reverse.
+    ``lead``: leading axes of ``g`` that ``a`` lacks (the seed rows of ``tape.jacobian``)."""
     g = np.asarray(g)
     for name, n, axis, m in reversed(_trace(np.shape(a), steps)):
-        g = _fit(_STEPS[name][0](g, n, axis, norm), m, axis)
+        g = _fit(_STEPS[name][0](g, n, axis + lead, norm), m, axis + lead)
     return g
 
 
@@ -172,85 +173,96 @@ def _plan_nd(kind, shape, s, axes):
     return [(kind, s[i], axes[i]) for i in reversed(range(len(s)))]
 
 
-def _nd_grad(kind, g, a, s, axes, norm):
-    return _like(_backprop(g, a, _plan_nd(kind, np.shape(a), s, axes), norm), a)
+def _nd_grad(kind, g, a, s, axes, norm, lead):
+    return _like(_backprop(g, a, _plan_nd(kind, np.shape(a), s, axes), norm, lead), a)
 
 
-def fft_grad(grad, a, n=None, axis=-1, norm=None):
+def fft_grad(grad, a, n=None, axis=-1, norm=None, lead=0):
     """Adjoint of ``np.fft.fft(a, n, axis, norm)``."""
-    return _like(_backprop(grad, a, [("fft", n, axis)], norm), a)
+    return _like(_backprop(grad, a, [("fft", n, axis)], norm, lead), a)
 
 
-def ifft_grad(grad, a, n=None, axis=-1, norm=None):
+def ifft_grad(grad, a, n=None, axis=-1, norm=None, lead=0):
     """Adjoint of ``np.fft.ifft(a, n, axis, norm)``."""
-    return _like(_backprop(grad, a, [("ifft", n, axis)], norm), a)
+    return _like(_backprop(grad, a, [("ifft", n, axis)], norm, lead), a)
 
 
-def rfft_grad(grad, a, n=None, axis=-1, norm=None):
+def rfft_grad(grad, a, n=None, axis=-1, norm=None, lead=0):
     """Adjoint of ``np.fft.rfft(a, n, axis, norm)`` (real ``a`` only)."""
     if np.iscomplexobj(a):
         raise _not_real("rfft", "fft")
-    return _like(_backprop(grad, a, [("rfft", n, axis)], norm), a)
+    return _like(_backprop(grad, a, [("rfft", n, axis)], norm, lead), a)
 
 
-def irfft_grad(grad, a, n=None, axis=-1, norm=None):
+def irfft_grad(grad, a, n=None, axis=-1, norm=None, lead=0):
     """Adjoint of ``np.fft.irfft(a, n, axis, norm)``: see ``_irfft_step``."""
-    return _like(_backprop(grad, a, [("irfft", n, axis)], norm), a)
+    return _like(_backprop(grad, a, [("irfft", n, axis)], norm, lead), a)
 
 
-def hfft_grad(grad, a, n=None, axis=-1, norm=None):
+def hfft_grad(grad, a, n=None, axis=-1, norm=None, lead=0):
     """Adjoint of ``np.fft.hfft(a, n, axis, norm)``, which NumPy computes as
     ``irfft(conj(a), n, axis, dual norm)``; conj is its own adjoint."""
-    return _like(np.conj(_backprop(grad, a, [("irfft", n, axis)], _dual(norm))), a)
+    return _like(np.conj(_backprop(grad, a, [("irfft", n, axis)], _dual(norm), lead)), a)
 
 
-def ihfft_grad(grad, a, n=None, axis=-1, norm=None):
+def ihfft_grad(grad, a, n=None, axis=-1, norm=None, lead=0):
     """Adjoint of ``np.fft.ihfft(a, n, axis, norm)``, which NumPy computes as
     ``conj(rfft(a, n, axis, dual norm))`` (real ``a`` only)."""
     if np.iscomplexobj(a):
         raise _not_real("ihfft", "ifft")
-    return _like(_backprop(np.conj(grad), a, [("rfft", n, axis)], _dual(norm)), a)
+    return _like(_backprop(np.conj(grad), a, [("rfft", n, axis)], _dual(norm), lead), a)
 
 
-def fftn_grad(grad, a, s=None, axes=None, norm=None):
+def fftn_grad(grad, a, s=None, axes=None, norm=None, lead=0):
     """Adjoint of ``np.fft.fftn(a, s, axes, norm)``."""
-    return _nd_grad("fft", grad, a, s, axes, norm)
+    return _nd_grad("fft", grad, a, s, axes, norm, lead)
 
 
-def ifftn_grad(grad, a, s=None, axes=None, norm=None):
+def ifftn_grad(grad, a, s=None, axes=None, norm=None, lead=0):
     """Adjoint of ``np.fft.ifftn(a, s, axes, norm)``."""
-    return _nd_grad("ifft", grad, a, s, axes, norm)
+    return _nd_grad("ifft", grad, a, s, axes, norm, lead)
 
 
-def rfftn_grad(grad, a, s=None, axes=None, norm=None):
+def rfftn_grad(grad, a, s=None, axes=None, norm=None, lead=0):
     """Adjoint of ``np.fft.rfftn(a, s, axes, norm)`` (real ``a`` only)."""
     if np.iscomplexobj(a):
         raise _not_real("rfftn", "fftn")
-    return _nd_grad("rfft", grad, a, s, axes, norm)
+    return _nd_grad("rfft", grad, a, s, axes, norm, lead)
 
 
-def irfftn_grad(grad, a, s=None, axes=None, norm=None):
+def irfftn_grad(grad, a, s=None, axes=None, norm=None, lead=0):
     """Adjoint of ``np.fft.irfftn(a, s, axes, norm)``."""
-    return _nd_grad("irfft", grad, a, s, axes, norm)
+    return _nd_grad("irfft", grad, a, s, axes, norm, lead)
 
 
-def fft2_grad(grad, a, s=None, axes=(-2, -1), norm=None):
+def fft2_grad(grad, a, s=None, axes=(-2, -1), norm=None, lead=0):
     """Adjoint of ``np.fft.fft2(a, s, axes, norm)``."""
-    return fftn_grad(grad, a, s, axes, norm)
+    return fftn_grad(grad, a, s, axes, norm, lead)
 
 
-def ifft2_grad(grad, a, s=None, axes=(-2, -1), norm=None):
+def ifft2_grad(grad, a, s=None, axes=(-2, -1), norm=None, lead=0):
     """Adjoint of ``np.fft.ifft2(a, s, axes, norm)``."""
-    return ifftn_grad(grad, a, s, axes, norm)
+    return ifftn_grad(grad, a, s, axes, norm, lead)
 
 
-def rfft2_grad(grad, a, s=None, axes=(-2, -1), norm=None):
+def rfft2_grad(grad, a, s=None, axes=(-2, -1), norm=None, lead=0):
     """Adjoint of ``np.fft.rfft2(a, s, axes, norm)`` (real ``a`` only)."""
     if np.iscomplexobj(a):
         raise _not_real("rfft2", "fft2")
-    return _nd_grad("rfft", grad, a, s, axes, norm)
+    return _nd_grad("rfft", grad, a, s, axes, norm, lead)
 
 
-def irfft2_grad(grad, a, s=None, axes=(-2, -1), norm=None):
+def irfft2_grad(grad, a, s=None, axes=(-2, -1), norm=None, lead=0):
     """Adjoint of ``np.fft.irfft2(a, s, axes, norm)``."""
-    return irfftn_grad(grad, a, s, axes, norm)
+    return irfftn_grad(grad, a, s, axes, norm, lead)
+
+
+def row_axes(axes, ndim, s=None):
+    """``axes`` of a value of ``ndim`` dimensions, for an adjoint with a leading axis of
+    seed rows (``tape.jacobian``): non-negative ones shifted; None is every axis (the
+    last ``len(s)`` when ``s`` is given, as NumPy reads it)."""
+    if axes is None:
+        return tuple(range(-len(s), 0)) if s is not None else tuple(range(1, ndim + 1))
+    if isinstance(axes, (tuple, list)):
+        return tuple(a + 1 if a >= 0 else a for a in axes)
+    return axes + 1 if axes >= 0 else axes
