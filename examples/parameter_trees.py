@@ -1,10 +1,17 @@
 """A two-layer network whose parameters are one dict, trained with srcgrad, and the
-same network with its layers as a list of (W, b) pairs: the gradient comes back in
-the structure of the parameters (as in JAX).
+same network with its layers as a list of (W, b) pairs and as namedtuples: the
+gradient comes back in the structure of the parameters (as in JAX).
 
     python examples/parameter_trees.py
 """
+from typing import NamedTuple
+
 import numpy as np
+
+
+class Layer(NamedTuple):
+    W: np.ndarray
+    b: np.ndarray
 
 
 def mlp_loss(params, X, y):
@@ -21,6 +28,15 @@ def layers_loss(layers, X, y):
         h = np.tanh(h @ W + b)
     W, b = layers[-1]
     return np.mean(((h @ W + b)[:, 0] - y) ** 2)
+
+
+def records_loss(layers, X, y):
+    """The same network, its layers namedtuples read by field."""
+    h = X
+    for layer in layers[:-1]:
+        h = np.tanh(h @ layer.W + layer.b)
+    out = h @ layers[-1].W + layers[-1].b
+    return np.mean((out[:, 0] - y) ** 2)
 
 
 def data(n=64, seed=0):
@@ -53,6 +69,8 @@ if __name__ == "__main__":
     g = sg.grad(layers_loss)(layers, X, y)  # a list of (dW, db) pairs
     same = sg.grad(mlp_loss)(params, X, y)
     assert np.allclose(g[0][0], same["W1"]) and np.allclose(g[1][1], same["b2"])
+    named = sg.grad(records_loss)([Layer(*pair) for pair in layers], X, y)  # Layers of grads
+    assert isinstance(named[0], Layer) and np.allclose(named[0].W, same["W1"])
     if not last < first:
         raise SystemExit(f"the loss did not go down: {first} -> {last}")
-    print("ok: both structures give the same gradient")
+    print("ok: the three structures give the same gradient")

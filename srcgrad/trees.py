@@ -1,5 +1,5 @@
 """Parameter trees: a differentiated argument that is any nesting of ``dict``,
-``list`` and ``tuple`` of float arrays and scalars.
+``list``, ``tuple``, ``namedtuple`` and dataclass of float arrays and scalars.
 
 ``sg.grad(loss)(params)`` differentiates, in effect, a function of the
 tree's leaves: the compiler is given a small generated function taking one
@@ -16,9 +16,13 @@ the tree (``unflatten``). The code is specialised on the tree's structure:
 its ``Treedef`` (kinds of nodes, keys, lengths) is part of the cache key
 (``compiler/cache.py``, ``Compiled._tree_call``).
 
-Namedtuples and dataclasses are refused with a ``TypeError``: their fields
-are read as attributes, which the compiler does not follow into a tree of
-differentiable values yet.
+A namedtuple or dataclass is built back by calling its class with its fields
+(``Params(params_W, params_b)``, ``Layer(W=layer_W, b=layer_b)``); the
+compiler reads ``p.W`` of a record it built as that field (``passes/normalize``).
+Only records that are their fields are taken: a dataclass whose ``__init__``
+computes (``__post_init__``, fields with ``init=False``) or a namedtuple with
+its own ``__new__`` is refused with a ``TypeError``, as rebuilding it from its
+fields would not give the user's object back.
 """
 import dataclasses
 import keyword
@@ -40,14 +44,41 @@ _LITERAL_KEYS = (str, int, float, bool, type(None))
 
 
 def is_tree(value):
-    """A container ``flatten`` takes apart (or refuses: namedtuples, dataclasses)."""
+    """A container ``flatten`` takes apart (or refuses: a record it cannot rebuild)."""
     kind = type(value)
     return kind in (dict, list, tuple) or _is_namedtuple(kind) or (
         dataclasses.is_dataclass(value) and not isinstance(value, type))
 
 
 def _is_namedtuple(kind):
-    return issubclass(kind, tuple) and hasattr(kind, "_fields")
+    return isinstance(kind, type) and issubclass(kind, tuple) and hasattr(kind, "_fields")
+
+
+is_namedtuple_class = _is_namedtuple
+
+
+def record_fields(kind):
+    """The fields of a namedtuple or dataclass class that is its fields (built by calling
+    it with them, read back as attributes), or None for any other class."""
+    if _is_namedtuple(kind):
+        # A namedtuple's own __new__ is made by collections; a subclass may replace it.
+        new = kind.__new__
+        if getattr(new, "__module__", "").startswith("namedtuple_") or \
+                getattr(getattr(new, "__code__", None), "co_filename", "").startswith("<"):
+            return tuple(kind._fields)
+        return None
+    if isinstance(kind, type) and dataclasses.is_dataclass(kind):
+        fields = dataclasses.fields(kind)
+        if hasattr(kind, "__post_init__") or any(not f.init for f in fields) \
+                or "__init__" in vars(kind) and not _generated_init(kind):
+            return None
+        return tuple(f.name for f in fields)
+    return None
+
+
+def _generated_init(kind):
+    code = getattr(kind.__init__, "__code__", None)
+    return code is not None and code.co_filename.startswith("<")
 
 
 def flatten(value, path="", out=None):
@@ -67,13 +98,16 @@ def flatten(value, path="", out=None):
         children = tuple(flatten(v, f"{path}[{i}]", out)[1] for i, v in enumerate(value))
         return out, Treedef(kind, (), children)
     if _is_namedtuple(kind) or dataclasses.is_dataclass(value) and not isinstance(value, type):
-        # Their fields are read as attributes, which the compiler does not yet follow
-        # into a tree of differentiable values: refused, never guessed.
-        what = "namedtuple" if _is_namedtuple(kind) else "dataclass"
-        raise TypeError(
-            f"{path} is a {what} ({kind.__name__}); srcgrad differentiates parameter trees of "
-            f"dicts, lists and tuples, not yet of {what}s. Pass its fields as a dict "
-            f"(e.g. {{'W': p.W, 'b': p.b}}) or a tuple")
+        fields = record_fields(kind)
+        if fields is None:
+            what = "namedtuple" if _is_namedtuple(kind) else "dataclass"
+            raise TypeError(
+                f"{path} is a {what} ({kind.__name__}) that srcgrad cannot rebuild from its "
+                f"fields (its own __new__ or __init__, __post_init__, or fields with "
+                f"init=False); pass its differentiable fields as a dict "
+                f"(e.g. {{'W': p.W, 'b': p.b}}) or a tuple")
+        children = tuple(flatten(getattr(value, f), f"{path}.{f}", out)[1] for f in fields)
+        return out, Treedef(kind, fields, children)
     out.append((path, value))
     return out, LEAF
 
@@ -88,21 +122,38 @@ def unflatten(treedef, leaves):
         items = [build(c) for c in t.children]
         if t.kind is dict:
             return dict(zip(t.keys, items))
-        return items if t.kind is list else tuple(items)
+        if t.kind is list or t.kind is tuple:
+            return items if t.kind is list else tuple(items)
+        if _is_namedtuple(t.kind):
+            return t.kind(*items)
+        return t.kind(**dict(zip(t.keys, items)))
     return build(treedef)
 
 
-def source(treedef, names):
+def source(treedef, names, classes, taken=()):
     """A Python expression building the tree of ``treedef`` from variables ``names`` (one
-    per leaf, in order): the tree's own repr, with each leaf written as its name."""
-    return repr(unflatten(treedef, [_Spelled(n) for n in names]))
+    per leaf, in order). The name each record class is called by (apart from ``taken``)
+    is added to ``classes`` (name -> class), for the generated code's namespace."""
+    it = iter(names)
 
-
-class _Spelled(str):
-    """A leaf's variable name, written as the name itself in a repr."""
-
-    def __repr__(self):
-        return str(self)
+    def build(t):
+        if t.kind == "leaf":
+            return next(it)
+        items = [build(c) for c in t.children]
+        if t.kind is dict:
+            return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(t.keys, items)) + "}"
+        if t.kind is list:
+            return "[" + ", ".join(items) + "]"
+        if t.kind is tuple:
+            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        name = next((n for n, c in classes.items() if c is t.kind), None)
+        if name is None:
+            name = leaf_names([(t.kind.__name__, None)], set(classes) | set(names) | set(taken))[0]
+            classes[name] = t.kind
+        if _is_namedtuple(t.kind):
+            return f"{name}({', '.join(items)})"
+        return f"{name}({', '.join(f'{k}={v}' for k, v in zip(t.keys, items))})"
+    return build(treedef)
 
 
 def leaf_names(path_pairs, taken):

@@ -1,9 +1,10 @@
 """Parameter trees in the functional API (issue 13, section 1): a differentiated
-argument may be any nesting of dict, list and tuple of float arrays and
-scalars; its gradient has the same structure (JAX's behaviour). Namedtuples
-and dataclasses are refused with a remedy, not yet differentiated. Every model is written in several styles a user writes, and each
-gradient is checked against central finite differences of the leaves."""
+argument may be any nesting of dict, list, tuple, namedtuple and dataclass of
+float arrays and scalars; its gradient has the same structure (JAX's behaviour).
+Every model is written in several styles a user writes, and each gradient is
+checked against central finite differences of the leaves."""
 import dataclasses
+import typing
 from collections import namedtuple
 
 import numpy as np
@@ -24,6 +25,17 @@ class Params:
     W1: np.ndarray
     b1: np.ndarray
     scale: float
+
+
+class Dense(typing.NamedTuple):
+    W: np.ndarray
+    b: np.ndarray
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    W: np.ndarray
+    b: np.ndarray
 
 
 # ---- one model (a two-layer tanh network), written in the styles users write ----
@@ -72,6 +84,14 @@ def linear_dataclass(p, X):
     return p.scale * np.sum(np.tanh(X @ p.W1 + p.b1) ** 2)
 
 
+def mlp_records_in_dict(model, X):
+    """Records inside a dict, unpacked, read by attribute, rebuilt inside."""
+    first, second = model["dense"], model["frozen"]
+    W, b = first
+    hidden = Frozen(np.tanh(X @ W + b), second.b)
+    return np.sum(np.tanh(hidden.W @ second.W + hidden.b) ** 2) * model["scale"]
+
+
 def _flat_loss(W1, b1, W2, b2, X):
     return mlp_layers([(W1, b1), (W2, b2)], X)
 
@@ -103,6 +123,15 @@ CASES = {
     "tuple": (mlp_tuple, (W1, B1, W2, B2), tuple),
     "nested": (mlp_nested, {"layers": [{"W": W1, "b": B1}, (W2, B2)], "scale": 0.5},
                lambda v: {"layers": [{"W": v[0], "b": v[1]}, (v[2], v[3])], "scale": v[4]}),
+    "namedtuples": (mlp_named, [Layer(W1, B1), Layer(W2, B2)],
+                    lambda v: [Layer(v[0], v[1]), Layer(v[2], v[3])]),
+    "dataclasses": (mlp_named, (Frozen(W1, B1), Frozen(W2, B2)),
+                    lambda v: (Frozen(v[0], v[1]), Frozen(v[2], v[3]))),
+    "dataclass": (linear_dataclass, Params(W1, B1, 1.5), lambda v: Params(*v)),
+    "records-in-dict": (mlp_records_in_dict, {"dense": Dense(W1, B1), "frozen": Frozen(W2, B2),
+                                              "scale": 0.5},
+                        lambda v: {"dense": Dense(v[0], v[1]), "frozen": Frozen(v[2], v[3]),
+                                   "scale": v[4]}),
 }
 
 
@@ -118,6 +147,11 @@ def test_gradient_of_a_tree_has_its_structure_and_matches_finite_differences(sty
     assert type(g) is type(tree)
     if isinstance(tree, dict):
         assert list(g) == list(tree)
+    items = (lambda t: t.values() if isinstance(t, dict) else t if isinstance(t, (list, tuple))
+             else vars(t).values())
+    for got, given in zip(items(g), items(tree)):
+        if not isinstance(given, (float, np.ndarray)):  # a list, tuple, dict or record
+            assert type(got) is type(given)
     expected = _numeric(lambda t: f(t, X), _leaves(tree), rebuild)
     got = _leaves(g)
     assert len(got) == len(expected)
@@ -201,11 +235,59 @@ def test_python_float_leaves_give_float_gradients():
     assert all(type(v) in (float, np.float64) for v in g.values())
 
 
-def test_namedtuples_and_dataclasses_are_refused_with_a_remedy():
-    with pytest.raises(TypeError, match=r"layers\[0\] is a namedtuple \(Layer\).*dict"):
-        sg.grad(mlp_named)([Layer(W1, B1)], X)
-    with pytest.raises(TypeError, match=r"p is a dataclass \(Params\)"):
-        sg.grad(linear_dataclass)(Params(W1, B1, 1.5), X)
+@pytest.mark.parametrize("style", ["namedtuples", "dataclass", "records-in-dict"])
+def test_records_to_second_order(style):
+    """check_grads: first order on the records, higher orders with each record as a dict
+    of its fields built back into the record inside differentiated code."""
+    from srcgrad.testing import check_grads
+
+    f, tree, _ = CASES[style]
+    check_grads(f, (tree, X), order=2, wrt=0)
+
+
+@dataclasses.dataclass
+class Derived:
+    W: np.ndarray
+    norm: float = dataclasses.field(init=False)
+
+    def __post_init__(self):
+        self.norm = float(np.sum(self.W ** 2))
+
+
+class Checked(namedtuple("Checked", ["W", "b"])):
+    def __new__(cls, W, b):
+        return super().__new__(cls, np.asarray(W), np.asarray(b))
+
+
+def test_records_that_are_not_their_fields_are_refused_with_a_remedy():
+    """Rebuilt from its fields, such a record would not be the user's object: refused."""
+    with pytest.raises(TypeError, match=r"p is a dataclass \(Derived\) that srcgrad cannot "
+                                        r"rebuild.*dict"):
+        sg.grad(lambda p, X: np.sum(X @ p.W))(Derived(W1), X)
+    with pytest.raises(TypeError, match=r"layers\[0\] is a namedtuple \(Checked\)"):
+        sg.grad(mlp_named)([Checked(W1, B1)], X)
+
+
+def test_an_int_field_is_the_same_clear_type_error():
+    with pytest.raises(TypeError, match=r"p\.scale.*an int"):
+        sg.grad(linear_dataclass)(Params(W1, B1, 2), X)
+
+
+def test_a_field_that_is_not_one_is_refused():
+    def f(p, X):
+        return np.sum(X @ p.W1) * p.missing
+
+    with pytest.raises(sg.CompileError, match=r"`\.missing` of a `Params`.*not one of its fields"):
+        sg.grad(f)(Params(W1, B1, 1.0), X)
+
+
+def test_a_record_gradient_read_by_attribute_in_differentiated_code_is_refused():
+    """sg.grad(f)(p).W inside code differentiated again: not followed yet, said so."""
+    def g_norm(p, X):
+        return np.sum(sg.grad(linear_dataclass)(p, X).W1 ** 2)
+
+    with pytest.raises(sg.CompileError, match=r"attribute `\.\w+` of a differentiable value"):
+        sg.grad(g_norm)(Params(W1, B1, 1.5), X)
 
 
 def test_an_empty_tree_has_an_empty_gradient():

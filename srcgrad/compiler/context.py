@@ -37,6 +37,10 @@ class Context:
         self.scope = Scope(src.globals, dict(src.freevars), guards)
         self.containers = set()
         self.dicts = set()  # names bound to a dict display (``for k in d`` iterates keys)
+        # names bound to a namedtuple or dataclass built here -> its class (trees.py), and
+        # names bound to a list or tuple display of records of one class -> that class
+        self.records = {}
+        self.record_items = {}
         self.tuples = {}
         self.cells = {"_sg": codegen.runtime_cell()}
         self.runtime = self.cells["_sg"].cell_contents

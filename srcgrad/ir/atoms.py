@@ -94,9 +94,14 @@ def qualname(obj):
 
 
 def literal_items(value):
-    """(key, item) pairs of a list, tuple or dict literal."""
+    """(key, item) pairs of a list, tuple or dict literal, or of a record built from its
+    fields (``Params(W, b)``: by position for a namedtuple, ``Params(W=W, b=b)``: by
+    field name for a dataclass, whose adjoint is a dict)."""
     if isinstance(value, gast.Dict):
         return list(zip(value.keys, value.values))
+    if isinstance(value, gast.Call):
+        return [(gast.Constant(i, None), e) for i, e in enumerate(value.args)] + \
+            [(gast.Constant(k.arg, None), k.value) for k in value.keywords]
     return [(gast.Constant(i, None), e) for i, e in enumerate(value.elts)]
 
 

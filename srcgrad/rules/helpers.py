@@ -32,6 +32,11 @@ TABLE = {
     rt.as_list: Rule("grad, like", grad="_sg.from_list(g, grad)", nograd=_LIKE),
     rt.distinct: Rule("grads", grads="g"),
     rt.writeable: Rule("value", value="g"),
+    # A field of a dataclass built from differentiable values (passes/normalize/calls.py).
+    rt.field: Rule("record, name", nograd={"name"}, record="_sg.field_grad(g, record, name)",
+                   rows={"record": "_sg.field_grad(g, record, name, 1)"}),
+    rt.field_grad: Rule("grad, record, name, lead=0", nograd={"record", "name"}, grad="g[name]",
+                        rows={"grad": "g[name]"}),
 }
 
 # ``a + b`` and ``a * n`` where the operands are lists or tuples. Their row
@@ -40,5 +45,5 @@ SEQUENCE_CONCAT = Rule("a, b", a="g[:len(a)]", b="g[len(a):]",
                        rows={"a": "g[:len(a)]", "b": "g[len(a):]"})
 SEQUENCE_REPEAT = Rule("a, n", a="_sg.repeat_grad(g, a)")
 
-NONDIFF = {rt.dict_keys, rt.dict_sorted, rt.seed_like, rt.like, rt.zeros_like, rt.check_scalar, rt.check_not_array,
+NONDIFF = {rt.dict_keys, rt.dict_sorted, rt.field_index, rt.seed_like, rt.like, rt.zeros_like, rt.check_scalar, rt.check_not_array,
            rt.check_not_view, stop_gradient}

@@ -4,6 +4,7 @@ Everything here either has a rule in ``rules/helpers.py`` or is listed as
 non-differentiable there, so that generated adjoint code can itself be
 differentiated (``sg.grad(sg.grad(f))``).
 """
+import dataclasses
 import math
 
 import numpy as np
@@ -14,7 +15,8 @@ __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "add", "add_at", "add_at_zeros",
     "gather_items", "zero_at", "copy_slot", "repeat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
-    "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted",
+    "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "field", "field_grad",
+    "field_index",
 ]
 
 
@@ -79,7 +81,8 @@ def broadcast_like(grad, like):
 
 
 def zeros_like(value):
-    """A zero adjoint for ``value``: 0.0, a float array, or a list of them.
+    """A zero adjoint for ``value``: 0.0, a float array, or a list of them (a dict for a
+    dict or a dataclass: its fields').
 
     ``None`` stands for a variable not bound on this path; its adjoint is 0.0.
     """
@@ -87,6 +90,8 @@ def zeros_like(value):
         return [zeros_like(v) for v in value]
     if isinstance(value, dict):
         return {k: zeros_like(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: zeros_like(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if type(value) is np.ndarray or type(value) is Like:
         dtype = value.dtype if value.dtype.kind in "fc" else np.float64
         return np.zeros(value.shape, dtype)
@@ -402,3 +407,29 @@ def dict_keys(d):
 def dict_sorted(d):
     """``sorted(d)`` of a dict of differentiable values iterated over: its sorted keys."""
     return sorted(dict_keys(d))
+
+
+def field(record, name):
+    """``record.name`` of a dataclass built in differentiated code (its adjoint is a dict
+    of its fields' adjoints)."""
+    return getattr(record, name)
+
+
+def field_grad(grad, record, name, lead=0):
+    """The adjoint of ``record`` from ``record.name``'s: ``grad`` at ``name``, zeros at its
+    other fields (with ``lead`` leading axes of seed rows)."""
+    rows = np.shape(grad)[:lead]
+    out = {}
+    for f in dataclasses.fields(record):
+        if f.name == name:
+            out[f.name] = grad
+        else:
+            zero = zeros_like(getattr(record, f.name))
+            out[f.name] = np.zeros(rows + np.shape(zero)) if lead else zero
+    return out
+
+
+def field_index(record, name):
+    """The position of field ``name`` in a namedtuple ``record`` (read as that item)."""
+    return type(record)._fields.index(name)
+

@@ -6,6 +6,7 @@ Part of the normalize pass: each function takes the ``Normalizer`` (``norm``)
 whose statement it is normalizing.
 """
 import copy
+import dataclasses
 import functools
 import operator
 import os
@@ -14,7 +15,7 @@ import types
 import gast
 import numpy as np
 
-from ... import runtime as rt
+from ... import runtime as rt, trees
 from ...errors import CompileError
 from ...ir import anno, templates as T
 from ...ir.atoms import is_static_object, qualname
@@ -129,6 +130,8 @@ def call(norm, node, out, dest, hint=None):
         return inline.inline(norm, obj.__func__, receiver, node, out, dest)
     if isinstance(obj, types.FunctionType) and not is_library(obj):
         return inline.inline(norm, obj, None, node, out, dest)
+    if isinstance(obj, type) and trees.record_fields(obj) is not None:
+        return record(norm, node, obj, out, dest, hint)
     if isinstance(obj, type):
         raise norm.ctx.error(f"creating a `{obj.__name__}` from differentiable values is not "
                              "supported", norm.cur)
@@ -141,6 +144,75 @@ def call(norm, node, out, dest, hint=None):
                          remedy="use a supported NumPy function, or wrap it with "
                          "srcgrad.custom_gradient")
     return _opaque(norm, node, out, dest, hint, error)
+
+
+def record(norm, node, cls, out, dest, hint):
+    """``Params(W, b)`` (a namedtuple) or ``Layer(W=W, b=b)`` (a dataclass) of
+    differentiable values: a display of its fields, like a tuple or dict display
+    (``ir.atoms.literal_items``), whose fields ``p.W`` reads back (``field``)."""
+    fields = trees.record_fields(cls)
+    if any(isinstance(a, gast.Starred) for a in node.args) or any(k.arg is None
+                                                                  for k in node.keywords):
+        raise norm.ctx.error(f"*args or **kwargs building a `{cls.__name__}` of "
+                             "differentiable values is not supported", norm.cur)
+    given = dict(zip(fields, node.args))
+    for k in node.keywords:
+        if k.arg not in fields or k.arg in given:
+            raise norm.ctx.error(f"`{cls.__name__}` has no field `{k.arg}`, or it is given "
+                                 "twice", norm.cur)
+        given[k.arg] = k.value
+    values = []
+    for f in fields:
+        if f in given:
+            values.append(norm.atom(given[f], out, f"{hint}_{f}"))
+            continue
+        default = _record_default(cls, f)
+        if default is MISSING:
+            raise norm.ctx.error(f"`{cls.__name__}` is built without its field `{f}`, which "
+                                 "has no default value", norm.cur)
+        values.append(norm.ctx.constant(default))
+    func = T.name(norm.ctx.inject(cls, cls.__name__))
+    if trees.is_namedtuple_class(cls):
+        display = gast.Call(func, values, [])
+    else:
+        display = gast.Call(func, [], [gast.keyword(f, v) for f, v in zip(fields, values)])
+    d = norm._dest(dest, hint)
+    out.append(norm._mark(T.assign(d, display), "literal"))
+    norm.ctx.containers.add(d)
+    norm.ctx.records[d] = cls
+    norm.varied.add(d)
+    return d
+
+
+def _record_default(cls, field):
+    """A record field's default value, or MISSING (a dataclass's default_factory makes a
+    new value each call: not a constant to compile in)."""
+    if trees.is_namedtuple_class(cls):
+        return cls._field_defaults.get(field, MISSING)
+    f = cls.__dataclass_fields__[field]
+    return MISSING if f.default is dataclasses.MISSING else f.default
+
+
+def field(norm, node, out, dest, hint):
+    """``p.W`` of a record built here: its item ``W`` (an index of a namedtuple)."""
+    cls = norm.ctx.records[node.value.id]
+    fields = trees.record_fields(cls)
+    if node.attr not in fields:
+        raise norm.ctx.error(f"attribute `.{node.attr}` of a `{cls.__name__}` of "
+                             "differentiable values is not one of its fields", norm.cur)
+    d = norm._dest(dest, hint)
+    if trees.is_namedtuple_class(cls):
+        # An item, as unpacking reads it; its index taken from the record's own class
+        # when run (the compiler's idea of which class it is only picks the path).
+        index = norm.ctx.namer.fresh(f"{node.attr}_index")
+        out.append(norm._mark(T.assign(index, T.expr("_sg.field_index(r, name)", r=node.value.id,
+                                                       name=T.const(node.attr))), "opaque"))
+        stmt = T.assign(d, gast.Subscript(T.name(node.value.id), T.name(index), gast.Load()))
+        out.append(norm._mark(stmt, "getitem"))
+        norm.varied.add(d)
+        return d
+    stmt = T.assign(d, T.expr("_sg.field(r, name)", r=node.value.id, name=T.const(node.attr)))
+    return _prim(norm, stmt, rt.field, [T.name(node.value.id), T.const(node.attr)], {}, out, d)
 
 
 def _opaque(norm, node, out, dest, hint, error):

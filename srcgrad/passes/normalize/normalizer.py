@@ -11,7 +11,7 @@ from ...ir.aliasing import shared_names
 from ...ir.effects import HiddenWrites
 from ...ir.atoms import (OP_NAMES, OP_SYMBOLS, hint as _hint, is_constant as _is_constant,
                         is_simple_index as _is_simple_index, is_static_object as _is_static_object,
-                        number as _number, root as _root, short as _short)
+                        literal_items, number as _number, root as _root, short as _short)
 from ...ir.names import bound_names, walk_stmts
 from ...ir.resolve import MISSING, UNROLL_MAX
 from ...ir.scopes import function_locals
@@ -349,8 +349,19 @@ class Normalizer:
             out.append(self._mark(T.assign(tmp, atom), "copy"))
             if atom.id in self.varied:
                 self.varied.add(tmp)
+            self._same_kind(atom.id, tmp)
             return T.name(tmp)
         return atom
+
+    def _same_kind(self, name, copy_name):
+        """``copy_name = name``: a container, dict or record as ``name`` is."""
+        if name in self.ctx.containers:
+            self.ctx.containers.add(copy_name)
+        if name in self.ctx.dicts:
+            self.ctx.dicts.add(copy_name)
+        for kinds in (self.ctx.records, self.ctx.record_items):
+            if name in kinds:
+                kinds[copy_name] = kinds[name]
 
     def expr_stmt(self, s):
         call = s.value
@@ -616,10 +627,7 @@ class Normalizer:
             d = self._dest(dest, hint)
             if d != node.id:
                 out.append(self._mark(T.assign(d, node), "copy"))
-                if node.id in self.ctx.containers:
-                    self.ctx.containers.add(d)
-                if node.id in self.ctx.dicts:
-                    self.ctx.dicts.add(d)
+                self._same_kind(node.id, d)
             self.varied.add(d)
             return d
         if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
@@ -671,6 +679,13 @@ class Normalizer:
         index = self.index(node.slice, out)
         d = self._dest(dest, hint)
         out.append(self._mark(T.assign(d, gast.Subscript(value, index, gast.Load())), "getitem"))
+        kinds = self.ctx.record_items.get(getattr(value, "id", None), {})
+        if isinstance(index, gast.Slice):  # ``layers[:-1]``: a list of the same records
+            if None in kinds:
+                self.ctx.record_items[d] = {None: kinds[None]}
+        elif kinds.get(getattr(index, "value", None), kinds.get(None)) is not None:
+            key = index.value if isinstance(index, gast.Constant) else None
+            self.ctx.records[d] = kinds.get(key, kinds.get(None))
         self.varied.add(d)
         return d
 
@@ -699,6 +714,10 @@ class Normalizer:
         return calls._prim(self, stmt, getattr(self.ctx.runtime, joiner), [T.name(lst)], {}, out, d)
 
     def _split_attribute(self, node, out, dest, hint):
+        if not isinstance(node.value, gast.Name):  # ``layers[-1].W``
+            node = gast.Attribute(self.atom(node.value, out, hint), node.attr, gast.Load())
+        if isinstance(node.value, gast.Name) and node.value.id in self.ctx.records:
+            return calls.field(self, node, out, dest, hint)  # (a field named T or real too)
         fn = table.ATTRIBUTES.get(node.attr)
         if fn is None:
             raise self.ctx.error(f"attribute `.{node.attr}` of a differentiable value has no "
@@ -730,6 +749,15 @@ class Normalizer:
     def _container(self, value, out, d):
         out.append(self._mark(T.assign(d, value), "literal"))
         self.ctx.containers.add(d)
+        # The items that are records (``[Layer(...), Layer(...)]``, ``{"l": Layer(...)}``),
+        # by key; key None: every item, records of one class (read at any index).
+        items = [(k.value, self.ctx.records.get(getattr(e, "id", None)))
+                 for k, e in literal_items(value)]
+        kinds = {k: cls for k, cls in items if cls is not None}
+        if kinds:
+            if len(kinds) == len(items) and len(set(kinds.values())) == 1:
+                kinds[None] = next(iter(kinds.values()))
+            self.ctx.record_items[d] = kinds
         if isinstance(value, gast.Dict):
             self.ctx.dicts.add(d)
         self.varied.add(d)
