@@ -81,24 +81,29 @@ def _generated_init(kind):
     return code is not None and code.co_filename.startswith("<")
 
 
-def flatten(value, path="", out=None):
+def flatten(value, path="", out=None, strict=True):
     """``(leaves, treedef)``; ``leaves`` are ``(path, leaf)`` pairs, the path written as
-    Python reads it (``params['W1']``, ``layers[0][1]``)."""
+    Python reads it (``params['W1']``, ``layers[0][1]``). ``strict=False`` (a tape's
+    sources and targets): any dict key, and a record it cannot rebuild is a leaf."""
     out = [] if out is None else out
     kind = type(value)
     if kind is dict:
         keys = tuple(value)
         for k in keys:
-            if type(k) not in _LITERAL_KEYS:
+            if strict and type(k) not in _LITERAL_KEYS:
                 raise TypeError(f"the keys of a differentiated dict must be strings or numbers; "
                                 f"{path} has the key {k!r}")
-        children = tuple(flatten(value[k], f"{path}[{k!r}]", out)[1] for k in keys)
+        children = tuple(flatten(value[k], f"{path}[{k!r}]", out, strict)[1] for k in keys)
         return out, Treedef(dict, keys, children)
     if kind is list or kind is tuple:
-        children = tuple(flatten(v, f"{path}[{i}]", out)[1] for i, v in enumerate(value))
+        children = tuple(flatten(v, f"{path}[{i}]", out, strict)[1]
+                         for i, v in enumerate(value))
         return out, Treedef(kind, (), children)
     if _is_namedtuple(kind) or dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = record_fields(kind)
+        if fields is None and not strict:
+            out.append((path, value))
+            return out, LEAF
         if fields is None:
             what = "namedtuple" if _is_namedtuple(kind) else "dataclass"
             raise TypeError(
@@ -106,7 +111,8 @@ def flatten(value, path="", out=None):
                 f"fields (its own __new__ or __init__, __post_init__, or fields with "
                 f"init=False); pass its differentiable fields as a dict "
                 f"(e.g. {{'W': p.W, 'b': p.b}}) or a tuple")
-        children = tuple(flatten(getattr(value, f), f"{path}.{f}", out)[1] for f in fields)
+        children = tuple(flatten(getattr(value, f), f"{path}.{f}", out, strict)[1]
+                         for f in fields)
         return out, Treedef(kind, fields, children)
     out.append((path, value))
     return out, LEAF

@@ -405,3 +405,26 @@ def test_an_unused_key_gets_zeros():
     g = sg.grad(f)({"a": np.ones(2), "b": np.ones(3), "unused": np.ones((2, 2))})
     np.testing.assert_array_equal(g["unused"], np.zeros((2, 2)))
     np.testing.assert_array_equal(g["b"], 2.0 * np.ones(3))
+
+
+def _taped_records(dense, frozen):
+    with sg.GradientTape() as tape:
+        tape.watch(frozen)
+        loss = mlp_records_in_dict({"dense": dense, "frozen": frozen, "scale": 0.5}, X)
+    return tape.gradient(loss, {"dense": dense, "frozen": frozen})
+
+
+@pytest.mark.parametrize("form", ["plain", "function"])
+def test_records_as_tape_sources_have_their_structure(form):
+    """Variables in a namedtuple (watched as trainable) and a watched dataclass: the
+    gradient has the sources' structure, and sg.grad's values."""
+    dense = Dense(sg.Variable(W1), sg.Variable(B1))
+    frozen = Frozen(W2.copy(), B2.copy())
+    run = _taped_records if form == "plain" else sg.function(_taped_records)
+    g = run(dense, frozen)
+    want = sg.grad(mlp_records_in_dict)({"dense": Dense(W1, B1), "frozen": Frozen(W2, B2),
+                                         "scale": 0.5}, X)
+    assert type(g["dense"]) is Dense and type(g["frozen"]) is Frozen
+    for got, expected in zip(_leaves(g), _leaves({"dense": want["dense"],
+                                                  "frozen": want["frozen"]})):
+        np.testing.assert_allclose(got, expected, rtol=1e-10)

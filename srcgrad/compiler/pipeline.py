@@ -22,6 +22,8 @@ from ..passes.cleanup import cleanup, drop_unused, forward_copies
 from ..passes.desugar import desugar
 from ..passes.reverse import Reverse, int_names
 from ..runtime import complexes as complexes_rt, fft as fft_rt
+from .. import trees
+from ..variables import Variable
 from . import codegen, source
 from .context import Context, Generated
 
@@ -102,6 +104,33 @@ def _complex_tree(value):
     return _complex(value) or _complex(getattr(value, "_value", None))
 
 
+def note_records(ctx, values):
+    """Names passed a namedtuple or dataclass (or lists, tuples and dicts of them) that
+    ``trees.py`` rebuilds from its fields: their fields are read as the compiler reads a
+    record it built (``passes/normalize/calls.field``)."""
+    for name, value in values.items():
+        cls = type(value)
+        if _holds_variable(value):
+            continue  # a tape's static input: its items and fields resolve to the Variables
+        if trees.record_fields(cls) is not None:
+            ctx.records[name] = cls
+            ctx.containers.add(name)
+            continue
+        items = list(value.items()) if cls is dict else \
+            list(enumerate(value)) if cls in (list, tuple) else []
+        kinds = {k: type(v) for k, v in items if trees.record_fields(type(v)) is not None}
+        if kinds:
+            if len(kinds) == len(items) and len(set(kinds.values())) == 1:
+                kinds[None] = next(iter(kinds.values()))
+            ctx.record_items[name] = kinds
+
+
+def _holds_variable(value):
+    if not trees.is_tree(value):
+        return isinstance(value, Variable)
+    return any(isinstance(leaf, Variable) for _, leaf in trees.flatten(value, strict=False)[0])
+
+
 def _may_be_none(body, result_name):
     """A path that returns nothing (``result = None`` is where early returns start)."""
     return any(isinstance(s, gast.Assign) and isinstance(s.value, gast.Constant)
@@ -138,6 +167,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
         if anno.origin(s) is None:
             anno.set_origin(s, src.origin(s))
     ctx.arg_values = dict(zip(params, sample or ()))
+    note_records(ctx, ctx.arg_values)
     for p, value in zip(params, sample or ()):        # objects passed in: resolve their methods
         if p not in wrt_names and atoms.is_static_object(value):
             ctx.scope.static[p] = value
@@ -301,6 +331,7 @@ def region_front(region, inputs, sample, watch_variables, is_variable, watch_inp
     ctx.variable_sources = watch_variables
     ctx.is_variable = is_variable
     ctx.param_values = dict(zip(params, sample))
+    note_records(ctx, ctx.param_values)
     ctx.as_arrays = set(as_arrays)  # trainable Variables passed as their arrays
     prepare = tape_blocks.Prepare(region, ctx, watch_variables, is_variable,
                                   dict(zip(params, sample)), compile_region, once)

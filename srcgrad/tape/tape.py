@@ -20,13 +20,14 @@ that reruns them from copies of the values noted at entry
 (``passes/repeatable.py``), until the tape issue's remaining work moves them
 to the run-once design.
 """
+import functools
 import sys
 import warnings
 from collections import OrderedDict
 
 import numpy as np
 
-from .. import runtime, variables
+from .. import runtime, trees, variables
 from ..compiler.cache import _cast, _kind, _Same, remember
 from ..compiler.pipeline import compile_region
 from ..compiler.recorded import compile_recorded
@@ -691,40 +692,21 @@ def _pairs(items):
             yield from _pairs(zip(obj, adjoint))
         elif isinstance(obj, dict) and isinstance(adjoint, dict):
             yield from _pairs((obj[k], adjoint[k]) for k in obj)
+        elif isinstance(adjoint, dict) and trees.record_fields(type(obj)) is not None:
+            yield from _pairs((getattr(obj, k), adjoint[k]) for k in adjoint)  # a dataclass
         else:
             yield obj, adjoint
 
 
 def _flatten(structure):
-    """The leaves of a nested list/tuple/dict, and a function rebuilding the structure."""
+    """The leaves of a nested list/tuple/dict/namedtuple/dataclass (``trees.py``), and a
+    function rebuilding the structure."""
     kind = type(structure)
     if (kind is list or kind is tuple) and not any(
-            isinstance(s, (list, tuple, dict)) for s in structure):
+            isinstance(s, (list, tuple, dict)) or trees.is_tree(s) for s in structure):
         # The common case, a flat list of Variables: no per-leaf closures.
         return list(structure), list if kind is list else tuple
-    if isinstance(structure, (list, tuple)):
-        parts = [_flatten(s) for s in structure]
-        leaves = [leaf for p in parts for leaf in p[0]]
-
-        def rebuild(values, parts=parts, kind=type(structure)):
-            out, i = [], 0
-            for p in parts:
-                n = len(p[0])
-                out.append(p[1](values[i:i + n]))
-                i += n
-            return kind(out) if kind is not list else out
-        return leaves, rebuild
-    if isinstance(structure, dict):
-        keys = list(structure)
-        parts = [_flatten(structure[k]) for k in keys]
-        leaves = [leaf for p in parts for leaf in p[0]]
-
-        def rebuild(values, parts=parts, keys=keys):
-            out, i = {}, 0
-            for k, p in zip(keys, parts):
-                n = len(p[0])
-                out[k] = p[1](values[i:i + n])
-                i += n
-            return out
-        return leaves, rebuild
-    return [structure], lambda values: values[0]
+    if not trees.is_tree(structure):
+        return [structure], lambda values: values[0]
+    pairs, treedef = trees.flatten(structure, strict=False)
+    return [leaf for _, leaf in pairs], functools.partial(trees.unflatten, treedef)

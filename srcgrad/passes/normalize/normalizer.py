@@ -6,6 +6,7 @@ import re
 import gast
 import numpy as np
 
+from ... import trees
 from ...ir import anno, templates as T
 from ...ir.aliasing import shared_names
 from ...ir.effects import HiddenWrites
@@ -121,7 +122,9 @@ class Normalizer:
         return out
 
     def _find_static(self, body):
-        """Single-assignment locals bound to a nested def or a static object."""
+        """Single-assignment locals bound to a nested def or a static object (or a
+        container of Variables a tape watches, which nothing changes)."""
+        mutated = _mutated_containers(body)
         for s in walk_stmts(body):
             if isinstance(s, gast.FunctionDef) and self.counts.get(s.name) == 1:
                 self.scope.local_defs[s.name] = s
@@ -132,8 +135,43 @@ class Normalizer:
                 if name in self.scope.static:
                     continue
                 obj = self.scope.value(s.value)
-                if obj is not MISSING and _is_static_object(obj):
+                if obj is not MISSING and (_is_static_object(obj) or self._of_sources(obj)
+                                           and name not in mutated):
                     self.scope.static[name] = obj
+            elif (isinstance(s, gast.Assign) and len(s.targets) == 1
+                  and isinstance(s.targets[0], gast.Name) and self.counts.get(s.targets[0].id) == 1
+                  and isinstance(s.value, (gast.List, gast.Tuple, gast.Dict))
+                  and self.ctx.variable_sources and s.targets[0].id not in mutated):
+                # ``model = {"dense": layer}`` of Variables a tape watches: its items are
+                # known when compiling, so ``model["dense"][0]`` reads the Variable.
+                obj = self._display_value(s.value)
+                if obj is not MISSING and self._of_sources(obj):
+                    self.scope.static[s.targets[0].id] = obj
+
+    def _display_value(self, node):
+        """The value of a list/tuple/dict display, with MISSING for the items not known
+        when compiling (reading one of them statically gives MISSING) and for reads of
+        a Variable, which the display holds as an array once normalized (``read_value``)."""
+        if isinstance(node, gast.Constant):
+            return node.value
+        if isinstance(node, (gast.List, gast.Tuple)):
+            items = [self._display_value(e) for e in node.elts]
+            return items if isinstance(node, gast.List) else tuple(items)
+        if isinstance(node, gast.Dict):
+            if not all(isinstance(k, gast.Constant) for k in node.keys):
+                return MISSING
+            return dict(zip([k.value for k in node.keys], map(self._display_value, node.values)))
+        if isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)) \
+                and not self.scope.is_source(node):
+            return self.scope.value(node)
+        return MISSING
+
+    def _of_sources(self, value):
+        """Is ``value`` a list, tuple, dict or record holding a Variable a tape watches?"""
+        if not self.ctx.variable_sources or not trees.is_tree(value):
+            return False
+        return any(self.ctx.is_variable(leaf) and getattr(leaf, "trainable", False)
+                   for _, leaf in trees.flatten(value, strict=False)[0])
 
     def _varied(self, body, wrt):
         varied = set(wrt)
@@ -194,6 +232,13 @@ class Normalizer:
             as_written.check(written, self.varied, self.scope,
                              lambda message, remedy: self.ctx.error(message, s, remedy))
         k = anno.kind(s)
+        if k in ("getitem", "copy") and self.scope.is_source(s.value):
+            # An item found, since, to be a Variable a tape watches (``W = layer[0]`` once
+            # ``layer`` is known to hold Variables): read as one.
+            self.changed = True
+            out = []
+            self.variable_read(s.value, out, s.targets[0].id, s.targets[0].id)
+            return out
         if (k is not None and k != "opaque") or getattr(s, "sg_norule", None) is not None:
             return [s]
         self.writes.check(s, lambda message, remedy: self.ctx.error(message, s, remedy))
@@ -248,7 +293,7 @@ class Normalizer:
             self.expr(value, out, target.id)
             return out
         if isinstance(target, (gast.Tuple, gast.List)):
-            if not varied_value:
+            if not varied_value and not self._holds_sources(value):
                 return [anno.set_kind(s, "opaque")]
             self.changed = True
             out = []
@@ -311,6 +356,11 @@ class Normalizer:
             # Evaluate every element before binding any name: ``a, b = b, a``.
             atoms = [self._pin(a, out, _hint(t)) for a, t in zip(atoms, target.elts)]
             out += self._views_of_written(target, value, atoms)
+        elif self._holds_sources(value):
+            # ``W, b = layer`` of a tuple of Variables known when compiling: each item
+            # read as itself (``layer[0]``), a read of the Variable a tape watches.
+            atoms = [gast.Subscript(copy.deepcopy(value), T.const(i), gast.Load())
+                     for i in range(len(target.elts))]
         else:
             whole = self.atom(value, out, hint=_hint(target))
             atoms = [gast.Subscript(copy.deepcopy(whole), T.const(i), gast.Load())
@@ -323,6 +373,15 @@ class Normalizer:
             else:
                 node = anno.like(T.assign(t, a), self.cur)
                 out += self.assign(node)
+
+    def _holds_sources(self, node):
+        """Is ``node`` a list or tuple (a namedtuple too) known when compiling that holds a
+        Variable a tape watches (at any depth)?"""
+        if not self.ctx.variable_sources or \
+                not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)):
+            return False
+        value = self.scope.value(node)
+        return isinstance(value, (list, tuple)) and self._of_sources(value)
 
     def _views_of_written(self, target, value, atoms):
         """Run-time checks that no item read is a view of an array the targets write into.
@@ -898,3 +957,31 @@ def _leaves(target, value, expr):
             return None
         out += inner
     return out
+
+
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
+                       "setdefault", "popitem", "sort", "reverse", "__setitem__", "__delitem__"})
+
+
+def _mutated_containers(body):
+    """Names whose container a statement may change: an item stored or deleted, a
+    mutating method called, on it or on a name it was copied to (``other = pairs``)."""
+    out, copies = set(), []
+    for node in gast.walk(gast.Module(list(body), [])):
+        if isinstance(node, gast.Assign) and isinstance(node.value, gast.Name):
+            copies += [(t.id, node.value.id) for t in node.targets if isinstance(t, gast.Name)]
+        if isinstance(node, gast.Subscript) and isinstance(node.ctx, (gast.Store, gast.Del)) \
+                and isinstance(node.value, gast.Name):
+            out.add(node.value.id)
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                and node.func.attr in _MUTATORS and isinstance(node.func.value, gast.Name):
+            out.add(node.func.value.id)
+    changed = True
+    while changed:
+        changed = False
+        for copy_name, name in copies:
+            if copy_name in out and name not in out:
+                out.add(name)
+                changed = True
+    return out
+
