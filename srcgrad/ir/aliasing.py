@@ -50,6 +50,11 @@ def shared_names(body, scope):
     return shared
 
 
+# Methods that change the list or dict they are called on.
+MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
+                       "setdefault", "popitem", "sort", "reverse"})
+
+
 def _transient_views(body, loads, scope):
     """Bindings ``t = b`` / ``t = b[1:]`` whose sharing nothing can observe.
 
@@ -78,6 +83,9 @@ def _transient_views(body, loads, scope):
                     written.add(n.value.id)
                 elif getattr(n, "sg_inplace", False) and isinstance(n.targets[0], gast.Name):
                     written.add(n.targets[0].id)  # ``x += v``: into x's array, if an array
+                elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                        and n.func.attr in MUTATORS and isinstance(n.func.value, gast.Name):
+                    written.add(n.func.value.id)  # ``t.append(v)``: into t's list
             found = seen_stmts[id(stmt)] = (names, written)
         return found
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ... import trees
 from ...ir import anno, templates as T
-from ...ir.aliasing import shared_names
+from ...ir.aliasing import MUTATORS as _MUTATORS, shared_names
 from ...ir.effects import HiddenWrites
 from ...ir.atoms import (OP_NAMES, OP_SYMBOLS, hint as _hint, is_constant as _is_constant,
                         is_simple_index as _is_simple_index, is_static_object as _is_static_object,
@@ -92,6 +92,7 @@ class Normalizer:
             self.varied = self._varied(fn.body, wrt)
             self.writes = HiddenWrites(fn.body, self.varied, self.scope)
             self.not_sequences = _bound_to_other_than_sequences(fn.body)
+            self.appended_aliases = _appended_aliases(fn.body)
             self.changed = False
             fn.body = self.block(fn.body)
             if not self.changed:
@@ -429,6 +430,14 @@ class Normalizer:
         f = call.func
         if isinstance(f, gast.Attribute) and f.attr == "append" and isinstance(f.value, gast.Name) \
                 and len(call.args) == 1 and not call.keywords:
+            if f.value.id in self.appended_aliases:
+                # The adjoint of an append pops it from the name it was appended to; the
+                # list another name also holds (``alias = items``) would be read apart.
+                raise self.ctx.error(
+                    f"appending a differentiable value to `{f.value.id}`, a list another "
+                    "name also holds (a copy of the name, or an item of a container), is "
+                    "not supported", s, f"append to the list under one name only, or build "
+                    f"a new list: {f.value.id} = {f.value.id} + [item]")
             self.changed = True
             out = []
             atom = self.atom(call.args[0], out, hint=f.value.id + "_item")
@@ -959,10 +968,6 @@ def _leaves(target, value, expr):
     return out
 
 
-_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
-                       "setdefault", "popitem", "sort", "reverse", "__setitem__", "__delitem__"})
-
-
 def _mutated_containers(body):
     """Names whose container a statement may change: an item stored or deleted, a
     mutating method called, on it or on a name it was copied to (``other = pairs``)."""
@@ -985,3 +990,27 @@ def _mutated_containers(body):
                 changed = True
     return out
 
+
+def _appended_aliases(body):
+    """Names appended to after being bound to another name's list (``alias = items``),
+    or bound to it before ``items`` is appended to, where the other name is read
+    afterwards: the two names hold one list, which an append's adjoint cannot see."""
+    out, appended, loaded = set(), set(), set()
+    for s in reversed(list(walk_stmts(body))):  # what the statements after each one do
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name):
+            pair = (s.targets[0].id, s.value.id)
+            for name, other in (pair, pair[::-1]):
+                if name in appended and other in loaded:
+                    out.add(name)
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            nodes = T.walk(s.test if isinstance(s, (gast.If, gast.While)) else s.iter)
+        else:
+            nodes = T.walk(s)
+        for n in nodes:
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                    and n.func.attr in _MUTATORS and isinstance(n.func.value, gast.Name):
+                appended.add(n.func.value.id)
+            elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                loaded.add(n.id)
+    return out
