@@ -8,6 +8,8 @@ The convention: for a real loss ``L`` of ``z = x + iy`` the gradient is
 seed TensorFlow uses, ``ones_like``), so the gradient of a holomorphic ``f`` is
 ``conj(f'(z))``.
 """
+import warnings
+
 import numpy as np
 import pytest
 
@@ -171,6 +173,106 @@ def test_every_form_agrees(f):
 @pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
 def test_second_order(f):
     check_grads(f, (Z, W), order=2, rtol=1e-4, atol=1e-6)
+
+
+# -- every rule that holds for complex values as written (rules/complexes.py AS_IS), and
+# the holomorphic products and decompositions, one call each, to second order -----------
+
+ZA = RNG.normal(size=(3, 4)) + 1j * RNG.normal(size=(3, 4))
+CA = RNG.normal(size=(3, 4)) + 1j * RNG.normal(size=(3, 4))
+
+
+def _projected(y):
+    """A real loss reading every element of ``y`` along both axes."""
+    c = np.resize(CA.ravel(), np.size(y)).reshape(np.shape(y))
+    return np.real(np.sum(y * np.conj(c))) + np.sum(np.abs(y) ** 2) * 0.1
+
+
+AS_IS_CASES = {
+    "sum": lambda z: np.sum(z, axis=0),
+    "mean": lambda z: np.mean(z, axis=1),
+    "var": lambda z: np.var(z, axis=0),
+    "std": lambda z: np.std(z),
+    "cumsum": lambda z: np.cumsum(z, axis=1),
+    "trace": lambda z: np.trace(z[:, :3]),
+    "reshape": lambda z: z.reshape(4, 3),
+    "ravel": lambda z: np.ravel(z),
+    "T": lambda z: z.T,
+    "swapaxes": lambda z: np.swapaxes(z, 0, 1),
+    "moveaxis": lambda z: np.moveaxis(z, 0, 1),
+    "expand": lambda z: np.expand_dims(z, 0),
+    "squeeze": lambda z: np.squeeze(z[None]),
+    "broadcast_to": lambda z: np.broadcast_to(z[0], (2, 4)),
+    "flip": lambda z: np.flip(z, 1),
+    "triu": lambda z: np.triu(z),
+    "tril": lambda z: np.tril(z, 1),
+    "concat": lambda z: np.concatenate([z, z * 2]),
+    "hstack": lambda z: np.hstack([z, z]),
+    "vstack": lambda z: np.vstack([z, z]),
+    "stack": lambda z: np.stack([z, z], 1),
+    "copy": lambda z: np.copy(z),
+    "array": lambda z: np.array([z[0, 0], z[1, 1]]),
+    "asarray": lambda z: np.asarray(z),
+    "item": lambda z: z[0, 1].item(),
+    "full_like": lambda z: np.full_like(z, z[0, 0]),
+    "full": lambda z: np.full((2,), z[1, 1]),
+    "repeat": lambda z: np.repeat(z, 2, axis=0),
+    "tile": lambda z: np.tile(z, (2, 1)),
+    "roll": lambda z: np.roll(z, 1, axis=1),
+    "split": lambda z: np.split(z, 2, axis=1)[1],
+    "array_split": lambda z: np.array_split(z, 3, axis=1)[2],
+    "hsplit": lambda z: np.hsplit(z, 2)[0],
+    "vsplit": lambda z: np.vsplit(z, 3)[1],
+    "diag": lambda z: np.diag(z[:, :3]),
+    "diag1": lambda z: np.diag(z[0]),
+    "diagonal": lambda z: np.diagonal(z),
+    "atleast": lambda z: np.atleast_3d(z),
+    "flipud": lambda z: np.flipud(z),
+    "fliplr": lambda z: np.fliplr(z),
+    "rot90": lambda z: np.rot90(z),
+    "rollaxis": lambda z: np.rollaxis(z, 1),
+    "column_stack": lambda z: np.column_stack([z[0], z[1]]),
+    "dstack": lambda z: np.dstack([z, z]),
+    "append": lambda z: np.append(z, z[0]),
+    "take": lambda z: np.take(z, [0, 2, 2], axis=1),
+    "take_flat": lambda z: np.take(z, [1, 1, 5]),
+    "take_along": lambda z: np.take_along_axis(z, np.array([[0, 2], [1, 1], [3, 0]]), 1),
+    "diff": lambda z: np.diff(z, axis=1),
+    "gradient": lambda z: np.gradient(z, axis=1),
+    "where": lambda z: np.where(np.abs(z) > 1, z, 2 * z),
+    "index": lambda z: z[[0, 0, 2], 1:3],
+    "pad": lambda z: np.pad(z, 1),
+    "pad_reflect": lambda z: np.pad(z, ((1, 0), (2, 1)), mode="reflect"),
+    "prod": lambda z: np.prod(z, axis=0),
+    "cumprod": lambda z: np.cumprod(z, axis=1),
+    "kron": lambda z: np.kron(z[0], z[1]),
+    "cross": lambda z: np.cross(z[0, :3], z[1, :3]),
+    "inner": lambda z: np.inner(z, z),
+    "tensordot": lambda z: np.tensordot(z, z, axes=([1], [1])),
+    "einsum": lambda z: np.einsum("ij,kj->ik", z, z),
+    "dot": lambda z: np.dot(z, z.T),
+    "outer": lambda z: np.outer(z[0], z[1]),
+    "solve": lambda z: np.linalg.solve(z[:, :3] + 3 * np.eye(3), z[:, 3]),
+    "inv": lambda z: np.linalg.inv(z[:, :3] + 3 * np.eye(3)),
+    "det": lambda z: np.linalg.det(z[:, :3]),
+    "builtin_sum": lambda z: sum([z[0], z[1]]),
+    "builtin_abs": lambda z: abs(z[0, 0]),
+    "fftshift": lambda z: np.fft.fftshift(z),
+    "ifftshift": lambda z: np.fft.ifftshift(z, axes=0),
+}
+
+
+def _loss_of(f):
+    def loss(z):
+        return _projected(f(z))
+    return loss
+
+
+@pytest.mark.parametrize("name", sorted(AS_IS_CASES))
+def test_rule_takes_complex_values_to_second_order(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)  # no part dropped
+        check_grads(_loss_of(AS_IS_CASES[name]), (ZA,), order=2)
 
 
 # -- real inputs through complex values: real gradients --------------------------------

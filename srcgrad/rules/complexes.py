@@ -40,7 +40,7 @@ AS_IS = frozenset({
     np.repeat, np.tile, np.roll, np.split, np.array_split, np.hsplit, np.vsplit,
     np.dsplit, np.diag, np.diagonal, np.atleast_1d, np.atleast_2d, np.atleast_3d,
     np.flipud, np.fliplr, np.rot90, np.rollaxis, np.column_stack, np.dstack, np.append,
-    np.take, np.take_along_axis, np.diff, np.gradient,
+    np.take, np.take_along_axis, np.diff, np.gradient, np.pad, _h.broadcast_to, builtins.sum,
 }) | frozenset(fft.TABLE)  # their helpers give real inputs real adjoints
 
 HOLOMORPHIC = frozenset({
@@ -96,6 +96,6 @@ def form(func, rule):
     if func in EXPLICIT:
         return EXPLICIT[func]
     if func in AS_IS or func in TABLE or func in helpers.TABLE \
-            or rule in (helpers.SEQUENCE_CONCAT, helpers.SEQUENCE_REPEAT):
+            or rule in (helpers.SEQUENCE_CONCAT, helpers.SEQUENCE_REPEAT, helpers.SEQUENCE_COPY):
         return "as_is"  # srcgrad's own helpers: linear in the adjoints they move
     return None

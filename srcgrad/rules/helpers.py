@@ -44,6 +44,9 @@ TABLE = {
 SEQUENCE_CONCAT = Rule("a, b", a="g[:len(a)]", b="g[len(a):]",
                        rows={"a": "g[:len(a)]", "b": "g[len(a):]"})
 SEQUENCE_REPEAT = Rule("a, n", a="_sg.repeat_grad(g, a)")
+# ``list(seq)`` / ``tuple(seq)`` of a list or tuple: the same items (arrays iterated
+# by rows are made lists first, passes/normalize/calls.sequence_call).
+SEQUENCE_COPY = Rule("iterable", iterable="g", rows={"iterable": "g"})
 
 NONDIFF = {rt.dict_keys, rt.dict_sorted, rt.field_index, rt.seed_like, rt.like, rt.zeros_like, rt.check_scalar, rt.check_not_array,
            rt.check_not_view, stop_gradient}

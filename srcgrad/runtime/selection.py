@@ -48,7 +48,11 @@ def scatter_add(grad, positions, size):
     The adjoint of a gather, written with ``np.bincount`` (which has a rule)
     rather than ``np.add.at`` (which writes in place).
     """
-    total = np.bincount(np.ravel(positions), weights=np.ravel(grad), minlength=size)
+    flat = np.ravel(positions)
+    if complex_input(grad):  # bincount sums real weights: the two parts apart
+        return np.bincount(flat, weights=np.real(np.ravel(grad)), minlength=size) + \
+            1j * np.bincount(flat, weights=np.imag(np.ravel(grad)), minlength=size)
+    total = np.bincount(flat, weights=np.ravel(grad), minlength=size)
     if np.result_type(total) != np.result_type(grad):  # bincount's sums are float64
         total = astype(total, np.result_type(grad))
     return total

@@ -21,7 +21,7 @@ from ...ir import anno, templates as T
 from ...ir.atoms import is_static_object, qualname
 from ...ir.resolve import MISSING, is_library
 from ...ir.varied import expr_varied
-from ...rules import table
+from ...rules import helpers, table
 from ...rules.entry import params as rule_params
 from . import inline
 
@@ -132,6 +132,8 @@ def call(norm, node, out, dest, hint=None):
         return inline.inline(norm, obj, None, node, out, dest)
     if isinstance(obj, type) and trees.record_fields(obj) is not None:
         return record(norm, node, obj, out, dest, hint)
+    if obj in (list, tuple) and len(node.args) == 1 and not node.keywords:
+        return sequence_call(norm, node, obj, out, dest, hint)
     if isinstance(obj, type):
         raise norm.ctx.error(f"creating a `{obj.__name__}` from differentiable values is not "
                              "supported", norm.cur)
@@ -182,6 +184,30 @@ def record(norm, node, cls, out, dest, hint):
     norm.ctx.records[d] = cls
     norm.varied.add(d)
     return d
+
+
+def sequence_call(norm, node, kind, out, dest, hint):
+    """``list(seq)`` / ``tuple(seq)`` of differentiable values: of a list or tuple, the
+    same items; of anything else (an array's rows, a generator expression), the list
+    a comprehension makes (``[v for v in seq]``), then the tuple of it."""
+    arg = node.args[0]
+    if not (isinstance(arg, (gast.List, gast.Tuple, gast.ListComp))
+            or isinstance(arg, gast.Name) and arg.id in norm.ctx.containers):
+        if isinstance(arg, gast.GeneratorExp):
+            arg = gast.ListComp(arg.elt, arg.generators)
+        else:
+            item = norm.ctx.namer.fresh("item")
+            arg = gast.ListComp(T.name(item), [gast.comprehension(T.name(item, store=True),
+                                                                  arg, [], 0)])
+        if kind is list:
+            return norm.expr(anno.like(arg, node), out, dest, hint)
+    items = norm.atom(arg, out, f"{hint}_items")
+    d = norm._dest(dest, hint)
+    name = T.name(kind.__name__) if norm.scope.value(T.name(kind.__name__)) is kind \
+        else norm.ctx.constant(kind)
+    stmt = T.assign(d, gast.Call(name, [items], []))
+    norm.ctx.containers.add(d)
+    return _prim(norm, stmt, None, [items], {}, out, d, rule=helpers.SEQUENCE_COPY)
 
 
 def _record_default(cls, field):
@@ -334,14 +360,33 @@ def _expand_starred(norm, node):
     args = []
     for a in node.args:
         if isinstance(a, gast.Starred):
-            elts = norm.ctx.tuples.get(a.value.id) if isinstance(a.value, gast.Name) else None
+            elts = _starred_items(norm, a.value)
             if elts is None:
                 raise norm.ctx.error("*arguments in a call are only supported for the "
-                                     "function's own *args", norm.cur)
+                                     "function's own *args (or a constant slice of them) "
+                                     "and tuple or list displays", norm.cur)
             args += [copy.deepcopy(e) for e in elts]
         else:
             args.append(a)
     return gast.Call(node.func, args, node.keywords)
+
+
+def _starred_items(norm, value):
+    """The items ``*value`` spreads, known when compiling: the function's own ``*args``,
+    a constant slice or item of it (``*args[1:]``), a tuple or list display."""
+    if isinstance(value, (gast.Tuple, gast.List)) and not any(
+            isinstance(e, gast.Starred) for e in value.elts):
+        return list(value.elts)
+    if isinstance(value, gast.Name):
+        return norm.ctx.tuples.get(value.id)
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
+            and value.value.id in norm.ctx.tuples and isinstance(value.slice, gast.Slice):
+        parts = [value.slice.lower, value.slice.upper, value.slice.step]
+        if all(p is None or isinstance(p, gast.Constant) and type(p.value) is int
+               for p in parts):
+            cut = slice(*[None if p is None else p.value for p in parts])
+            return norm.ctx.tuples[value.value.id][cut]
+    return None
 
 
 def method(norm, node, out, dest, hint):

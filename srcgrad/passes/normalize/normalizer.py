@@ -2,6 +2,7 @@
 import builtins
 import copy
 import re
+import types
 
 import gast
 import numpy as np
@@ -244,6 +245,13 @@ class Normalizer:
             return [s]
         self.writes.check(s, lambda message, remedy: self.ctx.error(message, s, remedy))
         if isinstance(s, gast.If):
+            taken = self._static_truth(s.test)
+            if taken is not None:
+                # ``if self.activation is not None:`` with activation=None: the branch
+                # that cannot run is not compiled (its calls may have no rule). The
+                # values read are guarded (ir/resolve.py): another one compiles anew.
+                self.changed = True
+                return self.block(s.body if taken else s.orelse)
             s.body = self.block(s.body)
             s.orelse = self.block(s.orelse)
             return [s]
@@ -374,6 +382,47 @@ class Normalizer:
             else:
                 node = anno.like(T.assign(t, a), self.cur)
                 out += self.assign(node)
+
+    def _static_truth(self, test):
+        """The truth of an ``if`` test known when compiling (a flag, ``x is None``,
+        ``mode == "train"``, ``not``/``and``/``or`` of those), or None."""
+        if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
+            inner = self._static_truth(test.operand)
+            return None if inner is None else not inner
+        if isinstance(test, gast.BoolOp):
+            parts = [self._static_truth(v) for v in test.values]
+            if any(p is None for p in parts):
+                return None
+            return all(parts) if isinstance(test.op, gast.And) else any(parts)
+        if isinstance(test, gast.Compare) and len(test.ops) == 1:
+            left, right = self._static_value(test.left), self._static_value(test.comparators[0])
+            if left is MISSING or right is MISSING:
+                return None
+            op = type(test.ops[0])
+            if op in (gast.Is, gast.IsNot) and (left is None or right is None):
+                return (left is right) == (op is gast.Is)
+            if op in (gast.Eq, gast.NotEq) and all(
+                    type(v) in _PLAIN_CONSTANTS for v in (left, right)):
+                return (left == right) == (op is gast.Eq)
+            return None
+        value = self._static_value(test)
+        if value is MISSING:
+            return None
+        if type(value) in _PLAIN_CONSTANTS:
+            return bool(value)
+        if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc, type)):
+            return True  # a function or class set (``if self.activation:``)
+        return None
+
+    def _static_value(self, node):
+        """A constant, or the value of a name/attribute/item known when compiling (never
+        a differentiated one), or MISSING."""
+        if isinstance(node, gast.Constant):
+            return node.value
+        if not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)) \
+                or expr_varied(node, self.varied, self.scope):
+            return MISSING
+        return self.scope.value(node)
 
     def _holds_sources(self, node):
         """Is ``node`` a list or tuple (a namedtuple too) known when compiling that holds a
@@ -991,6 +1040,10 @@ def _mutated_containers(body):
     return out
 
 
+# Values whose truth and equality a test may be decided on when compiling.
+_PLAIN_CONSTANTS = (bool, int, str, type(None))
+
+
 def _appended_aliases(body):
     """Names appended to after being bound to another name's list (``alias = items``),
     or bound to it before ``items`` is appended to, where the other name is read
@@ -1009,7 +1062,7 @@ def _appended_aliases(body):
             nodes = T.walk(s)
         for n in nodes:
             if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
-                    and n.func.attr in _MUTATORS and isinstance(n.func.value, gast.Name):
+                    and n.func.attr == "append" and isinstance(n.func.value, gast.Name):
                 appended.add(n.func.value.id)
             elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 loaded.add(n.id)
