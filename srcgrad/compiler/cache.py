@@ -114,11 +114,12 @@ def _holds_objects(items, depth=3):
 
 
 def _structure(obj, depth):
-    """The classes of an object's attributes, and the lengths of its lists of objects.
+    """The classes of an object's attributes, the lengths of its lists of objects, and
+    its flags (None, bool and str attributes).
 
     Compiled code is specialised on them (methods resolved, loops over
-    ``self.layers`` unrolled), so a model with another number or kind of
-    layers must compile anew.
+    ``self.layers`` unrolled, ``if self.activation is not None:`` decided), so a
+    model with another number or kind of layers, or other flags, must compile anew.
     """
     if depth == 0 or hasattr(obj, "__array__"):
         return ()  # arrays and Variables are data: their class is enough
@@ -130,6 +131,9 @@ def _structure(obj, depth):
             out.append((name, dict, tuple((k, _attribute(v, depth)) for k, v in value.items())))
         elif isinstance(value, (_BY_IDENTITY, types.MethodType)) or hasattr(value, "__dict__"):
             out.append((name, _attribute(value, depth)))
+        elif value is None or type(value) in (bool, str):
+            # Flags and modes: an ``if`` on one is decided when compiling (normalizer).
+            out.append((name, value))
     return tuple(out)
 
 

@@ -1040,8 +1040,9 @@ def _mutated_containers(body):
     return out
 
 
-# Values whose truth and equality a test may be decided on when compiling.
-_PLAIN_CONSTANTS = (bool, int, str, type(None))
+# Values whose truth and equality a test may be decided on when compiling: those an
+# object's kind includes (compiler/cache._structure), so that another one compiles anew.
+_PLAIN_CONSTANTS = (bool, str, type(None))
 
 
 def _appended_aliases(body):
