@@ -1,12 +1,14 @@
 """srcgrad: a source-to-source gradient compiler for plain Python + NumPy."""
 from .api import adjoint_source, function, grad, value_and_grad
 from .errors import CompileError, SourceUnavailableError
+from .forward import ForwardAccumulator, hvp, jvp
 from .functions import custom_gradient, py_function
 from .tape.tape import GradientTape
 from .variables import UnconnectedGradients, Variable, constant, stop_gradient
 
 __all__ = [
     "CompileError",
+    "ForwardAccumulator",
     "GradientTape",
     "SourceUnavailableError",
     "UnconnectedGradients",
@@ -18,6 +20,8 @@ __all__ = [
     "adjoint_source",
     "function",
     "grad",
+    "hvp",
+    "jvp",
     "value_and_grad",
 ]
 __version__ = "0.1.0"

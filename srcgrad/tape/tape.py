@@ -297,10 +297,14 @@ class GradientTape:
 
     # -- recording ----------------------------------------------------------------
     def __enter__(self):
+        return self._enter(sys._getframe(1))
+
+    def _enter(self, frame):
+        """Start recording the ``with`` block ``frame`` is at (the user's, also when a
+        ForwardAccumulator enters its tape)."""
         if self._current is not None:
             raise ValueError("Tape is still recording, This can happen if you try to re-enter "
                              "an already-active tape.")
-        frame = sys._getframe(1)
         where = blocks.locate(frame)
         if where.inputs is None:
             where.inputs = region_inputs(where)
@@ -367,6 +371,9 @@ class GradientTape:
         variables._TAPES.add(self)
 
     def __exit__(self, exc_type, exc, tb):
+        return self._exit(sys._getframe(1), exc_type, exc)
+
+    def _exit(self, frame, exc_type, exc):
         record, self._current = self._current, None
         if record is not None and record.skipper is not None:
             skipper, record.skipper = record.skipper, None
@@ -377,7 +384,7 @@ class GradientTape:
             self._recorded(record)
             return True
         if exc_type is None and record is not None:
-            local = sys._getframe(1).f_locals
+            local = frame.f_locals
             record.outputs = {n: local[n] for n in record.region.outputs if n in local}
             self._recorded(record)
         elif record is not None:
@@ -682,7 +689,8 @@ def _is_data(value):
     """Values a block reads from its frame: all but modules (they are resolved as globals)."""
     import types
 
-    return not isinstance(value, (types.ModuleType, GradientTape))
+    return not isinstance(value, (types.ModuleType, GradientTape)) \
+        and not getattr(type(value), "__srcgrad_recorder__", False)
 
 
 def _pairs(items):

@@ -1,0 +1,260 @@
+"""Directional derivatives: ``jvp``, ``hvp`` and ``ForwardAccumulator``.
+
+Today they are computed with the reverse-mode compiler, by transposition: for
+``y = f(x)`` the adjoint ``u -> J^T u`` is linear in ``u``, so
+
+    J v = d/du <J^T u, v>
+
+(the real inner product, C as R^2: TensorFlow's convention for complex values),
+one gradient of a gradient, which srcgrad differentiates like any code; and
+``H v = d/dx <grad f(x), v>``. The answers are exact (what ``sg.grad`` computes,
+to second order); a forward-mode source transformation with its own tangent
+rules, and its speed, is not done yet (issue 14).
+
+The functions ``t`` and ``h`` differentiated are generated as source (named in
+the user's terms: ``<f>_tangent_of``), compiled once per function and kind of
+arguments, and cached like any gradient.
+"""
+import types
+import weakref
+
+import numpy as np
+
+from . import trees
+from .api import grad
+from .compiler import codegen
+
+__all__ = ["jvp", "hvp", "ForwardAccumulator"]
+
+_TRANSPOSED = weakref.WeakKeyDictionary()  # f -> {structure key: gradient of t}
+
+
+def jvp(f, primals, tangents):
+    """``(f(*primals), J @ tangents)``: the value of ``f`` and its derivative along
+    ``tangents`` (one per primal, each of the primal's shape, or tree).
+
+    As ``jax.jvp``: ``primals`` and ``tangents`` are tuples (or lists) of the
+    positional arguments and of their directions. Trees (dict, list, tuple,
+    namedtuple, dataclass) are taken where ``sg.grad`` takes them; the tangent of a
+    tree result has its structure.
+    """
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents; give "
+                         "one tangent per primal")
+    for i, (p, t) in enumerate(zip(primals, tangents)):
+        _check_like(p, t, i)
+    value = f(*primals)
+    if not primals:
+        return value, _zeros(value)
+    derivative = _transposed(f, primals, tangents, value)
+    return value, derivative(*primals, _zeros(value), *tangents)
+
+
+def hvp(f):
+    """``hvp(f)(*args, v)``: the Hessian of scalar ``f`` (with respect to its first
+    argument) times ``v``, ``d/dx <grad f(x), v>``."""
+    gradient = grad(f)
+    compiled = {}
+
+    def hessian_vector_product(*args):
+        *args, v = args
+        if not args:
+            raise TypeError("hvp(f)(x, ..., v) needs the arguments of f and a direction v")
+        _check_like(args[0], v, 0)
+        key = (_paths_key(args[0]), _complex_key(args[0], v), len(args))
+        h = compiled.get(key)
+        if h is None:
+            h = compiled[key] = grad(_projection(gradient, len(args), args[0], v, "hvp"))
+        return h(*args, v)
+
+    hessian_vector_product.__name__ = f"hvp_{getattr(f, '__name__', 'f')}"
+    return hessian_vector_product
+
+
+# -- the generated functions ------------------------------------------------------------
+
+def _transposed(f, primals, tangents, value):
+    """The gradient (in ``u``) of ``t(*xs, u, *vs) = sum_i <vjp_i(xs, u), v_i>``."""
+    key = (len(primals), tuple(map(_paths_key, primals)), _paths_key(value),
+           tuple(_complex_key(p, t) for p, t in zip(primals, tangents)), _complex_key(value))
+    try:
+        per_fn = _TRANSPOSED.setdefault(f, {})
+    except TypeError:  # not weakly referable (a bound method made anew): not cached
+        per_fn = {}
+    found = per_fn.get(key)
+    if found is None:
+        n = len(primals)
+        xs = [f"x{i}" for i in range(n)]
+        vs = [f"v{i}" for i in range(n)]
+        s = _load(f"def s({', '.join(xs)}, u):\n    y = f({', '.join(xs)})\n"
+                  f"    return {_inner('y', 'u', value, value)}\n", "s", {"f": f}, f)
+        vjp = grad(s, wrt=tuple(range(n)))
+        terms = " + ".join(_inner(f"g[{i}]", vs[i], p, t)
+                           for i, (p, t) in enumerate(zip(primals, tangents)))
+        t = _load(f"def t({', '.join(xs)}, u, {', '.join(vs)}):\n"
+                  f"    g = vjp({', '.join(xs)}, u)\n    return {terms}\n", "t", {"vjp": vjp}, f)
+        found = per_fn[key] = grad(t, wrt=n)
+    return found
+
+
+def _projection(gradient, nargs, x, v, what):
+    """``h(*args, v) = <gradient(*args), v>``, as source srcgrad reads."""
+    args = [f"a{i}" for i in range(nargs)]
+    text = (f"def h({', '.join(args)}, v):\n    g = gradient({', '.join(args)})\n"
+            f"    return {_inner('g', 'v', x, v)}\n")
+    return _load(text, "h", {"gradient": gradient}, gradient)
+
+
+def _inner(a, b, like_a, like_b):
+    """Source for the real inner product of trees ``a`` and ``b`` (shaped like
+    ``like_a``/``like_b``): C as R^2 where a leaf may be complex."""
+    terms = []
+    for path, la, lb in zip(_paths(like_a), _leaves(like_a), _leaves(like_b)):
+        at = a + "".join(f"[{k!r}]" for k in path)
+        bt = b + "".join(f"[{k!r}]" for k in path)
+        if np.iscomplexobj(la) or np.iscomplexobj(lb):
+            terms.append(f"np.real(np.sum({at} * np.conj({bt})))")
+        else:
+            terms.append(f"np.sum({at} * {bt})")
+    return " + ".join(terms) or "0.0"
+
+
+def _load(text, name, cells, f):
+    label = getattr(f, "__qualname__", None) or getattr(f, "__name__", "f")
+    header = f"# {label}: a directional derivative by transposition; generated by srcgrad\n"
+    cells = {"np": np, **cells}
+    return codegen.load(header + text, name, {"__builtins__": __builtins__},
+                        {k: types.CellType(v) for k, v in cells.items()}, f"forward {label}")
+
+
+# -- trees ------------------------------------------------------------------------------
+
+def _paths(value, prefix=()):
+    """Keys, indices and field names to each leaf, in ``trees.flatten``'s order (a
+    record's fields are read by name: its plain form, ``_plain``)."""
+    if type(value) is dict:
+        return [p for k in value for p in _paths(value[k], prefix + (k,))]
+    if type(value) in (list, tuple):
+        return [p for i, v in enumerate(value) for p in _paths(v, prefix + (i,))]
+    fields = trees.record_fields(type(value))
+    if fields is not None:
+        return [p for k in fields for p in _paths(getattr(value, k), prefix + (k,))]
+    return [prefix]
+
+
+def _leaves(value):
+    if trees.is_tree(value):
+        return [leaf for _, leaf in trees.flatten(value)[0]]
+    return [value]
+
+
+def _paths_key(value):
+    return trees.flatten(value)[1] if trees.is_tree(value) else (type(value), np.ndim(value))
+
+
+def _complex_key(*values):
+    return tuple(any(map(np.iscomplexobj, _leaves(v))) for v in values)
+
+
+def _zeros(value):
+    """A zero tree shaped like ``value`` (the seed ``u`` the transposition starts from)."""
+    if trees.is_tree(value):
+        pairs, treedef = trees.flatten(value)
+        return trees.unflatten(treedef, [_zeros(leaf) for _, leaf in pairs])
+    if isinstance(value, (float, int)):
+        return 0.0
+    if isinstance(value, complex):
+        return 0j
+    dtype = np.result_type(value, 1.0)
+    return np.zeros(np.shape(value), dtype) if isinstance(value, np.ndarray) else dtype.type(0)
+
+
+def _check_like(primal, tangent, i):
+    """A tangent has its primal's structure and shapes, and float (or complex) leaves."""
+    a, b = _leaves(primal), _leaves(tangent)
+    if len(a) != len(b) or (trees.is_tree(primal) and _paths_key(primal) != _paths_key(tangent)):
+        raise ValueError(f"jvp: tangent {i} does not have the structure of primal {i}")
+    for p, t in zip(a, b):
+        if np.shape(p) != np.shape(t):
+            raise ValueError(f"jvp: tangent {i} has shape {np.shape(t)}, its primal "
+                             f"{np.shape(p)}")
+        for value, what in ((p, "primal"), (t, "tangent")):
+            kind = np.asarray(value).dtype.kind
+            if kind not in "fc":
+                raise TypeError(f"jvp: {what} {i} must be a float (or complex) value or array, "
+                                f"not {np.asarray(value).dtype}; pass e.g. 3.0 instead of 3")
+
+
+class ForwardAccumulator:
+    """``tf.autodiff.ForwardAccumulator``: the derivatives of values computed in its
+    ``with`` block along ``tangents`` of ``primals``::
+
+        with sg.ForwardAccumulator(x, v) as acc:
+            with sg.GradientTape() as tape:
+                y = f(x)
+            g = tape.gradient(y, x)
+        hvp = acc.jvp(g)          # the Hessian of f times v
+
+    The block is recorded by a tape of the accumulator's own; ``jvp(target)`` is the
+    Jacobian of ``target`` (``tape.jacobian``, one backward pass for all its rows)
+    contracted with the tangents. Targets are real; a complex target is refused.
+    """
+
+    __srcgrad_recorder__ = True  # not a value the block computes with (tape._is_data)
+
+    def __init__(self, primals, tangents):
+        from .tape.tape import GradientTape, _flatten
+
+        self._primals, _ = _flatten(primals)
+        self._tangents, _ = _flatten(tangents)
+        if len(self._primals) != len(self._tangents):
+            raise ValueError("ForwardAccumulator: primals and tangents must have the same "
+                             "structure")
+        for i, (p, t) in enumerate(zip(self._primals, self._tangents)):
+            _check_like(p, t, i)
+        self._tape = GradientTape(persistent=True)
+        self._tape.watch(self._primals)
+
+    def __enter__(self):
+        import sys
+
+        self._tape._enter(sys._getframe(1))
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        import sys
+
+        return self._tape._exit(sys._getframe(1), exc_type, exc)
+
+    def watch(self, primals, tangents):
+        raise NotImplementedError("ForwardAccumulator.watch: give every primal and tangent "
+                                  "when the accumulator is made")
+
+    def jvp(self, primals, unconnected_gradients="none"):
+        """The derivative of ``primals`` (a value, or a structure of values, computed in
+        the block) along the tangents; None where it does not depend on the primals
+        (zeros with ``unconnected_gradients="zero"``)."""
+        from .tape.tape import _flatten
+        from .variables import UnconnectedGradients
+
+        unconnected = UnconnectedGradients.parse(unconnected_gradients)
+        targets, rebuild = _flatten(primals)
+        out = []
+        for target in targets:
+            if np.iscomplexobj(target):
+                raise TypeError("ForwardAccumulator.jvp of a complex target is not supported; "
+                                "take its real and imaginary parts apart")
+            total = None
+            for p, t, J in zip(self._primals, self._tangents,
+                               self._tape.jacobian(target, list(self._primals))):
+                if J is None:
+                    continue
+                axes = tuple(range(np.ndim(target), np.ndim(J)))
+                part = np.real(np.sum(np.conj(J) * t, axis=axes)) if np.iscomplexobj(J) \
+                    else np.sum(J * np.asarray(t), axis=axes)
+                total = part if total is None else total + part
+            if total is None and unconnected is UnconnectedGradients.ZERO:
+                total = np.zeros(np.shape(target))
+            out.append(total)
+        return rebuild(out)

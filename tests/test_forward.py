@@ -1,0 +1,160 @@
+"""Directional derivatives (issue 14, section 1): ``sg.jvp``, ``sg.hvp`` and
+``sg.ForwardAccumulator``, checked against central differences and against the
+gradient (``<jvp(t), v> == <t, vjp(v)>``), in several styles: several primals,
+Python floats, trees, loops and branches, complex values, a tape block and
+``@sg.function``. (Computed by transposing reverse mode for now: srcgrad/forward.py.)"""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+
+RNG = np.random.default_rng(21)
+X = RNG.normal(size=4)
+V = RNG.normal(size=4)
+W = RNG.normal(size=(3, 4))
+
+
+def _fd(f, primals, tangents, eps=1e-6):
+    def at(step):
+        return f(*[_step(p, t, step) for p, t in zip(primals, tangents)])
+
+    plus, minus = at(eps), at(-eps)
+    if isinstance(plus, dict):
+        return {k: (np.asarray(plus[k]) - np.asarray(minus[k])) / (2 * eps) for k in plus}
+    if isinstance(plus, tuple):
+        return tuple((np.asarray(a) - np.asarray(b)) / (2 * eps) for a, b in zip(plus, minus))
+    return (np.asarray(plus) - np.asarray(minus)) / (2 * eps)
+
+
+def _step(p, t, step):
+    if isinstance(p, dict):
+        return {k: _step(p[k], t[k], step) for k in p}
+    return p + step * t
+
+
+def layer(x):
+    return np.tanh(W @ x) * x[0]
+
+
+def looped(x, scale):
+    total = np.zeros(3)
+    for i in range(3):
+        if x[i] > 0:
+            total = total + scale * np.sin(x[i:i + 2].sum())
+        else:
+            total = total - x[i] ** 2
+    return total
+
+
+def tree_in_tree_out(p):
+    h = np.tanh(W @ p["w"]) * p["s"]
+    return {"h": h, "norm": np.sum(h ** 2)}
+
+
+def tuple_out(x, y):
+    return x * y, np.sum(x) ** 2 * y
+
+
+CASES = [
+    (layer, (X,), (V,)),
+    (looped, (X, 1.5), (V, -0.5)),
+    (tree_in_tree_out, ({"w": X, "s": 0.7},), ({"w": V, "s": 0.2},)),
+    (tuple_out, (X, 2.0), (V, 0.3)),
+]
+
+
+@pytest.mark.parametrize("f, primals, tangents", CASES, ids=lambda v: getattr(v, "__name__", ""))
+def test_jvp_matches_central_differences(f, primals, tangents):
+    value, tangent = sg.jvp(f, primals, tangents)
+    if isinstance(value, (dict, tuple)):  # the tangent of a tree result has its structure
+        assert type(tangent) is type(value) and len(tangent) == len(value)
+    for got, want in zip(_flat(tangent), _flat(_fd(f, primals, tangents))):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+    for got, want in zip(_flat(value), _flat(f(*primals))):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def _flat(value):
+    if isinstance(value, dict):
+        return [value[k] for k in value]
+    return list(value) if isinstance(value, tuple) else [value]
+
+
+def test_jvp_is_the_transpose_of_the_gradient():
+    """<J t, u> == <t, J^T u> for a random seed u, J^T u from sg.grad."""
+    u = RNG.normal(size=3)
+    _, jt = sg.jvp(layer, (X,), (V,))
+    vjp = sg.grad(lambda x: np.sum(layer(x) * u))(X)
+    assert np.dot(jt, u) == pytest.approx(np.dot(V, vjp), rel=1e-10)
+
+
+def test_jvp_of_complex_values():
+    z = X + 1j * V
+
+    def f(z):
+        return np.exp(z) * z
+
+    for t in (V + 0j, 1j * V):  # along the real and the imaginary axis
+        _, tangent = sg.jvp(f, (z,), (t,))
+        np.testing.assert_allclose(tangent, np.exp(z) * (z + 1) * t, rtol=1e-10)
+
+
+def test_jvp_refuses_mismatched_or_integer_tangents():
+    with pytest.raises(ValueError, match="shape"):
+        sg.jvp(layer, (X,), (V[:2],))
+    with pytest.raises(TypeError, match="float"):
+        sg.jvp(layer, (X,), (np.arange(4),))
+    with pytest.raises(ValueError, match="one tangent per primal"):
+        sg.jvp(looped, (X, 1.0), (V,))
+
+
+def energy(x):
+    return np.sum(np.exp(x) * x ** 2) + np.sum(W @ x) ** 2
+
+
+def _hessian_of_energy(x):
+    return np.diag(np.exp(x) * (x ** 2 + 4 * x + 2)) + 2 * np.outer(W.sum(0), W.sum(0))
+
+
+def test_hvp_is_the_hessian_times_v():
+    np.testing.assert_allclose(sg.hvp(energy)(X, V), _hessian_of_energy(X) @ V, rtol=1e-10)
+
+
+def test_hvp_of_a_tree():
+    def loss(p):
+        return np.sum(np.sin(p["w"]) * p["b"]) ** 2
+
+    p, v = {"w": X, "b": 0.3}, {"w": V, "b": 0.1}
+    got = sg.hvp(loss)(p, v)
+    want = _fd(lambda q: sg.grad(loss)(q), (p,), (v,))
+    np.testing.assert_allclose(got["w"], want["w"], rtol=1e-5)
+    assert got["b"] == pytest.approx(want["b"], rel=1e-5)
+
+
+def _accumulated_hvp(x, v):
+    with sg.ForwardAccumulator(x, v) as acc:
+        with sg.GradientTape() as tape:
+            tape.watch(x)
+            y = energy(x)
+        g = tape.gradient(y, x)
+    return acc.jvp(g)
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_forward_accumulator_around_a_tape_is_a_hessian_vector_product(placement):
+    run = _accumulated_hvp if placement == "plain" else sg.function(_accumulated_hvp)
+    np.testing.assert_allclose(run(X.copy(), V), _hessian_of_energy(X) @ V, rtol=1e-10)
+    np.testing.assert_allclose(run(X.copy(), 2 * V), _hessian_of_energy(X) @ (2 * V),
+                               rtol=1e-10)
+
+
+def test_forward_accumulator_jvp_of_values_in_its_block():
+    x = X.copy()
+    with sg.ForwardAccumulator(primals=x, tangents=V) as acc:
+        z = np.tanh(W @ x)
+        twice = x * 2.0
+        constant = np.ones(3)
+    np.testing.assert_allclose(acc.jvp(z), (1 - z ** 2) * (W @ V), rtol=1e-10)
+    np.testing.assert_allclose(acc.jvp([twice, z])[0], 2 * V, rtol=1e-12)
+    assert acc.jvp(constant) is None
+    np.testing.assert_array_equal(acc.jvp(constant, unconnected_gradients="zero"), np.zeros(3))
