@@ -61,7 +61,7 @@ SYNTAX_CASES = [
     (syn.global_statement, (1.0,), ["global statement", "not supported"], "global"),
     (syn.nonlocal_statement, (1.0,), ["nonlocal statement", "not supported"], "nonlocal"),
     (syn.async_function, (1.0,), ["async function", "not supported"], "async_def"),
-    (syn.lambda_expression, (1.0,), ["lambda expression", "not supported"], "lambda"),
+    (syn.lambda_in_comprehension, (1.0,), ["lambda expression", "not supported"], "lambda"),
     (syn.class_definition, (1.0,), ["class definition", "not supported"], "class"),
     (syn.del_statement, (1.0,), ["del statement", "not supported"], "del"),
     (syn.match_statement, (1.0, 0), ["match statement", "not supported"], "match"),
@@ -126,7 +126,7 @@ def test_adjoint_source_raises_compile_error():
 def test_remedies_are_given():
     message = _compile_error(syn.try_statement, (1.0,))
     assert "outside the differentiated function" in message
-    message = _compile_error(syn.lambda_expression, (1.0,))
+    message = _compile_error(syn.lambda_in_comprehension, (1.0,))
     assert "def" in message.split(")", 1)[1]
 
 
