@@ -106,7 +106,18 @@ def _cmd_show(args):
 
 
 def _cmd_export(args):
-    raise UsageError("'export' is not implemented yet")
+    from .export import export_source
+
+    function = load_target(args.target)
+    text = export_source(function, **_wrt_keyword(args))
+    try:
+        with open(args.output, "w", encoding="utf-8") as out:
+            out.write(text)
+    except OSError as error:
+        raise UsageError(f"cannot write {args.output!r}: {error.strerror}") from None
+    name = text.split("\ndef ")[-1].split("(", 1)[0]
+    _write_stdout(f"wrote {args.output}: {name}() needs only NumPy\n")
+    return 0
 
 
 def _cmd_explain(args):

@@ -1,0 +1,250 @@
+"""``srcgrad export``: a gradient as a standalone module that needs only NumPy.
+
+The module holds the generated code ``srcgrad show`` prints, and everything it
+reads: the runtime helpers it calls (``_sg.sum_grad``...) with the helpers,
+constants and classes they read in turn, copied from their source; imports of
+the modules it names (NumPy, math...); the values it was compiled with
+(numbers, strings, arrays, NumPy functions). What cannot be written into a
+module that needs only NumPy (an object of the user's, a Variable) is refused
+with a ``CompileError`` naming it, never guessed.
+
+Before/after::
+
+    srcgrad export model.py:loss -o loss_grad.py
+
+    # loss_grad.py: the gradient of loss (model.py:3) with respect to x, exported by
+    # srcgrad 0.1.0; needs only NumPy.
+    import numpy as np
+    ...the helpers...
+    def grad_loss(x):
+        ...
+"""
+import ast
+import builtins
+import inspect
+import sys
+import textwrap
+import types
+
+import numpy as np
+
+from . import __version__, runtime
+from .compiler.cache import Compiled
+from .errors import CompileError
+
+# srcgrad classes the helpers test values against; exported code never holds one.
+_STUBS = {"Variable": "a srcgrad Variable: none exist in exported code"}
+# Modules an exported gradient may import: the standard library's, NumPy, and SciPy when
+# the function itself calls it.
+_ALLOWED_MODULES = frozenset(sys.stdlib_module_names) | {"numpy", "scipy"}
+
+
+def export_source(fn, wrt=0):
+    """The text of a module whose ``grad_<name>`` is ``srcgrad.grad(fn, wrt)`` (the generic
+    code, for arguments of any kind), and which imports nothing of srcgrad."""
+    generated = Compiled.of(fn, wrt, "grad").generic()
+    text = generated.__srcgrad_source__
+    module = _Module()
+    tree = ast.parse(text)
+    values = _closure_values(generated)
+    for name in sorted(_free_names(tree.body[-1] if isinstance(tree.body[-1], ast.FunctionDef)
+                                   else tree)):
+        if name == "_sg":
+            continue
+        if name in values:
+            module.value(name, values[name], f"the gradient of {fn.__qualname__}")
+        elif name in generated.__globals__:
+            module.value(name, generated.__globals__[name], f"the gradient of {fn.__qualname__}")
+        elif not hasattr(builtins, name):
+            raise CompileError(f"export: the gradient reads `{name}`, which is not defined")
+    helpers = sorted({n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+                      and isinstance(n.value, ast.Name) and n.value.id == "_sg"})
+    for name in helpers:
+        module.helper(name, getattr(runtime, name))
+    origin = (fn.__qualname__, f"{inspect.getsourcefile(fn)}:{fn.__code__.co_firstlineno}")
+    params = list(inspect.signature(fn).parameters)
+    names = [params[w] if isinstance(w, int) and -len(params) <= w < len(params) else str(w)
+             for w in (wrt if isinstance(wrt, (list, tuple)) else [wrt])]
+    what = "with respect to " + ", ".join(names)
+    return module.text(text, helpers, origin, what)
+
+
+class _Module:
+    """The parts of the module being written, each once, in an order that works."""
+
+    def __init__(self):
+        self.imports = {}  # alias -> module name
+        # name -> the source binding it (an assignment, a def, a class), each after
+        # what it reads (None while its own reads are being added)
+        self.items = {}
+        self.seen = {}     # name -> the object it stands for
+
+    def _claim(self, name, obj, where):
+        other = self.seen.get(name, obj)
+        if other is not obj and not (isinstance(obj, np.ndarray) and other is obj):
+            raise CompileError(f"export: two different values are named `{name}` ({where})")
+        self.seen[name] = obj
+        return other is obj and name in self.seen and (name in self.imports or name in self.items)
+
+    # -- the values the generated code reads ---------------------------------------
+    def value(self, name, obj, where):
+        if self._claim(name, obj, where):
+            return
+        if isinstance(obj, types.ModuleType):
+            return self._import(name, obj, where)
+        if obj is None or type(obj) in (bool, int, float, complex, str) or _plain_tuple(obj):
+            self.items[name] = f"{name} = {obj!r}"
+            return
+        if isinstance(obj, (np.ndarray, np.generic)):
+            self.items[name] = f"{name} = {_array_source(obj)}"
+            return
+        home = _library_home(obj)
+        if home is not None:
+            alias = home.split(".")[0]
+            self.imports.setdefault(alias, alias)
+            self.items[name] = f"{name} = {home}.{obj.__name__}"
+            return
+        raise CompileError(
+            f"export: {where} reads `{name}`, {_describe(obj)}, which cannot be written into "
+            "a module that needs only NumPy",
+            remedy="pass it as an argument of the function instead of reading it from a "
+            "global or an object")
+
+    def _import(self, name, module, where):
+        root = module.__name__.split(".")[0]
+        if root not in _ALLOWED_MODULES:
+            raise CompileError(f"export: {where} needs the module `{module.__name__}`, which "
+                               "an exported gradient does not import")
+        self.imports[name] = module.__name__
+
+    # -- the runtime helpers and what they read --------------------------------------
+    def helper(self, name, obj):
+        if self._claim(name, obj, "srcgrad's runtime"):
+            return
+        if isinstance(obj, types.ModuleType):
+            return self._import(name, obj, "srcgrad's runtime")
+        if inspect.isfunction(obj) or inspect.isclass(obj) and _in_runtime(obj):
+            source = textwrap.dedent(inspect.getsource(obj))
+            self.items[name] = None  # placeholder: a helper that reads itself is not revisited
+            scope = vars(inspect.getmodule(obj))
+            for free in sorted(_free_names(ast.parse(source).body[0])):
+                if free in scope:
+                    self._helper_name(free, scope)
+                elif not hasattr(builtins, free):
+                    raise CompileError(f"export: srcgrad's `{name}` reads `{free}`, not found")
+            del self.items[name]
+            self.items[name] = source
+            return
+        if inspect.isclass(obj) and obj.__name__ in _STUBS:
+            self.items[name] = f"class {name}:\n    \"\"\"{_STUBS[obj.__name__]}.\"\"\"\n"
+            return
+        self.value(name, obj, "srcgrad's runtime")
+
+    def _helper_name(self, free, scope):
+        """A module-level name a helper reads: another helper, a module, or a constant
+        (copied with the statement that binds it, and what that reads)."""
+        obj = scope[free]
+        if inspect.isfunction(obj) or inspect.isclass(obj) or isinstance(obj, types.ModuleType):
+            return self.helper(free, obj)
+        if self._claim(free, obj, "srcgrad's runtime"):
+            return
+        statement = _binding_statement(scope, free)
+        if statement is None:
+            return self.value(free, obj, "srcgrad's runtime")
+        self.items[free] = None
+        for name in sorted(_free_names(ast.parse(statement))):
+            if name != free and name in scope:
+                self._helper_name(name, scope)
+        del self.items[free]
+        self.items[free] = statement
+
+    def text(self, code, helpers, origin, what):
+        head = [f"# The gradient of {origin[0]} {what},",
+                f"# from {origin[1]}, exported by srcgrad {__version__}.",
+                "# A standalone module: it needs only NumPy (and the modules imported below).",
+                "# Export it again when the function changes."]
+        imports = [f"import {module}" if alias == module else
+                   f"import {module} as {alias}" if "." not in module or alias != module.split(".")[0]
+                   else f"import {module}"
+                   for alias, module in sorted(self.imports.items())]
+        imports = sorted(set(imports) | {"import types"})
+        namespace = "_sg = types.SimpleNamespace(\n" + "".join(
+            f"    {h}={h},\n" for h in helpers) + ")\n"
+        parts = ["\n".join(head), "\n".join(imports)]
+        parts += [s.rstrip() for s in self.items.values() if s]
+        parts += [namespace.rstrip(), code.rstrip()]
+        return "\n\n\n".join(parts) + "\n"
+
+
+# -- reading code and values ------------------------------------------------------------
+
+def _free_names(node):
+    """Names ``node`` (a def, class or statement) reads but does not bind itself."""
+    bound, loaded = set(), set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            (loaded if isinstance(n.ctx, ast.Load) else bound).add(n.id)
+        elif isinstance(n, ast.arg):
+            bound.add(n.arg)
+        elif isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n is not node:
+            bound.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            bound |= {(a.asname or a.name).split(".")[0] for a in n.names}
+    if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+        bound.add(node.name)
+    return loaded - bound
+
+
+def _closure_values(fn):
+    cells = fn.__closure__ or ()
+    return {name: cell.cell_contents for name, cell in zip(fn.__code__.co_freevars, cells)}
+
+
+def _binding_statement(scope, name):
+    """The source of the module-level statement that binds ``name`` in the module whose
+    namespace is ``scope``, or None."""
+    module = scope.get("__name__")
+    try:
+        source = inspect.getsource(__import__(module, fromlist=["_"]))
+    except (OSError, TypeError, ImportError):
+        return None
+    for statement in ast.parse(source).body:
+        targets = statement.targets if isinstance(statement, ast.Assign) else \
+            [statement.target] if isinstance(statement, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            return ast.get_source_segment(source, statement)
+    return None
+
+
+def _in_runtime(obj):
+    return getattr(obj, "__module__", "").startswith(runtime.__name__)
+
+
+def _library_home(obj):
+    """``numpy`` (or ``scipy.special``...) for a function or ufunc found there by name."""
+    name = getattr(obj, "__name__", None)
+    if name is None:
+        return None
+    for home in ("numpy", "numpy.linalg", "numpy.fft", "math", "scipy.special", "scipy.linalg"):
+        try:
+            module = __import__(home, fromlist=["_"])
+        except ImportError:
+            continue
+        if getattr(module, name, None) is obj:
+            return home
+    return None
+
+
+def _plain_tuple(obj):
+    return isinstance(obj, tuple) and type(obj) is tuple and all(
+        o is None or type(o) in (bool, int, float, complex, str) or _plain_tuple(o) for o in obj)
+
+
+def _array_source(a):
+    a = np.asarray(a)
+    return f"np.array({a.tolist()!r}, dtype=np.{a.dtype.name})"
+
+
+def _describe(obj):
+    kind = type(obj).__name__
+    return f"a {kind}" if not inspect.isclass(obj) else f"the class {obj.__name__}"

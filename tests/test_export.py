@@ -1,0 +1,87 @@
+"""``srcgrad export`` (issue 14, section 3): the exported module runs in a child
+interpreter where srcgrad, gast and beniget cannot be imported, and gives
+sg.grad's gradient; in several styles of function (tests/export_cases/models.py)."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from export_cases import models
+from srcgrad.cli import main
+
+RNG = np.random.default_rng(2)
+PARAMS = {"W1": RNG.normal(size=(2, 3)), "b1": RNG.normal(size=3),
+          "W2": RNG.normal(size=(3, 1)), "b2": RNG.normal(size=1)}
+X2 = RNG.normal(size=(5, 2))
+CASES = {
+    "mlp": ("mlp", [PARAMS, X2], None),
+    "rbf_energy": ("rbf_energy", [np.array([0.3, -0.2])], None),
+    "spectral": ("spectral", [RNG.normal(size=8)], None),
+    "complex_phase": ("complex_phase", [RNG.normal(size=3) + 1j * RNG.normal(size=3)], None),
+    "piecewise": ("piecewise", [np.array([0.5, -1.0, 2.0]), 1.5], "x,y"),
+}
+
+_CHILD = """
+import importlib.abc, json, pickle, sys
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in ("srcgrad", "gast", "beniget"):
+            raise ImportError("blocked: " + name)
+sys.meta_path.insert(0, Block())
+sys.path.insert(0, sys.argv[1])
+import exported
+args = pickle.load(open(sys.argv[2], "rb"))
+fn = [v for k, v in vars(exported).items() if k.startswith("grad_")][0]
+pickle.dump(fn(*args), open(sys.argv[3], "wb"))
+print(json.dumps(sorted(m for m in sys.modules if m.startswith(("srcgrad", "gast")))))
+"""
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_exported_gradient_needs_only_numpy(name, tmp_path, capsys):
+    import pickle
+
+    function, args, wrt = CASES[name]
+    target = f"{Path(models.__file__)}:{function}"
+    argv = ["export", target, "-o", str(tmp_path / "exported.py")] + (
+        ["--wrt", wrt] if wrt else [])
+    assert main(argv) == 0
+    assert "needs only NumPy" in capsys.readouterr().out
+    text = (tmp_path / "exported.py").read_text()
+    assert "srcgrad" not in "".join(line for line in text.splitlines(True)
+                                    if line.startswith(("import", "from")))
+    pickle.dump(args, open(tmp_path / "args.pkl", "wb"))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run([sys.executable, "-c", _CHILD, str(tmp_path), str(tmp_path / "args.pkl"),
+                          str(tmp_path / "out.pkl")], capture_output=True, text=True, env=env,
+                         cwd=tmp_path, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == []
+    got = pickle.load(open(tmp_path / "out.pkl", "rb"))
+    fn = getattr(models, function)
+    want = sg.grad(fn, tuple(wrt.split(",")) if wrt else 0)(*args)
+    for g, w in zip(got if isinstance(got, tuple) else [got],
+                    want if isinstance(want, tuple) else [want]):
+        if isinstance(w, dict):
+            for k in w:
+                np.testing.assert_allclose(g[k], w[k], rtol=1e-12)
+        else:
+            np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+def test_what_cannot_be_written_is_refused(tmp_path, capsys):
+    target = f"{Path(__file__).parent / 'export_cases' / 'objects.py'}:uses_an_object"
+    assert main(["export", target, "-o", str(tmp_path / "x.py")]) == 1
+    assert "cannot be written into a module that needs only NumPy" in capsys.readouterr().err
+    assert not (tmp_path / "x.py").exists()
+
+
+def test_a_bad_target_is_one_line_and_status_2(tmp_path, capsys):
+    assert main(["export", f"{models.__file__}:missing", "-o", str(tmp_path / "x.py")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "has no attribute 'missing'" in err
