@@ -1,6 +1,7 @@
 """srcgrad: a source-to-source gradient compiler for plain Python + NumPy."""
 from .api import adjoint_source, function, grad, value_and_grad
 from .errors import CompileError, SourceUnavailableError
+from .explain import explain
 from .forward import ForwardAccumulator, hvp, jvp
 from .functions import custom_gradient, py_function
 from .tape.tape import GradientTape
@@ -14,6 +15,7 @@ __all__ = [
     "UnconnectedGradients",
     "Variable",
     "constant",
+    "explain",
     "custom_gradient",
     "py_function",
     "stop_gradient",

@@ -121,7 +121,11 @@ def _cmd_export(args):
 
 
 def _cmd_explain(args):
-    raise UsageError("'explain' is not implemented yet")
+    from .explain import explain
+
+    function = load_target(args.target)
+    _write_stdout(str(explain(function, **_wrt_keyword(args))) + "\n")
+    return 0
 
 
 def _wrt_keyword(args):

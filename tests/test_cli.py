@@ -199,10 +199,9 @@ def test_forward_mode_is_not_there_yet(capsys):
     assert "forward mode is not implemented yet" in assert_one_line_error(err, status)
 
 
-def test_explain_is_not_there_yet(capsys):
+def test_explain_of_a_missing_file_is_one_line(capsys):
     err, status = _main_err(capsys, "explain", "x.py:f")
-    line = assert_one_line_error(err, status)
-    assert line == "srcgrad: 'explain' is not implemented yet"
+    assert assert_one_line_error(err, status) == "srcgrad: no such file: 'x.py'"
 
 
 def test_export_of_a_missing_file_is_one_line(capsys):

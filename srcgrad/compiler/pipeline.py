@@ -143,19 +143,10 @@ def _complex(value):
         or isinstance(value, np.ndarray) and np.iscomplexobj(value)
 
 
-@without_gc
-def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
-    """Generate, print and load the adjoint of ``fn``.
-
-    ``wrt``: indices of the positional parameters to differentiate.
-    ``mode``: "grad" (returns the gradient) or "value_and_grad".
-    ``sample``: the positional arguments of the first call, or None; objects
-    among them (not numbers) are used to resolve method calls.
-    ``as_tuple``: return a tuple of gradients even for one ``wrt``.
-    ``inplace``: update the backward pass's own buffers in place; off for code
-    that will itself be differentiated (its aliasing checks are conservative).
-    """
-    fn = _differentiated(fn, sample)                  # sg.grad(sg.grad(f)): the inner code
+def normalized_function(fn, wrt, sample):
+    """``fn`` parsed, checked, desugared and normalized for differentiating with respect
+    to its positional parameters ``wrt`` (indices): (source, context, the def, its
+    parameter names, the names of ``wrt``). Its last statement returns the result."""
     src = source.parse_function(fn)                   # parse
     fence.check(src)                                  # reject what is unsupported, up front
     ctx = Context(src, Guards())
@@ -172,6 +163,23 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
         if p not in wrt_names and atoms.is_static_object(value):
             ctx.scope.static[p] = value
     normalize.normalize(node, ctx, wrt_names, desugar)  # resolve, inline, one operation a statement
+    return src, ctx, node, params, wrt_names
+
+
+@without_gc
+def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
+    """Generate, print and load the adjoint of ``fn``.
+
+    ``wrt``: indices of the positional parameters to differentiate.
+    ``mode``: "grad" (returns the gradient) or "value_and_grad".
+    ``sample``: the positional arguments of the first call, or None; objects
+    among them (not numbers) are used to resolve method calls.
+    ``as_tuple``: return a tuple of gradients even for one ``wrt``.
+    ``inplace``: update the backward pass's own buffers in place; off for code
+    that will itself be differentiated (its aliasing checks are conservative).
+    """
+    fn = _differentiated(fn, sample)                  # sg.grad(sg.grad(f)): the inner code
+    src, ctx, node, params, wrt_names = normalized_function(fn, wrt, sample)
     body, result = node.body[:-1], node.body[-1].value
     result = result if result is not None else T.const(None)
     result_name = result.id if isinstance(result, gast.Name) else None
