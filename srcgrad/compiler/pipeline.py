@@ -63,9 +63,12 @@ def without_gc(compile_fn):
     return run
 
 
-_COMPLEX_NAMES = ("complex", "csingle", "cdouble", "clongdouble", "conj", "angle")
-# Functions that make complex values of real ones: their modules, and names.
-_COMPLEX_MAKERS = ("fft", "emath", "scimath", "eig", "eigvals", "hilbert")
+# Attributes naming a complex type (``np.complex128``), a function of complex values
+# (``z.conj()``, ``np.angle``) or one making complex values of real ones (``np.fft``).
+_COMPLEX_TYPES = ("complex", "csingle", "cdouble", "clongdouble")
+_COMPLEX_ATTRIBUTES = frozenset({"conj", "conjugate", "angle", "fft", "emath", "scimath", "eig",
+                                 "eigvals", "hilbert"})
+_COMPLEX_MODULES = ("numpy.fft", "scipy.fft", "numpy.lib.scimath")
 _COMPLEX_DTYPES = ("complex", "c8", "c16", "c32")
 # srcgrad's helpers in adjoint code compiled for complex values (higher order).
 _COMPLEX_HELPERS = frozenset(complexes_rt.__all__) | frozenset(fft_rt.__all__)
@@ -84,15 +87,17 @@ def may_be_complex(body, sample, scope):
                 isinstance(node.value, complex)
                 or isinstance(node.value, str) and node.value.startswith(_COMPLEX_DTYPES)):
             return True
-        name = node.id if isinstance(node, gast.Name) else \
-            node.attr if isinstance(node, gast.Attribute) else ""
-        if name.startswith(_COMPLEX_NAMES) or name in _COMPLEX_MAKERS:
+        if isinstance(node, gast.Attribute) and (
+                node.attr.startswith(_COMPLEX_TYPES) or node.attr in _COMPLEX_ATTRIBUTES
+                or node.attr in _COMPLEX_HELPERS and isinstance(node.value, gast.Name)
+                and node.value.id == "_sg"):
             return True
-        if isinstance(node, gast.Attribute) and node.attr in _COMPLEX_HELPERS \
-                and isinstance(node.value, gast.Name) and node.value.id == "_sg":
-            return True
-        if isinstance(node, gast.Name) and _complex(scope.value(node)):
-            return True
+        if isinstance(node, gast.Name):  # (not by its name: `angle` may be any variable)
+            value = scope.value(node)
+            if value is complex or _complex(value) or any(
+                    value is f for f in (np.conj, np.conjugate, np.angle)) or \
+                    getattr(value, "__module__", None) in _COMPLEX_MODULES:
+                return True
     return any(map(_complex_tree, sample or ()))
 
 
@@ -201,7 +206,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
         out = gast.Tuple([value, out], gast.Load())
     # A result known to be a scalar needs no check; then, with sg.grad, the
     # forward pass need not compute what only the value needs.
-    # (Unless it may be complex: a complex result is refused, never differentiated.)
+    # (Unless it may be complex: a complex result is differentiated as its real part.)
     check = [] if result_name in rev.scalars and mode == "grad" \
         and not rev.complex \
         and not _may_be_none(body, result_name) else \
