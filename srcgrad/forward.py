@@ -110,7 +110,7 @@ def _inner(a, b, like_a, like_b):
     """Source for the real inner product of trees ``a`` and ``b`` (shaped like
     ``like_a``/``like_b``): C as R^2 where a leaf may be complex."""
     terms = []
-    for path, la, lb in zip(_paths(like_a), _leaves(like_a), _leaves(like_b)):
+    for path, la, lb in zip(trees.paths(like_a), trees.leaves(like_a), trees.leaves(like_b)):
         at = a + "".join(f"[{k!r}]" for k in path)
         bt = b + "".join(f"[{k!r}]" for k in path)
         if np.iscomplexobj(la) or np.iscomplexobj(lb):
@@ -130,31 +130,12 @@ def _load(text, name, cells, f):
 
 # -- trees ------------------------------------------------------------------------------
 
-def _paths(value, prefix=()):
-    """Keys, indices and field names to each leaf, in ``trees.flatten``'s order (a
-    record's fields are read by name: its plain form, ``_plain``)."""
-    if type(value) is dict:
-        return [p for k in value for p in _paths(value[k], prefix + (k,))]
-    if type(value) in (list, tuple):
-        return [p for i, v in enumerate(value) for p in _paths(v, prefix + (i,))]
-    fields = trees.record_fields(type(value))
-    if fields is not None:
-        return [p for k in fields for p in _paths(getattr(value, k), prefix + (k,))]
-    return [prefix]
-
-
-def _leaves(value):
-    if trees.is_tree(value):
-        return [leaf for _, leaf in trees.flatten(value)[0]]
-    return [value]
-
-
 def _paths_key(value):
     return trees.flatten(value)[1] if trees.is_tree(value) else (type(value), np.ndim(value))
 
 
 def _complex_key(*values):
-    return tuple(any(map(np.iscomplexobj, _leaves(v))) for v in values)
+    return tuple(any(map(np.iscomplexobj, trees.leaves(v))) for v in values)
 
 
 def _zeros(value):
@@ -172,7 +153,7 @@ def _zeros(value):
 
 def _check_like(primal, tangent, i):
     """A tangent has its primal's structure and shapes, and float (or complex) leaves."""
-    a, b = _leaves(primal), _leaves(tangent)
+    a, b = trees.leaves(primal), trees.leaves(tangent)
     if len(a) != len(b) or (trees.is_tree(primal) and _paths_key(primal) != _paths_key(tangent)):
         raise ValueError(f"jvp: tangent {i} does not have the structure of primal {i}")
     for p, t in zip(a, b):

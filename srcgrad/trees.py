@@ -120,12 +120,7 @@ def flatten(value, path="", out=None, strict=True):
 
 def unflatten(treedef, leaves):
     """The tree of ``treedef`` with ``leaves`` (an iterator or a sequence) at its leaves."""
-    it = iter(leaves)
-
-    def build(t):
-        if t.kind == "leaf":
-            return next(it)
-        items = [build(c) for c in t.children]
+    def node(t, items):
         if t.kind is dict:
             return dict(zip(t.keys, items))
         if t.kind is list or t.kind is tuple:
@@ -133,19 +128,14 @@ def unflatten(treedef, leaves):
         if _is_namedtuple(t.kind):
             return t.kind(*items)
         return t.kind(**dict(zip(t.keys, items)))
-    return build(treedef)
+    return _fold(treedef, leaves, node)
 
 
 def source(treedef, names, classes, taken=()):
     """A Python expression building the tree of ``treedef`` from variables ``names`` (one
     per leaf, in order). The name each record class is called by (apart from ``taken``)
     is added to ``classes`` (name -> class), for the generated code's namespace."""
-    it = iter(names)
-
-    def build(t):
-        if t.kind == "leaf":
-            return next(it)
-        items = [build(c) for c in t.children]
+    def node(t, items):
         if t.kind is dict:
             return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(t.keys, items)) + "}"
         if t.kind is list:
@@ -159,7 +149,34 @@ def source(treedef, names, classes, taken=()):
         if _is_namedtuple(t.kind):
             return f"{name}({', '.join(items)})"
         return f"{name}({', '.join(f'{k}={v}' for k, v in zip(t.keys, items))})"
+    return _fold(treedef, names, node)
+
+
+def _fold(treedef, leaves, node):
+    """``node(t, built children)`` up the tree of ``treedef``, from ``leaves``."""
+    it = iter(leaves)
+
+    def build(t):
+        return next(it) if t.kind == "leaf" else node(t, [build(c) for c in t.children])
     return build(treedef)
+
+
+def paths(value, prefix=()):
+    """The keys, indices and field names leading to each leaf of a tree, in ``flatten``'s
+    order: ``value[k1][k2]...`` reads the leaf (a record read as the dict of its fields)."""
+    if type(value) is dict:
+        return [p for k in value for p in paths(value[k], prefix + (k,))]
+    if type(value) in (list, tuple):
+        return [p for i, v in enumerate(value) for p in paths(v, prefix + (i,))]
+    fields = record_fields(type(value))
+    if fields is not None:
+        return [p for k in fields for p in paths(getattr(value, k), prefix + (k,))]
+    return [prefix]
+
+
+def leaves(value):
+    """The leaves of a tree, or ``[value]``."""
+    return [leaf for _, leaf in flatten(value)[0]] if is_tree(value) else [value]
 
 
 def leaf_names(path_pairs, taken):
