@@ -116,7 +116,8 @@ def _cmd_export(args):
     except OSError as error:
         raise UsageError(f"cannot write {args.output!r}: {error.strerror}") from None
     name = text.split("\ndef ")[-1].split("(", 1)[0]
-    _write_stdout(f"wrote {args.output}: {name}() needs only NumPy\n")
+    needs = "NumPy and SciPy" if "\nimport scipy" in text else "only NumPy"
+    _write_stdout(f"wrote {args.output}: {name}() needs {needs}\n")
     return 0
 
 

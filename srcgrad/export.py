@@ -80,11 +80,11 @@ class _Module:
         self.seen = {}     # name -> the object it stands for
 
     def _claim(self, name, obj, where):
-        other = self.seen.get(name, obj)
-        if other is not obj and not (isinstance(obj, np.ndarray) and other is obj):
+        """Note that ``name`` stands for ``obj``; whether it is written already (or being
+        written: a helper that reads itself)."""
+        if self.seen.setdefault(name, obj) is not obj:
             raise CompileError(f"export: two different values are named `{name}` ({where})")
-        self.seen[name] = obj
-        return other is obj and name in self.seen and (name in self.imports or name in self.items)
+        return name in self.imports or name in self.items
 
     # -- the values the generated code reads ---------------------------------------
     def value(self, name, obj, where):
@@ -100,8 +100,7 @@ class _Module:
             return
         home = _library_home(obj)
         if home is not None:
-            alias = home.split(".")[0]
-            self.imports.setdefault(alias, alias)
+            self.imports[home] = home  # (``import scipy.special`` binds ``scipy``)
             self.items[name] = f"{name} = {home}.{obj.__name__}"
             return
         raise CompileError(
@@ -163,11 +162,8 @@ class _Module:
                 f"# from {origin[1]}, exported by srcgrad {__version__}.",
                 "# A standalone module: it needs only NumPy (and the modules imported below).",
                 "# Export it again when the function changes."]
-        imports = [f"import {module}" if alias == module else
-                   f"import {module} as {alias}" if "." not in module or alias != module.split(".")[0]
-                   else f"import {module}"
-                   for alias, module in sorted(self.imports.items())]
-        imports = sorted(set(imports) | {"import types"})
+        imports = sorted({f"import {module}" if alias == module else f"import {module} as {alias}"
+                          for alias, module in self.imports.items()} | {"import types"})
         namespace = "_sg = types.SimpleNamespace(\n" + "".join(
             f"    {h}={h},\n" for h in helpers) + ")\n"
         parts = ["\n".join(head), "\n".join(imports)]
