@@ -409,6 +409,13 @@ class GradientTape:
             if _is_variable(value) and all(v is not value for v in self._watched):
                 self._watched.append(value)
 
+    def explain(self, target, sources):
+        """Why ``gradient(target, sources)`` is None for each source that is (``why.py``).
+        Does not use the tape up: a gradient may still be taken after it."""
+        from .why import explain
+
+        return explain(self, target, sources)
+
     def stop_recording(self):
         """A context manager: what runs inside it is not recorded (compiled as constants)."""
         return _NoRecording()
