@@ -136,3 +136,44 @@ def list_and_tuple_of_lists(x):
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_sequences_and_star_arguments(f, args):
     check_grads(f, args, order=2, wrt=0)
+
+
+# -- dicts: .get, comprehensions, dict(zip(...)), dict(a=...) ---------------------------
+
+PARAMS = {"w": X, "b": X * 3.0, "s": 0.7}
+
+
+def dict_get(p):
+    return np.sum(p.get("w", 0.0) * 2 + p["b"]) + np.sum(p.get("missing", 1.5) * p["b"])
+
+
+def dict_comprehensions(p):
+    doubled = {k: v * 2 for k, v in p.items() if k != "s"}
+    squares = {k: p[k] ** 2 for k in p}
+    return np.sum(doubled["w"] * doubled["b"]) * p["s"] + np.sum(squares["w"]) + squares["s"]
+
+
+def dict_over_a_range(p):
+    rows = {i: p["w"][i] * (i + 1) for i in range(3) if i != 1}
+    return rows[0] * rows[2] * p["s"]
+
+
+def dicts_built_by_calls(p):
+    d = dict(zip(["a", "b"], [p["w"], p["b"] * 2]))
+    e = dict(first=p["w"], second=p["s"])
+    return np.sum(d["a"] * d["b"]) + np.sum(e["first"] * e["second"])
+
+
+@pytest.mark.parametrize("f", [dict_get, dict_comprehensions, dict_over_a_range,
+                               dicts_built_by_calls],
+                         ids=lambda f: f.__name__)
+def test_dicts(f):
+    check_grads(f, (PARAMS,), order=2)
+    assert list(sg.grad(f)(PARAMS)) == list(PARAMS)
+
+
+def test_a_dict_comprehension_over_unknown_keys_is_refused():
+    """The generic code (no arguments to know the keys from): refused, never run as a
+    constant (the comprehension's values depend on the parameters)."""
+    with pytest.raises(sg.CompileError, match="dict comprehension over differentiable values"):
+        sg.adjoint_source(dict_comprehensions)

@@ -93,6 +93,8 @@ def _kind(value):
         return float
     if isinstance(value, np.generic):
         return ("scalar", value.dtype.char)
+    if t is dict:  # its keys: ``d.get(k)`` and dict comprehensions are compiled for them
+        return (dict, tuple(value))
     if t is Variable:  # its rank (ranks.py) and whether a tape watches it are compiled in
         return (Variable, value.dtype.char, value.ndim, value.trainable)
     if (t is list or t is tuple) and len(value) <= UNROLL_MAX and _holds_objects(value):

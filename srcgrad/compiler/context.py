@@ -37,6 +37,7 @@ class Context:
         self.scope = Scope(src.globals, dict(src.freevars), guards)
         self.containers = set()
         self.dicts = set()  # names bound to a dict display (``for k in d`` iterates keys)
+        self.dict_keys = {}  # those names -> the display's constant keys, in order
         # names bound to a namedtuple or dataclass built here -> its class (trees.py), and
         # names bound to a list or tuple display of records of one class -> that class
         self.records = {}

@@ -112,9 +112,11 @@ def _complex_tree(value):
 def note_records(ctx, values):
     """Names passed a namedtuple or dataclass (or lists, tuples and dicts of them) that
     ``trees.py`` rebuilds from its fields: their fields are read as the compiler reads a
-    record it built (``passes/normalize/calls.field``)."""
+    record it built (``passes/normalize/calls.field``); and the keys of dicts passed."""
     for name, value in values.items():
         cls = type(value)
+        if cls is dict and all(type(k) in (str, int) for k in value):
+            ctx.dict_keys[name] = tuple(value)  # (cache._kind keys dicts by their keys)
         if _holds_variable(value):
             continue  # a tape's static input: its items and fields resolve to the Variables
         if trees.record_fields(cls) is not None:

@@ -72,12 +72,13 @@ def expr_varied(node, varied, scope):
         # of a varied object, or a function made here (``sg.grad(inner)(2.0)``).
         parts = list(node.args) + [k.value for k in node.keywords] + [node.func]
         return any(expr_varied(p, varied, scope) for p in parts)
-    if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
+    if isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)):
         inner = set(varied)
         for gen in node.generators:
             if expr_varied(gen.iter, inner, scope):
                 inner |= name_ids(gen.target)
-        return expr_varied(node.elt, inner, scope)
+        parts = [node.key, node.value] if isinstance(node, gast.DictComp) else [node.elt]
+        return any(expr_varied(p, inner, scope) for p in parts)
     if isinstance(node, gast.IfExp):
         return expr_varied(node.body, varied, scope) or expr_varied(node.orelse, varied, scope)
     return any(expr_varied(c, varied, scope) for c in gast.iter_child_nodes(node)

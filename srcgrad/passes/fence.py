@@ -34,7 +34,6 @@ _REJECTED = {
     gast.Lambda: "lambda expression",
     gast.NamedExpr: "assignment expression (:=)",
     gast.SetComp: "set comprehension",
-    gast.DictComp: "dict comprehension",
 }
 for _name, _what in (("TryStar", "try/except* statement"), ("Match", "match statement")):
     if hasattr(gast, _name):

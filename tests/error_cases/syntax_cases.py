@@ -119,8 +119,9 @@ def set_comprehension(x):
 
 
 def dict_comprehension(x):
-    d = {i: x[i] * 2.0 for i in range(3)}  # MARK: dictcomp
-    return d[0] + d[1]
+    # (Over keys known when compiling, a dict comprehension is compiled.)
+    d = {float(v): v * 2.0 for v in x}  # MARK: dictcomp
+    return d[0.5] + d[1.0]
 
 
 def for_else(x):

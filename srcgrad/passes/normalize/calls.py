@@ -134,6 +134,8 @@ def call(norm, node, out, dest, hint=None):
         return record(norm, node, obj, out, dest, hint)
     if obj in (list, tuple) and len(node.args) == 1 and not node.keywords:
         return sequence_call(norm, node, obj, out, dest, hint)
+    if obj is dict and _dict_call(norm, node) is not None:
+        return norm.expr(anno.like(_dict_call(norm, node), node), out, dest, hint)
     if isinstance(obj, type):
         raise norm.ctx.error(f"creating a `{obj.__name__}` from differentiable values is not "
                              "supported", norm.cur)
@@ -348,6 +350,10 @@ def _sample_of(norm, node):
     if isinstance(node, gast.Name) and node.id in norm.ctx.arg_values \
             and norm.counts.get(node.id, 0) == 0:
         return norm.ctx.arg_values[node.id]
+    if isinstance(node, gast.Name) and node.id in norm.ctx.dict_keys:
+        # A dict display: its keys (the inner code's d.get and dict comprehensions read
+        # them), its values only known when run.
+        return dict.fromkeys(norm.ctx.dict_keys[node.id])
     return _static_or_none(norm, node)
 
 
@@ -371,6 +377,36 @@ def _expand_starred(norm, node):
     return gast.Call(node.func, args, node.keywords)
 
 
+def _dict_get(norm, node):
+    """``d.get(key, default)`` of a dict display with a constant key: ``d[key]`` when it
+    holds the key, else the default (its keys are known when compiling)."""
+    args = list(node.args) + [k.value for k in node.keywords if k.arg == "default"]
+    if not 1 <= len(args) <= 2 or not isinstance(args[0], gast.Constant):
+        raise norm.ctx.error("`.get()` of a dict of differentiable values needs a constant key",
+                             norm.cur, "write d[key] or d.get(\"key\", default)")
+    if args[0].value in norm.ctx.dict_keys[node.func.value.id]:
+        return gast.Subscript(copy.deepcopy(node.func.value), copy.deepcopy(args[0]), gast.Load())
+    return copy.deepcopy(args[1]) if len(args) == 2 else T.const(None)
+
+
+def _dict_call(norm, node):
+    """``dict(a=x, b=y)`` and ``dict(zip(keys, values))`` with keys known when compiling,
+    as the dict display they build, or None."""
+    if not node.args and all(k.arg is not None for k in node.keywords):
+        return gast.Dict([T.const(k.arg) for k in node.keywords], [k.value for k in node.keywords])
+    if len(node.args) == 1 and not node.keywords and isinstance(node.args[0], gast.Call) \
+            and norm.scope.value(node.args[0].func) is zip and len(node.args[0].args) == 2:
+        keys, values = node.args[0].args
+        keys = norm.scope.value(keys) if not isinstance(keys, (gast.List, gast.Tuple)) else \
+            [k.value if isinstance(k, gast.Constant) else MISSING for k in keys.elts]
+        values = values.elts if isinstance(values, (gast.List, gast.Tuple)) else \
+            norm.ctx.tuples.get(getattr(values, "id", None))
+        if isinstance(keys, (list, tuple)) and values is not None and MISSING not in keys \
+                and len(keys) == len(values):
+            return gast.Dict([T.const(k) for k in keys], [copy.deepcopy(v) for v in values])
+    return None
+
+
 def _starred_items(norm, value):
     """The items ``*value`` spreads, known when compiling: the function's own ``*args``,
     a constant slice or item of it (``*args[1:]``), a tuple or list display."""
@@ -391,6 +427,8 @@ def _starred_items(norm, value):
 
 def method(norm, node, out, dest, hint):
     f = node.func
+    if f.attr == "get" and isinstance(f.value, gast.Name) and f.value.id in norm.ctx.dict_keys:
+        return norm.expr(anno.like(_dict_get(norm, node), node), out, dest, hint)
     receiver = norm.atom(f.value, out, hint)
     if f.attr == "pop" and isinstance(receiver, gast.Name) and not node.args and not node.keywords:
         norm.ctx.containers.add(receiver.id)

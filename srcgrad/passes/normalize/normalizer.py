@@ -1,6 +1,7 @@
 """The ``Normalizer``: the statement-by-statement rewriting the package docstring describes."""
 import builtins
 import copy
+import operator
 import re
 import types
 
@@ -394,6 +395,14 @@ class Normalizer:
             if any(p is None for p in parts):
                 return None
             return all(parts) if isinstance(test.op, gast.And) else any(parts)
+        if isinstance(test, gast.Compare) and len(test.ops) == 1 and all(
+                isinstance(n, gast.Constant) for n in (test.left, test.comparators[0])) \
+                and type(test.ops[0]) in _COMPARE:  # literals (a comprehension's keys)
+            try:
+                return bool(_COMPARE[type(test.ops[0])](test.left.value,
+                                                        test.comparators[0].value))
+            except TypeError:
+                return None
         if isinstance(test, gast.Compare) and len(test.ops) == 1:
             left, right = self._static_value(test.left), self._static_value(test.comparators[0])
             if left is MISSING or right is MISSING:
@@ -468,7 +477,7 @@ class Normalizer:
             self.ctx.containers.add(copy_name)
         if name in self.ctx.dicts:
             self.ctx.dicts.add(copy_name)
-        for kinds in (self.ctx.records, self.ctx.record_items):
+        for kinds in (self.ctx.records, self.ctx.record_items, self.ctx.dict_keys):
             if name in kinds:
                 kinds[copy_name] = kinds[name]
 
@@ -749,6 +758,8 @@ class Normalizer:
             return d
         if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
             return self.comprehension(node, out, dest, hint)
+        if isinstance(node, gast.DictComp):
+            return self.expr(anno.like(self._dict_display(node), node), out, dest, hint)
         if isinstance(node, gast.Call):
             return calls.call(self, node, out, self._dest(dest, hint), hint)
         if isinstance(node, gast.BoolOp):
@@ -877,6 +888,7 @@ class Normalizer:
             self.ctx.record_items[d] = kinds
         if isinstance(value, gast.Dict):
             self.ctx.dicts.add(d)
+            self.ctx.dict_keys[d] = tuple(k.value for k in value.keys)
         self.varied.add(d)
         return d
 
@@ -936,6 +948,53 @@ class Normalizer:
             raise self.ctx.error("an index computed from differentiable values is not supported",
                                  self.cur)
         return self.atom(node, out, "index")
+
+    def _dict_display(self, node):
+        """``{k: f(v) for k, v in d.items() if <test of k>}`` over a dict whose keys are
+        known when compiling (a display, a parameter tree): the display it builds."""
+        gen = node.generators[0] if len(node.generators) == 1 else None
+        it = gen.iter if gen is not None else None
+        base, kind = (it.func.value, it.func.attr) if isinstance(it, gast.Call) and isinstance(
+            it.func, gast.Attribute) and not it.args and it.func.attr in ("items", "keys") \
+            else (it, "keys")
+        keys = self.ctx.dict_keys.get(getattr(base, "id", None)) if gen is not None else None
+        if keys is None and gen is not None:  # ``for i in range(3)``, a constant list
+            keys, kind = self._constant_sequence(it), "values"
+        if keys is None:
+            raise self.ctx.error("dict comprehension over differentiable values is not "
+                                 "supported unless what it iterates is known when compiling "
+                                 "(`for k, v in params.items()`, `for i in range(3)`)", self.cur,
+                                 "build the dict as a dict display")
+        names = [n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)]
+        items_keys, items_values = [], []
+        for key in keys:
+            bound = {names[0]: T.const(key)}
+            if kind == "items" and len(names) == 2:
+                bound[names[1]] = gast.Subscript(T.clone(base), T.const(key), gast.Load())
+            elif kind == "items" or len(names) != 1 or not isinstance(gen.target, gast.Name):
+                raise self.ctx.error("dict comprehension over `.items()` needs `for k, v in ...`",
+                                     self.cur)
+            tests = [_substituted(t, bound) for t in gen.ifs]
+            truth = [self._static_truth(t) for t in tests]
+            if any(t is None for t in truth):
+                raise self.ctx.error("the `if` of a dict comprehension over differentiable "
+                                     "values must be decided by its keys when compiling",
+                                     self.cur)
+            if all(truth):
+                items_keys.append(_substituted(node.key, bound))
+                items_values.append(_substituted(node.value, bound))
+        return gast.Dict(items_keys, items_values)
+
+    def _constant_sequence(self, it):
+        """The values of ``range(<constants>)`` or of a constant list or tuple of numbers
+        and strings known when compiling, or None."""
+        if isinstance(it, gast.Call) and self.scope.value(it.func) is range and not it.keywords \
+                and all(isinstance(a, gast.Constant) and type(a.value) is int for a in it.args):
+            return tuple(range(*[a.value for a in it.args]))
+        value = self._static_value(it) if not isinstance(it, gast.Call) else MISSING
+        if isinstance(value, (list, tuple)) and all(type(v) in (int, str) for v in value):
+            return tuple(value)
+        return None
 
     def comprehension(self, node, out, dest, hint):
         d = self._dest(dest, hint)
@@ -1040,6 +1099,8 @@ def _mutated_containers(body):
     return out
 
 
+_COMPARE = {gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Lt: operator.lt,
+            gast.LtE: operator.le, gast.Gt: operator.gt, gast.GtE: operator.ge}
 # Values whose truth and equality a test may be decided on when compiling: those an
 # object's kind includes (compiler/cache._structure), so that another one compiles anew.
 _PLAIN_CONSTANTS = (bool, str, type(None))
@@ -1068,3 +1129,13 @@ def _appended_aliases(body):
             elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 loaded.add(n.id)
     return out
+
+
+def _substituted(expr, bound):
+    """``expr`` with the names in ``bound`` replaced by copies of their expressions."""
+    class Substitute(gast.NodeTransformer):
+        def visit_Name(self, node):
+            return T.clone(bound[node.id]) if node.id in bound and isinstance(
+                node.ctx, gast.Load) else node
+    return Substitute().visit(T.clone(expr))
+
