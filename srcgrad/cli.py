@@ -97,10 +97,11 @@ def _add_target_arguments(parser):
 # --- subcommands: one small function each, returning the exit status -------
 
 def _cmd_show(args):
-    if args.mode == "forward":
-        raise UsageError("forward mode is not implemented yet; use --mode reverse")
+    from .forward import tangent_source
+
     function = load_target(args.target)
-    source = adjoint_source(function, **_wrt_keyword(args))
+    show = tangent_source if args.mode == "forward" else adjoint_source
+    source = show(function, **_wrt_keyword(args))
     _write_stdout(source if source.endswith("\n") else source + "\n")
     return 0
 

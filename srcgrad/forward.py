@@ -1,20 +1,23 @@
 """Directional derivatives: ``jvp``, ``hvp`` and ``ForwardAccumulator``.
 
-Today they are computed with the reverse-mode compiler, by transposition: for
-``y = f(x)`` the adjoint ``u -> J^T u`` is linear in ``u``, so
+``jvp`` runs forward mode (``compiler/tangents.py``: each statement's tangent right
+after it) where it applies: real values, not trees, every primitive with a tangent
+rule. Elsewhere, and for ``hvp``, they are computed with the reverse-mode compiler,
+by transposition: for ``y = f(x)`` the adjoint ``u -> J^T u`` is linear in ``u``, so
 
     J v = d/du <J^T u, v>
 
 (the real inner product, C as R^2: TensorFlow's convention for complex values),
 one gradient of a gradient, which srcgrad differentiates like any code; and
 ``H v = d/dx <grad f(x), v>``. The answers are exact (what ``sg.grad`` computes,
-to second order); a forward-mode source transformation with its own tangent
-rules, and its speed, is not done yet (issue 14).
+to second order), at the cost of a second derivative.
 
 The functions ``t`` and ``h`` differentiated are generated as source (named in
 the user's terms: ``<f>_tangent_of``), compiled once per function and kind of
 arguments, and cached like any gradient.
 """
+import functools
+import inspect
 import types
 import weakref
 
@@ -44,11 +47,51 @@ def jvp(f, primals, tangents):
                          "one tangent per primal")
     for i, (p, t) in enumerate(zip(primals, tangents)):
         _check_like(p, t, i)
+    if primals:
+        forward = _forward(f, primals, tangents)
+        if forward is not None:  # forward mode: one pass computing both
+            return forward(*primals, *tangents)
     value = f(*primals)
     if not primals:
         return value, _zeros(value)
     derivative = _transposed(f, primals, tangents, value)
     return value, derivative(*primals, _zeros(value), *tangents)
+
+
+_FORWARD = weakref.WeakKeyDictionary()  # function -> {kinds of arguments: code, or None}
+
+
+def _forward(f, primals, tangents):
+    """The forward-mode code of ``f`` for these kinds of arguments, or None where forward
+    mode does not apply (trees, complex values, a primitive without a tangent rule):
+    then the transposition computes the same."""
+    if any(trees.is_tree(p) or np.iscomplexobj(p) or np.iscomplexobj(t)
+           for p, t in zip(primals, tangents)):
+        return None
+    from .api import _python_function
+    from .compiler.cache import _kind
+    from .compiler.tangents import compile_tangent
+    from .errors import CompileError
+
+    fn = _python_function(f, "jvp")
+    bound = (fn.__self__,) if inspect.ismethod(fn) else ()
+    code = fn.__func__ if bound else fn
+    key = tuple(map(_kind, bound + primals))
+    try:
+        per_fn = _FORWARD.setdefault(code, {})
+    except TypeError:
+        per_fn = {}
+    entry = per_fn.get(key, False)
+    if entry is False or entry is not None and not entry.guards.valid():
+        try:
+            entry = compile_tangent(code, list(range(len(bound), len(bound) + len(primals))),
+                                    list(bound + primals))
+        except CompileError:
+            entry = None  # no tangent rule for something it computes
+        per_fn[key] = entry
+    if entry is None:
+        return None
+    return entry.fn if not bound else functools.partial(entry.fn, *bound)
 
 
 def hvp(f):
@@ -239,3 +282,15 @@ class ForwardAccumulator:
                 total = np.zeros(np.shape(target))
             out.append(total)
         return rebuild(out)
+
+
+def tangent_source(f, wrt=0):
+    """The forward-mode code of ``f`` along ``wrt``, as ``srcgrad show --mode forward``
+    prints it (for arguments of any kind); a CompileError where forward mode does not
+    apply."""
+    from .api import _python_function
+    from .compiler.cache import Compiled
+    from .compiler.tangents import compile_tangent
+
+    compiled = Compiled.of(_python_function(f, "tangent_source"), wrt, "grad")
+    return compile_tangent(compiled.f, list(compiled.wrt)).text

@@ -194,9 +194,11 @@ def test_usage_errors(capsys, argv, message):
     assert message in assert_one_line_error(err, status)
 
 
-def test_forward_mode_is_not_there_yet(capsys):
-    err, status = _main_err(capsys, "show", f"{ROSENBROCK}:rosenbrock", "--mode", "forward")
-    assert "forward mode is not implemented yet" in assert_one_line_error(err, status)
+def test_forward_mode_prints_the_tangent_code(capsys):
+    assert main(["show", f"{ROSENBROCK}:rosenbrock", "--mode", "forward"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# value and tangent of rosenbrock (rosenbrock.py:")
+    assert "def jvp_rosenbrock(x, x_dot):" in out
 
 
 def test_explain_of_a_missing_file_is_one_line(capsys):

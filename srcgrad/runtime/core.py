@@ -16,7 +16,7 @@ __all__ = [
     "gather_items", "zero_at", "copy_slot", "repeat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "field", "field_grad",
-    "field_index",
+    "field_index", "tangent", "set_tangent",
 ]
 
 
@@ -432,4 +432,20 @@ def field_grad(grad, record, name, lead=0):
 def field_index(record, name):
     """The position of field ``name`` in a namedtuple ``record`` (read as that item)."""
     return type(record)._fields.index(name)
+
+
+def tangent(dot, value):
+    """A forward-mode tangent that may not have been set (None): zeros like ``value``."""
+    return zeros_like(value) if dot is None else dot
+
+
+def set_tangent(dot, base, index, item):
+    """The tangent of ``base`` after ``base[index] = item``: a copy of ``dot`` (the
+    tangent before; tangents may share arrays) with the item's tangent (None: zeros)."""
+    if isinstance(dot, (list, dict)):
+        out = dot.copy()
+    else:
+        out = np.array(dot, dtype=np.result_type(dot, 1.0), copy=True)
+    out[index] = zeros_like(base[index]) if item is None else item
+    return out
 

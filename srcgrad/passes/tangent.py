@@ -1,0 +1,259 @@
+"""Forward mode: the tangent of each statement of a normalized body, right after it.
+
+Each varied variable ``x`` gets a tangent ``x_dot`` (its derivative along the
+directions given for the inputs), computed as the statement runs; control flow
+stays as written. What is known when compiling is used: an operand whose tangent
+is known to be zero drops its term; where a tangent may or may not have been set
+(after a branch, in a loop) it is read as ``_sg.tangent(x_dot, x)`` (zeros when unset).
+
+Before/after (normalized body of ``return np.sum(np.sin(x) * y)``, ``y`` constant)::
+
+    z_sin = np.sin(x)              z_sin = np.sin(x)
+    z = z_sin * y                  z_sin_dot = x_dot * np.cos(x)
+    result = np.sum(z)             z = z_sin * y
+                                   z_dot = z_sin_dot * y
+                                   result = np.sum(z)
+                                   result_dot = np.sum(z_dot)
+"""
+import copy
+
+import gast
+
+from ..errors import CompileError
+from ..ir import anno, templates as T
+from ..ir.atoms import literal_items
+from ..ir.names import walk_stmts, written_names
+from ..rules import tangents
+from ..rules.entry import params as rule_params
+from .reverse import _rule_expr
+
+VALUE, ZERO, MAYBE = "value", "zero", "maybe"
+
+
+class Tangent:
+    def __init__(self, ctx, varied):
+        self.ctx = ctx
+        self.varied = varied
+        self.names = {}  # variable -> its tangent's name
+        self.state = {}  # variable -> VALUE / ZERO / MAYBE
+        self.maybe = set()  # variables whose tangent is read where it may be unset
+
+    def dot(self, name):
+        if name not in self.names:
+            self.names[name] = self.ctx.namer.fresh(f"{name}_dot")
+        return self.names[name]
+
+    def read(self, atom):
+        """The tangent of operand ``atom`` as an expression, or None when it is zero."""
+        if not isinstance(atom, gast.Name) or atom.id not in self.varied:
+            return None
+        state = self.state.get(atom.id, ZERO)
+        if state == ZERO:
+            return None
+        if state == VALUE:
+            return T.name(self.dot(atom.id))
+        self.maybe.add(atom.id)
+        return T.expr("_sg.tangent(t, x)", t=self.dot(atom.id), x=atom.id)
+
+    def read_or_zero(self, atom):
+        found = self.read(atom)
+        return found if found is not None else T.expr("_sg.zeros_like(x)", x=copy.deepcopy(atom))
+
+    def set(self, name, value, out):
+        """``name_dot = value`` (None: a zero tangent, known as such)."""
+        if name not in self.varied:
+            return
+        if value is None:
+            if self.state.get(name, ZERO) != ZERO:
+                out.append(T.assign(self.dot(name), T.const(None)))
+            self.state[name] = ZERO
+            return
+        out.append(T.assign(self.dot(name), value))
+        self.state[name] = VALUE
+
+    # -- blocks ----------------------------------------------------------------
+    def block(self, stmts):
+        out, line = [], None
+        for s in stmts:
+            code = self.stmt(s)
+            o = anno.origin(s)
+            key = (o.filename, o.lineno) if o is not None else None
+            if key is not None and key != line and len(code) > 1:
+                out.append(T.comment(f"tangent of: {o.text} ({o.short()})"))
+                line = key
+            out += code
+        return out
+
+    def stmt(self, s):
+        if isinstance(s, gast.If):
+            before = dict(self.state)
+            body = self.block(s.body)
+            after_body, self.state = self.state, dict(before)
+            orelse = self.block(s.orelse)
+            self.state = _join(after_body, self.state)
+            return [anno.like(gast.If(s.test, body, orelse), s)]
+        if isinstance(s, (gast.For, gast.While)):
+            # From the second trip on, what the body set may be set: read it as maybe.
+            for n in {n for st in walk_stmts(s.body) for n in _changed(st)}:
+                if n in self.varied:
+                    self.state[n] = MAYBE
+            before = dict(self.state)
+            body = self.block(s.body)
+            self.state = _join(before, self.state)
+            if isinstance(s, gast.For):
+                return [anno.like(gast.For(s.target, s.iter, body, [], None), s)]
+            return [anno.like(gast.While(s.test, body, []), s)]
+        kind = anno.kind(s)
+        out = [s]
+        handler = getattr(self, f"_{kind}", None) if kind else None
+        if handler is None:
+            if kind in ("custom", "custom_pair", "watch", "read") or getattr(
+                    s, "sg_norule", None) is not None and set(written_names(s)) & self.varied:
+                raise self._unsupported(s, f"a statement of kind {kind}")
+            for n in written_names(s):
+                self.set(n, None, out)  # computed without a derivative
+            return out
+        handler(s, out)
+        return out
+
+    def _unsupported(self, s, what):
+        o = anno.origin(s)
+        return CompileError(f"forward mode: {what} has no tangent rule yet",
+                            o.filename if o else None, o.lineno if o else None,
+                            remedy="sg.jvp computes it by transposing reverse mode")
+
+    # -- one statement per kind --------------------------------------------------
+    def _copy(self, s, out):
+        self.set(s.targets[0].id, self.read(s.value), out)
+
+    def _getitem(self, s, out):
+        base = self.read(s.value.value)
+        value = None if base is None else gast.Subscript(base, copy.deepcopy(s.value.slice),
+                                                         gast.Load())
+        self.set(s.targets[0].id, value, out)
+
+    def _literal(self, s, out):
+        items = literal_items(s.value)
+        if all(self.read(e) is None for _, e in items):
+            return self.set(s.targets[0].id, None, out)
+        value = copy.deepcopy(s.value)
+        parts = [self.read_or_zero(e) for _, e in items]
+        if isinstance(value, gast.Dict):
+            value.values = parts
+        elif isinstance(value, gast.Call):  # a record built from its fields
+            value.args = parts[:len(value.args)]
+            for k, p in zip(value.keywords, parts[len(value.args):]):
+                k.value = p
+        else:
+            value.elts = parts
+        self.set(s.targets[0].id, value, out)
+
+    def _setitem(self, s, out):
+        base = s.targets[0].value.id
+        item = self.read(s.value) if isinstance(s.value, gast.Name) else None
+        if item is None and self.state.get(base, ZERO) == ZERO:
+            return
+        index = s.targets[0].slice
+        slot = _index_expr(index)
+        value = T.expr("_sg.set_tangent(t, b, i, v)", t=self.read_or_zero(T.name(base)), b=base,
+                       i=slot, v=item if item is not None else T.const(None))
+        self.set(base, value, out)
+
+    def _append(self, s, out):
+        lst = s.value.func.value.id
+        item = s.value.args[0]
+        if self.read(item) is None and self.state.get(lst, ZERO) == ZERO:
+            return
+        if self.state.get(lst, ZERO) != VALUE:
+            # Before the append (the list's tangent has one item fewer): zeros if unset.
+            out.insert(0, T.assign(self.dot(lst), self.read_or_zero(T.name(lst))))
+            self.state[lst] = VALUE
+        out.append(T.stmt("l.append(v)", l=self.dot(lst), v=self.read_or_zero(item)))
+
+    def _pop(self, s, out):
+        lst = s.value.func.value.id
+        t = s.targets[0].id
+        if self.state.get(lst, ZERO) == ZERO:
+            return self.set(t, None, out)
+        if self.state.get(lst) != VALUE:
+            out.insert(0, T.assign(self.dot(lst), self.read(T.name(lst))))
+            self.state[lst] = VALUE
+        self.set(t, T.expr("l.pop()", l=self.dot(lst)), out)
+
+    def _prim(self, s, out):
+        t = s.targets[0].id
+        rule = s.sg_rule
+        form = tangents.form(s.sg_func, rule)
+        dots = {p: self.read(a) for p, a in s.sg_args.items() if p in rule.grads}
+        if all(d is None for d in dots.values()):
+            return self.set(t, None, out)
+        if form is None:
+            name = getattr(s.sg_func, "__name__", "this function")
+            raise self._unsupported(s, f"`{name}`")
+        subs = {p.name: s.sg_args[p.name] for p in rule_params(rule) if p.name in s.sg_args}
+        if form == "elementwise":
+            terms = [_rule_expr(rule.grads[p], subs, d, T.name(t), self.ctx.module_names)
+                     for p, d in dots.items() if d is not None]
+        elif form in ("linear", "bilinear"):
+            terms = self._substituted(s, dots, form)
+        else:
+            extra = {f"{p}_dot": d if d is not None else T.expr("_sg.zeros_like(x)",
+                                                                   x=copy.deepcopy(s.sg_args[p]))
+                     for p, d in dots.items()}
+            terms = [_rule_expr(form, {**subs, **extra}, None, T.name(t), self.ctx.module_names)]
+        value = terms[0]
+        for term in terms[1:]:
+            value = gast.BinOp(value, gast.Add(), term)
+        self.set(t, value, out)
+
+    def _substituted(self, s, dots, form):
+        """The primitive's own call with operands replaced by their tangents: all at once
+        (linear), or one operand at a time, the terms summed (bilinear)."""
+        atoms = {p: s.sg_args[p] for p in dots}
+        for p, atom in atoms.items():
+            if not any(n is atom for n in gast.walk(s.value)):
+                raise self._unsupported(s, f"`{getattr(s.sg_func, '__name__', 'a call')}` "
+                                           "(an operand not in its call)")
+        if form == "linear":
+            mapping = {id(a): dots[p] if dots[p] is not None else self.read_or_zero(a)
+                       for p, a in atoms.items()}
+            return [_replace(s.value, mapping)]
+        return [_replace(s.value, {id(atoms[p]): d}) for p, d in dots.items() if d is not None]
+
+
+def _changed(s):
+    """The names a statement binds, writes an item of, or appends to or pops from."""
+    kind = anno.kind(s)
+    if kind in ("append", "pop"):
+        return set(written_names(s)) | {s.value.func.value.id}
+    if kind == "setitem":
+        return set(written_names(s)) | {s.targets[0].value.id}
+    return set(written_names(s))
+
+
+def _join(a, b):
+    out = {}
+    for n in set(a) | set(b):
+        x, y = a.get(n, ZERO), b.get(n, ZERO)
+        out[n] = x if x == y else MAYBE
+    return out
+
+
+def _replace(node, mapping):
+    """A copy of ``node`` with the nodes whose ids are in ``mapping`` replaced."""
+    if id(node) in mapping:
+        return T.clone(mapping[id(node)])
+    if isinstance(node, list):
+        return [_replace(n, mapping) for n in node]
+    if not isinstance(node, gast.AST):
+        return node
+    new = copy.copy(node)
+    for field, value in gast.iter_fields(node):
+        setattr(new, field, _replace(value, mapping))
+    return new
+
+
+def _index_expr(index):
+    from .reverse import _index_expr as index_expr
+
+    return index_expr(index)
