@@ -26,7 +26,7 @@ def compile_tangent(fn, wrt, sample=None):
                            src.filename, src.node.lineno)
     result_name = result.id if isinstance(result, gast.Name) else None
     act = activity.analyze(node.body, wrt_names, result_name)
-    tangent = Tangent(ctx, act.varied)
+    tangent = Tangent(ctx, act.varied, body)
     dots = [tangent.dot(w) for w in wrt_names]
     for w in wrt_names:
         tangent.state[w] = "value"

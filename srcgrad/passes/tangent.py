@@ -31,9 +31,13 @@ VALUE, ZERO, MAYBE = "value", "zero", "maybe"
 
 
 class Tangent:
-    def __init__(self, ctx, varied):
+    def __init__(self, ctx, varied, body):
         self.ctx = ctx
         self.varied = varied
+        self.body_index = {}  # name -> the statements binding it
+        for s in walk_stmts(body):
+            for n in written_names(s):
+                self.body_index.setdefault(n, []).append(s)
         self.names = {}  # variable -> its tangent's name
         self.state = {}  # variable -> VALUE / ZERO / MAYBE
         self.maybe = set()  # variables whose tangent is read where it may be unset
@@ -196,6 +200,8 @@ class Tangent:
                      for p, d in dots.items() if d is not None]
         elif form in ("linear", "bilinear"):
             terms = self._substituted(s, dots, form)
+        elif form in ("reduction", "determinant"):
+            terms = [self._weighted(s, p, d, subs, form) for p, d in dots.items() if d is not None]
         else:
             extra = {f"{p}_dot": d if d is not None else T.expr("_sg.zeros_like(x)",
                                                                    x=copy.deepcopy(s.sg_args[p]))
@@ -206,19 +212,59 @@ class Tangent:
             value = gast.BinOp(value, gast.Add(), term)
         self.set(t, value, out)
 
+    def _weighted(self, s, p, dot, subs, form):
+        """``sum(dot * W)`` over the reduced axes, ``W`` the adjoint of ones (a reduction
+        or ``det``: see rules/tangents.py)."""
+        t = s.targets[0].id
+        ones = T.expr("np.ones_like(x)", x=t)
+        weights = _rule_expr(s.sg_rule.grads[p], subs, ones, T.name(t), self.ctx.module_names)
+        if form == "determinant":
+            return T.expr("np.sum(d * w, axis=(-2, -1))", d=dot, w=weights)
+        axis = subs.get("axis", T.const(None))
+        keepdims = subs.get("keepdims", T.const(False))
+        return T.expr("np.sum(d * w, axis=a, keepdims=k)", d=dot, w=weights,
+                      a=copy.deepcopy(axis), k=copy.deepcopy(keepdims))
+
     def _substituted(self, s, dots, form):
         """The primitive's own call with operands replaced by their tangents: all at once
-        (linear), or one operand at a time, the terms summed (bilinear)."""
-        atoms = {p: s.sg_args[p] for p in dots}
-        for p, atom in atoms.items():
-            if not any(n is atom for n in gast.walk(s.value)):
+        (linear), or one operand at a time, the terms summed (bilinear, multilinear).
+
+        An operand is found in the call by identity (the atom the rule's parameter is
+        bound to), else by its name when that names no other operand (variadic
+        arguments, spread out in the call: ``np.einsum(s, a, b)``)."""
+        slots = {}  # id of a node in the call -> the tangent for it
+        other = {a.id for p, a in s.sg_args.items() if p not in dots and isinstance(a, gast.Name)}
+        for p, dot in dots.items():
+            atom = s.sg_args[p]
+            found = [n for n in gast.walk(s.value) if n is atom]
+            if not found and isinstance(atom, gast.Name):
+                found = [n for n in gast.walk(s.value) if isinstance(n, gast.Name)
+                         and n.id == atom.id and n.id not in other]
+            if not found and isinstance(atom, gast.Name):  # spread out: its items
+                items = self._list_items(atom.id) or []
+                found = [n for n in gast.walk(s.value) if isinstance(n, gast.Name)
+                         and n.id in items and n.id not in other]
+                dot = None
+            if not found and dot is None and self.read(atom) is None:
+                continue  # a constant operand the call leaves to its default
+            if not found:
                 raise self._unsupported(s, f"`{getattr(s.sg_func, '__name__', 'a call')}` "
                                            "(an operand not in its call)")
+            for n in found:
+                slots[id(n)] = dot if dot is not None else self.read(n)
         if form == "linear":
-            mapping = {id(a): dots[p] if dots[p] is not None else self.read_or_zero(a)
-                       for p, a in atoms.items()}
-            return [_replace(s.value, mapping)]
-        return [_replace(s.value, {id(atoms[p]): d}) for p, d in dots.items() if d is not None]
+            nodes = {id(n): n for n in gast.walk(s.value)}
+            return [_replace(s.value, {k: v if v is not None else self.read_or_zero(nodes[k])
+                                       for k, v in slots.items()})]
+        return [_replace(s.value, {k: v}) for k, v in slots.items() if v is not None]
+
+    def _list_items(self, name):
+        """The items of the list a variadic parameter was bound to (``operands`` of
+        einsum: a list display the normalizer made), or None."""
+        for s in self.body_index.get(name, ()):
+            if anno.kind(s) == "literal" and isinstance(s.value, (gast.List, gast.Tuple)):
+                return [e.id for e in s.value.elts if isinstance(e, gast.Name)]
+        return None
 
 
 def _changed(s):

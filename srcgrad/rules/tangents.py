@@ -37,6 +37,13 @@ LINEAR = (complexes.AS_IS - {np.absolute, np.var, np.std, _h.astype}) | frozense
 
 BILINEAR = frozenset({np.matmul, np.dot, np.outer, np.inner, np.tensordot, np.kron, np.cross})
 
+# Reductions (over ``axis``, or all): each result depends on its slice alone, and the
+# adjoint is the result's seed spread over the slice times weights, so the tangent is
+# the slice's sum of weights times the operand's tangent, the weights being the
+# adjoint of ones (``passes/tangent.py``).
+REDUCTIONS = frozenset({np.max, np.amax, np.min, np.amin, np.prod, np.var, np.std,
+                        np.linalg.norm})
+
 EXPLICIT = {
     np.linalg.solve: "np.linalg.solve(a, b_dot - a_dot @ ans)",
     np.linalg.inv: "-(ans @ a_dot @ ans)",
@@ -50,7 +57,8 @@ def form(func, rule):
     named ``<param>_dot``), or None (no tangent rule)."""
     if rule is POWER_CONSTANT_EXPONENT:
         return "elementwise"
-    if any(p.variadic and p.name in rule.grads for p in params(rule)) and func not in LINEAR:
+    if any(p.variadic and p.name in rule.grads for p in params(rule)) \
+            and func not in LINEAR and func is not np.einsum:
         return None  # (math.hypot(*coordinates): a list of grads, not one per operand)
     if any(rule is r for r in _SEQUENCES):
         return "linear"
@@ -59,8 +67,12 @@ def form(func, rule):
             return "elementwise"
         if func in LINEAR:
             return "linear"
-        if func in BILINEAR:
-            return "bilinear"
+        if func in BILINEAR or func is np.einsum:
+            return "bilinear"  # (einsum: multilinear, one operand at a time)
+        if func in REDUCTIONS:
+            return "reduction"
+        if func is np.linalg.det:
+            return "determinant"
         return EXPLICIT.get(func)
     except TypeError:  # an unhashable callable
         return None

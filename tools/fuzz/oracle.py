@@ -34,7 +34,7 @@ from . import fd
 from .harness import module_source
 from .program import copies
 
-FORMS = ("grad", "value", "tape", "function", "second", "tree")
+FORMS = ("grad", "value", "tape", "function", "second", "tree", "jvp")
 TIME_LIMIT = 30            # seconds per form: compiling included
 PLAIN_TIME_LIMIT = 10      # seconds for the plain calls of a program (a shrinking step can
                            # delete the ``k += 1`` of a while loop)
@@ -213,6 +213,24 @@ class _Checker:
         if type(by_position) is not tuple or len(by_position) != len(keys):
             return Outcome("FAIL", "wrong structure", f"tuple gradient {by_position!r}")
         return self._judge(list(by_position), value)
+
+    def _jvp(self, given):
+        """Forward mode (``compiler/tangents.py``, not sg.jvp's fallback): the tangent along
+        each input element is that partial derivative."""
+        from srcgrad.compiler.tangents import compile_tangent
+
+        jvp = compile_tangent(self.f, list(range(len(self.args))), copies(given)).fn
+        grads, value = [], None
+        for i, arg in enumerate(self.args):
+            partials = np.zeros(np.shape(arg))
+            for idx in np.ndindex(np.shape(arg)):
+                tangents = [np.zeros(np.shape(a)) if np.ndim(a) else 0.0 for a in self.args]
+                one = np.zeros(np.shape(arg))
+                one[idx] = 1.0
+                tangents[i] = one if np.ndim(arg) else 1.0
+                value, partials[idx] = jvp(*copies(given), *tangents)
+            grads.append(partials if np.ndim(arg) else float(partials))
+        return self._judge(grads, value)
 
     def _tape(self, given):
         value, grads = self.module.tape_f(*given)

@@ -58,6 +58,8 @@ def reproducer(program, forms, outcome):
         "second": "sg.grad(second_f)(*ARGS)",
         "tree": "sg.grad(dict_f)(dict(zip(f.__code__.co_varnames, ARGS))), "
                 "sg.value_and_grad(tuple_f)(tuple(ARGS))",
+        "jvp": "__import__('srcgrad.compiler.tangents').compiler.tangents.compile_tangent("
+               f"f, list(range({len(program.args)})), ARGS).text",
     }
     second = "second" in forms and second_order_eligible(program)
     module = module_source(program, np.shape(program.args[0]) if second else None,
