@@ -2,8 +2,8 @@
 
 ``jvp`` runs forward mode (``compiler/tangents.py``: each statement's tangent right
 after it) where it applies: real values, not trees, every primitive with a tangent
-rule. Elsewhere, and for ``hvp``, they are computed with the reverse-mode compiler,
-by transposition: for ``y = f(x)`` the adjoint ``u -> J^T u`` is linear in ``u``, so
+rule; ``hvp`` runs forward mode over the gradient's own generated code. Elsewhere
+they are computed with the reverse-mode compiler, by transposition: for ``y = f(x)`` the adjoint ``u -> J^T u`` is linear in ``u``, so
 
     J v = d/du <J^T u, v>
 
@@ -47,8 +47,8 @@ def jvp(f, primals, tangents):
                          "one tangent per primal")
     for i, (p, t) in enumerate(zip(primals, tangents)):
         _check_like(p, t, i)
-    if primals:
-        forward = _forward(f, primals, tangents)
+    if primals and not any(np.iscomplexobj(t) for t in tangents):
+        forward = _forward(f, primals, range(len(primals)))
         if forward is not None:  # forward mode: one pass computing both
             return forward(*primals, *tangents)
     value = f(*primals)
@@ -61,12 +61,12 @@ def jvp(f, primals, tangents):
 _FORWARD = weakref.WeakKeyDictionary()  # function -> {kinds of arguments: code, or None}
 
 
-def _forward(f, primals, tangents):
-    """The forward-mode code of ``f`` for these kinds of arguments, or None where forward
-    mode does not apply (trees, complex values, a primitive without a tangent rule):
-    then the transposition computes the same."""
-    if any(trees.is_tree(p) or np.iscomplexobj(p) or np.iscomplexobj(t)
-           for p, t in zip(primals, tangents)):
+def _forward(f, args, wrt):
+    """The forward-mode code of ``f`` along its arguments ``wrt`` (indices) for these
+    kinds of arguments, called ``code(*args, *tangents)``; or None where forward mode
+    does not apply (trees, complex values, a primitive without a tangent rule): then the
+    transposition computes the same."""
+    if any(trees.is_tree(a) or np.iscomplexobj(a) for a in args):
         return None
     from .api import _python_function
     from .compiler.cache import _kind
@@ -76,7 +76,7 @@ def _forward(f, primals, tangents):
     fn = _python_function(f, "jvp")
     bound = (fn.__self__,) if inspect.ismethod(fn) else ()
     code = fn.__func__ if bound else fn
-    key = tuple(map(_kind, bound + primals))
+    key = (tuple(wrt),) + tuple(map(_kind, bound + tuple(args)))
     try:
         per_fn = _FORWARD.setdefault(code, {})
     except TypeError:
@@ -84,8 +84,7 @@ def _forward(f, primals, tangents):
     entry = per_fn.get(key, False)
     if entry is False or entry is not None and not entry.guards.valid():
         try:
-            entry = compile_tangent(code, list(range(len(bound), len(bound) + len(primals))),
-                                    list(bound + primals))
+            entry = compile_tangent(code, [len(bound) + i for i in wrt], list(bound + tuple(args)))
         except CompileError:
             entry = None  # no tangent rule for something it computes
         per_fn[key] = entry
@@ -96,7 +95,8 @@ def _forward(f, primals, tangents):
 
 def hvp(f):
     """``hvp(f)(*args, v)``: the Hessian of scalar ``f`` (with respect to its first
-    argument) times ``v``, ``d/dx <grad f(x), v>``."""
+    argument) times ``v``: forward mode over the gradient's code where it applies, else
+    ``d/dx <grad f(x), v>``."""
     gradient = grad(f)
     compiled = {}
 
@@ -105,6 +105,10 @@ def hvp(f):
         if not args:
             raise TypeError("hvp(f)(x, ..., v) needs the arguments of f and a direction v")
         _check_like(args[0], v, 0)
+        if not np.iscomplexobj(v):  # forward over reverse: the gradient's tangent along v
+            forward = _forward(gradient, tuple(args), [0])
+            if forward is not None:
+                return forward(*args, v)[1]
         key = (_paths_key(args[0]), _complex_key(args[0], v), len(args))
         h = compiled.get(key)
         if h is None:

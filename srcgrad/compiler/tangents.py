@@ -13,12 +13,13 @@ from ..passes import activity
 from ..passes.tangent import Tangent
 from . import codegen
 from .context import Generated
-from .pipeline import may_be_complex, normalized_function, without_gc
+from .pipeline import _differentiated, may_be_complex, normalized_function, without_gc
 
 
 @without_gc
 def compile_tangent(fn, wrt, sample=None):
     """The forward-mode code of ``fn`` along its positional parameters ``wrt`` (indices)."""
+    fn = _differentiated(fn, sample)  # forward over reverse: a gradient's own code
     src, ctx, node, params, wrt_names = normalized_function(fn, wrt, sample)
     body, result = node.body[:-1], node.body[-1].value
     if may_be_complex(body, sample, ctx.scope):
