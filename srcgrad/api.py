@@ -89,11 +89,14 @@ def value_and_grad(f, wrt=0):
     return _make(f, wrt, "value_and_grad")
 
 
-def adjoint_source(f, wrt=0):
-    """The generated gradient code of ``f``, as ``srcgrad show`` prints it."""
+def adjoint_source(f, wrt=0, args=None):
+    """The generated gradient code of ``f``, as ``srcgrad show`` prints it: for arguments
+    of any kind, or specialised as a call with example ``args`` runs it (ranks known:
+    the matrix products' own adjoints, no unbroadcasting between scalars)."""
     f = _python_function(f, "adjoint_source")
     _check_indices(f, wrt)
-    return Compiled.of(f, wrt, "grad").generic_text()
+    compiled = Compiled.of(f, wrt, "grad")
+    return compiled.generic_text() if args is None else compiled.specialised(args).text
 
 
 def _check_indices(f, wrt):

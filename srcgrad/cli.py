@@ -16,6 +16,8 @@ import os
 import re
 import sys
 
+import numpy as np
+
 from . import __version__, adjoint_source
 from .errors import CompileError
 
@@ -92,6 +94,11 @@ def _add_target_arguments(parser):
         "--wrt", metavar="NAMES", type=_parse_wrt,
         help="comma-separated parameter names or indices (default: the first parameter)",
     )
+    parser.add_argument(
+        "--args", metavar="KINDS", type=_parse_kinds,
+        help="the kinds of the positional arguments, to show the code compiled for them, "
+             "e.g. 'float64[3], float64[100,3], float' (default: code for any kinds)",
+    )
 
 
 # --- subcommands: one small function each, returning the exit status -------
@@ -132,7 +139,41 @@ def _cmd_explain(args):
 
 def _wrt_keyword(args):
     # Without --wrt the API's own default applies, so the two cannot drift.
-    return {} if args.wrt is None else {"wrt": args.wrt}
+    out = {} if args.wrt is None else {"wrt": args.wrt}
+    if getattr(args, "args", None) is not None:
+        out["args"] = args.args
+    return out
+
+
+def _parse_kinds(text):
+    """``"float64[3], float64[2,3], float"`` -> example values of those kinds: arrays of
+    ones of the dtype and shape, a Python float (``float``), int or complex."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text + ","):
+        depth += {"[": 1, "]": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            items.append(text[start:i].strip())
+            start = i + 1
+    if depth != 0 or not all(items):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of kinds "
+                                         "such as float64[3], float64[2,3] or float")
+    values = []
+    for item in items:
+        match = re.fullmatch(r"([a-z]+[0-9]*)(?:\[([0-9, ]*)\])?", item)
+        if match is None:
+            raise argparse.ArgumentTypeError(f"{item!r} in {text!r} is not a kind such as "
+                                             "float, float64[3] or float32[2,3]")
+        dtype, shape = match.groups()
+        if shape is None and dtype in ("float", "int", "complex"):
+            values.append({"float": 1.0, "int": 1, "complex": 1j}[dtype])
+            continue
+        try:
+            kind = np.dtype(dtype)
+        except TypeError:
+            raise argparse.ArgumentTypeError(f"unknown dtype {dtype!r} in {text!r}") from None
+        dims = tuple(int(d) for d in shape.split(",") if d.strip()) if shape else ()
+        values.append(np.ones(dims, kind) if shape is not None else kind.type(1))
+    return values
 
 
 def _parse_wrt(text):

@@ -39,10 +39,12 @@ _STUBS = {"Variable": "a srcgrad Variable: none exist in exported code"}
 _ALLOWED_MODULES = frozenset(sys.stdlib_module_names) | {"numpy", "scipy"}
 
 
-def export_source(fn, wrt=0):
+def export_source(fn, wrt=0, args=None):
     """The text of a module whose ``grad_<name>`` is ``srcgrad.grad(fn, wrt)`` (the generic
-    code, for arguments of any kind), and which imports nothing of srcgrad."""
-    generated = Compiled.of(fn, wrt, "grad").generic()
+    code, for arguments of any kind, or specialised for the kinds of example ``args``),
+    and which imports nothing of srcgrad."""
+    compiled = Compiled.of(fn, wrt, "grad")
+    generated = compiled.generic() if args is None else compiled.specialised(args).fn
     text = generated.__srcgrad_source__
     module = _Module()
     tree = ast.parse(text)

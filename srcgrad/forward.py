@@ -288,13 +288,14 @@ class ForwardAccumulator:
         return rebuild(out)
 
 
-def tangent_source(f, wrt=0):
+def tangent_source(f, wrt=0, args=None):
     """The forward-mode code of ``f`` along ``wrt``, as ``srcgrad show --mode forward``
-    prints it (for arguments of any kind); a CompileError where forward mode does not
-    apply."""
+    prints it (for arguments of any kind, or of the kinds of example ``args``); a
+    CompileError where forward mode does not apply."""
     from .api import _python_function
     from .compiler.cache import Compiled
     from .compiler.tangents import compile_tangent
 
     compiled = Compiled.of(_python_function(f, "tangent_source"), wrt, "grad")
-    return compile_tangent(compiled.f, list(compiled.wrt)).text
+    sample = None if args is None else list(compiled.bound) + list(args)
+    return compile_tangent(compiled.f, list(compiled.wrt), sample).text

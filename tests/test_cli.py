@@ -288,3 +288,19 @@ def test_wrt_index_out_of_range_is_a_usage_error(tmp_path, capsys, wrt):
     err, status = _main_err(capsys, "show", f"{path}:f", "--wrt", wrt)
     message = assert_one_line_error(err, status, 2)
     assert "out of range: f() has 2 positional parameters" in message
+
+
+def test_args_show_the_code_compiled_for_those_kinds(capsys):
+    target = "examples/logistic_regression.py:loss"
+    assert main(["show", target, "--args", "float64[3], float, float64[20,3], float64[20]"]) == 0
+    specialised = capsys.readouterr().out
+    assert "dw = dmargins_matmul @ X" in specialised  # a vector-matrix product's own adjoint
+    assert main(["show", target]) == 0
+    assert "_sg.matmul_grad_x2" in capsys.readouterr().out  # the generic form
+
+
+@pytest.mark.parametrize("kinds", ["float64[3", "floaty[3]", "float64[3],,float"])
+def test_bad_args_are_one_line_and_status_2(capsys, kinds):
+    err, status = _main_err(capsys, "show", "examples/logistic_regression.py:loss", "--args",
+                            kinds)
+    assert "srcgrad:" in assert_one_line_error(err, status)

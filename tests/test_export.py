@@ -86,3 +86,22 @@ def test_a_bad_target_is_one_line_and_status_2(tmp_path, capsys):
     assert main(["export", f"{models.__file__}:missing", "-o", str(tmp_path / "x.py")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "has no attribute 'missing'" in err
+
+
+def test_an_export_specialised_for_argument_kinds(tmp_path, capsys):
+    """``--args``: the code a call with those kinds runs (ranks known), standalone too."""
+    import pickle
+
+    target = f"{Path(models.__file__)}:rbf_energy"
+    out = tmp_path / "exported.py"
+    assert main(["export", target, "-o", str(out), "--args", "float64[2]"]) == 0
+    assert out.read_text() != ""
+    args = [np.array([0.3, -0.2])]
+    pickle.dump(args, open(tmp_path / "args.pkl", "wb"))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run([sys.executable, "-c", _CHILD, str(tmp_path), str(tmp_path / "args.pkl"),
+                          str(tmp_path / "out.pkl")], capture_output=True, text=True, env=env,
+                         cwd=tmp_path, timeout=120)
+    assert run.returncode == 0, run.stderr
+    got = pickle.load(open(tmp_path / "out.pkl", "rb"))
+    np.testing.assert_allclose(got, sg.grad(models.rbf_energy)(*args), rtol=1e-12)

@@ -443,3 +443,9 @@ class Compiled:
 
     def generic_text(self):
         return compile_gradient(self.f, self.wrt, self.mode, as_tuple=self.multiple).text
+
+    def specialised(self, args):
+        """The code compiled for arguments of the kinds of ``args`` (as a call with them
+        would run), not loaded into the cache."""
+        return compile_gradient(self.f, self.wrt, self.mode, sample=list(self.bound) + list(args),
+                                as_tuple=self.multiple)
