@@ -191,9 +191,12 @@ class Tangent:
         dots = {p: self.read(a) for p, a in s.sg_args.items() if p in rule.grads}
         if all(d is None for d in dots.values()):
             return self.set(t, None, out)
-        if form is None:
+        dtype = s.sg_args.get("dtype")
+        if form is None or dtype is not None and not (isinstance(dtype, gast.Constant)
+                                                       and dtype.value is None):
+            # (A cast to a dtype: linear only for a floating one; not modelled yet.)
             name = getattr(s.sg_func, "__name__", "this function")
-            raise self._unsupported(s, f"`{name}`")
+            raise self._unsupported(s, f"`{name}`" + (" with a dtype" if form else ""))
         subs = {p.name: s.sg_args[p.name] for p in rule_params(rule) if p.name in s.sg_args}
         if form == "elementwise":
             terms = [_rule_expr(rule.grads[p], subs, d, T.name(t), self.ctx.module_names)
