@@ -3,7 +3,8 @@
 ``jvp`` runs forward mode (``compiler/tangents.py``: each statement's tangent right
 after it) where it applies: real values, not trees, every primitive with a tangent
 rule; ``hvp`` runs forward mode over the gradient's own generated code. Elsewhere
-they are computed with the reverse-mode compiler, by transposition: for ``y = f(x)`` the adjoint ``u -> J^T u`` is linear in ``u``, so
+they are computed with the reverse-mode compiler, by transposition: for
+``y = f(x)`` the adjoint ``u -> J^T u`` is linear in ``u``, so
 
     J v = d/du <J^T u, v>
 
@@ -12,9 +13,9 @@ one gradient of a gradient, which srcgrad differentiates like any code; and
 ``H v = d/dx <grad f(x), v>``. The answers are exact (what ``sg.grad`` computes,
 to second order), at the cost of a second derivative.
 
-The functions ``t`` and ``h`` differentiated are generated as source (named in
-the user's terms: ``<f>_tangent_of``), compiled once per function and kind of
-arguments, and cached like any gradient.
+The functions differentiated by transposition (``s``, ``t``, ``h`` below) are
+generated as source, compiled once per function and kind of arguments, and cached
+like any gradient.
 """
 import functools
 import inspect
