@@ -42,10 +42,23 @@ print(json.dumps(sorted(m for m in sys.modules if m.startswith(("srcgrad", "gast
 """
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_exported_gradient_needs_only_numpy(name, tmp_path, capsys):
+def _run_blocked(directory, args):
+    """The exported module's gradient at ``args``, in a child interpreter that cannot
+    import srcgrad, gast or beniget (and did not)."""
     import pickle
 
+    pickle.dump(args, open(directory / "args.pkl", "wb"))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run([sys.executable, "-c", _CHILD, str(directory),
+                          str(directory / "args.pkl"), str(directory / "out.pkl")],
+                         capture_output=True, text=True, env=env, cwd=directory, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == []
+    return pickle.load(open(directory / "out.pkl", "rb"))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_exported_gradient_needs_only_numpy(name, tmp_path, capsys):
     function, args, wrt = CASES[name]
     target = f"{Path(models.__file__)}:{function}"
     argv = ["export", target, "-o", str(tmp_path / "exported.py")] + (
@@ -56,14 +69,7 @@ def test_exported_gradient_needs_only_numpy(name, tmp_path, capsys):
     text = (tmp_path / "exported.py").read_text()
     assert "srcgrad" not in "".join(line for line in text.splitlines(True)
                                     if line.startswith(("import", "from")))
-    pickle.dump(args, open(tmp_path / "args.pkl", "wb"))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    run = subprocess.run([sys.executable, "-c", _CHILD, str(tmp_path), str(tmp_path / "args.pkl"),
-                          str(tmp_path / "out.pkl")], capture_output=True, text=True, env=env,
-                         cwd=tmp_path, timeout=120)
-    assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout.strip().splitlines()[-1]) == []
-    got = pickle.load(open(tmp_path / "out.pkl", "rb"))
+    got = _run_blocked(tmp_path, args)
     fn = getattr(models, function)
     want = sg.grad(fn, tuple(wrt.split(",")) if wrt else 0)(*args)
     for g, w in zip(got if isinstance(got, tuple) else [got],
@@ -90,18 +96,10 @@ def test_a_bad_target_is_one_line_and_status_2(tmp_path, capsys):
 
 def test_an_export_specialised_for_argument_kinds(tmp_path, capsys):
     """``--args``: the code a call with those kinds runs (ranks known), standalone too."""
-    import pickle
-
     target = f"{Path(models.__file__)}:rbf_energy"
     out = tmp_path / "exported.py"
     assert main(["export", target, "-o", str(out), "--args", "float64[2]"]) == 0
     assert out.read_text() != ""
     args = [np.array([0.3, -0.2])]
-    pickle.dump(args, open(tmp_path / "args.pkl", "wb"))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    run = subprocess.run([sys.executable, "-c", _CHILD, str(tmp_path), str(tmp_path / "args.pkl"),
-                          str(tmp_path / "out.pkl")], capture_output=True, text=True, env=env,
-                         cwd=tmp_path, timeout=120)
-    assert run.returncode == 0, run.stderr
-    got = pickle.load(open(tmp_path / "out.pkl", "rb"))
+    got = _run_blocked(tmp_path, args)
     np.testing.assert_allclose(got, sg.grad(models.rbf_energy)(*args), rtol=1e-12)
