@@ -2,7 +2,7 @@
 from .api import adjoint_source, function, grad, value_and_grad
 from .errors import CompileError, SourceUnavailableError
 from .explain import explain
-from .forward import ForwardAccumulator, hvp, jvp
+from .forward import ForwardAccumulator, hessian, hvp, jvp
 from .functions import custom_gradient, py_function
 from .tape.tape import GradientTape
 from .variables import UnconnectedGradients, Variable, constant, stop_gradient
@@ -22,6 +22,7 @@ __all__ = [
     "adjoint_source",
     "function",
     "grad",
+    "hessian",
     "hvp",
     "jvp",
     "value_and_grad",

@@ -28,7 +28,7 @@ from . import trees
 from .api import grad
 from .compiler import codegen
 
-__all__ = ["jvp", "hvp", "ForwardAccumulator"]
+__all__ = ["jvp", "hvp", "hessian", "ForwardAccumulator"]
 
 _TRANSPOSED = weakref.WeakKeyDictionary()  # f -> {structure key: gradient of t}
 
@@ -118,6 +118,25 @@ def hvp(f):
 
     hessian_vector_product.__name__ = f"hvp_{getattr(f, '__name__', 'f')}"
     return hessian_vector_product
+
+
+def hessian(f):
+    """``hessian(f)(x, *rest)``: the Hessian of scalar ``f`` with respect to its first
+    argument (an array or a float), shaped ``x.shape + x.shape``: one Hessian-vector
+    product (``hvp``) per element of ``x``."""
+    product = hvp(f)
+
+    def hessian_of(x, *rest):
+        shape = np.shape(x)
+        columns = []
+        for k in range(int(np.prod(shape, dtype=int))):
+            basis = np.zeros(shape)
+            basis.flat[k] = 1.0
+            columns.append(np.asarray(product(x, *rest, basis if shape else 1.0)))
+        return np.stack(columns, axis=-1).reshape(shape + shape) if shape else columns[0]
+
+    hessian_of.__name__ = f"hessian_{getattr(f, '__name__', 'f')}"
+    return hessian_of
 
 
 # -- the generated functions ------------------------------------------------------------

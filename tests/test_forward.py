@@ -158,3 +158,19 @@ def test_forward_accumulator_jvp_of_values_in_its_block():
     np.testing.assert_allclose(acc.jvp([twice, z])[0], 2 * V, rtol=1e-12)
     assert acc.jvp(constant) is None
     np.testing.assert_array_equal(acc.jvp(constant, unconnected_gradients="zero"), np.zeros(3))
+
+
+def test_hessian_is_symmetric_and_the_derivative_of_the_gradient():
+    H = sg.hessian(energy)(X)
+    np.testing.assert_allclose(H, _hessian_of_energy(X), rtol=1e-10)
+    M = RNG.normal(size=(2, 3))
+    Hm = sg.hessian(lambda m: np.sum(np.sin(m) * m[0, 0]))(M)
+    assert Hm.shape == (2, 3, 2, 3)
+    np.testing.assert_allclose(Hm, np.swapaxes(np.swapaxes(Hm, 0, 2), 1, 3), atol=1e-12)
+    eps = 1e-6
+    g = sg.grad(lambda m: np.sum(np.sin(m) * m[0, 0]))
+    step = np.zeros((2, 3))
+    step[1, 2] = eps
+    np.testing.assert_allclose(Hm[..., 1, 2], (g(M + step) - g(M - step)) / (2 * eps), rtol=1e-6,
+                               atol=1e-8)
+    assert sg.hessian(lambda t: t ** 3)(2.0) == pytest.approx(12.0)
