@@ -174,3 +174,9 @@ def test_hessian_is_symmetric_and_the_derivative_of_the_gradient():
     np.testing.assert_allclose(Hm[..., 1, 2], (g(M + step) - g(M - step)) / (2 * eps), rtol=1e-6,
                                atol=1e-8)
     assert sg.hessian(lambda t: t ** 3)(2.0) == pytest.approx(12.0)
+
+
+def test_jvp_of_a_constant_and_of_the_identity():
+    assert sg.jvp(lambda x: 3.0, (X,), (V,)) == (3.0, 0.0)
+    value, tangent = sg.jvp(lambda x: x, (X,), (V,))
+    np.testing.assert_array_equal(tangent, V)

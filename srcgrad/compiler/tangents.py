@@ -5,6 +5,8 @@ tangent of each statement right after it (``passes/tangent.py``). What forward
 mode does not model (a primitive without a tangent rule, complex values, a
 custom_gradient) is a ``CompileError``; ``sg.jvp`` then computes by transposition.
 """
+import copy
+
 import gast
 
 from ..errors import CompileError
@@ -32,9 +34,9 @@ def compile_tangent(fn, wrt, sample=None):
     for w in wrt_names:
         tangent.state[w] = "value"
     code = tangent.block(body)
-    out = T.const(None) if result_name is None else \
-        tangent.read_or_zero(T.name(result_name)) if result_name in act.varied else \
-        T.expr("_sg.zeros_like(x)", x=result_name)
+    out = tangent.read_or_zero(T.name(result_name)) if result_name in act.varied else \
+        T.expr("_sg.zeros_like(x)", x=copy.deepcopy(result) if result is not None
+               else T.const(None))
     # Tangents read where they may not be set yet (after a branch, in a loop): None until
     # then, read as zeros.
     head = [T.assign(tangent.dot(n), T.const(None)) for n in sorted(tangent.maybe)
