@@ -76,3 +76,38 @@ def test_jvp_of_a_vector_function_by_forward_mode_and_by_transposition():
                - vector_valued(x - eps * dx, W - eps * dW)) / (2 * eps)
     np.testing.assert_allclose(tangent, numeric, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(sg.jvp(vector_valued, (x, W), (dx, dW))[1], tangent, rtol=1e-10)
+
+
+def broadcast_against_a_constant(x):
+    """The tangent of ``d - m`` (``m`` a differentiated scalar, ``d`` a constant array)
+    has ``d``'s shape: found by the fuzzer (a scalar tangent, then ``sum`` over it)."""
+    d = np.ones(3)
+    m = np.min(x)
+    e = d - m
+    return sum(e) + np.sum(np.sin(e) * np.arange(3.0))
+
+
+def branch_that_only_rebinds(x, y):
+    """A branch whose statements all vanish when normalized (``c = c``): an ``if`` with an
+    empty body in the tangent code, found by the fuzzer."""
+    c = x * 2.0
+    if np.sum(y) > 0.0:
+        c = c if np.mean(x) < 0.5 else c
+    else:
+        c = x * 3.0
+    return np.sum(c * y)
+
+
+@pytest.mark.parametrize("f, args", [
+    (broadcast_against_a_constant, (np.array([0.3, -0.7]),)),
+    (branch_that_only_rebinds, (np.array([0.3, -0.7]), np.array([1.0, 2.0]))),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_forward_mode_regressions(f, args):
+    wrt = list(range(len(args)))
+    code = compile_tangent(f, wrt, list(args))
+    rng = np.random.default_rng(3)
+    dirs = [rng.standard_normal(np.shape(a)) for a in args]
+    value, tangent = code.fn(*args, *dirs)
+    grads = sg.grad(f, tuple(wrt))(*args)
+    assert float(tangent) == pytest.approx(sum(float(np.sum(g * d)) for g, d in zip(grads, dirs)),
+                                           rel=1e-10)

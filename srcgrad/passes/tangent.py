@@ -95,7 +95,7 @@ class Tangent:
             after_body, self.state = self.state, dict(before)
             orelse = self.block(s.orelse)
             self.state = _join(after_body, self.state)
-            return [anno.like(gast.If(s.test, body, orelse), s)]
+            return [anno.like(gast.If(s.test, body or [gast.Pass()], orelse), s)]
         if isinstance(s, (gast.For, gast.While)):
             # From the second trip on, what the body set may be set: read it as maybe.
             for n in {n for st in walk_stmts(s.body) for n in _changed(st)}:
@@ -104,6 +104,7 @@ class Tangent:
             before = dict(self.state)
             body = self.block(s.body)
             self.state = _join(before, self.state)
+            body = body or [gast.Pass()]
             if isinstance(s, gast.For):
                 return [anno.like(gast.For(s.target, s.iter, body, [], None), s)]
             return [anno.like(gast.While(s.test, body, []), s)]
@@ -213,6 +214,9 @@ class Tangent:
         value = terms[0]
         for term in terms[1:]:
             value = gast.BinOp(value, gast.Add(), term)
+        if form == "elementwise" and rule.broadcast and any(d is None for d in dots.values()):
+            # An operand without a tangent may be the one the result broadcasts to.
+            value = T.expr("_sg.broadcast_like(v, y)", v=value, y=t)
         self.set(t, value, out)
 
     def _weighted(self, s, p, dot, subs, form):
