@@ -194,4 +194,3 @@ def leaf_names(path_pairs, taken):
         taken.add(name)
         out.append(name)
     return out
-

@@ -448,4 +448,3 @@ def set_tangent(dot, base, index, item):
         out = np.array(dot, dtype=np.result_type(dot, 1.0), copy=True)
     out[index] = zeros_like(base[index]) if item is None else item
     return out
-

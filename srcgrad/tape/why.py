@@ -106,4 +106,3 @@ def _stop(value, names):
             if name in constant:
                 return f"`{gast.unparse(f).strip()}`, which has no derivative"
     return None
-

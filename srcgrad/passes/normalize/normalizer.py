@@ -1138,4 +1138,3 @@ def _substituted(expr, bound):
             return T.clone(bound[node.id]) if node.id in bound and isinstance(
                 node.ctx, gast.Load) else node
     return Substitute().visit(T.clone(expr))
-
