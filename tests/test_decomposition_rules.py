@@ -591,3 +591,31 @@ def test_jacobian_through_eigh():
             step[i, j] = eps
             expected[:, i, j] = (eigen_features(A + step) - eigen_features(A - step)) / (2 * eps)
     np.testing.assert_allclose(jac, expected, atol=1e-7)
+
+
+# -- eigenvalues of a general matrix (complex for a real one) ----------------------------
+
+RNG = np.random.default_rng(31)
+
+def spectral_energy(a):
+    """Symmetric in the eigenvalues: independent of the order LAPACK returns them in."""
+    w = np.linalg.eigvals(a)
+    return np.sum(np.abs(w) ** 2) + np.real(np.prod(w)) + np.real(np.sum(w ** 3))
+
+
+@pytest.mark.parametrize("a", [
+    RNG.normal(size=(3, 3)),                                     # real; maybe complex pairs
+    np.array([[0.0, -2.0, 0.5], [2.0, 0.1, 0.0], [0.3, 0.0, 1.0]]),  # a complex pair
+    RNG.normal(size=(3, 3)) + 1j * RNG.normal(size=(3, 3)),      # complex
+    RNG.normal(size=(2, 3, 3)),                                  # stacked
+], ids=["real", "complex-pair", "complex", "stacked"])
+def test_eigvals_of_a_general_matrix(a):
+    check_grads(spectral_energy, (a,), order=1)
+    g = sg.grad(spectral_energy)(a)
+    assert g.dtype == a.dtype  # a real matrix's gradient is real
+
+
+def test_eigvals_second_derivative_is_refused():
+    a = RNG.normal(size=(3, 3))
+    with pytest.raises(NotImplementedError, match="second derivative of np.linalg.eigvals"):
+        sg.grad(lambda m: np.sum(sg.grad(spectral_energy)(m) ** 2))(a)

@@ -31,6 +31,9 @@ from .. import runtime as rt
 from .entry import Rule
 
 
+_NO_SECOND_EIGVALS = "_sg.not_differentiable('the second derivative of np.linalg.eigvals')"
+
+
 def _rule(signature, rank=None, **grads):
     """A Rule whose row form (``tape.jacobian``) is its grad: every grad here only
     broadcasts over leading axes (matmul, solve and the helpers work on the last two)."""
@@ -48,6 +51,10 @@ TABLE = {
     np.linalg.eigvalsh: _rule("a, UPLO='L'",
                               a="_sg.eigh_grad([g, np.zeros_like(a)], np.linalg.eigh(a, UPLO), "
                                 "UPLO)"),
+    # Eigenvalues of a general matrix (complex for a real one): TensorFlow's convention.
+    np.linalg.eigvals: _rule("a", a="_sg.eigvals_grad(g, a)"),
+    # Its second derivative reads the eigenvectors' derivatives: not modelled, refused.
+    rt.eigvals_grad: _rule("grad, a", grad=_NO_SECOND_EIGVALS, a=_NO_SECOND_EIGVALS),
     np.linalg.svd: _rule("a, full_matrices=True, compute_uv=True, hermitian=False",
                          a="_sg.svd_grad(g, ans, a, full_matrices, compute_uv, hermitian)"),
     np.linalg.qr: _rule("a, mode='reduced'", a="_sg.qr_grad(g, ans, a, mode)"),
@@ -86,6 +93,8 @@ if scipy_linalg is not None:
     })
 
 # ndarray methods -> (function, "plain" or "shape"), as ``table.METHODS``.
+# Entries only adjoint code calls (no user-level test of their own).
+INTERNAL = {rt.eigvals_grad}
 METHODS = {}
 # Array attributes -> the function they stand for, as ``table.ATTRIBUTES``.
 ATTRIBUTES = {}

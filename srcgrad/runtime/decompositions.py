@@ -17,7 +17,7 @@ from .adjoints import not_differentiable
 
 __all__ = [
     # differentiable
-    "fold_symmetric", "cholesky_grad", "eigh_grad", "svd_grad", "qr_grad", "pinv_grad",
+    "fold_symmetric", "cholesky_grad", "eigh_grad", "eigvals_grad", "svd_grad", "qr_grad", "pinv_grad",
     "lstsq_pinv", "lstsq_grad_a", "lstsq_grad_b", "matrix_power_grad", "multi_dot_grad",
     "triangle", "solve_triangular_grad_a", "solve_triangular_grad_b", "cho_factor_grad",
     "cho_solve_upper", "cho_solve_grad_b", "cho_solve_grad_c",
@@ -63,6 +63,14 @@ def cholesky_grad(grad, ans, upper):
     left = np.linalg.solve(low_t, phi)
     full = np.matrix_transpose(np.linalg.solve(low_t, np.matrix_transpose(left)))
     return fold_symmetric(full, not upper)
+
+
+def eigvals_grad(grad, a):
+    """Adjoint of ``np.linalg.eigvals(a)``: ``V^-H diag(g) V^H`` with ``V`` the
+    eigenvectors, as ``d w = diag(V^-1 dA V)``; its real part is a real matrix's
+    (``_sg.fit``). Defined where ``a`` is diagonalizable (distinct eigenvalues)."""
+    vh = np.conj(np.matrix_transpose(np.linalg.eig(a)[1]))
+    return np.matmul(np.linalg.inv(vh), np.expand_dims(grad, -1) * vh)
 
 
 def eigh_grad(grad, ans, UPLO):

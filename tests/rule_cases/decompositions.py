@@ -80,6 +80,7 @@ def _numpy_cases(C, R, M, spd, sym, negative_det):
         C(np.linalg.eigh, sym(4, 4, uplo="U"), "U", id="upper"),
         C(np.linalg.eigh, sym(2, 3, 3), id="batched"),
         C(np.linalg.eigh, spd(3, 3, uplo="U"), UPLO="u", id="lowercase"),
+        C(np.linalg.eigvals, M(3, 3)), C(np.linalg.eigvals, M(2, 3, 3), id="batched"),
         C(np.linalg.eigvalsh, sym(4, 4)),
         C(np.linalg.eigvalsh, sym(4, 4, uplo="U"), UPLO="U", id="upper"),
         C(np.linalg.eigvalsh, sym(2, 3, 3), id="batched"),
