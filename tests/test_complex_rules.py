@@ -376,3 +376,15 @@ def test_complex_values_the_compiler_did_not_see_are_refused():
 
     with pytest.raises(sg.CompileError, match="complex values reached code compiled for real"):
         sg.grad(f)(X, Filter())
+
+
+@pytest.mark.parametrize("ord_, axis", [(None, None), (1, None), (3, None), (np.inf, None),
+                                        (0.5, None), ("fro", None), (1, (0, 1)),
+                                        (np.inf, (0, 1)), (2, 1)], ids=str)
+def test_norms_of_complex_values(ord_, axis):
+    z = ZA if axis is not None or ord_ == "fro" else ZA[0]
+
+    def f(z):
+        return np.sum(np.linalg.norm(z, ord_, axis) ** 2)
+
+    np.testing.assert_allclose(sg.grad(f)(z), fd_gradient(f, (z,), 0), rtol=1e-6, atol=1e-7)

@@ -6,7 +6,7 @@ adjoint of ``z = x + iy`` is ``dL/dx + i dL/dy``. Under it, a rule written for
 real values is right for complex ones in one of three ways:
 
 - ``AS_IS``: the real formula already is the R^2 adjoint. Linear maps with
-  real coefficients (sums, reshapes, indexing, FFTs), and ``abs``/``var``,
+  real coefficients (sums, reshapes, indexing, FFTs), and ``abs``/``var``/``norm``,
   whose gradient in R^2 is ``z / |z|`` and ``2 (z - mean)`` as written.
 - ``HOLOMORPHIC``: for ``w = f(z)`` holomorphic the adjoint is
   ``g * conj(f'(z))``; every rule here is ``g`` times an expression in the
@@ -42,6 +42,7 @@ AS_IS = frozenset({
     np.flipud, np.fliplr, np.rot90, np.rollaxis, np.column_stack, np.dstack, np.append,
     np.take, np.take_along_axis, np.diff, np.gradient, np.pad, _h.broadcast_to, builtins.sum,
     np.linalg.eigvals,  # (its helper is written in the convention: runtime/decompositions.py)
+    np.linalg.norm,  # (abs and sign of complex values: z/|z|, their gradient in C as R^2)
 }) | frozenset(fft.TABLE)  # their helpers give real inputs real adjoints
 
 HOLOMORPHIC = frozenset({
