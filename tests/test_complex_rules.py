@@ -147,8 +147,14 @@ def python_scalars(z, w):
     return total
 
 
+def fidelity(z, w):
+    """|<z, w>|^2 of normalized states (np.vdot conjugates its first argument)."""
+    zn, wn = z / np.linalg.norm(z), w / np.linalg.norm(w)
+    return np.abs(np.vdot(zn, wn)) ** 2 + np.real(np.vdot(w, z * 1j))
+
+
 PROGRAMS = [elementwise_mix, powers, hyperbolic, parts, reductions, products, shapes,
-            transforms, linear_algebra, python_scalars]
+            transforms, linear_algebra, python_scalars, fidelity]
 
 
 @pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
@@ -248,6 +254,7 @@ AS_IS_CASES = {
     "kron": lambda z: np.kron(z[0], z[1]),
     "cross": lambda z: np.cross(z[0, :3], z[1, :3]),
     "inner": lambda z: np.inner(z, z),
+    "vdot": lambda z: np.vdot(z, z * CA) + np.vdot(CA, z) * 1j,
     "tensordot": lambda z: np.tensordot(z, z, axes=([1], [1])),
     "einsum": lambda z: np.einsum("ij,kj->ik", z, z),
     "dot": lambda z: np.dot(z, z.T),

@@ -232,6 +232,7 @@ def _cases():
         C(np.outer, F, R(3), id="pyfloat"),
         C(np.inner, R(4), R(4)), C(np.inner, R(2, 4), R(3, 4), id="2d"),
         C(np.inner, R(2, 3, 4), R(4), id="3d-1d"), C(np.inner, F, R(3), id="scalar"),
+        C(np.vdot, R(4), R(4)), C(np.vdot, R(2, 3), R(3, 2), id="flattened"),
         C(np.tensordot, R(2, 3, 4), R(3, 4, 5)), C(np.tensordot, R(3, 4), R(4, 5), 1, id="axes1"),
         C(np.tensordot, R(3, 4), R(4, 3), ([1, 0], [0, 1]), id="pairs"),
         C(np.tensordot, R(3), R(2), 0, id="outer"),

@@ -43,6 +43,7 @@ AS_IS = frozenset({
     np.take, np.take_along_axis, np.diff, np.gradient, np.pad, _h.broadcast_to, builtins.sum,
     np.linalg.eigvals,  # (its helper is written in the convention: runtime/decompositions.py)
     np.linalg.norm,  # (abs and sign of complex values: z/|z|, their gradient in C as R^2)
+    np.vdot,  # (its rule is written in the convention: rules/products.py)
 }) | frozenset(fft.TABLE)  # their helpers give real inputs real adjoints
 
 HOLOMORPHIC = frozenset({

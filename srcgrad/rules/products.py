@@ -47,6 +47,12 @@ TABLE = {
                    rows={"a": "_sg.reshape_rows(np.matmul(g, np.ravel(b)), a)",
                          "b": "_sg.reshape_rows(np.matmul(np.ravel(a), g), b)"}),
     np.inner: Rule("a, b", a=_INNER.format(0), b=_INNER.format(1)),
+    # sum(conj(a) * b) of the flattened arrays: anti-holomorphic in a (its adjoint is
+    # conj(g) b, rules/complexes.py's convention), holomorphic in b.
+    np.vdot: Rule("a, b", a="_sg.reshape_like(np.conj(g) * np.ravel(b), a)",
+                  b="_sg.reshape_like(g * np.ravel(a), b)",
+                  rows={"a": "_sg.reshape_rows(np.expand_dims(np.conj(g), -1) * np.ravel(b), a)",
+                        "b": "_sg.reshape_rows(np.expand_dims(g, -1) * np.ravel(a), b)"}),
     np.tensordot: Rule("a, b, axes=2", a=_TENSORDOT.format(0), b=_TENSORDOT.format(1)),
     np.einsum: Rule("subscripts, *operands, out=None, dtype=None, order='K', casting='safe', "
                     "optimize=False",

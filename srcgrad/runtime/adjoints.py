@@ -26,7 +26,7 @@ __all__ = [
     "sum_grad", "expand_reduced", "sum_to", "reshape_like", "real_grad", "mean_grad",
     "prod_grad", "extreme_grad", "var_grad", "cumsum_grad", "transpose_grad", "clip_grad",
     "matmul_grad_x1", "matmul_grad_x2", "dot_grad", "einsum_grad", "einsum_slot_grad",
-    "solve_grad_a", "solve_grad_b", "det_grad", "norm_grad", "trace_grad", "split_grad",
+    "solve_grad_a", "solve_grad_b", "det_grad", "norm_grad", "unit", "trace_grad", "split_grad",
     "stack_grad", "array_grad", "array_item_grad", "linspace_grad", "builtin_sum_grad",
     "builtin_max_grad", "builtin_min_grad", "pick_grad", "log_grad", "hypot_grad", "nonzero",
     "written",
@@ -286,13 +286,13 @@ def norm_grad(grad, ans, x, ord, axis, keepdims):
     if kind == "l2":
         return x * (grad / np.where(ans == 0, 1.0, ans))
     if kind == "l1":
-        return np.sign(x) * grad
+        return unit(x) * grad
     if kind == "lp":
         # 0 where x is 0 (the abs kink; |x| ** (p - 1) is infinite there for
         # p < 1) and where the norm is 0 (for p < 0 one zero element makes it 0).
         size = np.abs(x)
         scale = grad / np.where(ans == 0, 1.0, ans) ** (p - 1.0)
-        slope = np.sign(x) * np.where(size == 0, 1.0, size) ** (p - 1.0) * scale
+        slope = unit(x) * np.where(size == 0, 1.0, size) ** (p - 1.0) * scale
         return np.where(ans == 0, 0.0, slope)
     if kind == "l0":
         return np.zeros(np.shape(x))
@@ -302,7 +302,17 @@ def norm_grad(grad, ans, x, ord, axis, keepdims):
     else:
         best = np.min(sums, axis=extreme_axes, keepdims=True)
     mask = np.where(sums == best, 1.0, 0.0)
-    return np.sign(x) * mask * grad / np.sum(mask, axis=extreme_axes, keepdims=True)
+    return unit(x) * mask * grad / np.sum(mask, axis=extreme_axes, keepdims=True)
+
+
+def unit(value):
+    """``value / |value|`` (0 at 0): the gradient of ``|value|``, ``np.sign`` for real
+    values (written without np.sign, which code differentiated again would refuse on
+    complex ones: ``rules/complexes.py``)."""
+    if np.iscomplexobj(value):
+        r = np.abs(value)
+        return value / np.where(r == 0, 1.0, r)
+    return np.where(value > 0, 1.0, np.where(value < 0, -1.0, 0.0))
 
 
 def trace_grad(grad, a, offset, axis1, axis2):

@@ -10,7 +10,7 @@ import numpy as np
 from .adjoints import not_differentiable
 
 __all__ = ["conj", "fit", "real_rule", "is_complex", "log_of_base", "angle_grad", "imag_grad",
-           "real_part_grad", "unit"]
+           "real_part_grad"]
 
 
 def is_complex(value):
@@ -71,16 +71,6 @@ def log_of_base(base):
     if is_complex(base):
         return np.log(base)
     return np.log(np.where(np.greater(base, 0), base, 1.0))
-
-
-def unit(value):
-    """``value / |value|`` (0 at 0): the adjoint factor of ``np.abs``, which is
-    ``np.sign`` for real values."""
-    if is_complex(value):
-        r = np.abs(value)
-        return value / np.where(r == 0, 1.0, r)
-    # (Not np.sign, which code differentiated again refuses on complex values.)
-    return np.where(value > 0, 1.0, np.where(value < 0, -1.0, 0.0))
 
 
 def real_part_grad(grad, value):
