@@ -30,21 +30,28 @@ from . import fft, helpers
 from .entry import Rule
 from .elementwise import POWER_CONSTANT_EXPONENT
 
-AS_IS = frozenset({
+# Linear maps with real coefficients (forward mode applies them to tangents too:
+# rules/tangents.py).
+LINEAR = frozenset({
     np.negative, np.positive, np.add, np.subtract, np.where,
-    np.sum, np.mean, np.var, np.std, np.cumsum, np.trace, _h.add_reduce,
+    np.sum, np.mean, np.cumsum, np.trace, _h.add_reduce,
     np.reshape, np.ravel, _h.flatten, np.transpose, np.matrix_transpose, np.swapaxes,
     np.moveaxis, np.expand_dims, np.squeeze, np.broadcast_to, np.flip, np.triu, np.tril,
     np.concatenate, np.hstack, np.vstack, _h.join_r, _h.join_c, np.stack, np.copy,
-    np.array, np.asarray, _h.astype, _h.item, np.full, np.full_like,
+    np.array, np.asarray, _h.item, np.full, np.full_like,
     np.repeat, np.tile, np.roll, np.split, np.array_split, np.hsplit, np.vsplit,
     np.dsplit, np.diag, np.diagonal, np.atleast_1d, np.atleast_2d, np.atleast_3d,
     np.flipud, np.fliplr, np.rot90, np.rollaxis, np.column_stack, np.dstack, np.append,
     np.take, np.take_along_axis, np.diff, np.gradient, np.pad, _h.broadcast_to, builtins.sum,
+}) | frozenset(fft.TABLE)  # their helpers give real inputs real adjoints
+
+AS_IS = LINEAR | {
+    _h.astype,  # (a cast: real_grad passes the adjoint, fitted to the input's dtype)
+    np.var, np.std,
     np.linalg.eigvals,  # (its helper is written in the convention: runtime/decompositions.py)
     np.linalg.norm,  # (abs and sign of complex values: z/|z|, their gradient in C as R^2)
     np.vdot,  # (its rule is written in the convention: rules/products.py)
-}) | frozenset(fft.TABLE)  # their helpers give real inputs real adjoints
+}
 
 HOLOMORPHIC = frozenset({
     np.square, np.sqrt, np.exp, np.exp2, np.expm1, np.log, np.log1p, np.log2, np.log10,

@@ -21,8 +21,7 @@ import math
 
 import numpy as np
 
-from ..runtime import adjoints as _h
-from . import complexes, elementwise, fft, helpers, python, special
+from . import complexes, elementwise, helpers, python, special
 from .elementwise import POWER_CONSTANT_EXPONENT
 from .entry import params
 
@@ -32,10 +31,10 @@ ELEMENTWISE = frozenset(elementwise.TABLE) | frozenset(
     f for f in special.TABLE if getattr(f, "__name__", "") in (
         "expit", "log_expit", "erf", "erfc", "gammaln", "psi", "xlogy", "xlog1py"))
 
-LINEAR = (complexes.AS_IS - {np.absolute, np.var, np.std, _h.astype}) | frozenset(fft.TABLE) \
-    | frozenset(helpers.TABLE) | {np.real, np.imag, np.conjugate}
+LINEAR = complexes.LINEAR | frozenset(helpers.TABLE) | {np.real, np.imag, np.conjugate}
 
-BILINEAR = frozenset({np.matmul, np.dot, np.outer, np.inner, np.tensordot, np.kron, np.cross})
+BILINEAR = frozenset({np.matmul, np.dot, np.outer, np.inner, np.tensordot, np.kron, np.cross,
+                      np.vdot})
 
 # Reductions (over ``axis``, or all): each result depends on its slice alone, and the
 # adjoint is the result's seed spread over the slice times weights, so the tangent is
