@@ -4,6 +4,7 @@ transpose computed by sg.grad), and the value is the function's. Where it does n
 (a primitive without a tangent rule), the refusal names the line, and sg.jvp still
 answers by transposition. Also: ``srcgrad show --mode forward`` prints the code."""
 import copy
+import re
 
 import numpy as np
 import pytest
@@ -29,8 +30,8 @@ def test_forward_mode_agrees_with_the_gradient(corpus_func):
         pytest.skip("no float argument")
     try:
         code = compile_tangent(corpus_func, wrt, copy.deepcopy(args))
-    except CompileError as error:
-        assert "forward mode" in str(error) or "no tangent rule" in str(error) or ":" in str(error)
+    except CompileError as error:  # a refusal names the line
+        assert re.search(r"\(\S+:\d+\)", str(error)), str(error)
         return
     SUPPORTED.append(corpus_func.__name__)
     rng = np.random.default_rng(1)
