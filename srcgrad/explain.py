@@ -10,12 +10,12 @@ these arguments, or values the result never reads.
 Example::
 
     >>> print(sg.explain(loss, wrt=("w", "k")))
-    explain loss (model.py:3) with respect to w, k
-      line 4   h = x @ w              h carries a derivative
-      line 5   n = int(k)             -
-      line 6   return np.sum(h) * n   (the result)
+    explain loss (model.py:4) with respect to w, k
+      line 5    h = np.tanh(x @ w)     h carries a derivative
+      line 6    n = int(k)             -
+      line 7    return np.sum(h) * n   -
     w: connected
-    k: not connected: its derivative stops at line 5, `n = int(k)`: an integer cast
+    k: not connected: its derivative stops: an integer cast (int) at line 6, `n = int(k)`
 """
 import re
 from dataclasses import dataclass, field
