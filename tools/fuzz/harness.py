@@ -94,10 +94,18 @@ def _tree_wrappers(f):
             f"    return f({', '.join(params)})\n")
 
 
+def _complex_wrapper(f):
+    """``complex_f``: ``f`` with a complex constant beside it, so that srcgrad compiles it
+    for complex values (every rule's complex form, on real inputs: rules/complexes.py)."""
+    params = ", ".join(a.arg for a in f.args.args)
+    return (f"def complex_f({params}):\n"
+            f"    return f({params}) + 0.0 * np.real(1j)\n")
+
+
 def module_source(program, second_shape=None, tapes=True):
     """The module text; ``second_shape`` (the input's shape) adds ``second_f``."""
     f = function_def(program.source)
-    parts = [IMPORTS, program.source.rstrip() + "\n", _tree_wrappers(f)]
+    parts = [IMPORTS, program.source.rstrip() + "\n", _tree_wrappers(f), _complex_wrapper(f)]
     if tapes:
         parts += [_tape_wrapper("tape_f", f, decorated=False),
                   _tape_wrapper("function_f", f, decorated=True)]

@@ -34,7 +34,7 @@ from . import fd
 from .harness import module_source
 from .program import copies
 
-FORMS = ("grad", "value", "tape", "function", "second", "tree", "jvp")
+FORMS = ("grad", "value", "tape", "function", "second", "tree", "jvp", "complex")
 TIME_LIMIT = 30            # seconds per form: compiling included
 PLAIN_TIME_LIMIT = 10      # seconds for the plain calls of a program (a shrinking step can
                            # delete the ``k += 1`` of a while loop)
@@ -213,6 +213,12 @@ class _Checker:
         if type(by_position) is not tuple or len(by_position) != len(keys):
             return Outcome("FAIL", "wrong structure", f"tuple gradient {by_position!r}")
         return self._judge(list(by_position), value)
+
+    def _complex(self, given):
+        """The same program compiled for complex values (a complex constant beside it):
+        the complex forms of its rules must give the real gradient on real inputs."""
+        return self._judge(_as_list(sg.grad(self.module.complex_f, wrt=self.wrt)(*given),
+                                    self.wrt))
 
     def _jvp(self, given):
         """Forward mode (``compiler/tangents.py``, not sg.jvp's fallback): the tangent along

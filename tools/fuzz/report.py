@@ -58,6 +58,7 @@ def reproducer(program, forms, outcome):
         "second": "sg.grad(second_f)(*ARGS)",
         "tree": "sg.grad(dict_f)(dict(zip(f.__code__.co_varnames, ARGS))), "
                 "sg.value_and_grad(tuple_f)(tuple(ARGS))",
+        "complex": f"sg.grad(complex_f, wrt={wrt})(*ARGS)",
         "jvp": "__import__('srcgrad.compiler.tangents').compiler.tangents.compile_tangent("
                f"f, list(range({len(program.args)})), ARGS).text",
     }
