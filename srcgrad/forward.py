@@ -48,7 +48,11 @@ def jvp(f, primals, tangents):
                          "one tangent per primal")
     for i, (p, t) in enumerate(zip(primals, tangents)):
         _check_like(p, t, i)
-    if primals and not any(np.iscomplexobj(t) for t in tangents):
+    if primals and not any(np.iscomplexobj(leaf) for t in tangents for leaf in trees.leaves(t)):
+        if any(trees.is_tree(p) for p in primals):
+            forward = _forward_tree(f, primals)
+            if forward is not None:
+                return forward(primals, tangents)
         forward = _forward(f, primals, range(len(primals)))
         if forward is not None:  # forward mode: one pass computing both
             return forward(*primals, *tangents)
@@ -92,6 +96,52 @@ def _forward(f, args, wrt):
     if entry is None:
         return None
     return entry.fn if not bound else functools.partial(entry.fn, *bound)
+
+
+def _forward_tree(f, primals):
+    """Forward mode for parameter trees: the code of the function of the trees' leaves
+    that ``sg.grad`` differentiates (``Compiled._of_leaves``), along every leaf; called
+    ``run(primals, tangents) -> (value, tangent)``. None where forward mode does not apply."""
+    from .api import _python_function
+    from .compiler.cache import Compiled, _kind
+    from .compiler.tangents import compile_tangent
+    from .errors import CompileError
+
+    if any(np.iscomplexobj(leaf) for p in primals for leaf in trees.leaves(p)):
+        return None
+    compiled = Compiled.of(_python_function(f, "jvp"), tuple(range(len(primals))), "grad")
+    args, kwargs = compiled._bind(tuple(primals), {})
+    parts = {i: trees.flatten(args[i], compiled._name(i)) for i in compiled.wrt
+             if trees.is_tree(args[i])}
+    key = ("tree",) + tuple((i, t) for i, (_, t) in parts.items()) + tuple(
+        _kind(leaf) for p in primals for leaf in trees.leaves(p))
+    try:
+        per_fn = _FORWARD.setdefault(compiled.f, {})
+    except TypeError:
+        per_fn = {}
+    entry = per_fn.get(key, False)
+    if entry is False or entry is not None and not entry[0].guards.valid():
+        leaves_fn, _ = compiled._of_leaves(args, kwargs, parts)
+        sample = list(args[:len(compiled.bound)]) + [
+            leaf for p in primals for leaf in trees.leaves(p)]
+        try:
+            entry = (compile_tangent(leaves_fn.f, list(leaves_fn.wrt), sample), leaves_fn)
+        except CompileError:
+            entry = None
+        per_fn[key] = entry
+    if entry is None:
+        return None
+    code, leaves_fn = entry
+    bound = list(args[:len(compiled.bound)])
+
+    def run(primals, tangents):
+        for p, t in zip(primals, tangents):
+            if trees.is_tree(p) and (not trees.is_tree(t) or _paths_key(p) != _paths_key(t)):
+                raise ValueError("jvp: a tangent does not have the structure of its primal")
+        leaves = [leaf for p in primals for leaf in trees.leaves(p)]
+        dots = [leaf for t in tangents for leaf in trees.leaves(t)]
+        return code.fn(*bound, *leaves, *dots)
+    return run
 
 
 def hvp(f):

@@ -180,3 +180,27 @@ def test_jvp_of_a_constant_and_of_the_identity():
     assert sg.jvp(lambda x: 3.0, (X,), (V,)) == (3.0, 0.0)
     value, tangent = sg.jvp(lambda x: x, (X,), (V,))
     np.testing.assert_array_equal(tangent, V)
+
+
+def mlp_of_layers(layers, x):
+    h = x
+    for W, b in layers:
+        h = np.tanh(W @ h + b)
+    return np.sum(h ** 2)
+
+
+def test_jvp_of_trees_runs_forward_mode():
+    """Parameter trees go through the function of their leaves, in forward mode."""
+    import srcgrad.forward as forward
+
+    layers = [(W, np.ones(3)), (RNG.normal(size=(2, 3)), np.zeros(2))]
+    dirs = [(RNG.normal(size=W.shape), RNG.normal(size=3)),
+            (RNG.normal(size=(2, 3)), RNG.normal(size=2))]
+    value, tangent = sg.jvp(mlp_of_layers, (layers, X), (dirs, V))
+    eps = 1e-6
+    step = [[(W_ + eps * dW, b + eps * db) for (W_, b), (dW, db) in zip(layers, dirs)],
+            [(W_ - eps * dW, b - eps * db) for (W_, b), (dW, db) in zip(layers, dirs)]]
+    numeric = (mlp_of_layers(step[0], X + eps * V) - mlp_of_layers(step[1], X - eps * V)) / (2 * eps)
+    assert value == pytest.approx(mlp_of_layers(layers, X), rel=1e-12)
+    assert tangent == pytest.approx(numeric, rel=1e-6)
+    assert any(key[0] == "tree" for cache in forward._FORWARD.values() for key in cache)
