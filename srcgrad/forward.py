@@ -124,8 +124,9 @@ def _forward_tree(f, primals):
         leaves_fn, _ = compiled._of_leaves(args, kwargs, parts)
         sample = list(args[:len(compiled.bound)]) + [
             leaf for p in primals for leaf in trees.leaves(p)]
-        try:
-            entry = (compile_tangent(leaves_fn.f, list(leaves_fn.wrt), sample), leaves_fn)
+        try:  # (no leaves at all: nothing to run forward mode on)
+            entry = None if leaves_fn is None else \
+                (compile_tangent(leaves_fn.f, list(leaves_fn.wrt), sample), leaves_fn)
         except CompileError:
             entry = None
         per_fn[key] = entry
