@@ -50,9 +50,12 @@ def fd_jacobian(build, x, eps=1e-6):
     return out.reshape(out.shape[:-1] + x.shape)
 
 
-def assert_forms_agree(f, args):
+def assert_forms_agree(f, args, nonzero=False):
     """``sg.value_and_grad``'s value is ``f``'s, and its gradients and a tape's are
-    ``sg.grad``'s, with respect to every argument."""
+    ``sg.grad``'s, with respect to every argument.
+
+    ``nonzero`` also asks that every gradient have some non-zero entry, for cases
+    built so that each argument reaches the value."""
     import pytest
 
     wrt = tuple(range(len(args)))
@@ -61,5 +64,7 @@ def assert_forms_agree(f, args):
     assert value == pytest.approx(f(*args), rel=1e-12)
     on_tape = taped_any(f, [np.asarray(a, dtype=float) for a in args])
     for got, taped_grad, expected in zip(grads, on_tape, want):
+        assert np.shape(got) == np.shape(expected)
+        assert not nonzero or np.any(expected != 0)
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(taped_grad, expected, rtol=1e-10, atol=1e-12)

@@ -12,7 +12,7 @@ import pytest
 
 import srcgrad as sg
 from srcgrad.testing import check_grads
-from tape_forms import fd_jacobian, taped, taped_two
+from tape_forms import assert_forms_agree, fd_jacobian
 
 pytestmark = pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated")
 
@@ -246,18 +246,7 @@ def test_against_finite_differences_to_second_order(f, args):
 
 @pytest.mark.parametrize("f, args", CASES, ids=IDS)
 def test_value_and_grad_and_a_tape_agree_with_grad(f, args):
-    wrt = tuple(range(len(args)))
-    value, grads = sg.value_and_grad(f, wrt=wrt)(*args)
-    want = sg.grad(f, wrt=wrt)(*args)
-    assert value == pytest.approx(f(*args), rel=1e-12)
-    if len(args) == 1:
-        on_tapes = [taped(f, args[0])]
-    else:
-        on_tapes = taped_two(f, *args)
-    for got, on_tape, expected in zip(grads, on_tapes, want):
-        assert np.shape(got) == np.shape(expected) and np.any(expected != 0)
-        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
-        np.testing.assert_allclose(on_tape, expected, rtol=1e-10, atol=1e-12)
+    assert_forms_agree(f, args, nonzero=True)
 
 
 # -- tape.jacobian: every row at once, through the rules' row forms -----------------
