@@ -324,7 +324,7 @@ class ForwardAccumulator:
     def __exit__(self, exc_type, exc, tb):
         import sys
 
-        return self._tape._exit(sys._getframe(1), exc_type, exc)
+        return self._tape._exit(exc_type, exc)
 
     def watch(self, primals, tangents):
         raise NotImplementedError("ForwardAccumulator.watch: give every primal and tangent "

@@ -83,11 +83,14 @@ def by_hand(w, log):
     return y, tape
 
 
-def test_by_hand_a_try_that_only_logs():
+def test_by_hand_a_try_a_gradient_would_flow_through_is_refused_at_entry():
+    """``y`` is computed from the trainable ``w`` inside the try: refused when the block
+    is entered (it does not run: there is no second engine to record it)."""
     log = []
-    w = sg.Variable(W)
-    y, tape = by_hand(w, log)
-    assert log == [pytest.approx(float(np.sum(W ** 2)))]
+    with pytest.raises(sg.CompileError, match=r"try statement computes `y` from the "
+                                              r"differentiated value `w`.*test_tape_as_written"):
+        by_hand(sg.Variable(W), log)
+    assert log == []
 
 
 def computes_in_a_try(w):

@@ -337,9 +337,11 @@ def test_a_loop_that_runs_no_trip_leaves_its_variables_as_they_were(placement):
 def test_an_outer_tape_over_a_nested_one_compiles_once(monkeypatch):
     """The inner tape's adjoint code, inlined into the outer's, is guarded by what
     it read (a weak reference to it died with the compile: a recompile per call)."""
+    import srcgrad.compiler.pipeline as pipeline
+
     calls = []
-    compile_region = tape_module.compile_region
-    monkeypatch.setattr(tape_module, "compile_region",
+    compile_region = pipeline.compile_region
+    monkeypatch.setattr(pipeline, "compile_region",
                         lambda *a, **k: calls.append(1) or compile_region(*a, **k))
     x = np.array([1.0, 2.0])
     for _ in range(3):
@@ -403,13 +405,11 @@ def rebound_target(x):
 
 
 def test_a_target_bound_again_after_the_inner_block_is_not_the_recorded_one():
-    """TensorFlow: the inner tape did not record ``y * 2.0``, so its gradient is None;
-    the outer tape cannot differentiate that and says so."""
+    """The inner tape did not record ``y * 2.0`` (TensorFlow's gradient is None): the
+    outer block, whose code takes the inner gradient, is refused when entered."""
     x = np.array([1.0, 2.0])
-    dy, outer, s = rebound_target(x)
-    assert dy is None
     with pytest.raises(sg.CompileError, match="bound again between the end of `inner`'s block"):
-        outer.gradient(s, x)
+        rebound_target(x)
 
 
 # -- Variables the block only computes with run as their arrays ----------------------
@@ -548,23 +548,23 @@ with sg.GradientTape() as tape:
     loss = np.sum(np.where(mask, np.tanh(x * w), 0.0) ** 2)
 g = tape.gradient(loss, w)
 ran_once = tape._records[-1].once is not None
+def by_hand(w, mask):
+    t = sg.GradientTape()
+    t.__enter__()
+    t.watch(w)
+    loss = np.sum(np.where(mask, w * w, 0.0))
+    t.__exit__(None, None, None)
+    return t.gradient(loss, w)
 mask2 = rng.random(w.shape) < 0.5
-by_hand = sg.GradientTape()
-by_hand.__enter__()
-by_hand.watch(w)
-loss2 = np.sum(np.where(mask2, w * w, 0.0))
-by_hand.__exit__(None, None, None)
-g2 = by_hand.gradient(loss2, w)
+g2 = by_hand(w, mask2)
 """
 
-DRAW_BY_HAND_CELL = """
+BY_HAND_CELL = """
 by_hand = sg.GradientTape()
 by_hand.__enter__()
 by_hand.watch(w)
-mask3 = rng.random(w.shape) < 0.5
-loss3 = np.sum(np.where(mask3, w * w, 0.0))
+loss3 = np.sum(w * w)
 by_hand.__exit__(None, None, None)
-g3 = by_hand.gradient(loss3, w)
 """
 
 
@@ -581,11 +581,12 @@ def test_in_an_ipython_cell_blocks_run_once():
     t = np.tanh(x * w)
     np.testing.assert_allclose(ns["g"], np.where(mask, 2 * t * (1 - t * t) * x, 0.0), rtol=1e-12)
     np.testing.assert_allclose(ns["g2"], np.where(ns["mask2"], 2 * w, 0.0), rtol=1e-12)
-    # IPython runs a cell's statements one by one: statements between __enter__() and
-    # __exit__() by hand cannot be skipped, so a draw among them is refused.
-    result = shell.run_cell(DRAW_BY_HAND_CELL, store_history=True)
+    # IPython runs a cell's top-level statements one by one: statements between
+    # __enter__() and __exit__() there cannot be skipped, so the block cannot run once.
+    result = shell.run_cell(BY_HAND_CELL, store_history=True)
     assert isinstance(result.error_in_exec, sg.CompileError)
     assert "IPython cell" in str(result.error_in_exec)
+    assert "loss3" not in ns
 
 
 def as_array(v):
@@ -606,17 +607,25 @@ def test_a_helper_that_tells_a_variable_from_an_array_gets_the_variable():
     np.testing.assert_allclose(g, [2.0, 4.0])
 
 
-def test_a_persistent_inner_tape_can_be_asked_after_the_outer_block():
+def test_a_persistent_inner_tape_asked_after_the_outer_block_is_refused_there():
+    """The two blocks run once as one compiled block: the inner tape's gradients inside
+    the outer block are exact (as many as asked); one after it is refused by name."""
     x = np.array([1.0, 2.0])
     with sg.GradientTape() as outer:
         outer.watch(x)
         with sg.GradientTape(persistent=True) as inner:
             inner.watch(x)
             y = np.sum(x ** 3)
+            z = np.sum(x * x)
         dy = inner.gradient(y, x)
-        s = np.sum(dy)
-    np.testing.assert_allclose(inner.gradient(y, x), 3 * x * x)
-    np.testing.assert_allclose(outer.gradient(s, x), 6 * x)
+        dz = inner.gradient(z, [x])[0]
+        s = np.sum(dy) + np.sum(dz * dz)
+    np.testing.assert_allclose(dy, 3 * x * x)
+    np.testing.assert_allclose(dz, 2 * x)
+    np.testing.assert_allclose(outer.gradient(s, x), 6 * x + 8 * x)
+    with pytest.raises(sg.CompileError, match=r"persistent tape nested in a GradientTape block, "
+                                              r"asked for a gradient after that block"):
+        inner.gradient(y, x)
 
 
 def view_then_slot_write(y, persistent):

@@ -9,6 +9,7 @@ matters. The state they share is ``context.Context``.
 import copy
 import functools
 import gc
+import types
 
 import gast
 import numpy as np
@@ -238,67 +239,48 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
 
 
 @without_gc
-def compile_region(region, inputs, sample, targets, watch_variables, is_variable, sources=None,
-                   watch_inputs=(), rows=False, watch_outputs=(), returns=None):
-    """Generate and load the adjoint code of ``region`` seeded at ``targets``.
+def compile_region(region, inputs, sample, targets, watch_variables, is_variable, sources,
+                   watch_inputs=(), returns=None):
+    """Generate and load the adjoint code of a nested tape's block: what its
+    ``inner.gradient(y, x)`` inside the outer block compiles to, which the outer
+    block's compiler inlines and so differentiates again.
 
     The region's statements become ``def tape_region(<inputs>, <seeds>)``: it
-    reruns the region from the values its inputs had when it was entered,
-    recording what the backward pass needs, then runs the backward pass from
-    one seed per target. Same steps as ``compile_gradient``; what differs is
-    what is differentiated with respect to (watch points, Variable reads) and
-    seeded (any variable of the region). The tape matches the sources it
-    reports by identity, as TensorFlow matches tensors.
+    runs the region from its inputs, recording what the backward pass needs,
+    then runs the backward pass from one seed per target, and returns a tuple
+    of the adjoints of ``sources`` (names; zeros where unconnected). What is
+    differentiated with respect to are the watch points and Variable reads;
+    ``watch_inputs``: inputs watched as well (trainable Variables passed as
+    arrays).
 
-    ``watch_inputs``: inputs to report adjoints for as well (values an earlier
-    block of the same tape computed, through which gradients flow on).
-    ``watch_outputs``: groups of names bound to one value the block computed
-    that is a source: its adjoint is reported where the block last bound it.
-    Returns ``[(source object, adjoint), ...]``, or with ``sources`` (names), a
-    tuple of those names' adjoints (zeros where unconnected): the form a
-    nested tape's gradient call is compiled to. ``rows``: the seeds carry a
-    leading axis of rows (``jacobian``: all rows of the identity in one run),
-    and so does every adjoint reported.
-
-    ``returns`` (with ``sources``): a nested tape's block compiled to run once
-    inside the outer block's code, in place of its statements: no seed
-    argument (ones like the target), and the function returns ``(adjoints,
-    <returns>...)``, the values the block bound (``UNBOUND`` where it bound
-    nothing).
+    Without ``returns`` the outer code calls it in place of each gradient call,
+    so the block's statements run again there: refused where that would not
+    repeat (a random draw, an effect: ``passes/repeatable.py``). With
+    ``returns`` it runs once, in place of the block's statements: no seed
+    argument (ones like the target), and it returns ``(adjoints, <returns>...)``,
+    the values the block bound (``UNBOUND`` where it bound nothing).
     """
-    # A target is a name, or names bound to one value: seeded once, through the first
-    # the code differentiates.
-    targets = [(t,) if isinstance(t, str) else tuple(t) for t in targets]
     ctx, node, body, wrt, params = region_front(region, inputs, sample, watch_variables,
-                                                is_variable, watch_inputs, watch_outputs)
+                                                is_variable, watch_inputs)
     if returns is None:
-        repeatable.check(body, ctx, "it is a nested tape's block" if sources is not None
-                         else region.runs_once if isinstance(region.runs_once, str)
-                         else "it could not be compiled to run once")
-    act = activity.analyze(node.body, wrt, {n for group in targets for n in group})
-    seeds = [ctx.namer.fresh(f"seed_{group[0]}") for group in targets]
-    seeded = [next((n for n in group if n in act), group[0]) for group in targets]
+        repeatable.check(body, ctx, "it is a nested tape's block")
+    act = activity.analyze(node.body, wrt, set(targets))
+    seeds = [ctx.namer.fresh(f"seed_{t}") for t in targets]
 
     def prelude(rev):
-        if sources is None:
-            rev.grads_list = ctx.namer.fresh("source_grads")
-            return [T.assign(rev.grads_list, gast.List([], gast.Load()))]
         rev.named_sources = {n: ctx.namer.fresh(f"grad_{n}") for n in sources}
         return [T.assign(v, T.expr("_sg.zeros_like(x)", x=n)) for n, v in rev.named_sources.items()]
 
     rev, _, forward, backward = reverse_and_record(
-        ctx, body, params, sample, act, [(t, T.name(sd)) for t, sd in zip(seeded, seeds)],
-        inplace=sources is None, prelude=prelude, rows=seeds[0] if rows else None)
-    if sources is None:
-        out = T.name(rev.grads_list)
-    else:
-        out = gast.Tuple([T.name(v) for v in rev.named_sources.values()], gast.Load())
+        ctx, body, params, sample, act, [(t, T.name(sd)) for t, sd in zip(targets, seeds)],
+        inplace=False, prelude=prelude)
+    out = gast.Tuple([T.name(v) for v in rev.named_sources.values()], gast.Load())
     middle = []
     if returns is not None:
         # The values the block bound, kept before the backward code restores them.
         kept = [ctx.namer.fresh(f"{n}_value") for n in returns]
         middle = [T.assign(k, T.name(n)) for k, n in zip(kept, returns)]
-        middle += [T.assign(sd, T.expr("_sg.seed_like(y)", y=t)) for sd, t in zip(seeds, seeded)]
+        middle += [T.assign(sd, T.expr("_sg.seed_like(y)", y=t)) for sd, t in zip(seeds, targets)]
         out = gast.Tuple([out] + [T.name(k) for k in kept], gast.Load())
         # Bound by the block's own statements (not only in a loop or a branch): always bound.
         bound = {t.id for st in region.statements if isinstance(st, gast.Assign)
@@ -306,39 +288,36 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
         unbound = [n for n in returns if n not in params and n not in bound]
         forward = [T.assign(n, T.expr("_sg.UNBOUND")) for n in unbound] + \
             without_placeholders(forward, unbound)
-    code = _tidy_region(ctx, rev, forward, backward, out, params, seeds,
-                        outermost=sources is None, middle=middle)
+    cleanup(backward, ctx.namer.adjoints.values(), loads_in([gast.Expr(out)]))
+    lifetimes.shapes_from_operands(forward, backward, params, rev.ranks)
+    code = forward + middle + backward
     if returns is None:
         node.args.args += [gast.Name(sd, gast.Param(), None, None) for sd in seeds]
     fname = ctx.namer.fresh(f"{region.tape_name or 'tape'}_region")
     new = gast.FunctionDef(fname, node.args, code + [gast.Return(out)], [], None, None, [])
     T.fix_ctx(new)
     where = region.origin(node).short()
-    seeded_at = ', '.join(' = '.join(group) for group in targets)
-    header = (f"adjoint of the GradientTape block at {where}, from {seeded_at}"
-              f"{' (all seed rows at once)' if rows else ''}; generated by srcgrad")
+    header = (f"adjoint of the GradientTape block at {where}, from {', '.join(targets)}; "
+              "generated by srcgrad")
     text = codegen.unparse(new, header)
     loaded = codegen.load(text, fname, region.globals, ctx.cells, f"tape {where}")
-    # Inlined into an outer tape's code (a nested tape's gradient): valid while what it read is.
+    # Inlined into an outer tape's code: valid while what it read is.
     loaded.__srcgrad_guards__ = ctx.guards
-    generated = Generated(text, loaded, ctx.guards)
-    # The Variables the block reads, as found when it was compiled.
-    generated.variables = [ctx.scope.value(s.value) for s in walk_stmts(body)
-                           if anno.kind(s) == "read"]
-    return generated
+    return Generated(text, loaded, ctx.guards)
 
 
 def region_front(region, inputs, sample, watch_variables, is_variable, watch_inputs=(),
-                 watch_outputs=(), once=False, as_arrays=()):
+                 once=False, as_arrays=(), modules=None):
     """The region's statements as a normalized ``def tape_region(<inputs>)``; ``once``:
     for a block run once (its nested tapes' blocks run once too, see tape_blocks);
-    ``as_arrays``: inputs that are trainable Variables passed as their arrays.
+    ``as_arrays``: inputs that are trainable Variables passed as their arrays;
+    ``modules``: modules bound in the caller's function (name -> module).
 
     Returns the context, the def, its body (without the final return), the
     names differentiated with respect to, and the parameters.
     """
     params = list(inputs)
-    node, src = _region_def(region, params)
+    node, src = _region_def(region, params, modules)
     ctx = Context(src, Guards())
     # The def is still empty: the names temporaries must not take are the block's.
     ctx.namer.reserve(n.id for s in region.statements for n in gast.walk(s)
@@ -361,21 +340,22 @@ def region_front(region, inputs, sample, watch_variables, is_variable, watch_inp
     auto = [p for p, v in zip(params, sample) if watch_variables and is_variable(v) and v.trainable
             or p in watch_inputs]
     _watch_after_last_reset(node, region, auto)
-    watch_where_bound(node.body, region, watch_outputs)
     node.body = tape_blocks.once_watched(node.body)
     watched = sorted({s.sg_watched for s in walk_stmts(node.body) if anno.kind(s) == "watch"})
     normalize.normalize(node, ctx, watched, desugar)
     return ctx, node, node.body[:-1], watched + sorted(ctx.sources), params
 
 
-def _region_def(region, params):
-    """An empty ``def tape_region(<params>)`` at the block's line, and its source."""
+def _region_def(region, params, modules=None):
+    """An empty ``def tape_region(<params>)`` at the block's line, and its source (the
+    ``modules`` its caller's function binds are its free variables)."""
     args = gast.arguments([gast.Name(p, gast.Param(), None, None) for p in params], [], None,
                           [], [], None, [])
     node = gast.FunctionDef("tape_region", args, [], [], None, None, [])
     node.lineno, node.col_offset = region.lineno, 0
     src = source.FunctionSource(fn=None, node=node, filename=region.filename, line_offset=0,
-                                globals=region.globals)
+                                globals=region.globals,
+                                freevars={n: types.CellType(m) for n, m in (modules or {}).items()})
     return node, src
 
 
@@ -431,20 +411,6 @@ def without_placeholders(forward, names):
     ``names``: a block whose loop runs no trip leaves such a variable as it was."""
     return [s for s in forward
             if not (getattr(s, "sg_preinit", False) and s.targets[0].id in names)]
-
-
-def _tidy_region(ctx, rev, forward, backward, out, params, seeds, outermost, middle=()):
-    """Forward and backward code cleaned up; ``outermost``: no outer tape reads the
-    region's values again, so values nothing reads are skipped and the others freed
-    after their last use. ``middle``: statements between the two (not outermost)."""
-    cleanup(backward, ctx.namer.adjoints.values(), loads_in([gast.Expr(out)]))
-    lifetimes.shapes_from_operands(forward, backward, params, rev.ranks)
-    if not outermost:
-        return forward + list(middle) + backward
-    trim_forward(forward, rev, backward + [gast.Expr(out)])
-    return lifetimes.free_early(forward, backward,
-                                set(params) | set(seeds) | loads_in([gast.Expr(out)]),
-                                rev.scalars, ctx.namer.adjoints)
 
 
 def _is_int(value):

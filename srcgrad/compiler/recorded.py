@@ -1,8 +1,9 @@
 """A tape block compiled to run once: forward code that records, backward code that reads.
 
-``compile_region`` (the rerun design) generates one function that runs the
-block again from its entry values and then its adjoint. Here the same
-generated code is cut in two at the end of the block:
+``compile_region`` generates one function that runs a block from its entry
+values and then its adjoint (what a nested tape's gradient taken inside the
+block compiles to). Here the same generated code is cut in two at the end of
+the block:
 
 - ``tape_region(<inputs>)`` runs in place of the block's statements. It
   returns the values of the variables the block binds (the tape writes them
@@ -45,7 +46,7 @@ class Recorded(Generated):
 
 @without_gc
 def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variable,
-                     watch_inputs=(), rows=False, as_arrays=()):
+                     watch_inputs=(), rows=False, as_arrays=(), modules=None):
     """Forward and backward code of ``region`` run once, from ``inputs`` (names whose
     entry values are ``sample``); ``outputs``: the names the block binds.
 
@@ -54,10 +55,12 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     ``rows``: the backward code takes seeds with a leading axis of rows
     (``jacobian``); it reads the record of the forward code compiled without
     ``rows`` only if the two forward codes are the same (``forward_text``).
+    ``modules``: modules the caller's function binds (``import numpy as np`` in
+    it), name -> module: constants of the code, as its globals are.
     """
     ctx, node, body, wrt, params = region_front(region, inputs, sample, watch_variables,
                                                 is_variable, tuple(watch_inputs) + tuple(as_arrays),
-                                                once=True, as_arrays=as_arrays)
+                                                once=True, as_arrays=as_arrays, modules=modules)
     act = activity.analyze(node.body, wrt, set(outputs))
     active = [n for n in outputs if n in act]
     # What each seed reaches: a source no asked-for target reaches gets None, not zeros.

@@ -1,12 +1,13 @@
-"""Can a tape block be run again and compute what it computed the first time?
+"""Can a nested tape's block be run again and compute what it computed the first time?
 
-The rerun design (``compiler.pipeline.compile_region``) records a block by
-running it again from the values it started from, when the gradient is asked
-for; a nested tape's gradient runs its block's statements again too. That is
-exact only if the statements that compute nothing differentiable (kept as
-written) are repeatable: a random draw would draw again, a print or an append
-would happen twice. Those the compiler cannot show to be free of effects are
-refused, naming the call.
+A nested tape asked for several gradients inside the outer block compiles each
+``inner.gradient(y, x)`` to the inner block's adjoint code
+(``compiler.pipeline.compile_region``), which runs the block's statements
+again. That is exact only if the statements that compute nothing
+differentiable (kept as written) are repeatable: a random draw would draw
+again, a print or an append would happen twice. Those the compiler cannot show
+to be free of effects are refused, naming the call. (``tape/once.py`` asks the
+same of the statements written after ``tape.__enter__()`` on its line.)
 """
 import builtins
 import math
@@ -43,8 +44,8 @@ def check(body, ctx, why):
                     f"`{call}(...)` in a GradientTape block that srcgrad must run again to "
                     f"differentiate ({why}): a random draw would differ and an effect (print, "
                     "append, write) would happen twice", s,
-                    "compute it before the block and use its value inside, or write the block "
-                    "as a plain `with` of its own (see the README on GradientTape)")
+                    "compute it before the block and use its value inside, or take one "
+                    "gradient of the nested tape (its block then runs once)")
 
 
 def _reading_method(func):

@@ -229,12 +229,9 @@ class Prepare:
             s.value = T.name(grads) if as_list else gast.Subscript(T.name(grads), T.const(0),
                                                                    gast.Load())
             return [s]
-        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call):
-            f = s.value.func
-            if isinstance(f, gast.Attribute) and f.attr == "gradient" \
-                    and isinstance(f.value, gast.Name) and f.value.id in self.inner:
-                s.value = self.inner_gradient(self.inner[f.value.id], s.value, s)
-                return [s]
+        if isinstance(s, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr)) and self.inner:
+            # ``inner.gradient(y, x)`` anywhere in the statement (``[0]`` of it, in a call).
+            _InnerGradients(self, s).visit(s)
         for field in ("body", "orelse"):
             if isinstance(s, (gast.If, gast.For, gast.While)):
                 loop = in_loop or isinstance(s, (gast.For, gast.While))
@@ -392,6 +389,22 @@ class Prepare:
         seed = call.keywords[0].value if call.keywords else T.expr("_sg.seed_like(y)", y=target.id)
         result = gast.Call(T.name(callee), [T.name(n) for n in inputs] + [seed], [])
         return result if as_list else gast.Subscript(result, T.const(0), gast.Load())
+
+
+class _InnerGradients(gast.NodeTransformer):
+    """Replaces the calls of a nested tape's ``gradient`` in one statement."""
+
+    def __init__(self, prepare, stmt):
+        self.prepare = prepare
+        self.stmt = stmt
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        if isinstance(f, gast.Attribute) and f.attr == "gradient" \
+                and isinstance(f.value, gast.Name) and f.value.id in self.prepare.inner:
+            return self.prepare.inner_gradient(self.prepare.inner[f.value.id], node, self.stmt)
+        return node
 
 
 def region_inputs(region):

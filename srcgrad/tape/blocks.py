@@ -35,7 +35,9 @@ class Region:
     exit_stmt: object = None  # the ``tape.__exit__(...)`` statement of a region entered by hand
     nested_tapes: list = None  # names of the tapes entered inside the region, once found
     variable_uses: set = None  # names whose attributes (other than an array's) it reads
-    refusal: object = None  # the CompileError that kept it from running once, if any
+    watched_names: set = None  # names its tape.watch(...) calls watch, once found
+    resume: object = None  # the statement from which the block runs as written (once.cut)
+    resume_stops: bool = True  # ... where recording stops (its tape's gradient is taken)
 
     def origin(self, node):
         lineno = getattr(node, "lineno", self.lineno)

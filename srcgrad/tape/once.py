@@ -13,8 +13,8 @@ same way; the trace function jumps from the first of them to the
 frozen array (``plain_variables``), unless the compiled code could tell the
 two apart. What the record keeps of the user's arrays is ``kept.py``'s.
 
-``why_not`` says which blocks cannot run this way (they are recorded by the
-rerun design until the tape issue's remaining work lands).
+``why_not`` says which blocks cannot run this way, and ``refuse`` is the
+error their entry raises.
 """
 import ctypes
 import inspect
@@ -23,6 +23,7 @@ import sys
 
 import gast
 
+from ..errors import CompileError
 from ..ir.names import scope_bound_names, scope_nodes, walk_stmts
 from ..variables import Variable
 
@@ -37,6 +38,30 @@ _ESCAPES = (gast.Return, gast.Yield, gast.YieldFrom, gast.Await, gast.Global, ga
             gast.AsyncFunctionDef, gast.AsyncWith, gast.AsyncFor)
 
 
+_STOPS = ("gradient", "jacobian", "batch_jacobian", "__enter__")
+
+
+def cut(region):
+    """Where a top-level statement of the block uses its own tape (TensorFlow allows
+    ``grads = tape.gradient(loss, w)``, even ``return tape.gradient(...)``, inside the
+    block of a non-persistent tape: recording stops there), the block recorded is the
+    statements before it, and from it on the statements run as written:
+    ``region.resume`` is that statement (``tape.__enter__()`` there raises
+    TensorFlow's ValueError as the tape is still recording)."""
+    name = region.tape_name
+    for i, s in enumerate(region.statements if name is not None else ()):
+        uses = [n.attr for n in gast.walk(s) if isinstance(n, gast.Attribute)
+                and n.attr in _STOPS and isinstance(n.value, gast.Name) and n.value.id == name]
+        uses += ["__enter__" for n in gast.walk(s) if isinstance(n, gast.With) and any(
+            isinstance(t.context_expr, gast.Name) and t.context_expr.id == name
+            for t in n.items)]
+        if uses and i > 0:
+            region.resume, region.resume_stops = s, uses[0] != "__enter__"
+            region.statements = region.statements[:i]
+        if uses:
+            return
+
+
 def bound_names(statements):
     """Names the statements bind in the caller's scope, sorted (``ir.names``)."""
     return sorted(scope_bound_names(statements))
@@ -48,8 +73,6 @@ def why_not(region):
     if w is None:
         if not region.statements:
             return "no statements between __enter__() and __exit__()"
-        if region.statements[0].lineno == region.lineno:
-            return "the block starts on the line of its __enter__()"
         last = region.statements[-1]
         if getattr(last, "end_lineno", last.lineno) >= region.exit_stmt.lineno:
             return "the block ends on the line of its __exit__()"
@@ -62,18 +85,60 @@ def why_not(region):
     for s in walk_stmts(region.statements):
         if isinstance(s, (gast.Break, gast.Continue)) and not _in_loop(s, region.statements):
             return "break or continue out of the block"
-        if isinstance(s, gast.With) and _nested_tape(s) and any(
-                k.arg == "persistent" for k in getattr(s.items[0].context_expr, "keywords", [])):
-            # Its gradient may be asked after the block: it must be a real tape.
-            return "a persistent nested tape"
     for node in (n for s in region.statements for n in scope_nodes(s)):
         if isinstance(node, _ESCAPES):
-            return f"a {type(node).__name__} statement in the block"
+            return f"a {type(node).__name__.lower()} statement in the block (line {node.lineno})"
+        if isinstance(node, gast.With) and any(
+                isinstance(i.context_expr, gast.Name) and i.context_expr.id == region.tape_name
+                for i in node.items):
+            return f"`{region.tape_name}.__enter__` in the block"  # re-entered: a ValueError
         if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) \
                 and node.value.id == region.tape_name \
                 and node.attr not in ("watch", "stop_recording", "reset"):
             return f"`{region.tape_name}.{node.attr}` in the block"
     return None
+
+
+_REMEDIES = {
+    "on the line of": "put the block's statements on lines of their own",
+    "IPython": "put the whole block in one cell, in a with statement",
+    "items": "enter the tape in a with statement of its own, with the other context "
+             "managers inside it",
+    "return": "end the block before the return (take the gradient after it)",
+    "yield": "end the block before the yield (take the gradient after it)",
+    "global": "declare the names global or nonlocal before the block",
+    "break": "end the block inside the loop, or the loop inside the block",
+}
+
+
+def refuse(region, reason, remedy=None):
+    """The error raised on entering ``region``, which cannot run once (``reason``)."""
+    name = region.tape_name
+    if name is not None and f"`{name}.__enter__`" in reason:
+        return ValueError("Tape is still recording, This can happen if you try to re-enter "
+                          "an already-active tape.")
+    if name is not None and any(f"`{name}.{m}`" in reason
+                                for m in ("gradient", "jacobian", "batch_jacobian")):
+        return RuntimeError("GradientTape.gradient was called inside the tape's with block; "
+                            "call it after the block ends")
+    if remedy is None:
+        remedy = next((r for k, r in _REMEDIES.items() if k in reason),
+                      "write the block as `with srcgrad.GradientTape() as tape:` with only the "
+                      "computation to differentiate inside")
+    where = region.origin(region.with_stmt or region)
+    return CompileError(f"srcgrad runs a GradientTape block once, as code compiled from its "
+                        f"source, and cannot run this one: {reason}", where.short(), None, remedy)
+
+
+def watched_names(region):
+    """Names the block's ``tape.watch(...)`` calls name."""
+    out = set()
+    for node in (n for s in region.statements for n in gast.walk(s)):
+        f = getattr(node, "func", None)
+        if isinstance(node, gast.Call) and isinstance(f, gast.Attribute) and f.attr == "watch" \
+                and isinstance(f.value, gast.Name) and f.value.id == region.tape_name:
+            out |= {n.id for a in node.args for n in gast.walk(a) if isinstance(n, gast.Name)}
+    return out
 
 
 def _nested_tape(s):
@@ -114,17 +179,21 @@ def tells_variables_apart(entry):
 
 
 def nested_tapes(region):
-    """Names of the tapes entered inside ``region`` (with a ``with`` or by hand)."""
-    out = []
+    """The tapes entered inside ``region`` (with a ``with`` or by hand): name -> whether
+    the block makes it persistent."""
+    out = {}
     for s in walk_stmts(region.statements):
         name = _nested_tape(s) if isinstance(s, gast.With) else None
+        persistent = name is not None and any(
+            k.arg == "persistent" and not (isinstance(k.value, gast.Constant) and not k.value.value)
+            for k in getattr(s.items[0].context_expr, "keywords", []))
         call = getattr(s, "value", None)
         if isinstance(s, gast.Expr) and isinstance(call, gast.Call) \
                 and isinstance(call.func, gast.Attribute) and call.func.attr == "__enter__" \
                 and isinstance(call.func.value, gast.Name):
             name = call.func.value.id
-        if name is not None and name not in out:
-            out.append(name)
+        if name is not None:
+            out[name] = out.get(name, False) or persistent
     return out
 
 
@@ -182,15 +251,59 @@ def _no_calls(frame, event, arg):
     return None  # other frames are not traced
 
 
+def on_its_line(region):
+    """The statements of a block entered by hand that follow ``__enter__()`` on its line."""
+    return [s for s in region.statements if s.lineno == region.lineno]
+
+
+def check_on_its_line(region, frame):
+    """Statements after ``tape.__enter__()`` on its line run as written after the
+    compiled block (no trace event comes between them): only those that compute the
+    same values again and have no effect are taken (their values are then replaced
+    by the block's). Raises the entry's error otherwise."""
+    for s in on_its_line(region):
+        for node in gast.walk(s):
+            store = isinstance(node, (gast.Subscript, gast.Attribute)) \
+                and isinstance(node.ctx, (gast.Store, gast.Del))
+            if store or isinstance(node, gast.AugAssign) and not isinstance(node.target, gast.Name):
+                raise refuse(region, f"`{gast.unparse(s).strip()}` after __enter__() on its line "
+                             "writes into an object, and would do so twice",
+                             "put the block's statements on lines of their own")
+            if isinstance(node, gast.Call) and not _rerun_safe(node.func, region, frame):
+                raise refuse(region, f"`{gast.unparse(node).strip()}` after __enter__() on its "
+                             "line would run twice (a random draw would differ, an effect "
+                             "happen again)", "put the block's statements on lines of their own")
+
+
+def _rerun_safe(func, region, frame):
+    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
+            and func.value.id == region.tape_name and func.attr == "watch":
+        return True  # watching again is watching once
+    from ..passes.repeatable import _reading_method, _repeatable
+
+    if _reading_method(func):
+        return True
+    try:
+        fn = eval(compile(gast.gast_to_ast(gast.Expression(func)), "<srcgrad>", "eval"),
+                  frame.f_globals, dict(frame.f_locals))
+    except Exception:
+        return False
+    return _repeatable(fn)
+
+
 class Skipper:
     """Skips the statements of the block whose ``with`` (or ``__enter__()``) is on
     ``frame``'s current line: a ``with`` block by raising ``SkipBlock`` on its
-    first line, the statements before ``tape.__exit__(...)`` by jumping to it."""
+    first line, the statements before ``tape.__exit__(...)`` by jumping to it.
+    ``bound``: the block's variables, bound again there (statements on the line of
+    ``__enter__()`` ran as written)."""
 
-    def __init__(self, frame, exit_line=None):
+    def __init__(self, frame, exit_line=None, bound=None, resume=None):
         self.frame = frame
         self.line = frame.f_lineno
         self.exit_line = exit_line
+        self.bound = bound
+        self.resume = resume  # (line, callback): the statements from there on run as written
         self.previous = sys.gettrace(), frame.f_trace
         self.skipped = False
 
@@ -198,9 +311,22 @@ class Skipper:
         def local(frame, event, arg):
             if event == "line" and frame.f_lineno != self.line and not self.skipped:
                 self.skipped = True
+                if self.resume is not None:
+                    line, resumed = self.resume
+                    if self.bound:
+                        write_back(frame, self.bound)
+                    if frame.f_lineno != line:
+                        frame.f_lineno = line
+                    resumed()
+                    previous = self.previous[1]
+                    self.disarm()
+                    return previous
                 if self.exit_line is None:
                     raise SkipBlock()
-                frame.f_lineno = self.exit_line
+                if self.bound:
+                    write_back(frame, self.bound)
+                if frame.f_lineno != self.exit_line:
+                    frame.f_lineno = self.exit_line
             return local
         self.frame.f_trace = local
         # A Python-level trace function of ours even when one is set: a tracer written
@@ -210,6 +336,8 @@ class Skipper:
 
     def disarm(self):
         """Put back the trace functions there were (Python unsets them when one raises)."""
+        if self.frame is None:
+            return  # (disarmed where the block resumed as written)
         sys.settrace(self.previous[0])
         self.frame.f_trace = self.previous[1]
         self.frame = None

@@ -1,27 +1,25 @@
 """``GradientTape``: TensorFlow's tape semantics on NumPy values, by source transformation.
 
 Entering a tape finds the block it records in the caller's source
-(``blocks.locate``). A ``with`` block the compiler accepts runs once
-(``once.py``, ``compiler/recorded.py``): its compiled forward code runs in
-place of its statements and keeps a record, and ``gradient`` runs only the
-backward code from that record, matching the adjoints it reports to the
-sources by identity, as TensorFlow matches tensors.
+(``blocks.locate``). The block runs once (``once.py``, ``compiler/recorded.py``):
+its compiled forward code runs in place of its statements and keeps a
+record, and ``gradient`` runs only the backward code from that record,
+matching the adjoints it reports to the sources by identity, as TensorFlow
+matches tensors.
 
 Statements between ``tape.__enter__()`` and ``tape.__exit__(...)`` run once
 the same way, and so do nested tapes' blocks (compiled into the outer
 block's code); statements outside the compiler's language that no gradient
 flows through run as written inside the compiled block
 (``passes/as_written.py``). In an ``@sg.function`` the block is compiled
-into the function's own code (``inplace.py``, ``_run_in_place``). Other
-blocks (a ``return`` or ``yield`` in them, a persistent nested tape, refused
-by the compiler) still run as plain Python, and ``gradient`` compiles code
-that reruns them from copies of the values noted at entry
-(``compiler.pipeline.compile_region``), refusing what would not repeat
-(``passes/repeatable.py``), until the tape issue's remaining work moves them
-to the run-once design.
+into the function's own code (``inplace.py``, ``_run_in_place``). A block
+that cannot run this way (a ``return`` in it, a construct the compiler
+refuses on a differentiated value) raises at entry, naming the reason and
+the line: there is no second engine to fall back to.
 """
 import functools
 import sys
+import types
 import warnings
 from collections import OrderedDict
 
@@ -29,7 +27,6 @@ import numpy as np
 
 from .. import runtime, trees, variables
 from ..compiler.cache import _cast, _kind, _Same, remember
-from ..compiler.pipeline import compile_region
 from ..compiler.recorded import compile_recorded
 from ..errors import CompileError
 from ..passes.tape_blocks import region_inputs, region_outputs
@@ -40,10 +37,10 @@ _COMPILED = OrderedDict()  # bounded: cache.remember
 
 
 class _Cannot:
-    """A block compile_recorded refused (recorded by the rerun design, which reports
-    the refusal if a gradient needs what was refused)."""
+    """A block compile_recorded refused for these kinds of values: the refusal is raised
+    again at each entry without compiling again."""
 
-    text = ""
+    text = ""  # (no code: what reads the cache's generated code skips it)
 
     def __init__(self, error):
         self.error = error
@@ -59,17 +56,16 @@ def _is_variable(value):
 class _Record:
     """One recorded block: where it is, and the values it started from and ended with."""
 
-    def __init__(self, where, inputs, values):
+    def __init__(self, where, inputs, values, modules=None):
         self.region = where
         self.inputs = inputs
         self.values = values
+        self.modules = modules or {}  # modules bound in the caller's function: constants
         self.outputs = {}
         self.prewatched = []
-        self.snapshots = {}
         self.held = {}  # Variable -> its array when the block ran, if assigned since
-        self.once = None  # a block run once: (compiled code, its record), see once.py
+        self.once = None  # (compiled code, its record), see once.py
         self.originals = {}  # id(copy in the record) -> the user's value it was copied from
-        self.kept = {}  # the same for the copies of the inputs a rerun block starts from
         self.skipper = None
 
     def carried_inputs(self, earlier):
@@ -79,32 +75,39 @@ class _Record:
                 if any(self.values[n] is v for v in self.prewatched)
                 or any(self.values[n] is v for r in earlier for v in r.outputs.values())]
 
-    def run_once(self, frame, carried, watch_variables):
-        """Run the block's compiled code in place of its statements; False if it cannot be."""
+    def run_once(self, frame, carried, watch_variables, tape):
+        """Run the block's compiled code in place of its statements (``once.refuse`` says
+        why a block cannot, at entry)."""
         region = self.region
+        if region.resume is not None and region.resume_stops and tape.persistent:
+            raise once.refuse(region, f"the gradient of the persistent tape `{region.tape_name}` "
+                              f"is taken inside its block (line {region.resume.lineno})",
+                              "take it after the block ends (a non-persistent tape stops "
+                              "recording at a gradient taken inside its block, as in "
+                              "TensorFlow: that srcgrad runs)")
         if region.runs_once is None:
             region.runs_once = once.why_not(region) or True
-        if region.runs_once is not True:
-            return False
-        if region.exit_stmt is not None and not once.in_code(frame.f_code, region.exit_stmt):
+        if region.runs_once is True and region.exit_stmt is not None \
+                and not once.in_code(frame.f_code, region.exit_stmt):
             region.runs_once = ("its statements run as code of their own (an IPython cell), "
                                 "which no trace function can skip")
-            return False
-        local = frame.f_locals
-        if any(n in local and not _is_data(local[n]) and n != region.tape_name
-               and local is not frame.f_globals for n in region.inputs):
-            return False
+        if region.runs_once is not True:
+            raise once.refuse(region, region.runs_once)
+        on_its_line = region.exit_stmt is not None and once.on_its_line(region)
+        if on_its_line:
+            once.check_on_its_line(region, frame)
         bound = self.run_compiled(carried, watch_variables)
-        if bound is None:
-            return False
         once.write_back(frame, bound)
-        self.skipper = once.Skipper(frame, region.exit_stmt and region.exit_stmt.lineno)
+        resume = None
+        if region.resume is not None:
+            resume = region.resume.lineno, functools.partial(tape._resumed, self)
+        self.skipper = once.Skipper(frame, region.exit_stmt and region.exit_stmt.lineno,
+                                    bound if on_its_line else None, resume)
         self.skipper.arm()
-        return True
 
     def run_compiled(self, carried, watch_variables):
-        """Run the block's compiled forward code: the variables it binds (name -> value),
-        or None if it cannot run compiled for these values."""
+        """Run the block's compiled forward code: the variables it binds (name -> value).
+        Raises the compiler's refusal, or TypeError for a value it cannot take."""
         region = self.region
         # Variables the block only computes with run as their (frozen) arrays: no
         # Variable arithmetic in the compiled code; a trainable one is watched by name.
@@ -114,14 +117,13 @@ class _Record:
                       for n in self.inputs]
             as_arrays = tuple(n for n in plain if watch_variables and self.values[n].trainable)
             entry = self._entry(sample, carried, watch_variables, as_arrays)
-            if plain and (entry is None or isinstance(entry, _Cannot)
-                          or once.tells_variables_apart(entry)):
+            if plain and (isinstance(entry, _Cannot) or once.tells_variables_apart(entry)):
                 region.variable_uses = set(region.variable_uses) | set(plain)  # not again
                 plain = []
                 continue
             break
-        if entry is None or isinstance(entry, _Cannot):
-            return None
+        if isinstance(entry, _Cannot):
+            raise entry.error
         outs, watched, record = entry.forward(*sample)
         self.originals = kept.keep_as_computed(record, entry.copied, entry.private_reads,
                                                entry.through_reads, sample)
@@ -131,11 +133,9 @@ class _Record:
         bound = {n: unwrapped.get(id(v), v) for n, v in zip(entry.outputs, outs)
                  if v is not runtime.UNBOUND}
         self.sample, self.as_arrays = sample, as_arrays
-        if region.nested_tapes is None:
-            region.nested_tapes = once.nested_tapes(region)
-        for name in region.nested_tapes:
-            # The compiled block never entered it: a tape whose gradient was taken inside.
-            spent = GradientTape()
+        for name, persistent in region.nested_tapes.items():
+            # The compiled block never entered it: a tape whose gradients were taken inside.
+            spent = GradientTape(persistent)
             spent._spent_in = region
             bound[name] = spent
         self.once = (entry, record)
@@ -145,31 +145,28 @@ class _Record:
         return bound
 
     def _entry(self, sample, carried, watch_variables, as_arrays):
-        """The block's compiled code for these values (cached), a _Cannot, or None if a
-        value is not plain data."""
+        """The block's compiled code for these values (cached), or a _Cannot."""
         region = self.region
+        modules = tuple((n, id(m)) for n, m in self.modules.items())
         key = (region.key, _Same(region.globals), tuple(self.inputs),
                tuple(_kind(v) for v in sample), watch_variables, tuple(carried), as_arrays,
-               "once")
+               modules)
         entry = _COMPILED.get(key)
         if entry is not None and (isinstance(entry, _Cannot) or entry.guards.valid()):
             _COMPILED.move_to_end(key)
-            if isinstance(entry, _Cannot):
-                region.refusal = entry.error
             return entry
-        try:
-            for value in sample:
-                check_plain_data(value, "")
-        except TypeError:
-            return None  # refused where the value is used, as the rerun design does
+        if region.watched_names is None:
+            region.watched_names = once.watched_names(region)
+        for name, value in zip(self.inputs, sample):
+            check_plain_data(value, "the watched value" if name in region.watched_names
+                             else f"`{name}`, which the recorded block reads,")
         try:
             entry = compile_recorded(region, self.inputs, sample, once.bound_names(
                 region.statements), watch_variables, _is_variable, tuple(carried),
-                as_arrays=as_arrays)
+                as_arrays=as_arrays, modules=self.modules)
             entry.watch_variables = watch_variables  # for its row-mode twin
         except CompileError as e:
-            entry = _Cannot(e)  # recorded by the rerun design, which reports it if it matters
-            region.refusal = e
+            entry = _Cannot(e)
         remember(_COMPILED, key, entry)
         return entry
 
@@ -181,7 +178,8 @@ class _Record:
             try:
                 rows = compile_recorded(self.region, self.inputs, self.sample, entry.outputs,
                                         entry.watch_variables, _is_variable, tuple(self.carried),
-                                        rows=True, as_arrays=self.as_arrays)
+                                        rows=True, as_arrays=self.as_arrays,
+                                        modules=self.modules)
             except CompileError:
                 rows = None
             entry.rows = rows if rows is not None and rows.forward_text == entry.forward_text \
@@ -240,8 +238,8 @@ class _Record:
                 continue
             # A value an earlier block made and reports where it made it (its
             # adjoint there includes this block's, passed on as its seed).
-            reported = any(r.once is not None and any(r.outputs.get(n) is obj
-                                                      for n in r.once[0].seeded) for r in earlier)
+            reported = any(any(r.outputs.get(n) is obj for n in r.once[0].seeded)
+                           for r in earlier)
             out.append((None if reported else obj, adjoint, obj if id(obj) in carried else None))
         # A value the block computed, asked for as a source: its adjoint where the
         # block first bound it (that one carries what flows through its other names).
@@ -257,29 +255,6 @@ class _Record:
                         out.append((source, by_name[n], None))
         return out
 
-    def compiled(self, targets, watch_variables, watch_inputs=(), rows=False, watch_outputs=()):
-        sample = [self.values[n] for n in self.inputs]
-        key = (self.region.key, _Same(self.region.globals), tuple(self.inputs),
-               tuple(_kind(v) for v in sample),
-               tuple(targets), watch_variables, tuple(watch_inputs), tuple(watch_outputs), rows)
-        entry = _COMPILED.get(key)
-        if entry is not None and entry.guards.valid():
-            _COMPILED.move_to_end(key)
-        else:
-            for name, value in zip(self.inputs, sample):
-                check_plain_data(value, f"`{name}`, which the recorded block reads,")
-            try:
-                entry = compile_region(self.region, self.inputs, sample, list(targets),
-                                       watch_variables, _is_variable,
-                                       watch_inputs=tuple(watch_inputs), rows=rows,
-                                       watch_outputs=tuple(watch_outputs))
-            except CompileError:
-                if self.region.refusal is not None:  # why it could not run once: more to the point
-                    raise self.region.refusal from None
-                raise
-            remember(_COMPILED, key, entry)
-        return entry
-
 
 class GradientTape:
     """Records a block of code for differentiation, as ``tf.GradientTape`` does."""
@@ -293,6 +268,7 @@ class GradientTape:
         self._watched = []
         self._watched_values = []
         self._failed = []  # (region, exception type) of blocks an exception ended
+        self._cut = []  # blocks whose last statements ran as written, recording (once.cut)
         self._spent_in = None  # the block run once that this nested tape's block was in
 
     # -- recording ----------------------------------------------------------------
@@ -307,60 +283,58 @@ class GradientTape:
                              "an already-active tape.")
         where = blocks.locate(frame)
         if where.inputs is None:
+            once.cut(where)
             where.inputs = region_inputs(where)
             where.outputs = region_outputs(where)
-        names = where.inputs
         local = frame.f_locals
-        inputs = [n for n in names if n in local and _is_data(local[n])]
-        record = self._current = self._new_record(where, {n: local[n] for n in inputs})
+        values = {n: local[n] for n in where.inputs if n in local}
         try:
-            ran = record.run_once(frame, record.carried_inputs(self._records),
-                                  self.watch_accessed_variables)
+            record = self._current = self._new_record(where, values)
+            record.run_once(frame, record.carried_inputs(self._records),
+                            self.watch_accessed_variables, self)
         except BaseException as e:
             self._current = None
             self._failed.append((where, type(e)))
             raise
-        if ran:
-            for value in record.watched:
-                self.watch(value)
-        else:
-            # Rerun from these values: copies, so that writes into the user's arrays
-            # (in the block or after it) do not change what is differentiated.
-            start = {n: v for n, v in record.values.items() if n not in record.snapshots}
-            record.kept = kept.keep_as_computed(start, list(start))
-            record.snapshots.update({n: v for n, v in start.items() if v is not record.values[n]})
+        for value in record.watched:
+            self.watch(value)
         return self
 
     def _run_in_place(self, block, values):
         """Run a block of an ``@sg.function`` compiled in place (``inplace.py``): the
-        values of the variables it binds, in the order of ``region.outputs``, or None
-        if it cannot run compiled (then it runs as written, in a ``with`` statement)."""
+        values of the variables it binds, in the order of ``region.outputs``; None if
+        the tape is recording already (its ``with`` statement then raises TensorFlow's
+        error)."""
         region, names = block
         if self._current is not None:
             return None  # re-entered: the with statement raises TensorFlow's error
-        given = {n: v for n, v in zip(names, values) if _is_data(v)}
-        if len(given) != len(names) and any(
-                n != region.tape_name for n, v in zip(names, values) if not _is_data(v)):
-            return None
-        record = self._new_record(region, given)
         try:
+            record = self._new_record(region, dict(zip(names, values)))
             bound = record.run_compiled(record.carried_inputs(self._records),
                                         self.watch_accessed_variables)
         except BaseException as e:
             self._failed.append((region, type(e)))
             raise
-        if bound is None:
-            return None
         for value in record.watched:
             self.watch(value)
         self._recorded(record)
         return tuple(bound.get(n, runtime.UNBOUND) for n in region.outputs)
 
     def _new_record(self, region, values):
-        """The record of a block starting from ``values`` (its inputs, name -> value)."""
-        record = _Record(region, list(values), values)
-        # A Variable's value when the block starts: assign() later must not change the gradient.
-        record.snapshots = {n: v.read_value() for n, v in values.items() if _is_variable(v)}
+        """The record of a block starting from ``values`` (the variables it reads, name ->
+        value): modules are constants of its code, the tapes nested in it are entered by
+        its code; any other tape it reads is refused."""
+        if region.nested_tapes is None:
+            region.nested_tapes = once.nested_tapes(region)
+        modules = {n: v for n, v in values.items() if isinstance(v, types.ModuleType)}
+        for n, v in values.items():
+            if not _is_data(v) and n not in modules and n != region.tape_name \
+                    and n not in region.nested_tapes:
+                raise once.refuse(region, f"it uses `{n}`, a {type(v).__name__} entered "
+                                  "outside it", "take that tape's gradients outside this block, "
+                                  "or nest its block inside this one")
+        data = {n: v for n, v in values.items() if _is_data(v)}
+        record = _Record(region, list(data), data, modules)
         # Values watched by an earlier block stay watched in this one.
         record.prewatched = list(self._watched_values)
         return record
@@ -371,25 +345,33 @@ class GradientTape:
         variables._TAPES.add(self)
 
     def __exit__(self, exc_type, exc, tb):
-        return self._exit(sys._getframe(1), exc_type, exc)
+        return self._exit(exc_type, exc)
 
-    def _exit(self, frame, exc_type, exc):
+    def _resumed(self, record):
+        """The statements of ``record``'s block run as written from here (``once.cut``):
+        a gradient taken there stops the recording; ``__enter__()`` finds it recording."""
+        record.skipper = None
+        if record.region.resume_stops:
+            self._current = None
+            self._recorded(record)
+        else:
+            self._cut.append(record.region)
+
+    def _exit(self, exc_type, exc):
         record, self._current = self._current, None
-        if record is not None and record.skipper is not None:
-            skipper, record.skipper = record.skipper, None
-            skipper.disarm()
-            if not skipper.skipped or exc_type not in (once.SkipBlock, None):
-                raise RuntimeError("srcgrad ran this GradientTape block and could not skip its "
-                                   "statements: they ran a second time") from exc
-            self._recorded(record)
-            return True
-        if exc_type is None and record is not None:
-            local = frame.f_locals
-            record.outputs = {n: local[n] for n in record.region.outputs if n in local}
-            self._recorded(record)
-        elif record is not None:
-            self._failed.append((record.region, exc_type))
-        return False
+        if record is None:
+            return False
+        skipper, record.skipper = record.skipper, None
+        if skipper is None:  # resumed as written, still recording (``once.cut``)
+            if exc_type is None:
+                self._recorded(record)
+            return False
+        skipper.disarm()
+        if not skipper.skipped or exc_type not in (once.SkipBlock, None):
+            raise RuntimeError("srcgrad ran this GradientTape block and could not skip its "
+                               "statements: they ran a second time") from exc
+        self._recorded(record)
+        return True
 
     def watch(self, tensor):
         """Mark ``tensor`` (or a nested list/tuple/dict of them) as a source.
@@ -439,10 +421,7 @@ class GradientTape:
         if self.watch_accessed_variables:
             for record in self._records:
                 found = [v for v in record.values.values() if _is_variable(v) and v.trainable]
-                if record.once is not None:
-                    found += record.once[0].variables
-                elif record.outputs:
-                    found += record.compiled(sorted(record.outputs), True).variables
+                found += record.once[0].variables
                 seen += [v for v in found if all(v is not s for s in seen)]
         return tuple(seen)
 
@@ -507,13 +486,22 @@ class GradientTape:
         return moved.reshape((batch,) + rest + s_shape[1:])
 
     def _check_not_lost(self, flat_targets):
-        """A target computed in a block an exception ended: an error, not a None gradient."""
-        if not self._failed:
+        """A target computed in a block an exception ended, or in its statements after
+        ``tape.__enter__()`` (run as written, ``once.cut``): an error, not a None gradient."""
+        if not self._failed and not self._cut:
             return
         for t in flat_targets:
             if any(t is v for r in self._records for v in r.outputs.values()) \
                     or any(t is w for w in self._watched_values):
                 continue
+            if self._cut:
+                region = self._cut[-1]
+                raise CompileError(
+                    f"the GradientTape block enters its own tape again (line "
+                    f"{region.resume.lineno}): srcgrad recorded the statements before that "
+                    "line only, and a target may have been computed after it",
+                    region.origin(region).short(), None,
+                    "compute the target before entering the tape again")
             region, exc_type = self._failed[-1]
             raise RuntimeError(
                 f"the GradientTape block at {region.origin(region).short()} ended with "
@@ -523,6 +511,13 @@ class GradientTape:
 
     def _start_differentiating(self):
         spent_in = self._spent_in
+        if spent_in is not None and self.persistent:
+            raise CompileError(
+                "a persistent tape nested in a GradientTape block, asked for a gradient after "
+                "that block: srcgrad compiled the two blocks as one and kept the inner tape's "
+                "record only while the outer block ran", spent_in.origin(spent_in).short(),
+                None, "take the inner tape's gradients inside the outer block (as many as "
+                "needed: it is persistent there), or end the inner block outside the outer one")
         if spent_in is not None:
             raise RuntimeError(
                 f"{_NOT_PERSISTENT} (This tape recorded a block nested in the GradientTape "
@@ -555,7 +550,7 @@ class GradientTape:
             check_plain_data(source, "the source" if len(flat_sources) == 1 else f"source {k}")
         if keep is None:
             keep = self.persistent
-        if rows and any(r.once is not None and r.rows_entry() is None for r in self._records):
+        if rows and any(r.rows_entry() is None for r in self._records):
             return self._vjp_by_rows(flat_targets, seeds, flat_sources, keep)
         grads = [None] * len(flat_sources)
         seeded = [(t, np.ones_like(np.asarray(t), dtype=float) if s is None else s)
@@ -567,53 +562,16 @@ class GradientTape:
                     if t is source:
                         grads[k] = seed if grads[k] is None else grads[k] + seed
         for i in range(len(self._records) - 1, -1, -1):
-            record = self._records[i]
-            if record.once is not None:
-                earlier = self._records[:i]
-                nrows = len(seeds[0]) if rows else None
-                for obj, adjoint, carried in record.backward(seeded, flat_sources, earlier, keep,
-                                                             nrows):
-                    for k, source in enumerate(flat_sources):
-                        if obj is not None and obj is source:
-                            grads[k] = adjoint if grads[k] is None else grads[k] + adjoint
-                    if carried is not None:
-                        seeded.append((carried, adjoint))
-                continue
-            wanted = {}
-            for t, seed in seeded:
-                # One value under several names (``z = y``, ``result = loss``) is one
-                # target: seeded once, through whichever of its names the code differentiates.
-                names = tuple(sorted(n for n, value in record.outputs.items() if value is t))
-                if names:
-                    wanted[names] = seed if names not in wanted else wanted[names] + seed
-            if not wanted:
-                continue
-            carried = record.carried_inputs(self._records[:i])
-            names = sorted(wanted)
-            # Sources the block computed (``h`` in ``tape.gradient(loss, h)``): their
-            # adjoints where the block last bound them.
-            computed = sorted({tuple(sorted(n for n, v in record.outputs.items() if v is source))
-                               for source in flat_sources
-                               if not any(source is v for v in record.values.values())} - {()})
-            entry = record.compiled(names, self.watch_accessed_variables, carried, rows, computed)
-            args = [record.snapshots.get(n, record.values[n]) for n in record.inputs]
-            args += [wanted[n] for n in names]
-            originals = {id(record.snapshots[n]): record.values[n] for n in record.snapshots}
-            originals.update(record.kept)
-            previous, runtime.HELD[0] = runtime.HELD[0], record.held
-            try:
-                pairs = _pairs(entry.fn(*args))
-            finally:
-                runtime.HELD[0] = previous
-            for obj, adjoint in pairs:
-                obj = record.outputs.get(obj) if type(obj) is str else originals.get(id(obj), obj)
+            earlier = self._records[:i]
+            nrows = len(seeds[0]) if rows else None
+            for obj, adjoint, carried in self._records[i].backward(seeded, flat_sources, earlier,
+                                                                   keep, nrows):
                 for k, source in enumerate(flat_sources):
-                    if obj is source:
+                    if obj is not None and obj is source:
                         grads[k] = adjoint if grads[k] is None else grads[k] + adjoint
-                if any(obj is record.values[n] for n in carried):
-                    seeded.append((obj, adjoint))
+                if carried is not None:
+                    seeded.append((carried, adjoint))
         return grads
-
 
     def _vjp_by_rows(self, flat_targets, seeds, flat_sources, keep):
         """Row by row: the adjoint code of a block run once takes one seed per target."""
@@ -693,9 +651,8 @@ class _NoRecording:
 
 
 def _is_data(value):
-    """Values a block reads from its frame: all but modules (they are resolved as globals)."""
-    import types
-
+    """Values a block reads from its frame that its code takes as arguments: all but
+    modules (constants of the code) and tapes (entered by the code)."""
     return not isinstance(value, (types.ModuleType, GradientTape)) \
         and not getattr(type(value), "__srcgrad_recorder__", False)
 
