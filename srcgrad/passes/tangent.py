@@ -28,6 +28,7 @@ from ..rules.entry import params as rule_params
 from .reverse import _rule_expr
 
 VALUE, ZERO, MAYBE = "value", "zero", "maybe"
+_CATEGORIES = ("elementwise", "linear", "bilinear", "reduction", "determinant")
 
 
 class Tangent:
@@ -193,9 +194,10 @@ class Tangent:
         if all(d is None for d in dots.values()):
             return self.set(t, None, out)
         dtype = s.sg_args.get("dtype")
-        if form is None or dtype is not None and not (isinstance(dtype, gast.Constant)
-                                                       and dtype.value is None):
-            # (A cast to a dtype: linear only for a floating one; not modelled yet.)
+        if form is None or dtype is not None and form in _CATEGORIES and not (
+                isinstance(dtype, gast.Constant) and dtype.value is None):
+            # (A cast to a dtype: linear only for a floating one; only the explicit
+            # rules model it, rules/tangents.py.)
             name = getattr(s.sg_func, "__name__", "this function")
             raise self._unsupported(s, f"`{name}`" + (" with a dtype" if form else ""))
         subs = {p.name: s.sg_args[p.name] for p in rule_params(rule) if p.name in s.sg_args}

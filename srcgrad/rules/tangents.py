@@ -9,7 +9,10 @@ No second table: the tangent of most primitives is already in the first one.
   (sums, reshapes, indexing, joins, FFTs): its tangent is the primitive applied to
   their tangents (zeros for an operand without one).
 - ``BILINEAR``: products: the product of each operand's tangent with the others.
-- ``EXPLICIT``: tangents written out (``solve``, ``inv``).
+- ``EXPLICIT``: tangents written out (``solve``, ``inv``, the decompositions), most
+  through helpers of their own (``runtime/tangents.py``). The names in scope are a
+  grad expression's but ``g``: the operands, their tangents ``<param>_dot`` (zeros
+  for an operand without one) and ``ans``.
 
 Anything else has no tangent rule yet: forward mode refuses it (``sg.jvp`` then
 computes by transposition, srcgrad/forward.py). Complex values: the grad
@@ -21,7 +24,9 @@ import math
 
 import numpy as np
 
-from . import complexes, elementwise, helpers, python, special
+from ..runtime import adjoints as _h
+from ..runtime import complexes as _rt
+from . import complexes, decompositions, elementwise, helpers, layout, python, special
 from .elementwise import POWER_CONSTANT_EXPONENT
 from .entry import params
 
@@ -29,12 +34,18 @@ ELEMENTWISE = frozenset(elementwise.TABLE) | frozenset(
     f for f in python.TABLE if getattr(f, "__module__", None) == "math" or f in (
         builtins.abs, builtins.pow, builtins.float)) - {math.fsum} | frozenset(
     f for f in special.TABLE if getattr(f, "__name__", "") in (
-        "expit", "log_expit", "erf", "erfc", "gammaln", "psi", "xlogy", "xlog1py"))
+        "expit", "log_expit", "erf", "erfc", "gammaln", "psi", "polygamma", "zeta", "_zeta",
+        "xlogy", "xlog1py")) | {np.sinc}
 
-LINEAR = complexes.LINEAR | frozenset(helpers.TABLE) | {np.real, np.imag, np.conjugate}
+# (Beyond complexes.LINEAR: linear for the real values forward mode runs on, or not
+# meant for complex code at all; the complex helpers are linear in the adjoint they move.)
+LINEAR = complexes.LINEAR | frozenset(helpers.TABLE) | {
+    np.real, np.imag, np.conjugate, np.linalg.matrix_transpose, np.linspace, np.float64,
+    np.real_if_close, np.select, np.bincount, math.fsum, _rt.conj, _rt.fit, _rt.real_rule,
+} | frozenset(f for f in layout.TABLE if getattr(f, "__name__", "") == "row_stack")
 
 BILINEAR = frozenset({np.matmul, np.dot, np.outer, np.inner, np.tensordot, np.kron, np.cross,
-                      np.vdot})
+                      np.vdot, np.convolve, np.correlate})
 
 # Reductions (over ``axis``, or all): each result depends on its slice alone, and the
 # adjoint is the result's seed spread over the slice times weights, so the tangent is
@@ -43,10 +54,53 @@ BILINEAR = frozenset({np.matmul, np.dot, np.outer, np.inner, np.tensordot, np.kr
 REDUCTIONS = frozenset({np.max, np.amax, np.min, np.amin, np.prod, np.var, np.std,
                         np.linalg.norm})
 
+_SORTED = "_sg.permute_tangent(a, a_dot, ans, axis)"
+
 EXPLICIT = {
-    np.linalg.solve: "np.linalg.solve(a, b_dot - a_dot @ ans)",
+    np.linalg.solve: "_sg.solve_tangent(a, a_dot, b, b_dot, ans)",
     np.linalg.inv: "-(ans @ a_dot @ ans)",
+    np.linalg.cholesky: "_sg.cholesky_tangent(a_dot, ans, upper)",
+    np.linalg.slogdet: "_sg.slogdet_tangent(a, a_dot, ans)",
+    np.linalg.eigh: "_sg.eigh_tangent(a_dot, ans, UPLO)",
+    np.linalg.eigvalsh: "_sg.eigvalsh_tangent(a, a_dot, UPLO)",
+    np.linalg.svd: "_sg.svd_tangent(a, a_dot, ans, full_matrices, compute_uv, hermitian)",
+    np.linalg.qr: "_sg.qr_tangent(a, a_dot, ans, mode)",
+    np.linalg.pinv: "_sg.pinv_tangent(a, a_dot, ans, hermitian)",
+    np.linalg.lstsq: "_sg.lstsq_tangent(a, a_dot, b, b_dot, ans)",
+    np.linalg.matrix_power: "_sg.matrix_power_tangent(a, a_dot, n)",
+    np.linalg.multi_dot: "_sg.multi_dot_tangent(arrays, arrays_dot)",
+    _h.einsum_list: "_sg.einsum_list_tangent(subscripts, operands, operands_dot)",
+    np.sort: _SORTED,
+    np.partition: _SORTED,
+    # (A dtype: the tangent cast as the result is, zero for a non-floating one.)
+    np.cumprod: "_sg.cast_tangent(_sg.cumprod_tangent(a, a_dot, ans, axis), ans)",
+    _h.astype: "_sg.cast_tangent(a_dot, ans)",
+    np.nan_to_num: "_sg.nan_to_num_tangent(x, x_dot, nan_dot, posinf_dot, neginf_dot)",
+    np.interp: "_sg.interp_tangent(x, x_dot, xp, fp, fp_dot, left, left_dot, right, right_dot, "
+               "period)",
+    # (Variadic: the operands' list and its tangent, a list.)
+    builtins.max: "_sg.extreme_tangent(args, args_dot, np.argmax)",
+    builtins.min: "_sg.extreme_tangent(args, args_dot, np.argmin)",
+    math.hypot: "_sg.hypot_tangent(coordinates, coordinates_dot, ans)",
 }
+if decompositions.scipy_linalg is not None:
+    _linalg = decompositions.scipy_linalg
+    EXPLICIT.update({
+        _linalg.solve_triangular: "_sg.solve_triangular_tangent(a, a_dot, b, b_dot, ans, trans, "
+                                  "lower, unit_diagonal, overwrite_b)",
+        _linalg.cholesky: "_sg.cholesky_tangent(a_dot, ans, not lower) if not overwrite_a else "
+                          "_sg.not_differentiable('scipy.linalg.cholesky with overwrite_a=True')",
+        _linalg.cho_factor: "_sg.cho_factor_tangent(a_dot, ans, lower, overwrite_a)",
+        _linalg.cho_solve: "_sg.cho_solve_tangent(c_and_lower, c_and_lower_dot, b, b_dot, ans, "
+                           "overwrite_b)",
+    })
+if special.TABLE:
+    _special = special._special
+    EXPLICIT.update({
+        _special.softmax: "ans * (x_dot - np.sum(ans * x_dot, axis=axis, keepdims=True))",
+        _special.log_softmax: "x_dot - np.sum(np.exp(ans) * x_dot, axis=axis, keepdims=True)",
+        _special.logsumexp: "_sg.logsumexp_tangent(a, a_dot, axis, b, keepdims, return_sign)",
+    })
 
 _SEQUENCES = (helpers.SEQUENCE_CONCAT, helpers.SEQUENCE_REPEAT, helpers.SEQUENCE_COPY)
 
@@ -56,9 +110,14 @@ def form(func, rule):
     named ``<param>_dot``), or None (no tangent rule)."""
     if rule is POWER_CONSTANT_EXPONENT:
         return "elementwise"
+    try:
+        if func in EXPLICIT:
+            return EXPLICIT[func]
+    except TypeError:  # an unhashable callable
+        return None
     if any(p.variadic and p.name in rule.grads for p in params(rule)) \
             and func not in LINEAR and func is not np.einsum:
-        return None  # (math.hypot(*coordinates): a list of grads, not one per operand)
+        return None  # (a list of grads for the operands spread out: an explicit rule's)
     if any(rule is r for r in _SEQUENCES):
         return "linear"
     try:
@@ -72,6 +131,6 @@ def form(func, rule):
             return "reduction"
         if func is np.linalg.det:
             return "determinant"
-        return EXPLICIT.get(func)
+        return None
     except TypeError:  # an unhashable callable
         return None

@@ -16,3 +16,5 @@ from .layout import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .sequences import *  # noqa: F401,F403
 from .special import *  # noqa: F401,F403
+# Forward mode's explicit tangents (rules/tangents.py)
+from .tangents import *  # noqa: F401,F403
