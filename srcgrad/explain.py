@@ -5,7 +5,8 @@ function, which of its variables carry a derivative; for each differentiated
 argument the result does not depend on, why, naming the line where the chain
 breaks: an integer cast, a comparison, a call without a derivative
 (``np.argmax``, ``np.round``), ``sg.stop_gradient``, a branch not taken for
-these arguments, or values the result never reads.
+these arguments, a value rebound before anything reads it (followed binding by
+binding: ``explain_flow``), or values the result never reads.
 
 Example::
 
@@ -24,6 +25,7 @@ import gast
 
 from .compiler.cache import Compiled
 from .compiler.pipeline import normalized_function
+from .explain_flow import ENTRY, Flow, fills
 from .ir import anno
 from .ir.names import walk_stmts
 from .passes import activity
@@ -43,10 +45,11 @@ class Reason:
     cause: str
     line: int = None
     text: str = ""
+    tail: str = ""  # what follows the line in the sentence
 
     def __str__(self):
         where = f" at line {self.line}, `{self.text}`" if self.line else ""
-        return f"{self.cause}{where}"
+        return f"{self.cause}{where}{self.tail}"
 
 
 @dataclass
@@ -90,12 +93,16 @@ def explain(f, wrt=0, args=None):
     act = activity.analyze(node.body, wrt_names, result_name)
     origin = src.origin(src.node)
     out = Explanation(fn.__qualname__, origin.short(), tuple(wrt_names))
-    out.lines = _lines(src, node, act)
     stmts = list(walk_stmts(node.body))
+    # (Through an integer cast a value is active for the compiler, its adjoint zero.)
+    flow = Flow(node.body, params, _integer_cast)
+    returned = flow.reaching[node.body[-1]].get(result_name, set())
+    derived = {name: flow.derived(name) for name in wrt_names}
     for name in wrt_names:
-        # (Through an integer cast a value is active for the compiler, its adjoint zero.)
-        connected = name in act.useful and result_name in _derived(name, stmts)
-        out.sources[name] = None if connected else _why(name, src, stmts)
+        connected = name in act.useful and bool(returned & derived[name])
+        out.sources[name] = None if connected else _why(name, src, stmts, flow, derived[name])
+    # (A binding carries a derivative to the result only if the result reads it.)
+    out.lines = _lines(src, node, act, flow.feeding(returned) & set().union(*derived.values()))
     return out
 
 
@@ -105,8 +112,9 @@ def _python(f):
     return _python_function(f, "explain")
 
 
-def _lines(src, node, act):
-    """(line, source text, the user's variables bound there that carry a derivative)."""
+def _lines(src, node, act, carrying):
+    """(line, source text, the user's variables bound there that carry a derivative);
+    ``carrying``: the definitions that carry one from a source to the result."""
     own = src.filename
     per_line = {}
     for s in walk_stmts(node.body):
@@ -115,7 +123,8 @@ def _lines(src, node, act):
             continue
         names = per_line.setdefault((o.lineno, o.text.strip()), [])
         for w in activity.flow(s)[0]:
-            if w in act.active and _spelled(w, o.text) and w not in names:
+            if w in act.active and (s, w) in carrying and _spelled(w, o.text) \
+                    and w not in names:
                 names.append(w)
     return [(line, text, names) for (line, text), names in sorted(per_line.items())]
 
@@ -126,46 +135,62 @@ def _spelled(name, text):
         is not None
 
 
-def _why(name, src, stmts):
-    """The reason ``name`` does not reach the result."""
+def _why(name, src, stmts, flow, derived):
+    """The reason ``name`` does not reach the result; ``derived``: the definitions
+    computed from it with a derivative (``flow.derived``)."""
     reads = [s for s in stmts if any(isinstance(n, gast.Name) and n.id == name
                                      and isinstance(n.ctx, gast.Load) for n in gast.walk(s))]
     if not reads:
         return _not_compiled(name, src)
-    derived = _derived(name, stmts)
     for s in stmts:
         if activity.flow(s)[0] and not getattr(s, "sg_norule", None) \
                 and anno.kind(s) != "prim":
             continue
-        cause = _break(s, derived)
+        # (Only the bindings that reach ``s`` count: a name rebound since is another value.)
+        here = {n for n, ds in flow.reaching.get(s, {}).items() if ds & derived}
+        cause = _break(s, here)
         if cause is not None:
             o = anno.origin(s)
             return Reason(f"its derivative stops: {cause}", o.lineno if o else None,
                           o.text.strip() if o else "")
-    last = [s for s in stmts if set(activity.flow(s)[0]) & derived]
+    dead = flow.dead(derived)
+    if dead:
+        return _overwritten(dead[0], flow)
+    # Where the derivative goes last: the definitions nothing computes more from.
+    ends = [d for d in derived if d[0] != ENTRY and not flow.carries.get(d)]
+    last = sorted({s for s, _ in ends}, key=flow.order.get)
     o = anno.origin(last[-1]) if last else None
-    names = sorted({w for s in last for w in activity.flow(s)[0]
-                    if o is not None and _spelled(w, anno.origin(s).text)})
+    names = sorted({w for s, w in ends if o is not None and _spelled(w, anno.origin(s).text)})
     what = ", ".join(f"`{n}`" for n in names) or "values"
     return Reason(f"it flows into {what}, which the result does not read",
                   o.lineno if o else None, o.text.strip() if o else "")
 
 
-def _derived(name, stmts):
-    """The names computed from ``name`` with a derivative (the forward closure; not
-    through an integer cast)."""
-    derived = {name}
-    changed = True
-    while changed:
-        changed = False
-        for s in stmts:
-            if _integer_cast(s):
-                continue
-            writes, reads = activity.flow(s)
-            if reads & derived and not set(writes) <= derived:
-                derived |= set(writes)
-                changed = True
-    return derived
+def _overwritten(d, flow):
+    """``d``, a definition no statement reads, rebound on every path: where."""
+    site, name = d
+    kills = sorted(flow.kills[d], key=flow.order.get)
+    line, text = _at(kills[0])
+    if site == ENTRY:
+        what = f"the argument `{name}`"
+    else:
+        at, spelled = _at(site)
+        # (A compiler's temporary is named by its line: the user never wrote it.)
+        what = f"`{name}` (line {at})" if re.search(rf"(?<![\w.]){re.escape(name)}\b", spelled) \
+            else f"the value computed at line {at}"
+    others = sorted({_at(k)[0] for k in kills[1:]} - {line, None})
+    also = (f", and at line{'s' if len(others) > 1 else ''} " + ", ".join(map(str, others))) \
+        if others else ""
+    again = "is overwritten in full" if fills(kills[0]) else "is assigned again"
+    return Reason(f"its value is overwritten before use: {what} {again}", line, text,
+                  f"{also}, before anything reads it")
+
+
+def _at(s):
+    """(line, text) of statement ``s`` in the user's code; (None, "") for one the
+    compiler made up."""
+    o = anno.origin(s)
+    return (o.lineno, o.text.strip()) if o is not None else (None, "")
 
 
 def _break(s, derived):
@@ -175,20 +200,26 @@ def _break(s, derived):
         return "an integer cast (astype)" if _integer_cast(s) and reads & derived else None
     if any(isinstance(n, gast.Compare) and _reads(n, derived) for n in gast.walk(s)):
         return "a comparison (a piecewise constant value: no derivative)"
-    # The innermost call given a derived value itself (``np.sum(np.argmax(y))``: argmax).
+    # The innermost call given a derived value itself (``np.sum(np.argmax(y))``: argmax),
+    # unless a cast takes what it gives (``int(np.sum(y))``: np.sum has a derivative).
     calls = [n for n in gast.walk(s) if isinstance(n, gast.Call) and any(
         isinstance(a, gast.Name) and a.id in derived
         for a in list(n.args) + [k.value for k in n.keywords] + [getattr(n.func, "value", None)])]
     if not calls:
         return None
-    call = calls[-1]
-    fname = call.func.attr if isinstance(call.func, gast.Attribute) else \
-        call.func.id if isinstance(call.func, gast.Name) else ""
+    call = next((n for n in gast.walk(s) if isinstance(n, gast.Call)
+                 and _fname(n) in _CASTS | _STOPS and _reads(n, derived)), calls[-1])
+    fname = _fname(call)
     if fname in _STOPS:
         return "sg.stop_gradient"
     if fname in _CASTS:
         return f"an integer cast ({fname})"
     return f"`{gast.unparse(call.func).strip()}`, which has no derivative"
+
+
+def _fname(call):
+    return call.func.attr if isinstance(call.func, gast.Attribute) else \
+        call.func.id if isinstance(call.func, gast.Name) else ""
 
 
 def _integer_cast(s):
