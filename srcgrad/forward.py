@@ -171,14 +171,34 @@ def hvp(f):
     return hessian_vector_product
 
 
+@functools.lru_cache(maxsize=64)
+def _gradient_of(f):
+    """One gradient wrapper per function (the last few): the tape's code that
+    differentiates it again is compiled for the wrapper, once."""
+    return grad(f)
+
+
 def hessian(f):
     """``hessian(f)(x, *rest)``: the Hessian of scalar ``f`` with respect to its first
-    argument (an array or a float), shaped ``x.shape + x.shape``: one Hessian-vector
-    product (``hvp``) per element of ``x``."""
+    argument (an array or a float), shaped ``x.shape + x.shape``: the Jacobian of
+    ``f``'s gradient, in one backward pass over the gradient's code seeded with every
+    row of the identity at once (``GradientTape.jacobian``); where that code cannot be
+    differentiated again, one Hessian-vector product (``hvp``) per element."""
+    try:
+        gradient = _gradient_of(f)
+    except TypeError:  # (unhashable)
+        gradient = grad(f)
     product = hvp(f)
 
     def hessian_of(x, *rest):
+        from .errors import CompileError
+
         shape = np.shape(x)
+        if not np.iscomplexobj(x):
+            try:
+                return _jacobian_of_gradient(gradient, x, rest)
+            except CompileError:
+                pass  # (the gradient's code outside the compiler's language: by columns)
         columns = []
         for k in range(int(np.prod(shape, dtype=int))):
             basis = np.zeros(shape)
@@ -188,6 +208,45 @@ def hessian(f):
 
     hessian_of.__name__ = f"hessian_{getattr(f, '__name__', 'f')}"
     return hessian_of
+
+
+def _jacobian_of_gradient(gradient, x, rest):
+    from .errors import CompileError
+
+    x = np.array(x, dtype=float) if not isinstance(x, np.ndarray) else x
+    # (A block per arity: ``gradient(x, *rest)`` of a variable tuple is not compiled.)
+    blocks = (_gradient_rows_0, _gradient_rows_1, _gradient_rows_2)
+    if len(rest) >= len(blocks):
+        raise CompileError("more arguments than the vectorised Hessian spells out")
+    h = blocks[len(rest)](gradient, x, *rest)
+    return h if np.ndim(x) else float(h)
+
+
+def _gradient_rows_0(gradient, x):
+    from .tape.tape import GradientTape
+
+    with GradientTape() as tape:
+        tape.watch(x)
+        g = gradient(x)
+    return tape.jacobian(g, x, unconnected_gradients="zero")
+
+
+def _gradient_rows_1(gradient, x, a):
+    from .tape.tape import GradientTape
+
+    with GradientTape() as tape:
+        tape.watch(x)
+        g = gradient(x, a)
+    return tape.jacobian(g, x, unconnected_gradients="zero")
+
+
+def _gradient_rows_2(gradient, x, a, b):
+    from .tape.tape import GradientTape
+
+    with GradientTape() as tape:
+        tape.watch(x)
+        g = gradient(x, a, b)
+    return tape.jacobian(g, x, unconnected_gradients="zero")
 
 
 # -- the generated functions ------------------------------------------------------------

@@ -2,6 +2,8 @@
 through run as written, once, in the compiled block (issue 11, section 3): try,
 with open(...), import, def, del. Where a gradient would flow through one, the
 compiler refuses it, naming the line."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -114,6 +116,14 @@ def keeps_in_a_try(w, history):
     return tape.gradient(y, w)
 
 
+def computes_under_catch_warnings(w):
+    with sg.GradientTape() as tape:
+        tape.watch(w)
+        with warnings.catch_warnings():
+            y = np.sum(np.log(w))
+    return tape.gradient(y, w)
+
+
 def computes_under_errstate(w):
     with sg.GradientTape() as tape:
         tape.watch(w)
@@ -122,10 +132,17 @@ def computes_under_errstate(w):
     return tape.gradient(y, w)
 
 
+def test_np_errstate_is_in_the_compilers_language():
+    """(``passes/contexts.py``: the statements run under the state, not as written.)"""
+    w = np.abs(W) + 0.1
+    np.testing.assert_allclose(computes_under_errstate(w), 1.0 / w)
+    np.testing.assert_allclose(sg.function(computes_under_errstate)(w), 1.0 / w)
+
+
 @pytest.mark.parametrize("f, args, words", [
     (computes_in_a_try, (W,), r"try statement computes `y` from the differentiated value `w`"),
     (keeps_in_a_try, (W, []), r"try statement uses the differentiated value `y`"),
-    (computes_under_errstate, (np.abs(W) + 0.1,),
+    (computes_under_catch_warnings, (np.abs(W) + 0.1,),
      r"with statement computes `y` from the differentiated value `w`"),
 ])
 def test_a_statement_a_gradient_would_flow_through_is_refused_naming_the_line(f, args, words):

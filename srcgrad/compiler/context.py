@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import CompileError
 from ..ir import anno, scopes, templates as T
 from ..ir.resolve import MISSING as _UNKNOWN, Guards, Scope, is_library
-from ..passes import fence
+from ..passes import contexts, fence
 from ..rules import table
 from . import codegen, source
 from .naming import Namer
@@ -110,6 +110,7 @@ class Context:
         self.guards.function(fn)  # its code and defaults are compiled in
         if fn not in self._sources:
             src = source.parse_function(fn)
+            src.node.body = contexts.lower(src.node.body, contexts.resolver(src))
             fence.check(src)
             src.names = scopes.names(src.node)  # (locals, free names): once, not per inlining
             self._sources[fn] = src

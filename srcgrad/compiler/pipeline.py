@@ -17,8 +17,8 @@ import numpy as np
 from ..ir import anno, atoms, templates as T
 from ..ir.names import bound_names, loads_in, stores, walk_stmts
 from ..ir.resolve import Guards
-from ..passes import activity, fence, lifetimes, normalize, ranks, recompute, record, repeatable, \
-    tape_blocks
+from ..passes import activity, contexts, fence, lifetimes, normalize, ranks, recompute, record, \
+    repeatable, tape_blocks
 from ..passes.cleanup import cleanup, drop_unused, forward_copies
 from ..passes.desugar import desugar
 from ..passes.reverse import Reverse, int_names
@@ -156,6 +156,7 @@ def normalized_function(fn, wrt, sample):
     to its positional parameters ``wrt`` (indices): (source, context, the def, its
     parameter names, the names of ``wrt``). Its last statement returns the result."""
     src = source.parse_function(fn)                   # parse
+    src.node.body = contexts.lower(src.node.body, contexts.resolver(src))  # np.errstate
     fence.check(src)                                  # reject what is unsupported, up front
     ctx = Context(src, Guards())
     ctx.guards.function(fn)                           # its code and defaults, as parsed
@@ -556,15 +557,37 @@ def _snapshot_items(body, needed):
     ``t = a[0]`` can be a view; once ``a`` is written, ``t`` changes. Restores
     keep the backward pass right anyway, but a snapshot keeps the generated
     code free of views read after writes, which is what lets the compiler
-    differentiate it again (higher order).
+    differentiate it again (higher order). An item a statement checks is no
+    view of the array it writes (``a[0], a[1] = a[1], a[0]``,
+    ``_sg.check_not_view``) is checked before it is copied: the copy would pass
+    the check where NumPy swaps views.
     """
     stmts = list(walk_stmts(body))
     written = _written_in_place(stmts)
-    for s in stmts:
-        if anno.kind(s) == "getitem" and s.value.value.id in written and s.targets[0].id in needed:
-            s.value = T.expr("_sg.copy_slot(v)", v=s.value)
 
+    def where(s):
+        o = anno.origin(s)
+        return o and (o.filename, o.lineno)
+    checks = {where(s): s.value for s in stmts if isinstance(s, gast.Expr)
+              and isinstance(s.value, gast.Call) and "check_not_view" in gast.unparse(s.value.func)}
 
+    def block(stmts):
+        out = []
+        for s in stmts:
+            for field in ("body", "orelse"):
+                if isinstance(s, (gast.If, gast.For, gast.While)):
+                    setattr(s, field, block(getattr(s, field)))
+            if anno.kind(s) == "getitem" and s.value.value.id in written \
+                    and s.targets[0].id in needed:
+                check = checks.get(where(s)) if where(s) is not None else None
+                if check is not None:
+                    out.append(anno.like(gast.Expr(T.expr(
+                        "_sg.check_not_view(v, a, n, w)", v=T.clone(s.value), a=s.value.value.id,
+                        n=T.const(gast.unparse(s.value).strip()), w=check.args[3])), s))
+                s.value = T.expr("_sg.copy_slot(v)", v=s.value)
+            out.append(s)
+        return out
+    body[:] = block(body)
 def _needed(backward, primal, body):
     """Forward values the backward pass reads (and so must see restored).
 

@@ -6,10 +6,20 @@ name may share the array, the compiler refuses (``a[i] = v``) or checks at run
 time (``x += v``) instead of giving a wrong gradient.
 """
 import gast
+import numpy as np
 
 from ..rules import table
 from . import templates as T
 from .names import walk_stmts
+
+
+def _load_counts(body):
+    loads = {}
+    for s in walk_stmts(body):
+        for n in _walk_own(s):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                loads[n.id] = loads.get(n.id, 0) + 1
+    return loads
 
 
 def shared_names(body, scope):
@@ -23,11 +33,7 @@ def shared_names(body, scope):
     statement that copies it (``x = x_new``, how updates are compiled), is
     moved, not shared.
     """
-    loads = {}
-    for s in walk_stmts(body):
-        for n in _walk_own(s):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-                loads[n.id] = loads.get(n.id, 0) + 1
+    loads = _load_counts(body)
     shared = set()
     transient = _transient_views(body, loads, scope)
     for s in walk_stmts(body):
@@ -44,10 +50,33 @@ def shared_names(body, scope):
                     shared |= _shared_sources(e, scope)
             elif isinstance(n, gast.Call):
                 f = n.func
-                if isinstance(f, gast.Attribute) and f.attr == "append":
-                    for a in n.args:
+                if isinstance(f, gast.Attribute) and f.attr == "append" or _may_keep(n, scope):
+                    for a in list(n.args) + [k.value for k in n.keywords]:
                         shared |= _shared_sources(a, scope)
     return shared
+
+
+# Builtins that keep no reference to their arguments (``max(a, b)`` returns one).
+_KEEP_NOTHING = frozenset({len, range, float, int, bool, print, isinstance, abs, round, str,
+                           repr, type, hash})
+
+
+def _may_keep(call, scope):
+    """May ``call`` keep its arguments where the caller can reach them later (a user's
+    function, inlined later: ``box = keep(a)``, ``self.cache = a``)? NumPy's functions
+    with a rule do not (their views are bindings ``_shared_sources`` sees)."""
+    fn = scope.value(call.func)
+    if fn is None:  # a method of a local value: an array's keeps nothing
+        return not (isinstance(call.func, gast.Attribute)
+                    and (call.func.attr in MUTATORS or call.func.attr in table.METHODS))
+    try:
+        if fn in _KEEP_NOTHING or table.rule(fn) is not None or table.nondiff(fn):
+            return False
+    except TypeError:
+        pass
+    module = getattr(fn, "__module__", None) or ""
+    # (srcgrad's runtime helpers in generated code take adjoints and records)
+    return not isinstance(fn, np.ufunc) and module.split(".")[0] not in ("srcgrad", "numpy")
 
 
 # Methods that change the list or dict they are called on.

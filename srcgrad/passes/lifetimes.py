@@ -230,7 +230,12 @@ def _restore_with(code, stand_ins):
         stand_in = marker and stand_ins.get((id(marker.stmt), marker.name))
         if stand_in is not None and marker.how in ("rebind", "target"):
             twin = copy.copy(c)
-            twin.sg_restore = type(marker)(stand_in, stand_in.targets[0].id, "rebind")
+            if marker.how == "rebind" and isinstance(marker.stmt, gast.For):
+                # After the loop: the stand-in the target had before it, which the
+                # recorder saves with the target (the trips' stand-ins are popped).
+                twin.sg_restore = type(marker)(marker.stmt, stand_in.targets[0].id, "rebind")
+            else:
+                twin.sg_restore = type(marker)(stand_in, stand_in.targets[0].id, "rebind")
             code.insert(i + 1, twin)
 
 

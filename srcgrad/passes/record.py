@@ -209,6 +209,8 @@ class Recorder:
         if isinstance(s, gast.For):
             target = s.target.id
             out += self._save(s, target, in_loop, how="rebind")
+            # (its shape stand-in too, if it has one: ``lifetimes.loop_shapes``)
+            out += self._save(s, f"{target}_like", in_loop, how="rebind")
             if target in self.needed and replay is None:
                 stack = self._stack(target)
                 head.append(T.stmt("s.append(v)", s=stack, v=target))
@@ -234,7 +236,12 @@ class Recorder:
         for c in code:
             marker = getattr(c, "sg_restore", None)
             if marker is not None:
-                out += T.clone(self.restores.get((id(marker.stmt), marker.name, marker.how), []))
+                restores = T.clone(self.restores.get((id(marker.stmt), marker.name, marker.how), []))
+                where = anno.origin(marker.stmt)
+                for r in restores:  # (an error in code differentiated again names the line)
+                    if where is not None and anno.origin(r) is None:
+                        anno.set_origin(r, where)
+                out += restores
                 continue
             if isinstance(c, gast.If):
                 body, orelse = self.fill(c.body), self.fill(c.orelse)

@@ -212,6 +212,12 @@ class Reverse:
         out = []
         if t in state:
             rule = s.sg_rule
+            cast = self._cast_to(s)
+            if cast is False:
+                return self._finish(s, t, state, out)  # (to ints: piecewise constant)
+            if cast is not None:
+                out.append(T.assign(self.d(t), T.expr("_sg.real_grad(g, ans)", g=self.d(t),
+                                                       ans=t)))
             subs = {p.name: s.sg_args[p.name] for p in rule_params(rule) if p.name in s.sg_args}
             grads, rows, exact, ans, real_only = self._forms(s, subs)
             for pname, text in grads.items():
@@ -246,6 +252,23 @@ class Reverse:
                     value = T.expr(f"_sg.{helper}(v, x)", v=value, x=atom.id)
                 self.acc(atom.id, real_only(value, atom), state, out)
         return self._finish(s, t, state, out)
+
+    def _cast_to(self, s):
+        """A ``dtype=`` the primitive's rule does not read (``np.sum(x, dtype=int)``):
+        None if there is none or it is floating, False if it is known not to be (the
+        result is then a constant), True if it is known only when the code runs (its
+        adjoint passes through ``real_grad``)."""
+        dtype = s.sg_args.get("dtype")
+        if dtype is None or isinstance(dtype, gast.Constant) and dtype.value is None \
+                or any("real_grad" in text for text in s.sg_rule.grads.values()):
+            return None
+        try:
+            value = dtype.value if isinstance(dtype, gast.Constant) else self.ctx.scope.value(dtype)
+            if value is None:
+                return True
+            return None if np.issubdtype(np.dtype(value), np.inexact) else False
+        except (TypeError, ValueError, AttributeError):
+            return True
 
     def _forms(self, s, subs):
         """The grads of the primitive of ``s``, their row forms, its grads by operand rank,
@@ -490,6 +513,16 @@ class Reverse:
             out.append(restore_marker(s, replay, "rebind"))
         if isinstance(s, gast.For):
             out.append(restore_marker(s, s.target.id, "rebind"))
+            if s.target.id in state:
+                # A trip binds the target anew: its adjoint belongs to the items (which
+                # pass it on where they were bound), not to what the name held before
+                # the loop, unless no trip ran.
+                trips = T.name(s.sg_trips) if replay is None or s.sg_early_exit \
+                    else T.expr("len(r)", r=replay)
+                # (Zeros like the adjoint: the name's value before the loop may be gone.)
+                dname = self.d(s.target.id)
+                zero = T.assign(dname, T.expr("_sg.zeros_like(g)", g=dname))
+                out.append(anno.like(gast.If(trips, [zero], []), s))
         return out
 
 

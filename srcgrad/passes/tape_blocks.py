@@ -27,7 +27,7 @@ import gast
 from ..ir import anno, templates as T
 from ..ir.names import walk_stmts
 from ..ir.scopes import free_names
-from . import as_written
+from . import as_written, contexts
 
 
 def watch_marker(node, region, known=None, rebound=()):
@@ -209,6 +209,9 @@ class Prepare:
 
     def stmt(self, s, tape_name, in_loop=False):
         region = self.region
+        lowered = contexts.lower([s], contexts.resolver(self.ctx.src), self.ctx.namer)
+        if len(lowered) != 1 or lowered[0] is not s:  # ``with np.errstate(...)``
+            return self.block(lowered, tape_name, in_loop)
         if self.once and isinstance(s, as_written.LIFTED) and not self._recorded_with(s):
             # Outside the compiler's language: runs as written (refused later if a
             # gradient would flow through it).

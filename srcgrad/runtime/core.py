@@ -16,7 +16,7 @@ __all__ = [
     "gather_items", "zero_at", "copy_slot", "repeat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "field", "field_grad",
-    "field_index", "tangent", "set_tangent",
+    "field_index", "tangent", "set_tangent", "push_errstate", "pop_errstate",
 ]
 
 
@@ -280,6 +280,16 @@ def check_not_array(value, name, where, op="+"):
         raise CompileError(
             f"in-place update `{name} {op}= ...` of {kind} that another variable may share", where,
             remedy=f"write `{name} = {name} {op} ...`, or copy it first with `{name} = {name}.copy()`")
+
+
+def push_errstate(**settings):
+    """``np.errstate(**settings)`` entered (``passes/contexts.py``): the state before."""
+    return np.seterr(**settings)
+
+
+def pop_errstate(state):
+    """The error state ``push_errstate`` replaced, back."""
+    np.seterr(**state)
 
 
 def check_not_view(value, base, name, where):

@@ -11,6 +11,7 @@ import numpy as np
 from ... import trees
 from ...ir import anno, templates as T
 from ...ir.aliasing import MUTATORS as _MUTATORS, shared_names
+from ...ir.private import private_updates
 from ...ir.effects import HiddenWrites
 from ...ir.atoms import (OP_NAMES, OP_SYMBOLS, hint as _hint, is_constant as _is_constant,
                         is_simple_index as _is_simple_index, is_static_object as _is_static_object,
@@ -79,6 +80,8 @@ class Normalizer:
         self.scope = ctx.scope
         self.varied = set()
         self.changed = False
+        self.deciding = False  # in-place updates of maybe-shared arrays are decided (run)
+        self.deferred = False
         self.counts = {}
         self._list_items = {}
         self.custom_pairs = {}  # name -> custom_gradient function whose (y, grad_fn) it holds
@@ -91,12 +94,19 @@ class Normalizer:
             self.scope.locals = set(self.counts) | function_locals(fn)
             self._find_static(fn.body)
             self.shared = shared_names(fn.body, self.scope)
+            self.private = private_updates(fn.body, self.scope)
             self.varied = self._varied(fn.body, wrt)
             self.writes = HiddenWrites(fn.body, self.varied, self.scope)
             self.not_sequences = _bound_to_other_than_sequences(fn.body)
             self.appended_aliases = _appended_aliases(fn.body)
             self.changed = False
+            self.deferred = False
             fn.body = self.block(fn.body)
+            # An in-place update that may be of a shared array waits while calls are
+            # inlined (what a helper returns may prove it private); then it is decided.
+            self.deciding, deferred = not self.changed, self.deferred
+            if deferred:
+                continue
             if not self.changed:
                 fn.body = self._split_self_reference(fn.body)
                 return fn
@@ -290,9 +300,18 @@ class Normalizer:
                     calls.note_container(self, target.id, self.scope.value(value.func),
                                          value.args[0])
                 return [anno.set_kind(s, "opaque")]
+            # A deferred update is decided by the flow analysis alone: the flow-insensitive
+            # one takes a view copied once (``b_item = a[0]; b = b_item``, how unpacking
+            # is normalized) for moved, which only user code it sees in the first pass
+            # makes safe.
+            inplace = getattr(s, "sg_inplace", False) and id(s) not in self.private and (
+                target.id in self.shared or getattr(s, "sg_deferred", False))
+            if inplace and not self.deciding:
+                self.deferred = s.sg_deferred = True
+                return [s]
             out = []
             self.changed = True
-            if getattr(s, "sg_inplace", False) and target.id in self.shared:
+            if inplace:
                 # ``x += v`` is rebinding only if x is not an array: check at run time.
                 o = anno.origin(s)
                 guard = T.stmt("_sg.check_not_array(x, n, w, op)", x=target.id,
@@ -320,7 +339,11 @@ class Normalizer:
                 raise self.ctx.error("writing a differentiable value into "
                                      f"`{gast.unparse(base).strip()}[...]` is not supported", s,
                                      "build the array in a local variable first")
-            if base.id in self.shared:
+            if id(s) not in self.private and (base.id in self.shared
+                                              or getattr(s, "sg_deferred", False)):
+                if not self.deciding:
+                    self.deferred = s.sg_deferred = True
+                    return [s]
                 name = self._spelling(base, s)
                 raise self.ctx.error(
                     f"writing into `{name}[...]`, whose array may be shared with another "

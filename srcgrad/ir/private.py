@@ -1,0 +1,286 @@
+"""In-place updates of arrays no other name can reach, found flow by flow.
+
+``aliasing.shared_names`` is flow-insensitive: ``a = x`` anywhere makes every
+in-place update of ``a`` suspect, even one after ``a = x * 2.0`` rebound it to
+a new array. This analysis follows the statements in order and proves, for an
+in-place update (``a += v``, ``a[i] = v``), that ``a`` holds a *private*
+object: one made by an expression that always returns a new object (an
+arithmetic result, a ufunc's, a copy), not since handed to anything that may
+keep it (another name, a container, a view, a call that is not known to copy,
+a loop over it, a nested function). Then updating it in place and rebinding
+it are the same, and the update needs no refusal or run-time check.
+
+A must-analysis: at a join (after ``if``/``else``, at a loop's head) a name is
+private only if it is on every path; unknown statements forget everything.
+"""
+import gast
+import numpy as np
+
+from ..rules import table
+from . import templates as T
+from .names import walk_stmts
+
+# Functions whose result is always a new array (or a new scalar), never an operand
+# or a view of one, and that keep no reference to their operands.
+_FRESH_FUNCTIONS = frozenset({
+    np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.std, np.var,
+    np.dot, np.matmul, np.outer, np.inner, np.tensordot, np.where, np.concatenate,
+    np.stack, np.vstack, np.hstack, np.clip, np.ones, np.zeros, np.full, np.empty,
+    np.ones_like, np.zeros_like, np.full_like, np.empty_like, np.array, np.copy,
+    np.arange, np.linspace, np.eye, np.identity, np.cumsum, np.cumprod, np.sort, np.tile,
+    np.repeat, np.kron, np.cross, np.trace, np.linalg.inv, np.linalg.solve,
+    np.linalg.det, np.linalg.norm,
+})
+# Methods with the same property (on arrays; the receiver is not kept either).
+_FRESH_METHODS = frozenset({"copy", "sum", "mean", "prod", "max", "min", "std", "var", "dot",
+                            "astype", "cumsum", "cumprod", "trace"})
+# Attributes that are not the array (``a.shape``), so reading them keeps nothing of it.
+_NOT_THE_ARRAY = frozenset({"shape", "ndim", "size", "dtype"})
+
+
+def private_updates(body, scope):
+    """ids of the in-place statements of ``body`` (``sg_inplace`` assignments to a
+    name, stores into ``name[...]``) whose array no other name can reach."""
+    found = set()
+    flow = _Flow(scope, found, _moving_tuples(body))
+    stores = {}
+    for s in walk_stmts(body):
+        for n in T.walk(s):
+            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+                stores[n.id] = stores.get(n.id, 0) + 1
+    flow.bound_once = {s.targets[0].id: s.value for s in walk_stmts(body)
+                       if isinstance(s, gast.Assign) and len(s.targets) == 1
+                       and isinstance(s.targets[0], gast.Name) and stores[s.targets[0].id] == 1}
+    flow.block(body, frozenset())
+    return found
+
+
+def _moving_tuples(body):
+    """Names bound once to a tuple display of names read nowhere else, and read only
+    item by item (``t[0]``, ``t[1]``: each item once) or unpacked once: what a helper's
+    ``return a, b`` becomes when inlined. Its items move through it unshared."""
+    loads, stores, displays = {}, {}, {}
+    parents = {}
+    for s in walk_stmts(body):
+        for n in T.walk(s):
+            for c in gast.iter_child_nodes(n):
+                parents[id(c)] = n
+    for s in walk_stmts(body):
+        for n in T.walk(s):
+            if isinstance(n, gast.Name):
+                table = loads if isinstance(n.ctx, gast.Load) else stores
+                table.setdefault(n.id, []).append(n)
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Tuple) \
+                and all(isinstance(e, gast.Name) for e in s.value.elts):
+            displays[s.targets[0].id] = [e.id for e in s.value.elts]
+    out = {}
+    for name, items in displays.items():
+        if len(stores.get(name, ())) != 1 or len(set(items)) != len(items) \
+                or any(len(loads.get(i, ())) != 1 for i in items):
+            continue
+        reads = [parents.get(id(n)) for n in loads.get(name, ())]
+        indices = [r.slice.value for r in reads if isinstance(r, gast.Subscript)
+                   and isinstance(r.slice, gast.Constant) and isinstance(r.slice.value, int)]
+        if len(indices) == len(reads) and len(set(indices)) == len(indices) \
+                or len(reads) == 1 and isinstance(reads[0], gast.Assign):
+            out[name] = items
+    return out
+
+
+class _Flow:
+    """``block`` and ``stmt`` return (the state after, the intersection of every state
+    on the way, nested blocks' included: a loop's next trip or a ``break`` may start
+    from any of them)."""
+
+    def __init__(self, scope, found, moving):
+        self.scope = scope
+        self.found = found
+        self.moving = moving  # tuples their items move through (``_moving_tuples``)
+        self.private_items = {}  # moving tuple -> which of its items were private
+        self.bound_once = {}  # name -> its value, for names bound by one assignment
+        self.deciding = True  # off while a loop's head state is not known yet
+
+    def block(self, stmts, private):
+        common = private
+        for s in stmts:
+            private, within = self.stmt(s, private)
+            common = common & within & private
+        return private, common
+
+    def stmt(self, s, private):
+        if isinstance(s, gast.If):
+            head = private - self.exposed(s.test, True)
+            after, common = self.block(s.body, head)
+            other, common_else = self.block(s.orelse, head)
+            return after & other, head & common & common_else
+        if isinstance(s, (gast.For, gast.While)):
+            return self.loop(s, private)
+        if isinstance(s, gast.Assign):
+            after = self.assign(s, private)
+        elif isinstance(s, (gast.Expr, gast.Return)):
+            after = private - self.exposed(s.value, False)
+        elif isinstance(s, (gast.Pass, gast.Break, gast.Continue)):
+            after = private
+        else:
+            after = frozenset()  # anything else: nothing is known to be private after it
+        return after, private & after
+
+    def loop(self, s, private):
+        """The body runs from the loop's head state: what is private on entry and at
+        every point of the body (the next trip starts from any of them)."""
+        def at_head(state):
+            if isinstance(s, gast.For):
+                return state - _names(s.target)
+            return state - self.exposed(s.test, True)
+
+        head = at_head(private - (self.exposed(s.iter, False) if isinstance(s, gast.For)
+                                  else set()))
+        deciding, self.deciding = self.deciding, False
+        for _ in range(len(head) + 2):  # the state only shrinks: a fixpoint soon
+            _, common = self.block(s.body, head)
+            narrower = at_head(head & common)
+            if narrower == head:
+                break
+            head = narrower
+        self.deciding = deciding
+        _, common = self.block(s.body, head)  # the decisions inside, from that state
+        after, common_else = self.block(s.orelse, head)
+        return after, private & head & common & common_else
+
+    def moved_item(self, value, private):
+        """Is ``value`` ``t[k]`` of a moving tuple ``t`` whose item ``k`` was private?"""
+        if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
+                and isinstance(value.slice, gast.Constant) and isinstance(value.slice.value, int):
+            items = self.private_items.get(value.value.id) \
+                if value.value.id in self.moving and value.value.id in private else None
+            k = value.slice.value
+            return items is not None and -len(items) <= k < len(items) and items[k]
+        return False
+
+    def decide(self, s):
+        if self.deciding:
+            self.found.add(id(s))
+
+    def assign(self, s, private):
+        (target,) = s.targets if len(s.targets) == 1 else (None,)
+        inplace = getattr(s, "sg_inplace", False)
+        if isinstance(target, gast.Name) and inplace:
+            if target.id not in private:  # (still the array others may hold)
+                return private - {target.id} - self.exposed(s.value.right, True)
+            self.decide(s)  # ``a += v`` on a private array: ``a = a + v`` exactly
+            return private - self.exposed(s.value.right, True)
+        if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
+            base = target.value.id
+            reads = self.exposed(target.slice, True) | self.exposed(s.value, False)
+            # (``a[i] += v`` updates the item in place: for a list, an object others
+            # may hold; left to the flow-insensitive analysis.)
+            if base in private and base not in reads and not inplace:
+                self.decide(s)  # a write into a private array
+            return private - reads
+        moved = self.moved_item(s.value, private)
+        if isinstance(target, gast.Name) and isinstance(s.value, gast.Tuple) \
+                and target.id in self.moving:
+            self.private_items[target.id] = [e.id in private for e in s.value.elts]
+        if not moved:  # (an item moving out leaves the tuple's other items as they were)
+            private = private - self.exposed(s.value, False)
+        if isinstance(target, gast.Name):
+            fresh = self.fresh(s.value) or moved
+            return private | {target.id} if fresh else private - {target.id}
+        if isinstance(target, (gast.Tuple, gast.List)) \
+                and all(isinstance(t, gast.Name) for t in target.elts):
+            names = [t.id for t in target.elts]
+            fresh = None
+            if isinstance(s.value, (gast.Tuple, gast.List)) and len(names) == len(s.value.elts):
+                fresh = {n for n, v in zip(names, s.value.elts) if self.fresh(v)}
+            elif isinstance(s.value, gast.Name) and s.value.id in self.moving \
+                    and len(names) == len(self.moving[s.value.id]):
+                fresh = {n for n, k in zip(names, self.private_items.get(s.value.id, ())) if k}
+            if fresh is not None and len(set(names)) == len(names):
+                return (private - set(names)) | fresh
+        return private - set().union(*(_names(t) for t in s.targets)) \
+            - set().union(*(self.exposed(t, True) for t in s.targets))
+
+    def fresh(self, value):
+        """Does ``value`` always evaluate to a new object nothing else holds?"""
+        if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare)):
+            return True
+        if isinstance(value, gast.Subscript) and self.fancy(value.slice):
+            return True  # advanced indexing copies
+        if isinstance(value, (gast.Constant, gast.Tuple, gast.List, gast.Dict)):
+            return True  # (a new container; what it holds is exposed, not private)
+        if isinstance(value, gast.Call) and not _copies_optional(value):
+            f = value.func
+            if isinstance(f, gast.Attribute) and f.attr in _FRESH_METHODS \
+                    and self.scope.value(f) is None:
+                return True  # a method of the value (an array's): not a module's function
+            fn = self.scope.value(f)
+            if isinstance(fn, np.ufunc):
+                return len(value.args) <= fn.nin
+            try:
+                return fn in _FRESH_FUNCTIONS
+            except TypeError:
+                return False
+        return False
+
+    def keeps_nothing(self, call):
+        """A primitive with a rule that is not a view (``_sg.copy_slot(a[0])``): its
+        result holds nothing of its operands (no ``out=``)."""
+        fn = self.scope.value(call.func)
+        try:
+            found = table.rule(fn)
+        except TypeError:
+            return False
+        return found is not None and not found.view and not _copies_optional(call)
+
+    def fancy(self, index):
+        """Is ``index`` certainly an advanced index (the result a copy): a list display,
+        a comparison (a mask), ``np.array([...])``, or a tuple holding one?"""
+        if isinstance(index, gast.Tuple):
+            return any(self.fancy(e) for e in index.elts)
+        if isinstance(index, (gast.List, gast.Compare)):
+            return True
+        if isinstance(index, gast.Name):  # bound once to one (how indices are normalized)
+            value = self.bound_once.get(index.id)
+            return value is not None and not isinstance(value, gast.Name) and self.fancy(value)
+        return isinstance(index, gast.Call) and self.scope.value(index.func) is np.array \
+            and len(index.args) == 1 and isinstance(index.args[0], gast.List)
+
+    def exposed(self, node, safe):
+        """Names whose object evaluating ``node`` may leave reachable from elsewhere
+        (``safe``: the value of ``node`` itself is not kept, only computed with)."""
+        if node is None:
+            return set()
+        if isinstance(node, gast.Name):
+            return set() if safe else {node.id}
+        if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Compare)):
+            return set().union(*(self.exposed(c, True) for c in gast.iter_child_nodes(node)))
+        if isinstance(node, (gast.IfExp, gast.BoolOp)):
+            parts = [node.body, node.orelse] if isinstance(node, gast.IfExp) else node.values
+            test = self.exposed(node.test, True) if isinstance(node, gast.IfExp) else set()
+            return test.union(*(self.exposed(p, safe) for p in parts))
+        if isinstance(node, gast.Subscript):  # a view keeps its base (a copy does not)
+            return self.exposed(node.value, safe or self.fancy(node.slice)) \
+                | self.exposed(node.slice, True)
+        if isinstance(node, gast.Attribute):
+            return self.exposed(node.value, safe or node.attr in _NOT_THE_ARRAY)
+        if isinstance(node, gast.Call):
+            keeps = not (self.fresh(node) or self.keeps_nothing(node))
+            out = self.exposed(node.func, not keeps) if isinstance(node.func, gast.Attribute) \
+                else set()
+            for a in list(node.args) + [k.value for k in node.keywords]:
+                out |= self.exposed(a, not keeps)
+            return out
+        if isinstance(node, (gast.Slice, gast.Constant)):
+            return set().union(*(self.exposed(c, True) for c in gast.iter_child_nodes(node)))
+        # Containers, comprehensions, lambdas, starred...: whatever they name may be kept.
+        return {n.id for n in T.walk(node) if isinstance(n, gast.Name)}
+
+
+def _copies_optional(call):
+    """``out=`` or ``copy=`` given: the result may be an operand."""
+    return any(k.arg in ("out", "copy") for k in call.keywords)
+
+
+def _names(target):
+    return {n.id for n in T.walk(target) if isinstance(n, gast.Name)}
