@@ -399,6 +399,15 @@ def _is_varargs(sig, name):
     return sig.parameters[name].kind is inspect.Parameter.VAR_POSITIONAL
 
 
+def drawn(case, rng):
+    """A case's rule, its signature, the arguments drawn bound to it, and the result."""
+    rule = TABLE[case.fn]
+    sig = signature(rule)
+    args, kwargs = case.draw(rng)
+    bound = sig.bind(*args, **kwargs)
+    return rule, sig, bound, case.fn(*args, **kwargs)
+
+
 def scope(rule, bound, g, ans):
     """The names a grad expression sees (see ``rules.Rule``)."""
     env = {}
@@ -476,11 +485,7 @@ def assert_same_structure(grad, value, what):
 def check_case(case, seed=0):
     """Check every differentiable parameter of one call against central differences."""
     rng = np.random.default_rng(seed)
-    rule = TABLE[case.fn]
-    sig = signature(rule)
-    args, kwargs = case.draw(rng)
-    bound = sig.bind(*args, **kwargs)
-    ans = case.fn(*args, **kwargs)
+    rule, sig, bound, ans = drawn(case, rng)
     g = random_like(ans, rng) if _is_float_value(ans) or _has_float_item(ans) \
         else np.zeros(np.shape(ans))
     if isinstance(ans, float):
@@ -1133,11 +1138,7 @@ SECOND_ORDER_CASES = [
 
 def check_second_order(case, seed=0):
     rng = np.random.default_rng(seed)
-    rule = TABLE[case.fn]
-    sig = signature(rule)
-    args, kwargs = case.draw(rng)
-    bound = sig.bind(*args, **kwargs)
-    ans = case.fn(*args, **kwargs)
+    rule, sig, bound, ans = drawn(case, rng)
     if not (_is_float_value(ans) or _has_float_item(ans)):
         return
     g = random_like(ans, rng)

@@ -18,7 +18,7 @@ from srcgrad.forward import tangent_source
 from srcgrad.rules import tangents
 from srcgrad.rules.table import PRIMITIVES as TABLE
 from test_rule_table import CASES, C, M, R, WITH_ZEROS, _case_id, _is_float_value, \
-    _is_varargs, evaluate_grad, inner, random_like, scope, signature, step
+    _is_varargs, drawn, evaluate_grad, inner, random_like, scope, signature, step
 
 scipy_linalg = pytest.importorskip("scipy.linalg")
 scipy_special = pytest.importorskip("scipy.special")
@@ -77,11 +77,7 @@ BILINEAR_CASES = [c for c in CASES if tangents.form(c.fn, TABLE[c.fn]) == "bilin
 
 def _draw(case, seed):
     rng = np.random.default_rng(seed)
-    rule = TABLE[case.fn]
-    sig = signature(rule)
-    args, kwargs = case.draw(rng)
-    bound = sig.bind(*args, **kwargs)
-    ans = case.fn(*args, **kwargs)
+    rule, sig, bound, ans = drawn(case, rng)
     env = scope(rule, bound, None, ans)
     wrt = case.wrt or [p for p in rule.grads if p in bound.arguments
                        and _is_float_value(env[p])]
