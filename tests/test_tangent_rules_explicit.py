@@ -18,7 +18,7 @@ from srcgrad.forward import tangent_source
 from srcgrad.rules import tangents
 from srcgrad.rules.table import PRIMITIVES as TABLE
 from test_rule_table import CASES, C, M, R, WITH_ZEROS, _case_id, _is_float_value, \
-    _is_varargs, drawn, evaluate_grad, inner, random_like, scope, signature, step
+    _is_varargs, drawn, evaluate_grad, inner, random_like, scope, step
 
 scipy_linalg = pytest.importorskip("scipy.linalg")
 scipy_special = pytest.importorskip("scipy.special")
