@@ -62,7 +62,9 @@ HOLOMORPHIC = frozenset({
     _h.singular_cofactors,
 })
 
-_POWER = {"x1": "g * np.conj(x2 * x1 ** (x2 - 1))",
+# (At x1 == x2 == 0 the base's derivative is 0 ** 0 * 0 = 0, as the real rule has it,
+# not 0 * 0 ** -1 = nan.)
+_POWER = {"x1": "g * np.conj(x2 * x1 ** np.where(np.logical_and(x2 == 0, x1 == 0), 1.0, x2 - 1))",
           "x2": "g * np.conj(ans * _sg.log_of_base(x1))"}
 
 EXPLICIT = {

@@ -66,10 +66,10 @@ def real_rule(grad, what, *values):
 
 def log_of_base(base):
     """``log(base)`` in the adjoint of ``base ** exponent`` for its exponent: complex
-    bases take the principal logarithm; a real base, TensorFlow's choice (0 where
-    ``base <= 0``, see rules/elementwise.py)."""
+    bases take the principal logarithm (0 at 0, as for real ones); a real base,
+    TensorFlow's choice (0 where ``base <= 0``, see rules/elementwise.py)."""
     if is_complex(base):
-        return np.log(base)
+        return np.log(np.where(base == 0, 1.0, base))
     return np.log(np.where(np.greater(base, 0), base, 1.0))
 
 
