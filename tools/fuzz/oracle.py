@@ -12,8 +12,8 @@
 - ``FAIL``: a wrong gradient, value or shape, a changed input, any other
   exception (a crash) or a timeout.
 
-A program that is not a valid test by itself (its plain call raises, is not
-finite, or changes its inputs) raises ``InvalidProgram``: a generator defect,
+A program that is not a valid test by itself (its plain call raises, overflows
+anywhere inside, is not finite, or changes its inputs) raises ``InvalidProgram``: a generator defect,
 never a verdict on srcgrad.
 """
 import importlib.util
@@ -139,7 +139,9 @@ class _Checker:
     def _plain(self, fn, args):
         given = copies(args)
         try:
-            with _time_limit(PLAIN_TIME_LIMIT):
+            # (An overflow inside, even one the result does not show, makes the
+            # derivative inf * 0 = nan where finite differences see a flat function.)
+            with _time_limit(PLAIN_TIME_LIMIT), np.errstate(over="raise"):
                 value = fn(*given)
         except _Timeout:
             raise InvalidProgram("plain call did not finish") from None
