@@ -80,6 +80,10 @@ def _build_parser():
     export = commands.add_parser("export", help="write a standalone module that needs only NumPy")
     _add_target_arguments(export)
     export.add_argument("-o", "--output", required=True, metavar="FILE", help="module to write")
+    export.add_argument(
+        "--mode", choices=("reverse", "value_and_grad", "forward"), default="reverse",
+        help="the gradient (reverse, default), the value and the gradient, or the "
+             "forward-mode code (value and directional derivative)")
     export.set_defaults(run=_cmd_export)
 
     explain = commands.add_parser("explain", help="print the activity analysis of the target")
@@ -117,7 +121,7 @@ def _cmd_export(args):
     from .export import export_source
 
     function = load_target(args.target)
-    text = export_source(function, **_wrt_keyword(args))
+    text = export_source(function, mode=args.mode, **_wrt_keyword(args))
     try:
         with open(args.output, "w", encoding="utf-8") as out:
             out.write(text)

@@ -39,12 +39,17 @@ _STUBS = {"Variable": "a srcgrad Variable: none exist in exported code"}
 _ALLOWED_MODULES = frozenset(sys.stdlib_module_names) | {"numpy", "scipy"}
 
 
-def export_source(fn, wrt=0, args=None):
-    """The text of a module whose ``grad_<name>`` is ``srcgrad.grad(fn, wrt)`` (the generic
-    code, for arguments of any kind, or specialised for the kinds of example ``args``),
-    and which imports nothing of srcgrad."""
-    compiled = Compiled.of(fn, wrt, "grad")
-    generated = compiled.generic() if args is None else compiled.specialised(args).fn
+def export_source(fn, wrt=0, args=None, mode="reverse"):
+    """The text of a module, importing nothing of srcgrad, whose function is (``mode``)
+    ``srcgrad.grad(fn, wrt)`` (``grad_<name>``, "reverse"), ``srcgrad.value_and_grad``
+    ("value_and_grad") or the forward-mode code ``jvp_<name>(<args>, <tangents>)``
+    returning the value and the directional derivative ("forward"): the generic code,
+    for arguments of any kind, or specialised for the kinds of example ``args``."""
+    if mode == "forward":
+        generated = _tangent_code(fn, wrt, args)
+    else:
+        compiled = Compiled.of(fn, wrt, "value_and_grad" if mode == "value_and_grad" else "grad")
+        generated = compiled.generic() if args is None else compiled.specialised(args).fn
     text = generated.__srcgrad_source__
     module = _Module()
     tree = ast.parse(text)
@@ -67,8 +72,18 @@ def export_source(fn, wrt=0, args=None):
     params = list(inspect.signature(fn).parameters)
     names = [params[w] if isinstance(w, int) and -len(params) <= w < len(params) else str(w)
              for w in (wrt if isinstance(wrt, (list, tuple)) else [wrt])]
-    what = "with respect to " + ", ".join(names)
-    return module.text(text, helpers, origin, what)
+    kind = {"forward": "The value and the directional derivative",
+            "value_and_grad": "The value and the gradient"}.get(mode, "The gradient")
+    what = ("along " if mode == "forward" else "with respect to ") + ", ".join(names)
+    return module.text(text, helpers, origin, kind, what)
+
+
+def _tangent_code(fn, wrt, args):
+    from .compiler.tangents import compile_tangent
+
+    compiled = Compiled.of(fn, wrt, "grad")
+    sample = None if args is None else list(compiled.bound) + list(args)
+    return compile_tangent(compiled.f, list(compiled.wrt), sample).fn
 
 
 class _Module:
@@ -159,8 +174,8 @@ class _Module:
         del self.items[free]
         self.items[free] = statement
 
-    def text(self, code, helpers, origin, what):
-        head = [f"# The gradient of {origin[0]} {what},",
+    def text(self, code, helpers, origin, kind, what):
+        head = [f"# {kind} of {origin[0]} {what},",
                 f"# from {origin[1]}, exported by srcgrad {__version__}.",
                 "# A standalone module: it needs only NumPy (and the modules imported below).",
                 "# Export it again when the function changes."]

@@ -36,21 +36,21 @@ sys.meta_path.insert(0, Block())
 sys.path.insert(0, sys.argv[1])
 import exported
 args = pickle.load(open(sys.argv[2], "rb"))
-fn = [v for k, v in vars(exported).items() if k.startswith("grad_")][0]
+fn = [v for k, v in vars(exported).items() if k.startswith(sys.argv[4])][0]
 pickle.dump(fn(*args), open(sys.argv[3], "wb"))
 print(json.dumps(sorted(m for m in sys.modules if m.startswith(("srcgrad", "gast")))))
 """
 
 
-def _run_blocked(directory, args):
-    """The exported module's gradient at ``args``, in a child interpreter that cannot
-    import srcgrad, gast or beniget (and did not)."""
+def _run_blocked(directory, args, prefix="grad_"):
+    """The exported module's function (named ``prefix...``) at ``args``, in a child
+    interpreter that cannot import srcgrad, gast or beniget (and did not)."""
     import pickle
 
     pickle.dump(args, open(directory / "args.pkl", "wb"))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     run = subprocess.run([sys.executable, "-c", _CHILD, str(directory),
-                          str(directory / "args.pkl"), str(directory / "out.pkl")],
+                          str(directory / "args.pkl"), str(directory / "out.pkl"), prefix],
                          capture_output=True, text=True, env=env, cwd=directory, timeout=120)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout.strip().splitlines()[-1]) == []
@@ -103,3 +103,21 @@ def test_an_export_specialised_for_argument_kinds(tmp_path, capsys):
     args = [np.array([0.3, -0.2])]
     got = _run_blocked(tmp_path, args)
     np.testing.assert_allclose(got, sg.grad(models.rbf_energy)(*args), rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["value_and_grad", "forward"])
+def test_export_modes(mode, tmp_path, capsys):
+    """``--mode value_and_grad``: ``(value, gradient)``; ``--mode forward``: the forward
+    code, ``jvp_<name>(<args>, <tangents>)`` returning the value and the derivative."""
+    target = f"{Path(models.__file__)}:rbf_energy"
+    assert main(["export", target, "-o", str(tmp_path / "exported.py"), "--mode", mode]) == 0
+    assert "needs only NumPy" in capsys.readouterr().out
+    x, v = np.array([0.3, -0.2]), np.array([0.7, 1.1])
+    if mode == "forward":
+        value, derivative = _run_blocked(tmp_path, [x, v], "jvp_")
+        want = sg.jvp(models.rbf_energy, (x,), (v,))
+    else:
+        value, derivative = _run_blocked(tmp_path, [x], "value_and_grad_")
+        want = sg.value_and_grad(models.rbf_energy)(x)
+    np.testing.assert_allclose(value, want[0], rtol=1e-12)
+    np.testing.assert_allclose(derivative, want[1], rtol=1e-12)
