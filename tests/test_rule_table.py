@@ -110,6 +110,9 @@ class Case:
     kwargs: dict = field(default_factory=dict)
     wrt: tuple = None  # parameter names to check; default: every float parameter with a grad
     id: str = ""
+    # The seed drawn for the result, made one the result has a derivative for (the
+    # eigenvectors' phases are a convention of NumPy's, not a function of the matrix).
+    cotangent: object = None
 
     def draw(self, rng):
         def value(a):
@@ -123,8 +126,8 @@ class Case:
         return [value(a) for a in self.args], {k: value(v) for k, v in self.kwargs.items()}
 
 
-def C(fn, *args, wrt=None, id="", **kwargs):
-    return Case(fn, args, kwargs, wrt, id)
+def C(fn, *args, wrt=None, id="", cotangent=None, **kwargs):
+    return Case(fn, args, kwargs, wrt, id, cotangent)
 
 
 # ---------------------------------------------------------------------------
@@ -490,6 +493,8 @@ def check_case(case, seed=0):
         else np.zeros(np.shape(ans))
     if isinstance(ans, float):
         g = float(g)
+    if case.cotangent is not None:
+        g = case.cotangent(g, ans)
     env = scope(rule, bound, g, ans)
     wrt = case.wrt
     if wrt is None:
@@ -522,7 +527,7 @@ def test_rule_matches_central_differences(case):
 
 
 # Rules whose grad only refuses: checked in ``test_refusing_rules_raise``.
-REFUSING = {adjoint_helpers.singular_cofactors, runtime.eigvals_grad}
+REFUSING = {adjoint_helpers.singular_cofactors, runtime.eigvals_grad, runtime.eig_grad}
 
 
 def test_every_rule_has_a_case():
@@ -672,6 +677,9 @@ def test_refusing_rules_raise():
         grad_of(adjoint_helpers.singular_cofactors, [np.eye(2)], "a")
     with pytest.raises(NotImplementedError, match="second derivative of np.linalg.eigvals"):
         grad_of(runtime.eigvals_grad, [np.ones(2), np.eye(2) + 0.5], "a")
+    a = np.array([[1.0, 2.0], [0.5, -1.0]])
+    with pytest.raises(NotImplementedError, match="second derivative of np.linalg.eig"):
+        grad_of(runtime.eig_grad, [[np.ones(2), np.zeros((2, 2))], np.linalg.eig(a), a], "a")
 
 
 def test_cast_to_int_has_zero_adjoint():
@@ -1132,7 +1140,7 @@ SECOND_ORDER_CASES = [
     if getattr(case.fn, "__module__", None) not in ("math", "builtins", None)
     and case.fn is not builtins.float
     and not (case.fn in (np.array, np.asarray) and isinstance(case.args[0], (list, tuple)))
-    and case.fn is not np.linalg.eigvals  # (refused: test_refusing_rules_raise)
+    and case.fn not in (np.linalg.eigvals, np.linalg.eig)  # (refused: test_refusing_rules_raise)
 ]
 
 

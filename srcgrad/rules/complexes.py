@@ -48,7 +48,8 @@ LINEAR = frozenset({
 AS_IS = LINEAR | {
     _h.astype,  # (a cast: real_grad passes the adjoint, fitted to the input's dtype)
     np.var, np.std,
-    np.linalg.eigvals,  # (its helper is written in the convention: runtime/decompositions.py)
+    np.linalg.eigvals, np.linalg.eig,  # (their helpers are written in the convention:
+    # runtime/decompositions.py)
     np.linalg.norm,  # (abs and sign of complex values: z/|z|, their gradient in C as R^2)
     np.vdot,  # (its rule is written in the convention: rules/products.py)
 }

@@ -17,7 +17,7 @@ from .adjoints import not_differentiable
 
 __all__ = [
     # differentiable
-    "fold_symmetric", "cholesky_grad", "eigh_grad", "eigvals_grad", "svd_grad", "qr_grad", "pinv_grad",
+    "fold_symmetric", "cholesky_grad", "eigh_grad", "eigvals_grad", "eig_grad", "svd_grad", "qr_grad", "pinv_grad",
     "lstsq_pinv", "lstsq_grad_a", "lstsq_grad_b", "matrix_power_grad", "multi_dot_grad",
     "triangle", "solve_triangular_grad_a", "solve_triangular_grad_b", "cho_factor_grad",
     "cho_solve_upper", "cho_solve_grad_b", "cho_solve_grad_c",
@@ -71,6 +71,40 @@ def eigvals_grad(grad, a):
     (``_sg.fit``). Defined where ``a`` is diagonalizable (distinct eigenvalues)."""
     vh = np.conj(np.matrix_transpose(np.linalg.eig(a)[1]))
     return np.matmul(np.linalg.inv(vh), np.expand_dims(grad, -1) * vh)
+
+
+def eig_grad(grad, ans, a):
+    """Adjoint of ``w, v = np.linalg.eig(a)`` from ``grad = [gw, gv]``, in TensorFlow's
+    convention (the real part of it is a real matrix's, ``_sg.fit``)::
+
+        V^-H (diag(gw) + conj(F) * (V^H gv')) V^H,   gv' = gv - V diag(Re diag(V^H gv))
+
+    with ``F_ij = 1 / (w_j - w_i)`` off the diagonal: the transpose of ``dw =
+    diag(V^-1 dA V)``, ``dV = V (F * (V^-1 dA V))`` kept at unit norm as NumPy
+    returns the eigenvectors. Their phases are NumPy's convention only, so a result
+    that depends on them (``Im diag(V^H gv) != 0``) has no derivative here and is
+    refused, as are the eigenvectors of a repeated eigenvalue. Distinct eigenvalues:
+    ``eigvals_grad``."""
+    w, v = ans[0], ans[1]
+    gw, gv = grad[0], grad[1]
+    vh = np.conj(np.matrix_transpose(v))
+    n = np.shape(w)[-1]
+    middle = np.expand_dims(gw, -2) * np.eye(n)
+    if np.any(gv != 0):
+        if np.any(np.logical_and(repeated(w), np.any(gv != 0, axis=-2))):
+            return not_differentiable("an eigenvector of np.linalg.eig of a repeated eigenvalue")
+        on_diagonal = np.diagonal(np.matmul(vh, gv), axis1=-2, axis2=-1)
+        scale = np.max(np.abs(gv), axis=(-2, -1), keepdims=True)[..., 0]
+        if np.any(np.abs(on_diagonal.imag) > 1e-9 * (1.0 + scale)):
+            return not_differentiable("a result of np.linalg.eig that depends on the phases of "
+                                      "its eigenvectors (NumPy's convention, not a function of "
+                                      "the matrix)")
+        gv = gv - v * np.expand_dims(on_diagonal.real, -2)
+        close = close_pairs(w)
+        gaps = np.expand_dims(w, -2) - np.expand_dims(w, -1)  # [i, j]: w_j - w_i
+        f = np.where(close, 0.0, 1.0 / np.where(close, 1.0, gaps))
+        middle = middle + np.conj(f) * np.matmul(vh, gv)
+    return np.linalg.solve(vh, np.matmul(middle, vh))
 
 
 def eigh_grad(grad, ans, UPLO):

@@ -67,6 +67,15 @@ def _scipy_cases(C, R, M, spd):
     ]
 
 
+def phase_free(g, ans):
+    """A seed of ``np.linalg.eig``'s result with no part along its eigenvectors' phases
+    (``Im diag(V^H gv) = 0``), which NumPy fixes by convention only."""
+    gw, gv = g
+    v = ans[1]
+    along = np.imag(np.sum(np.conj(v) * gv, axis=-2, keepdims=True))
+    return [gw, gv - 1j * v * along]
+
+
 def _numpy_cases(C, R, M, spd, sym, negative_det):
     return [
         C(np.linalg.cholesky, spd(3, 3)),
@@ -81,6 +90,8 @@ def _numpy_cases(C, R, M, spd, sym, negative_det):
         C(np.linalg.eigh, sym(2, 3, 3), id="batched"),
         C(np.linalg.eigh, spd(3, 3, uplo="U"), UPLO="u", id="lowercase"),
         C(np.linalg.eigvals, M(3, 3)), C(np.linalg.eigvals, M(2, 3, 3), id="batched"),
+        C(np.linalg.eig, M(3, 3), cotangent=phase_free),
+        C(np.linalg.eig, M(2, 3, 3), cotangent=phase_free, id="batched"),
         C(np.linalg.eigvalsh, sym(4, 4)),
         C(np.linalg.eigvalsh, sym(4, 4, uplo="U"), UPLO="U", id="upper"),
         C(np.linalg.eigvalsh, sym(2, 3, 3), id="batched"),
