@@ -1,6 +1,7 @@
-"""``with np.errstate(...)`` around differentiated code: the statements run under the
-error state asked for, which is put back after them (``passes/contexts.py``); the
-values and gradients are the ones without it. Refused before (with statement)."""
+"""``with np.errstate(...)`` (and ``warnings.catch_warnings()``, ``np.printoptions``)
+around differentiated code: the statements run in the context, which is left after
+them (``passes/contexts.py``); the values and gradients are the ones without it.
+Refused before (with statement)."""
 import warnings
 
 import numpy as np
@@ -28,6 +29,14 @@ def nested_states(x):
     return np.sum(c)
 
 
+def warnings_caught(x):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = np.sum(np.sqrt(x) * x)
+        warnings.warn("inside")
+    return y + 0.0 * len(caught)
+
+
 def state_seen_inside(x):
     with np.errstate(divide="ignore"):
         y = np.log(x) * x
@@ -35,7 +44,8 @@ def state_seen_inside(x):
     return np.sum(y), state
 
 
-@pytest.mark.parametrize("f", [safe_log, nested_states], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", [safe_log, nested_states, warnings_caught],
+                         ids=lambda f: f.__name__)
 def test_in_every_form(f):
     check_grads(f, (X.copy(),), order=2)
     assert_forms_agree(f, (X.copy(),), nonzero=True)

@@ -182,3 +182,75 @@ def test_an_update_another_name_may_see_is_still_refused(f):
     argument of a helper was not taken as possibly kept)."""
     with pytest.raises(sg.CompileError, match="may share|may be shared"):
         sg.grad(f)(V.copy())
+
+
+# -- One private array under several names (``b = a``): NumPy's update reaches every
+# -- name; the compiled code binds the other names to the result.
+
+def updated_through_a_second_name(x):
+    a = x * 2.0
+    b = a
+    b += x * x          # a changes too
+    return np.sum(a * np.sin(b))
+
+
+def slot_written_through_a_second_name(x):
+    a = x * 2.0
+    b = a
+    b[0] = x[1] * 3.0   # a changes too
+    return np.sum(a * a) + np.sum(b)
+
+
+def second_name_on_one_path_only(x):
+    a = x * 1.0
+    b = a
+    if x[0] > 0:
+        b = x * 3.0
+    a += 1.0            # b is a's array on one path only
+    return np.sum(a * b)
+
+
+def test_an_update_through_a_second_name():
+    check_grads(updated_through_a_second_name, (V.copy(),), order=2)
+    assert_forms_agree(updated_through_a_second_name, (V.copy(),), nonzero=True)
+
+
+def test_a_slot_written_through_a_second_name():
+    check_grads(slot_written_through_a_second_name, (V.copy(),), order=1)
+    assert_forms_agree(slot_written_through_a_second_name, (V.copy(),))
+
+
+def test_a_second_name_on_one_path_only_is_refused():
+    with pytest.raises(sg.CompileError, match="may share"):
+        sg.grad(second_name_on_one_path_only)(V.copy())
+
+
+def list_item_updated_in_place(x):
+    """``lst[0] += 1.0`` updates the array ``lst[0]`` in place, which ``keep`` holds too:
+    a silent wrong gradient before (the item was rebound); refused when it runs."""
+    items = [x * 1.0, x * 2.0]
+    keep = items[0]
+    lst = items.copy()
+    lst[0] += 1.0
+    return np.sum(keep * x)
+
+
+def array_items_updated(x):
+    a = x.copy()
+    a[1] += 1.2 * np.sum(a)
+    a[np.array([False, True, False, True])] *= -2.0 - np.sum(x)
+    b = np.zeros_like(a)
+    b[np.array([True, False, True, False])] += np.mean(a) * np.ones((2,))
+    numbers = [1.0, 2.0]
+    numbers[0] += np.sum(x)   # a number: rebound, not updated in place
+    return np.sum(a * a) + np.sum(b * x) + numbers[0] * numbers[1]
+
+
+def test_an_array_item_of_a_list_updated_in_place_is_refused():
+    with pytest.raises(sg.CompileError, match=r"in-place update `lst\[...\] op= ...` of an item"):
+        sg.grad(list_item_updated_in_place)(V.copy())
+
+
+def test_items_of_arrays_and_numbers_updated_in_place():
+    check_grads(array_items_updated, (V.copy(),), order=2)
+    assert_forms_agree(array_items_updated, (V.copy(),), nonzero=True)

@@ -7,6 +7,7 @@ generated code (``cells``) and the guards the cache checks before reusing it.
 import builtins
 import math
 import re
+import sys
 import types
 from dataclasses import dataclass
 
@@ -20,6 +21,8 @@ from ..passes import contexts, fence
 from ..rules import table
 from . import codegen, source
 from .naming import Namer
+
+_STDLIB = frozenset(sys.stdlib_module_names) - {"__main__"}
 
 _LITERALS = (int, float, complex, str, bytes, bool, type(None))
 
@@ -95,7 +98,9 @@ class Context:
             obj = obj.__func__
         elif not isinstance(obj, (types.FunctionType, type)) and obj is not _UNKNOWN:
             obj = getattr(type(obj), "__call__", None)
-        return isinstance(obj, types.FunctionType) and not is_library(obj)
+        # (The standard library reads no Variables of the user's: ``warnings.warn``.)
+        return isinstance(obj, types.FunctionType) and not is_library(obj) \
+            and (getattr(obj, "__module__", None) or "").split(".")[0] not in _STDLIB
 
     def _is_variable_read(self, node):
         """Does ``node`` (a name or attribute chain) read a trainable Variable a tape watches?"""

@@ -8,10 +8,13 @@ object: one made by an expression that always returns a new object (an
 arithmetic result, a ufunc's, a copy), not since handed to anything that may
 keep it (another name, a container, a view, a call that is not known to copy,
 a loop over it, a nested function). Then updating it in place and rebinding
-it are the same, and the update needs no refusal or run-time check.
+it are the same, and the update needs no refusal or run-time check. A private
+object may have several names (``b = a``): NumPy's update reaches them all, so
+the compiler binds the others to the result after it (``normalizer``).
 
-A must-analysis: at a join (after ``if``/``else``, at a loop's head) a name is
-private only if it is on every path; unknown statements forget everything.
+A must-analysis: at a join (after ``if``/``else``, at a loop's head) an object
+is private only under the same names on every path; unknown statements forget
+everything.
 """
 import gast
 import numpy as np
@@ -39,9 +42,10 @@ _NOT_THE_ARRAY = frozenset({"shape", "ndim", "size", "dtype"})
 
 
 def private_updates(body, scope):
-    """ids of the in-place statements of ``body`` (``sg_inplace`` assignments to a
-    name, stores into ``name[...]``) whose array no other name can reach."""
-    found = set()
+    """The in-place statements of ``body`` (``sg_inplace`` assignments to a name, stores
+    into ``name[...]``) whose array nothing but names can reach: id -> the other names
+    of that array (``b = a`` before ``a += v``), which NumPy's update reaches too."""
+    found = {}
     flow = _Flow(scope, found, _moving_tuples(body))
     stores = {}
     for s in walk_stmts(body):
@@ -51,7 +55,7 @@ def private_updates(body, scope):
     flow.bound_once = {s.targets[0].id: s.value for s in walk_stmts(body)
                        if isinstance(s, gast.Assign) and len(s.targets) == 1
                        and isinstance(s.targets[0], gast.Name) and stores[s.targets[0].id] == 1}
-    flow.block(body, frozenset())
+    flow.block(body, _State())
     return found
 
 
@@ -88,6 +92,55 @@ def _moving_tuples(body):
     return out
 
 
+class _State:
+    """Private objects, each as the class of names bound to it (``b = a`` of a private
+    ``a``: one object under two names, nothing else holding it)."""
+
+    __slots__ = ("classes",)
+
+    def __init__(self, classes=frozenset()):
+        self.classes = frozenset(classes)
+
+    def __contains__(self, name):
+        return any(name in k for k in self.classes)
+
+    def __eq__(self, other):
+        return self.classes == other.classes
+
+    def __hash__(self):
+        return hash(self.classes)
+
+    def __and__(self, other):
+        """At a join: an object is private after it only under the same names on both
+        paths (a name bound to it on one path holds it there too)."""
+        return _State(self.classes & other.classes)
+
+    def __len__(self):
+        return len(self.classes)
+
+    def names_with(self, name):
+        return next((k for k in self.classes if name in k), frozenset())
+
+    def exposed(self, names):
+        """The objects of ``names`` handed to something that may keep them: not private."""
+        return _State(k for k in self.classes if not (k & set(names)))
+
+    def unbound(self, names):
+        """``names`` rebound: the objects they held lose them."""
+        return _State(k - set(names) for k in self.classes if k - set(names))
+
+    def fresh(self, name):
+        return _State(self.unbound([name]).classes | {frozenset([name])})
+
+    def copied(self, target, source):
+        """``target = source``: one more name for ``source``'s object, if private."""
+        state = self.unbound([target])
+        k = state.names_with(source)
+        if not k:
+            return state
+        return _State((state.classes - {k}) | {k | {target}})
+
+
 class _Flow:
     """``block`` and ``stmt`` return (the state after, the intersection of every state
     on the way, nested blocks' included: a loop's next trip or a ``break`` may start
@@ -110,7 +163,7 @@ class _Flow:
 
     def stmt(self, s, private):
         if isinstance(s, gast.If):
-            head = private - self.exposed(s.test, True)
+            head = private.exposed(self.exposed(s.test, True))
             after, common = self.block(s.body, head)
             other, common_else = self.block(s.orelse, head)
             return after & other, head & common & common_else
@@ -119,11 +172,11 @@ class _Flow:
         if isinstance(s, gast.Assign):
             after = self.assign(s, private)
         elif isinstance(s, (gast.Expr, gast.Return)):
-            after = private - self.exposed(s.value, False)
+            after = private.exposed(self.exposed(s.value, False))
         elif isinstance(s, (gast.Pass, gast.Break, gast.Continue)):
             after = private
         else:
-            after = frozenset()  # anything else: nothing is known to be private after it
+            after = _State()  # anything else: nothing is known to be private after it
         return after, private & after
 
     def loop(self, s, private):
@@ -131,13 +184,13 @@ class _Flow:
         every point of the body (the next trip starts from any of them)."""
         def at_head(state):
             if isinstance(s, gast.For):
-                return state - _names(s.target)
-            return state - self.exposed(s.test, True)
+                return state.unbound(_names(s.target))
+            return state.exposed(self.exposed(s.test, True))
 
-        head = at_head(private - (self.exposed(s.iter, False) if isinstance(s, gast.For)
-                                  else set()))
+        head = at_head(private.exposed(self.exposed(s.iter, False)) if isinstance(s, gast.For)
+                       else private)
         deciding, self.deciding = self.deciding, False
-        for _ in range(len(head) + 2):  # the state only shrinks: a fixpoint soon
+        for _ in range(2 * len(head) + 2):  # the state only shrinks: a fixpoint soon
             _, common = self.block(s.body, head)
             narrower = at_head(head & common)
             if narrower == head:
@@ -158,35 +211,41 @@ class _Flow:
             return items is not None and -len(items) <= k < len(items) and items[k]
         return False
 
-    def decide(self, s):
+    def decide(self, s, name, private):
+        """``s`` updates ``name``'s private object: the other names of it are rebound to
+        the result after ``s`` (NumPy's update reaches them)."""
         if self.deciding:
-            self.found.add(id(s))
+            self.found[id(s)] = tuple(sorted(private.names_with(name) - {name}))
 
     def assign(self, s, private):
         (target,) = s.targets if len(s.targets) == 1 else (None,)
         inplace = getattr(s, "sg_inplace", False)
         if isinstance(target, gast.Name) and inplace:
             if target.id not in private:  # (still the array others may hold)
-                return private - {target.id} - self.exposed(s.value.right, True)
-            self.decide(s)  # ``a += v`` on a private array: ``a = a + v`` exactly
-            return private - self.exposed(s.value.right, True)
+                return private.exposed(self.exposed(s.value.right, True)).unbound([target.id])
+            self.decide(s, target.id, private)  # ``a += v``: ``a = a + v`` exactly
+            return private.exposed(self.exposed(s.value.right, True))
         if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
             base = target.value.id
             reads = self.exposed(target.slice, True) | self.exposed(s.value, False)
-            # (``a[i] += v`` updates the item in place: for a list, an object others
-            # may hold; left to the flow-insensitive analysis.)
-            if base in private and base not in reads and not inplace:
-                self.decide(s)  # a write into a private array
-            return private - reads
+            # (``a[i] += v`` of a list updates an item others may hold: the normalizer
+            # checks when it runs that ``a`` is an array.)
+            if base in private and base not in reads:
+                self.decide(s, base, private)  # a write into a private array
+            return private.exposed(reads)
         moved = self.moved_item(s.value, private)
         if isinstance(target, gast.Name) and isinstance(s.value, gast.Tuple) \
                 and target.id in self.moving:
-            self.private_items[target.id] = [e.id in private for e in s.value.elts]
+            # (an item is private if its object has no other name: it moves out alone)
+            self.private_items[target.id] = [len(private.names_with(e.id)) == 1
+                                             for e in s.value.elts]
+        if isinstance(target, gast.Name) and isinstance(s.value, gast.Name):
+            return private.copied(target.id, s.value.id)
         if not moved:  # (an item moving out leaves the tuple's other items as they were)
-            private = private - self.exposed(s.value, False)
+            private = private.exposed(self.exposed(s.value, False))
         if isinstance(target, gast.Name):
             fresh = self.fresh(s.value) or moved
-            return private | {target.id} if fresh else private - {target.id}
+            return private.fresh(target.id) if fresh else private.unbound([target.id])
         if isinstance(target, (gast.Tuple, gast.List)) \
                 and all(isinstance(t, gast.Name) for t in target.elts):
             names = [t.id for t in target.elts]
@@ -197,9 +256,12 @@ class _Flow:
                     and len(names) == len(self.moving[s.value.id]):
                 fresh = {n for n, k in zip(names, self.private_items.get(s.value.id, ())) if k}
             if fresh is not None and len(set(names)) == len(names):
-                return (private - set(names)) | fresh
-        return private - set().union(*(_names(t) for t in s.targets)) \
-            - set().union(*(self.exposed(t, True) for t in s.targets))
+                private = private.unbound(names)
+                for n in sorted(fresh):
+                    private = private.fresh(n)
+                return private
+        return private.unbound(set().union(*(_names(t) for t in s.targets))).exposed(
+            set().union(*(self.exposed(t, True) for t in s.targets)))
 
     def fresh(self, value):
         """Does ``value`` always evaluate to a new object nothing else holds?"""

@@ -1,30 +1,38 @@
-"""``with np.errstate(...):`` around differentiated code, in the compiler's language.
+"""Context managers that change only how floating-point events and warnings are
+reported (``np.errstate``, ``warnings.catch_warnings``, ``np.printoptions``,
+``contextlib.nullcontext``), around differentiated code, in the compiler's language.
 
-NumPy's error state decides only whether a floating-point event warns, raises or
-passes; the values are the same. So the block is its statements between a call
-that sets the state and one that puts the old one back (both without
-derivative), and the forward code runs them under the state the user asked for::
+The values are the ones without them. So the block is its statements between a
+call that enters the context and one that leaves it (both without derivative),
+and the forward code runs them in it::
 
-    with np.errstate(divide="ignore"):        errstate = _sg.push_errstate(divide="ignore")
-        y = np.log(x)                  ->     y = np.log(x)
-                                              _sg.pop_errstate(errstate)
+    with np.errstate(divide="ignore"):        errstate = np.errstate(divide="ignore")
+        y = np.log(x)                  ->     _sg.enter_context(errstate)
+                                              y = np.log(x)
+                                              _sg.exit_context(errstate)
 
-A block that leaves early (``return``, ``break``, ``continue``, ``yield``) would skip
-the second call: it stays a ``with`` statement, refused as before. (The backward
-code runs under the caller's state.)
+(``with ... as w``: ``w = _sg.enter_context(...)``.) A block that leaves early
+(``return``, ``break``, ``continue``, ``yield``, ``raise``) would skip the second
+call: it stays a ``with`` statement, refused as before. The backward code runs in
+the caller's context.
 """
+import contextlib
+import warnings
+
 import gast
 import numpy as np
 
 from ..ir import templates as T
 
 _EXITS = (gast.Return, gast.Break, gast.Continue, gast.Yield, gast.YieldFrom, gast.Raise)
+_REPORTING_ONLY = (np.errstate, warnings.catch_warnings, np.printoptions,
+                   contextlib.nullcontext)
 
 
 def lower(stmts, resolve, namer=None, _count=None):
-    """``stmts`` with each ``with np.errstate(...)`` lowered; ``resolve(expr)`` is the
+    """``stmts`` with each such ``with`` statement lowered; ``resolve(expr)`` is the
     object an expression names when the code is compiled (or None); ``namer`` names
-    the saved states (without one: ``_sg_errstate_<k>``, nested blocks apart)."""
+    the context managers (without one: ``_sg_context_<k>``, nested blocks apart)."""
     count = _count if _count is not None else [0]
     out = []
     for s in stmts:
@@ -33,24 +41,30 @@ def lower(stmts, resolve, namer=None, _count=None):
             if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt) \
                     and not isinstance(s, gast.FunctionDef):
                 setattr(s, field, lower(inner, resolve, namer, count))
-        if _errstate(s, resolve):
-            call = s.items[0].context_expr
+        if _reporting_only(s, resolve):
+            item = s.items[0]
             count[0] += 1
-            name = namer.fresh("errstate") if namer is not None else f"_sg_errstate_{count[0]}"
-            push = T.assign(name, gast.Call(T.expr("_sg.push_errstate"), list(call.args),
-                                            list(call.keywords)))
-            pop = gast.Expr(gast.Call(T.expr("_sg.pop_errstate"), [T.name(name)], []))
-            out += [gast.copy_location(push, s)] + s.body + [gast.copy_location(pop, s)]
+            name = namer.fresh("context") if namer is not None else f"_sg_context_{count[0]}"
+            enter = gast.Call(T.expr("_sg.enter_context"), [T.name(name)], [])
+            head = [T.assign(name, item.context_expr),
+                    T.assign(item.optional_vars.id, enter) if item.optional_vars is not None
+                    else gast.Expr(enter)]
+            leave = gast.Expr(gast.Call(T.expr("_sg.exit_context"), [T.name(name)], []))
+            out += [gast.copy_location(h, s) for h in head] + s.body \
+                + [gast.copy_location(leave, s)]
             continue
         out.append(s)
     return out
 
 
-def _errstate(s, resolve):
-    if not isinstance(s, gast.With) or len(s.items) != 1 or s.items[0].optional_vars is not None:
+def _reporting_only(s, resolve):
+    if not isinstance(s, gast.With) or len(s.items) != 1:
         return False
-    call = s.items[0].context_expr
-    if not isinstance(call, gast.Call) or resolve(call.func) is not np.errstate:
+    item = s.items[0]
+    if item.optional_vars is not None and not isinstance(item.optional_vars, gast.Name):
+        return False
+    call = item.context_expr
+    if not isinstance(call, gast.Call) or resolve(call.func) not in _REPORTING_ONLY:
         return False
     return not any(isinstance(n, _EXITS) for b in s.body for n in gast.walk(b))
 

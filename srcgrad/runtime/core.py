@@ -16,7 +16,7 @@ __all__ = [
     "gather_items", "zero_at", "copy_slot", "repeat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "field", "field_grad",
-    "field_index", "tangent", "set_tangent", "push_errstate", "pop_errstate",
+    "field_index", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update",
 ]
 
 
@@ -282,14 +282,31 @@ def check_not_array(value, name, where, op="+"):
             remedy=f"write `{name} = {name} {op} ...`, or copy it first with `{name} = {name}.copy()`")
 
 
-def push_errstate(**settings):
-    """``np.errstate(**settings)`` entered (``passes/contexts.py``): the state before."""
-    return np.seterr(**settings)
+def enter_context(manager):
+    """``manager.__enter__()``: a context that changes only how events are reported
+    (``passes/contexts.py``); what ``with ... as`` binds."""
+    return manager.__enter__()
 
 
-def pop_errstate(state):
-    """The error state ``push_errstate`` replaced, back."""
-    np.seterr(**state)
+def exit_context(manager):
+    """``manager.__exit__`` of a block that ended normally."""
+    manager.__exit__(None, None, None)
+
+
+def check_item_update(container, index, name, where):
+    """Refuse ``a[i] += v`` where ``a`` is not an array and its item is one (or a list):
+    Python updates that item in place, an object another variable may hold, where
+    srcgrad stores a new one. (Items of arrays, and numbers, are not updated in place.)"""
+    if isinstance(container, np.ndarray):
+        return
+    item = container[index]
+    if isinstance(item, (np.ndarray, list)):
+        from ..errors import CompileError
+
+        raise CompileError(
+            f"in-place update `{name}[...] op= ...` of an item of a "
+            f"{type(container).__name__} that is an array, which another variable may hold",
+            where, remedy=f"write `{name}[i] = {name}[i] + ...`")
 
 
 def check_not_view(value, base, name, where):

@@ -286,6 +286,14 @@ class Normalizer:
             return self.expr_stmt(s)
         return [anno.set_kind(s, "opaque")]
 
+    def _rebind_aliases(self, s, name):
+        """After an in-place update of ``name``'s private array: its other names
+        (``b = a`` before ``a += v``; ``ir/private.py``) bound to the result, as NumPy's
+        update reaches them."""
+        others = self.private.get(id(s), ()) if getattr(s, "sg_inplace", False) \
+            or isinstance(s.targets[0], gast.Subscript) else ()
+        return [anno.like(T.assign(o, T.name(name)), s) for o in others]
+
     def assign(self, s):
         if len(s.targets) != 1:
             raise self.ctx.error("chained assignment (a = b = ...) is not supported", s,
@@ -320,7 +328,7 @@ class Normalizer:
                 out.append(self._mark(guard, "opaque"))
                 s.sg_inplace = False
             self.expr(value, out, target.id)
-            return out
+            return out + self._rebind_aliases(s, target.id)
         if isinstance(target, (gast.Tuple, gast.List)):
             if not varied_value and not self._holds_sources(value):
                 return [anno.set_kind(s, "opaque")]
@@ -352,10 +360,17 @@ class Normalizer:
             self.changed = True
             out = []
             index = self.index(target.slice, out)
+            if getattr(s, "sg_inplace", False):
+                # ``a[i] += v`` of an array is ``a[i] = a[i] + v``; of a list holding an
+                # array, it updates that array, which others may hold: checked when it runs.
+                o = anno.origin(s)
+                out.append(self._mark(T.stmt("_sg.check_item_update(a, i, n, w)", a=base.id,
+                                             i=index, n=T.const(self._spelling(base, s)),
+                                             w=T.const(o.short() if o else "?")), "opaque"))
             atom = self.atom(value, out, hint=base.id + "_item")
             node = T.assign(gast.Subscript(T.name(base.id), index, gast.Store()), atom)
             out.append(self._mark(node, "setitem"))
-            return out
+            return out + self._rebind_aliases(s, base.id)
         if isinstance(target, gast.Attribute):
             if varied_value:
                 raise self.ctx.error(
