@@ -82,9 +82,8 @@ class _Record:
         if region.resume is not None and region.resume_stops and tape.persistent:
             raise once.refuse(region, f"the gradient of the persistent tape `{region.tape_name}` "
                               f"is taken inside its block (line {region.resume.lineno})",
-                              "take it after the block ends (a non-persistent tape stops "
-                              "recording at a gradient taken inside its block, as in "
-                              "TensorFlow: that srcgrad runs)")
+                              "take it after the block ends, or make the tape non-persistent "
+                              "(it then stops recording at the gradient, as TensorFlow's does)")
         if region.runs_once is None:
             region.runs_once = once.why_not(region) or True
         if region.runs_once is True and region.exit_stmt is not None \
@@ -410,6 +409,7 @@ class GradientTape:
         self._watched = []
         self._watched_values = []
         self._failed = []
+        self._cut = []
 
     def watched_variables(self):
         """The Variables watched explicitly or read by the recorded blocks.

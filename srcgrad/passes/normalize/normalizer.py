@@ -12,6 +12,7 @@ from ... import trees
 from ...ir import anno, templates as T
 from ...ir.aliasing import MUTATORS as _MUTATORS, shared_names
 from ...ir.private import private_updates
+from ..reverse import _index_expr
 from ...ir.effects import HiddenWrites
 from ...ir.atoms import (OP_NAMES, OP_SYMBOLS, hint as _hint, is_constant as _is_constant,
                         is_simple_index as _is_simple_index, is_static_object as _is_static_object,
@@ -365,7 +366,8 @@ class Normalizer:
                 # array, it updates that array, which others may hold: checked when it runs.
                 o = anno.origin(s)
                 out.append(self._mark(T.stmt("_sg.check_item_update(a, i, n, w)", a=base.id,
-                                             i=index, n=T.const(self._spelling(base, s)),
+                                             i=_index_expr(index),
+                                             n=T.const(self._spelling(base, s)),
                                              w=T.const(o.short() if o else "?")), "opaque"))
             atom = self.atom(value, out, hint=base.id + "_item")
             node = T.assign(gast.Subscript(T.name(base.id), index, gast.Store()), atom)
