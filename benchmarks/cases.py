@@ -22,7 +22,8 @@ class Case:
     hand: Callable | None        # hand-written gradient (returns a tuple)
     static: tuple = ()           # non-array arguments (JAX jit: static_argnums)
     order: int = 1               # 2: second derivative of a scalar function
-    kind: str = "grad"           # "grad", "tape" (training step), "nested-tape" or "jacobian"
+    kind: str = "grad"           # "grad", "tape" (training step), "nested-tape", "jacobian",
+    #                              "hvp" (sg.hvp(f)(x, v)) or "hvp-tape" (nested tapes)
     large: bool = False          # measured for peak memory
     decorated: bool = False      # the tape training step inside ``@sg.function``
     _args: tuple | None = None
@@ -100,6 +101,13 @@ def _tanh_net_args(n):
     return make
 
 
+def _hvp_args(n):
+    def make():
+        rng = np.random.default_rng(6)
+        return (np.linspace(0.1, 1.0, n), rng.standard_normal(n))
+    return make
+
+
 def build_cases(quick):
     rk4_steps = 100 if quick else 500
     jac_n = 20 if quick else 100
@@ -125,6 +133,10 @@ def build_cases(quick):
              kind="nested-tape"),
         Case("jacobian-tape", "jacobian", f"{jac_n} -> {jac_n}, 2 tanh layers", "tanh_net",
              _tanh_net_args(jac_n), (2,), handwritten.tanh_net_jacobian, kind="jacobian"),
+        Case("hvp", "hvp", "n=20, sg.hvp", "chain_energy", _hvp_args(20), (0,),
+             handwritten.chain_energy_hvp, kind="hvp"),
+        Case("hvp-nested-tapes", "hvp", "n=20, outer.gradient(sum(g * v))", "chain_energy",
+             _hvp_args(20), (0,), handwritten.chain_energy_hvp, kind="hvp-tape"),
         Case("tape-mlp-step-small", "tape", "batch 32, width 64", "mlp_loss", _mlp_args(32, 64),
              (0, 1, 2, 3), handwritten.mlp_loss_grad, kind="tape"),
         Case("tape-mlp-step-large", "tape", "batch 4096, width 512", "mlp_loss",

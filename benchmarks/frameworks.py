@@ -77,6 +77,8 @@ class Forward(Column):
 
     def make(self, case):
         f, args = case.fn, case.args
+        if case.kind in ("hvp", "hvp-tape"):
+            args = args[:1]  # (the function of x; v is the product's direction)
         return None, lambda: f(*args)
 
 
@@ -134,6 +136,11 @@ def srcgrad_call(case):
         return lambda: tape_workloads.nested_tape_second_derivative(*args)
     if case.kind == "jacobian":
         return lambda: tape_workloads.tape_jacobian(*args)
+    if case.kind == "hvp":
+        product = sg.hvp(case.fn)
+        return lambda: product(*args)
+    if case.kind == "hvp-tape":
+        return lambda: tape_workloads.nested_tape_hvp(*args)
     raise ValueError(case.kind)
 
 

@@ -144,3 +144,18 @@ def mlp_train_step(params, X, labels, learning_rate):
     grads = mlp_loss_grad(*params, X, labels)
     for param, g in zip(params, grads):
         param -= learning_rate * g
+
+
+def chain_energy_hvp(x, v):
+    """H(x) v of ``chain_energy``: the elementwise part's second derivative times v, and
+    the squared chain sum's (2 s n, s = sum(x_i x_{i+1}), n its gradient) derivative."""
+    s = np.sum(x[:-1] * x[1:])
+    ds = np.sum(v[:-1] * x[1:] + x[:-1] * v[1:])
+    diagonal = (-np.sin(x) * x ** 2 + 4.0 * x * np.cos(x) + 2.0 * np.sin(x)) * v
+    n = np.zeros_like(x)
+    n[:-1] += x[1:]
+    n[1:] += x[:-1]
+    dn = np.zeros_like(x)
+    dn[:-1] += v[1:]
+    dn[1:] += v[:-1]
+    return (diagonal + 2.0 * ds * n + 2.0 * s * dn,)

@@ -194,6 +194,20 @@ def finite_difference_check(case, hand_grads):
         fd = (f(a + h) - 2.0 * f(a) + f(a - h)) / h ** 2
         an = float(hand_grads[0])
         return abs(fd - an) <= 1e-6 + 1e-5 * abs(fd), f"second difference {fd:.8g}, hand {an:.8g}"
+    if case.kind in ("hvp", "hvp-tape"):
+        # H v: the second difference of f along v, from both sides (f(x + h v) and
+        # f(x - h v) around f(x)), against v^T H v; and u^T H v by the polarisation
+        # of second differences along u + v and u - v.
+        x, v = args
+        u = np.random.default_rng(0).standard_normal(np.shape(x))
+        h = 1e-4
+
+        def second(d):
+            return (f(x + h * d) - 2.0 * f(x) + f(x - h * d)) / h ** 2
+        uhv = (second(u + v) - second(u - v)) / 4.0
+        an = float(np.dot(u, hand_grads[0]))
+        return abs(uhv - an) <= 1e-4 * max(1.0, abs(uhv)), \
+            f"u^T H v: second differences {uhv:.8g}, hand {an:.8g}"
     rng = np.random.default_rng(0)
     eps = 1e-6
     for _ in range(2):  # two random directions test every component at once

@@ -6,7 +6,7 @@ with nested tapes, and a full Jacobian; the training step also inside
 ``@sg.function`` (SPEC 1, case 1).
 """
 import numpy as np
-from workloads import mlp_loss, scalar_recurrence, tanh_net
+from workloads import chain_energy, mlp_loss, scalar_recurrence, tanh_net
 
 import srcgrad as sg
 
@@ -73,3 +73,16 @@ def tape_jacobian_loop(W1, W2, x):
         tape.watch(x)
         y = tanh_net(W1, W2, x)
     return np.stack([tape.gradient(y, x, output_gradients=e) for e in np.eye(y.size)])
+
+
+def nested_tape_hvp(x, v):
+    """The Hessian-vector product as TensorFlow users write it: the inner gradient dotted
+    with ``v``, differentiated by the outer tape."""
+    with sg.GradientTape() as outer:
+        outer.watch(x)
+        with sg.GradientTape() as inner:
+            inner.watch(x)
+            y = chain_energy(x)
+        g = inner.gradient(y, x)
+        gv = np.sum(g * v)
+    return outer.gradient(gv, x)

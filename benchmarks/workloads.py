@@ -76,3 +76,8 @@ def scalar_recurrence(a):
 # 7. A two-layer tanh network without biases, for its full Jacobian dy/dx.
 def tanh_net(W1, W2, x):
     return np.tanh(W2 @ np.tanh(W1 @ x))
+
+
+# 8. A small function of a vector, for Hessian-vector products (forward over reverse).
+def chain_energy(x):
+    return np.sum(np.sin(x) * x ** 2) + np.sum(x[:-1] * x[1:]) ** 2
