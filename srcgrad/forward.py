@@ -194,7 +194,11 @@ def hessian(f):
         from .errors import CompileError
 
         shape = np.shape(x)
-        if not np.iscomplexobj(x):
+        kind = np.asarray(x).dtype.kind
+        if kind not in "fc":  # (a watched int would be ignored: zeros, silently)
+            raise TypeError(f"hessian: x must be a float (or complex) value or array, not "
+                            f"{np.asarray(x).dtype}; pass e.g. 3.0 instead of 3")
+        if kind == "f":
             try:
                 return _jacobian_of_gradient(gradient, x, rest)
             except CompileError:

@@ -45,3 +45,8 @@ def test_one_backward_pass_not_one_product_per_element(monkeypatch):
 
 def test_a_scalar_argument():
     assert sg.hessian(lambda t: t ** 3)(2.0) == pytest.approx(12.0)
+
+
+def test_an_integer_argument_is_a_type_error_not_zeros():
+    with pytest.raises(TypeError, match="hessian: x must be a float"):
+        sg.hessian(energy)(np.arange(4))
