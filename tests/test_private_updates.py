@@ -259,3 +259,21 @@ def test_items_of_arrays_and_numbers_updated_in_place():
     # (The second order of code writing slots through views is refused: issue 12.)
     check_grads(array_items_updated, (V.copy(),), order=1)
     assert_forms_agree(array_items_updated, (V.copy(),), nonzero=True)
+
+
+def number_under_two_names(x):
+    """Fuzzer 35043:118 (a wrong value before it landed): ``r *= p`` of a number binds a
+    new one; ``q`` keeps the old value (an array would be updated under both names)."""
+    p = np.sum(x * x)
+    q = np.sum(x) - p
+    r = q
+    r *= p
+    arr = x * 2.0
+    alias = arr
+    arr *= p
+    return q + r + np.sum(alias * x)
+
+
+def test_a_number_under_two_names_is_not_updated_under_the_other():
+    check_grads(number_under_two_names, (V.copy(),), order=2)
+    assert_forms_agree(number_under_two_names, (V.copy(),), nonzero=True)

@@ -16,7 +16,7 @@ __all__ = [
     "gather_items", "zero_at", "copy_slot", "repeat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "field", "field_grad",
-    "field_index", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update",
+    "field_index", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "updated_in_place",
 ]
 
 
@@ -291,6 +291,12 @@ def enter_context(manager):
 def exit_context(manager):
     """``manager.__exit__`` of a block that ended normally."""
     manager.__exit__(None, None, None)
+
+
+def updated_in_place(value):
+    """Does ``x += v`` update ``value`` in place (an array, a list, a dict), so that every
+    name of it sees the update (a number is replaced)?"""
+    return isinstance(value, (np.ndarray, list, dict))
 
 
 def check_item_update(container, index, name, where):

@@ -288,12 +288,16 @@ class Normalizer:
         return [anno.set_kind(s, "opaque")]
 
     def _rebind_aliases(self, s, name):
-        """After an in-place update of ``name``'s private array: its other names
+        """After an in-place update of ``name``'s private object: its other names
         (``b = a`` before ``a += v``; ``ir/private.py``) bound to the result, as NumPy's
-        update reaches them."""
-        others = self.private.get(id(s), ()) if getattr(s, "sg_inplace", False) \
-            or isinstance(s.targets[0], gast.Subscript) else ()
-        return [anno.like(T.assign(o, T.name(name)), s) for o in others]
+        update reaches them. ``a += v`` updates an array (or a list) in place but binds a
+        new number: there, only if the other name's value is one of those (it still is
+        the object before the update: the compiled ``a += v`` binds a new one)."""
+        others = self.private.get(id(s), ())
+        if isinstance(s.targets[0], gast.Subscript):
+            return [anno.like(T.assign(o, T.name(name)), s) for o in others]
+        return [anno.like(gast.If(T.expr("_sg.updated_in_place(o)", o=o),
+                                  [T.assign(o, T.name(name))], []), s) for o in others]
 
     def assign(self, s):
         if len(s.targets) != 1:
