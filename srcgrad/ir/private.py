@@ -229,8 +229,10 @@ class _Flow:
             base = target.value.id
             reads = self.exposed(target.slice, True) | self.exposed(s.value, False)
             # (``a[i] += v`` of a list updates an item others may hold: the normalizer
-            # checks when it runs that ``a`` is an array.)
-            if base in private and base not in reads:
+            # checks when it runs that ``a`` is an array.) A write into an array under
+            # other names too is not taken: the backward code restores the slot under
+            # the name written, and reads the array under the others.
+            if base in private and base not in reads and len(private.names_with(base)) == 1:
                 self.decide(s, base, private)  # a write into a private array
             return private.exposed(reads)
         moved = self.moved_item(s.value, private)

@@ -294,8 +294,6 @@ class Normalizer:
         new number: there, only if the other name's value is one of those (it still is
         the object before the update: the compiled ``a += v`` binds a new one)."""
         others = self.private.get(id(s), ())
-        if isinstance(s.targets[0], gast.Subscript):
-            return [anno.like(T.assign(o, T.name(name)), s) for o in others]
         return [anno.like(gast.If(T.expr("_sg.updated_in_place(o)", o=o),
                                   [T.assign(o, T.name(name))], []), s) for o in others]
 
@@ -376,7 +374,7 @@ class Normalizer:
             atom = self.atom(value, out, hint=base.id + "_item")
             node = T.assign(gast.Subscript(T.name(base.id), index, gast.Store()), atom)
             out.append(self._mark(node, "setitem"))
-            return out + self._rebind_aliases(s, base.id)
+            return out
         if isinstance(target, gast.Attribute):
             if varied_value:
                 raise self.ctx.error(
