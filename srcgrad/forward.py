@@ -385,8 +385,6 @@ class ForwardAccumulator:
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        import sys
-
         return self._tape._exit(exc_type, exc)
 
     def watch(self, primals, tangents):
