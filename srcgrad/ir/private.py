@@ -21,7 +21,7 @@ import numpy as np
 
 from ..rules import table
 from . import templates as T
-from .names import walk_stmts
+from .names import name_ids, walk_stmts
 
 # Functions whose result is always a new array (or a new scalar), never an operand
 # or a view of one, and that keep no reference to their operands.
@@ -184,7 +184,7 @@ class _Flow:
         every point of the body (the next trip starts from any of them)."""
         def at_head(state):
             if isinstance(s, gast.For):
-                return state.unbound(_names(s.target))
+                return state.unbound(name_ids(s.target))
             return state.exposed(self.exposed(s.test, True))
 
         head = at_head(private.exposed(self.exposed(s.iter, False)) if isinstance(s, gast.For)
@@ -262,7 +262,7 @@ class _Flow:
                 for n in sorted(fresh):
                     private = private.fresh(n)
                 return private
-        return private.unbound(set().union(*(_names(t) for t in s.targets))).exposed(
+        return private.unbound(set().union(*(name_ids(t) for t in s.targets))).exposed(
             set().union(*(self.exposed(t, True) for t in s.targets)))
 
     def fresh(self, value):
@@ -345,6 +345,3 @@ def _copies_optional(call):
     """``out=`` or ``copy=`` given: the result may be an operand."""
     return any(k.arg in ("out", "copy") for k in call.keywords)
 
-
-def _names(target):
-    return {n.id for n in T.walk(target) if isinstance(n, gast.Name)}
