@@ -19,7 +19,7 @@ from ..ir.names import bound_names, loads_in, stores, walk_stmts
 from ..ir.resolve import Guards
 from ..passes import activity, contexts, fence, lifetimes, normalize, ranks, recompute, record, \
     repeatable, tape_blocks
-from ..passes.cleanup import cleanup, drop_unused, forward_copies
+from ..passes.cleanup import cleanup, dead_restores, drop_unused, forward_copies
 from ..passes.desugar import desugar
 from ..passes.reverse import Reverse, int_names
 from ..runtime import complexes as complexes_rt, fft as fft_rt
@@ -194,8 +194,14 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     result_name = result.id if isinstance(result, gast.Name) else None
     act = activity.analyze(node.body, wrt_names, result_name)   # varied and useful
     rev, state, forward, backward = reverse_and_record(   # reverse mode; what the forward saves
-        ctx, body, params, sample, act, [(result_name, T.const(1.0))], inplace)
-    grads = [T.name(rev.d(w)) if w in state else T.expr("_sg.zeros_like(x)", x=w) for w in wrt_names]
+        ctx, body, params, sample, act, [(result_name, T.const(1.0))], inplace,
+        read_after=lambda state: set())                  # (adjoints only, below)
+    # An argument no gradient reaches gets zeros shaped as it was passed, not as the
+    # code may have rebound it (``w = np.ones(5)``): made before the forward code.
+    # (Not named ``dw``: that is the adjoint of what ``w`` is rebound to.)
+    unreached = {w: ctx.namer.fresh(f"zeros_{w}") for w in wrt_names if w not in state}
+    forward[:0] = [T.assign(z, T.expr("_sg.zeros_like(x)", x=w)) for w, z in unreached.items()]
+    grads = [T.name(unreached.get(w) or rev.d(w)) for w in wrt_names]
     out = grads[0] if len(grads) == 1 and not as_tuple else gast.Tuple(grads, gast.Load())
     cleanup(backward, ctx.namer.adjoints.values(), loads_in([gast.Expr(out)]))  # dead adjoints
     if len(grads) > 1:                                # never two gradients in one array
@@ -223,7 +229,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
         code = lifetimes.free_early(forward + check, backward,
                                     set(params) | loads_in([gast.Expr(out)]),
                                     set(rev.scalars) | {result_name},  # the result is one too
-                                    ctx.namer.adjoints)
+                                    ctx.namer.adjoints, params)
     verb = "grad" if mode == "grad" else "value_and_grad"
     fname = ctx.namer.fresh(f"{verb}_{src.node.name}")
     new = gast.FunctionDef(fname, node.args, code + [gast.Return(out)], [], None, None, [])
@@ -274,7 +280,7 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
 
     rev, _, forward, backward = reverse_and_record(
         ctx, body, params, sample, act, [(t, T.name(sd)) for t, sd in zip(targets, seeds)],
-        inplace=False, prelude=prelude)
+        inplace=False, prelude=prelude, read_after=lambda state: set())  # (adjoints only)
     out = gast.Tuple([T.name(v) for v in rev.named_sources.values()], gast.Load())
     middle = []
     if returns is not None:
@@ -427,12 +433,16 @@ def trim_forward(forward, rev, after):
 
 
 def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=None, rows=None,
-                       watch_log=None):
+                       watch_log=None, read_after=None):
     """Backward code seeded by ``seeds`` ((name, value) pairs) and the forward code it needs.
 
     ``prelude(rev)`` may configure the generator and returns statements that
     open the backward code. ``rows``: the name of a seed with a leading axis
     of rows (``tape.jacobian``), which every adjoint then carries.
+    ``read_after(state)``: the forward names the caller's code reads after the
+    backward code (given the adjoint state); then a value the backward code
+    would restore where nothing reads it any more is not saved. None: every
+    restore is kept.
     Returns (generator, adjoint state, forward, backward).
     """
     record.instrument(body, ctx.namer)                # name branch flags and trip counters
@@ -455,7 +465,8 @@ def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=N
         backward += rev.block(body, state)
     if inplace:
         body = lifetimes.loop_shapes(body, backward, params)
-    forward, backward = _record(ctx, rev, body, params, backward, watch_log)
+    live_after = read_after(state) if read_after is not None else None
+    forward, backward = _record(ctx, rev, body, params, backward, watch_log, live_after)
     return rev, state, forward, backward
 
 
@@ -487,12 +498,14 @@ def _signature(src, ctx, sample):
     return node, [a.id for a in node.args.posonlyargs + node.args.args]
 
 
-def _record(ctx, rev, body, params, backward, watch_log=None):
+def _record(ctx, rev, body, params, backward, watch_log=None, live_after=None):
     """The forward code, saving what ``backward`` reads, and ``backward`` with its restores.
 
     Run twice: the first run shows which branch flags and trip counters the
-    backward pass still reads once empty blocks are dropped; the second
-    records only those.
+    backward pass still reads once empty blocks are dropped, and (given
+    ``live_after``, the names read after ``backward``) which restores put back
+    a value nothing reads (``for ...: x = 2.0 * x`` after ``x ** 2`` was
+    differentiated: no array saved per trip); the second records only the rest.
     """
     primal = set(params) | {n for s in walk_stmts(body) for n in _stores(s)}
     needed = _needed(backward, primal, body)
@@ -502,12 +515,14 @@ def _record(ctx, rev, body, params, backward, watch_log=None):
     _snapshot_items(body, needed)
     first = record.Recorder(ctx.namer, params, needed, preinit=rev.zeroed)
     first.forward(body)
-    used = loads_in(first.fill(backward))
+    filled = first.fill(backward)
+    used = loads_in(filled)
+    dead = dead_restores(filled, live_after) if live_after is not None else frozenset()
     records = {getattr(s, attr, None) for s in walk_stmts(body)
                for attr in ("sg_cond", "sg_trips", "sg_range")}
     needed -= {r for r in records if r and r not in used}
     rec = record.Recorder(ctx.namer, params, needed, used_records=used, preinit=rev.zeroed,
-                          watch_log=watch_log)
+                          watch_log=watch_log, dead=dead)
     rec.share_names(first)
     return rec.forward(body), rec.fill(backward)
 

@@ -77,7 +77,8 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     rev, _, forward, backward = reverse_and_record(
         ctx, body, params, sample, act, [(n, T.name(sd)) for n, sd in zip(active, seeds)],
         inplace=True, prelude=prelude, watch_log=(watched_log, set(wrt) - ctx.sources),
-        rows=seeds[0] if rows and seeds else None)
+        rows=seeds[0] if rows and seeds else None,
+        read_after=lambda state: set())  # (the user's variables are read before it)
     out = T.name(rev.grads_list)
     # The end of the block: the user's variables are read here.
     point = gast.Expr(gast.Tuple([T.name(n) for n in outputs], gast.Load()))
@@ -86,7 +87,7 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     trim_forward(forward, rev, [point] + backward + [gast.Expr(out)])
     code = lifetimes.free_early(forward + [point], backward,
                                 set(params) | set(seeds) | loads_in([gast.Expr(out)]),
-                                rev.scalars, ctx.namer.adjoints)
+                                rev.scalars, ctx.namer.adjoints, params)
     at = next(i for i, s in enumerate(code) if s is point)
     fwd, bwd = code[:at], _live_dels(code[at + 1:])
     unbound = [n for n in outputs if n not in params]

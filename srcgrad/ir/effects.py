@@ -309,14 +309,20 @@ class HiddenWrites:
                 return False
         return True
 
+    def store_harmless(self, s, base):
+        """May ``s`` write into ``base``'s array (a value that does not depend on the
+        inputs) without the backward pass reading that array as it was before?"""
+        return self._harmless(s, "setitem", base)
+
     def check_store(self, s, base, error):
         """``base[i] = v`` storing a value that does not depend on the inputs: refused
         where the backward pass may read ``base``'s array as it was before."""
         if not self._harmless(s, "setitem", base):
             target = gast.unparse(s.targets[0]).strip()
             raise error(f"writing into `{target}` after the gradient computation has read "
-                        f"`{gast.unparse(base).strip()}` is not supported: the backward pass "
-                        "would read the new values",
+                        f"`{gast.unparse(base).strip()}`'s array (under this name or another "
+                        "that shares it) is not supported: the backward pass would read the new "
+                        "values",
                         "write into a copy: `b = a.copy(); b[i] = v`, and use `b` from then on")
 
     def _message(self, call, what, written):

@@ -73,8 +73,9 @@ def _defs(stmt):
 
 
 class _Liveness:
-    def __init__(self, removable):
+    def __init__(self, removable, visit=None):
         self.removable = removable
+        self.visit = visit  # visit(statement, names live after it), in the pruning pass
         self._flow = {}  # id(simple statement) -> (defs, uses): loops are walked many times
 
     def flow(self, s):
@@ -114,6 +115,8 @@ class _Liveness:
                     continue
                 continue  # a dead adjoint: drop it
             else:
+                if prune and self.visit is not None:
+                    self.visit(s, live)
                 defs, uses = self.flow(s)
                 live -= defs  # in place: callers pass a copy, and a forward pass's
                 live |= uses  # live set grows with its length (copies would be quadratic)
@@ -416,6 +419,21 @@ def _merged_item_adds(stmts):
                     or d in _rebinds(later) or frozen & (_rebinds(later) | _written_into(later)):
                 break
     stmts[:] = [s for k, s in enumerate(stmts) if k not in dropped]
+
+
+def dead_restores(backward, live_after):
+    """The keys of the restores in ``backward`` (``sg_restore_key``, see ``record.py``) whose
+    name nothing reads after them, on every path: the forward pass need not save
+    what they would put back (``x_stack.append(x)`` holds an array per trip).
+    ``live_after``: the names read after ``backward``. Prunes nothing."""
+    dead, live_somewhere = set(), set()
+
+    def visit(s, live):
+        key = getattr(s, "sg_restore_key", None)
+        if key is not None:
+            (live_somewhere if s.targets[0].id in live else dead).add(key)
+    _Liveness(frozenset(), visit).block(backward, set(live_after), True)
+    return dead - live_somewhere
 
 
 def cleanup(backward, adjoint_names, live_after):

@@ -85,36 +85,207 @@ def shapes_from_operands(forward, backward, params, ranks):
                         arg.id = origin[arg.id]
 
 
-def free_early(forward, backward, keep, scalars, adjoints):
+def free_early(forward, backward, keep, scalars, adjoints, params=()):
     """``forward + backward`` with shape stand-ins and ``del`` statements added.
 
     ``keep``: names that must live to the end (returned, parameters).
     ``scalars``: names known to hold scalars, whose adjoints (``adjoints``
     maps a name to its adjoint's) are scalars too: nothing worth freeing.
+    ``params``: those of ``keep`` that are parameters: one a loop rebinds holds
+    the loop's last value, not the caller's, and is freed like the others.
     """
     scalars = set(scalars) | {adjoints[n] for n in scalars if n in adjoints}
     body = forward + backward
     once = _bound_once_at_top(body) - set(keep) - scalars
     _use_shapes(forward, backward, once)
-    return _delete_dead(_drop_loop_leftovers(forward, backward, set(keep) | scalars) + backward,
-                        once)
+    _seed_ones(backward, body)
+    _fuse_temporaries(forward, body)
+    # A name a loop rebinds (``for ...: x = np.sin(x)``) is freed after its last read
+    # if that read is a statement of its own at the top level: bound when it ran.
+    looped = {n for s in forward if isinstance(s, (gast.For, gast.While))
+              for inner in walk_stmts(s.body) for n in bound_names(inner)
+              if _may_hold_array(n, s)}
+    late = looped - (set(keep) - set(params)) - scalars - once
+    # (A parameter the loop rebinds holds the loop's last value: let go of it too.)
+    leftovers = _drop_loop_leftovers(forward, backward, set(keep) - set(params) | scalars)
+    return _delete_dead(leftovers + backward, once, late)
+
+
+_ARITHMETIC = (gast.BinOp, gast.UnaryOp, gast.Name, gast.Constant, gast.operator,
+               gast.unaryop, gast.expr_context)
+
+
+def _fuse_temporaries(forward, body):
+    """``t = 2.0 * x; y = t + 1.0`` becomes ``y = 2.0 * x + 1.0`` where ``t`` is read
+    there only: NumPy then computes the sum into the product's buffer (its temporary
+    elision) instead of holding both. ``t``'s expression is arithmetic on names and
+    constants, and ``y``'s reaches ``t`` through operators and NumPy calls only, so
+    nothing runs between where ``t`` was computed and where it is now."""
+    counts = binding_counts(body)
+    reads = {}
+    for s in body:
+        for n in T.walk(s):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                reads[n.id] = reads.get(n.id, 0) + 1
+
+    def fuse(stmts):
+        for s in stmts:
+            for field in ("body", "orelse"):
+                if isinstance(s, (gast.If, gast.For, gast.While)):
+                    fuse(getattr(s, field))
+        k = 0
+        while k + 1 < len(stmts):
+            s, use = stmts[k], stmts[k + 1]
+            name = s.targets[0].id if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name) else None
+            if name is not None and counts.get(name) == 1 and reads.get(name) == 1 \
+                    and anno.kind(s) in (None, "prim") and anno.kind(use) in (None, "prim") \
+                    and isinstance(s.value, (gast.BinOp, gast.UnaryOp)) \
+                    and all(isinstance(n, _ARITHMETIC) for n in gast.walk(s.value)) \
+                    and isinstance(use, gast.Assign) and _slot_of(use.value, name):
+                parent, field = _slot_of(use.value, name)
+                setattr(parent, field, s.value) if not isinstance(field, int) \
+                    else parent.args.__setitem__(field, s.value)
+                del stmts[k]
+                continue
+            k += 1
+    fuse(forward)
+
+
+def _slot_of(node, name):
+    """(parent, field) of the one read of ``name`` in ``node``, reached through operators
+    and ``np.<function>`` calls only; None otherwise."""
+    if isinstance(node, gast.BinOp):
+        children = (("left", node.left), ("right", node.right))
+    elif isinstance(node, gast.UnaryOp):
+        children = (("operand", node.operand),)
+    elif isinstance(node, gast.Call) and not node.keywords \
+            and isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name) \
+            and node.func.value.id == "np":
+        children = tuple(enumerate(node.args))
+    else:
+        return None
+    for field, child in children:
+        if isinstance(child, gast.Name) and child.id == name:
+            return node, field
+        found = _slot_of(child, name)
+        if found is not None:
+            return found
+    return None
+
+
+def _seed_ones(backward, body):
+    """``ones * e``, where ``ones = _sg.sum_grad(1.0, ...)`` is the seed of a summed loss
+    spread over its elements, becomes ``_sg.times_ones(e, ones)``: ``e`` itself, not a
+    product computed into a new array (``np.sum(np.sin(x) * x)``: ``dsin = ones * x``)."""
+    counts = binding_counts(body)
+
+    def bound_once(s):
+        return isinstance(s, gast.Assign) and len(s.targets) == 1 \
+            and isinstance(s.targets[0], gast.Name) and counts.get(s.targets[0].id) == 1
+
+    def is_one(node, one):
+        return isinstance(node, gast.Name) and node.id in one or isinstance(node, gast.Constant) \
+            and type(node.value) is float and node.value == 1.0
+
+    def is_const(node, value):
+        return isinstance(node, gast.Constant) and node.value is value
+
+    one = {s.targets[0].id for s in body if bound_once(s) and is_one(s.value, ())}
+    ones = set()
+    for s in walk_stmts(backward):  # (in a loop too: ``times_ones`` reads the shape it has)
+        call = s.value if bound_once(s) else None
+        if isinstance(call, gast.Call) and gast.unparse(call.func).strip() == "_sg.sum_grad" \
+                and len(call.args) == 4 and not call.keywords and is_one(call.args[0], one) \
+                and is_const(call.args[2], None) and is_const(call.args[3], False):
+            ones.add(s.targets[0].id)
+    if not ones:
+        return
+
+    def seed_times_constant(node):  # ``ones * 2``: (ones, 2)
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
+            for seed, c in ((node.left, node.right), (node.right, node.left)):
+                if isinstance(seed, gast.Name) and seed.id in ones and isinstance(c, gast.Constant):
+                    return seed, c
+        return None
+
+    class Rewrite(gast.NodeTransformer):
+        def visit_BinOp(self, node):
+            self.generic_visit(node)
+            if not isinstance(node.op, gast.Mult):
+                return node
+            for left, other in ((node.left, node.right), (node.right, node.left)):
+                if isinstance(other, gast.Constant):
+                    continue  # ``ones * 2`` as written: a number is no array to spare
+                if isinstance(left, gast.Name) and left.id in ones:
+                    return T.expr("_sg.times_ones(e, s)", e=other, s=left.id)
+                scaled = seed_times_constant(left)
+                if scaled is not None:  # ``ones * 2 * y``: ``2 * y`` (1.0 * 2 is 2 exactly)
+                    return T.expr("_sg.times_ones(c * e, s)", c=scaled[1], e=other,
+                                  s=scaled[0].id)
+            return node
+    backward[:] = [Rewrite().visit(s) for s in backward]
 
 
 def _drop_loop_leftovers(forward, backward, keep):
     """After a top-level loop of ``forward``, let go of the last trip's temporaries
     that nothing reads any more (``x_sin = x_mul = None``: a loop of no trips
-    binds nothing, so no ``del``)."""
+    binds nothing, so no ``del``); inside it, of each trip's own temporaries
+    after their last read (``_trip_temporaries``)."""
     out = []
     for i, s in enumerate(forward):
         out.append(s)
         if not isinstance(s, (gast.For, gast.While)):
             continue
+        outside = forward[:i] + forward[i + 1:] + backward + list(s.orelse)
+        _trip_temporaries(s, set(keep) | set().union(*(_reads(c) for c in outside)))
         inside = {n for inner in walk_stmts(s.body) for n in bound_names(inner)}
         later = set().union(*(_loads(c) for c in forward[i + 1:] + backward))
-        dead = sorted(n for n in inside - later - keep if _may_hold_array(n, s))
+        freed = {n for d in s.body if isinstance(d, gast.Delete) for n in _names(d.targets)}
+        dead = sorted(n for n in inside - later - keep - freed if _may_hold_array(n, s))
         if dead:
             out.append(gast.Assign([T.name(n) for n in dead], T.const(None), None))
     return out
+
+
+def _trip_temporaries(loop, read_outside):
+    """``del`` a temporary of one trip after its last read in that trip: the next trip's
+    would otherwise be computed while it is alive (``x_mul = 2.0 * x; x = x_mul + 1.0``
+    holds three arrays where NumPy's ``x = 2.0 * x + 1.0`` holds two). Only names bound
+    once in the body, by one of its top-level statements, and read only after it in
+    the same body (so bound whenever the ``del`` runs)."""
+    body = loop.body
+    counts = binding_counts(body)
+    head = _loads(loop.iter if isinstance(loop, gast.For) else loop.test)
+    dies_at = {}
+    for b, s in enumerate(body):
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1
+                and isinstance(s.targets[0], gast.Name) and _may_be_array(s.value)):
+            continue
+        name = s.targets[0].id
+        if counts.get(name) != 1 or name in read_outside or name in head \
+                or any(name in _reads(c) for c in body[:b + 1]):
+            continue
+        reads = [k for k in range(b + 1, len(body)) if name in _reads(body[k])]
+        if reads and not _moves(body[reads[-1]], name):
+            dies_at.setdefault(reads[-1], []).append(name)
+    for k in sorted(dies_at, reverse=True):
+        dead = gast.Delete([gast.Name(n, gast.Del(), None, None) for n in sorted(dies_at[k])])
+        body.insert(k + 1, dead)
+
+
+def _moves(s, name):
+    """``s`` hands the value of ``name`` on (``y = t``, ``lst.append(t)``): a ``del`` after
+    it would free nothing."""
+    value = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+            and value.func.attr == "append":
+        value = value.args[0] if len(value.args) == 1 else None
+    return isinstance(value, gast.Name) and value.id == name
+
+
+def _names(nodes):
+    return {n.id for node in nodes for n in T.walk(node) if isinstance(n, gast.Name)}
 
 
 def _loads(node):
@@ -255,14 +426,16 @@ def _use_shapes(forward, backward, candidates):
             arg.id = f"{name}_like"
 
 
-def _delete_dead(body, candidates):
+def _delete_dead(body, candidates, late=frozenset()):
     last = {}
     for i, s in enumerate(body):
         for node in T.walk(s):
-            if isinstance(node, gast.Name) and node.id in candidates:
+            if isinstance(node, gast.Name) and (node.id in candidates or node.id in late):
                 last[node.id] = i
     dies_at = {}
     for name, i in last.items():
+        if name in late and (isinstance(body[i], _COMPOUND) or name not in _reads(body[i])):
+            continue  # read last in a loop or branch, or bound last: maybe unbound there
         dies_at.setdefault(i, []).append(name)
     out = []
     for i, s in enumerate(body):
@@ -273,6 +446,18 @@ def _delete_dead(body, candidates):
             for target in out[-1].targets:
                 target.ctx = gast.Del()
     return out
+
+
+def _reads(s):
+    """The names ``s`` reads (the targets of an assignment, whatever their ``ctx`` says
+    before ``fix_ctx``, are not read)."""
+    if isinstance(s, gast.Assign):
+        parts = [s.value] + [t for t in s.targets if not isinstance(t, gast.Name)]
+        return set().union(*(_loads(p) for p in parts))
+    return _loads(s)
+
+
+_COMPOUND = (gast.For, gast.While, gast.If, gast.With, gast.Try, gast.FunctionDef)
 
 
 def _binds_only(s, name):

@@ -60,7 +60,8 @@ def _replayable_range(s):
 
 
 class Recorder:
-    def __init__(self, namer, params, needed, used_records=None, preinit=(), watch_log=None):
+    def __init__(self, namer, params, needed, used_records=None, preinit=(), watch_log=None,
+                 dead=frozenset()):
         self.namer = namer
         # (list name, names): the forward appends the values of those names where they
         # are watched to that list (a tape learns what its block watched).
@@ -68,6 +69,7 @@ class Recorder:
         self.params = set(params)
         self.needed = needed
         self.used = used_records  # conds/counters the backward pass kept; None = all
+        self.dead = dead  # keys of restores nothing reads after (cleanup.dead_restores)
         self.restores = {}
         self.stacks = []
         self.preinit = sorted(set(preinit) - self.params)
@@ -110,9 +112,9 @@ class Recorder:
 
     def _save(self, s, name, in_loop, how="rebind"):
         """Code saving ``name`` before ``s`` overwrites it; registers the restore."""
-        if name not in self.needed:
-            return []
         key = (id(s), name, how)
+        if name not in self.needed or key in self.dead:
+            return []
         if in_loop:
             stack = self._stack(name)
             if name not in self.definitely and name not in self.preinit:
@@ -211,7 +213,8 @@ class Recorder:
             out += self._save(s, target, in_loop, how="rebind")
             # (its shape stand-in too, if it has one: ``lifetimes.loop_shapes``)
             out += self._save(s, f"{target}_like", in_loop, how="rebind")
-            if target in self.needed and replay is None:
+            if target in self.needed and replay is None \
+                    and (id(s), target, "target") not in self.dead:
                 stack = self._stack(target)
                 head.append(T.stmt("s.append(v)", s=stack, v=target))
                 self.restores[(id(s), target, "target")] = [T.assign(target, T.expr("s.pop()", s=stack))]
@@ -236,11 +239,14 @@ class Recorder:
         for c in code:
             marker = getattr(c, "sg_restore", None)
             if marker is not None:
-                restores = T.clone(self.restores.get((id(marker.stmt), marker.name, marker.how), []))
+                key = (id(marker.stmt), marker.name, marker.how)
+                restores = T.clone(self.restores.get(key, []))
                 where = anno.origin(marker.stmt)
                 for r in restores:  # (an error in code differentiated again names the line)
                     if where is not None and anno.origin(r) is None:
                         anno.set_origin(r, where)
+                    if isinstance(r, gast.Assign) and isinstance(r.targets[0], gast.Name):
+                        r.sg_restore_key = key  # a name bound again: dropped if dead
                 out += restores
                 continue
             if isinstance(c, gast.If):

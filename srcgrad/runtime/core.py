@@ -7,12 +7,14 @@ differentiated (``sg.grad(sg.grad(f))``).
 import dataclasses
 import math
 
+import operator
+
 import numpy as np
 
 from ..variables import Variable
 
 __all__ = [
-    "unbroadcast", "broadcast_like", "zeros_like", "add", "add_at", "add_at_zeros",
+    "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "add_at", "add_at_zeros", "times_ones",
     "gather_items", "zero_at", "copy_slot", "repeat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "field", "field_grad",
@@ -112,6 +114,54 @@ def add(a, b):
     if isinstance(a, dict):
         return {k: add(a[k], b[k]) for k in a}
     return a + b
+
+
+def times_ones(value, ones):
+    """``ones * value``, where ``ones`` is the seed 1.0 spread over a shape (``sum_grad``
+    of 1.0: the adjoint of each element of a summed loss).
+
+    For float64 and complex128 arrays the product is ``value`` itself, broadcast to
+    the product's shape: a read-only view, no array computed or held (peak
+    memory). Other values are multiplied, as written (their dtype changes).
+    """
+    if type(value) is np.ndarray and (value.dtype == np.float64 or value.dtype == np.complex128):
+        shape = ones.shape
+        if value.shape == shape:
+            return value
+        return np.broadcast_to(value, np.broadcast_shapes(value.shape, shape))
+    return ones * value
+
+
+def iadd(total, value):
+    """``total + value``, computed into ``total`` where NumPy gives the same array: an
+    adjoint buffer the backward code made and nothing else holds (``Reverse.acc``'s
+    OWN), of ``value``'s shape, of a dtype ``value``'s casts to safely. No new array
+    per accumulation (a loop adding into one adjoint keeps one)."""
+    if type(total) is np.ndarray and total.base is None and total.flags.writeable:
+        kind = type(value)
+        if kind is float or kind is int:
+            if total.dtype.kind in "fc":
+                total += value
+                return total
+        elif kind is np.ndarray and value.shape == total.shape \
+                and (value.dtype == total.dtype or np.can_cast(value.dtype, total.dtype, "safe")):
+            total += value
+            return total
+    return total + value
+
+
+_UPDATES = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul,
+            "/=": operator.itruediv, "**=": operator.ipow, "@=": operator.imatmul,
+            "%=": operator.imod, "//=": operator.ifloordiv, "&=": operator.iand,
+            "|=": operator.ior, "^=": operator.ixor, "<<=": operator.ilshift,
+            ">>=": operator.irshift}
+
+
+def update(a, op, b):
+    """``a op b`` as Python runs an augmented assignment (``a -= b`` updates an array in
+    place, so its views and other names see it, and binds a new number): for statements
+    no gradient flows through, which run as written."""
+    return _UPDATES[op](a, b)
 
 
 def _is_basic_index(index):

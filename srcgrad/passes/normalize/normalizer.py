@@ -297,6 +297,25 @@ class Normalizer:
         return [anno.like(gast.If(T.expr("_sg.updated_in_place(o)", o=o),
                                   [T.assign(o, T.name(name))], []), s) for o in others]
 
+    def _updated_as_written(self, s, base):
+        """``a -= d`` (desugared to ``a = a - d``) that no gradient flows through, run as
+        Python runs it: into ``a``'s array, which its views and other names share
+        (``g = b.reshape(-1); g -= d`` changes ``b``). Where the backward pass may
+        read that array as it was before (``store_harmless``), ``a`` must hold a
+        number, which the update rebinds (``t += h`` in a loop): checked when it runs."""
+        o = anno.origin(s)
+        if isinstance(base, gast.Name) and not self.writes.store_harmless(s, base):
+            guard = T.stmt("_sg.check_not_array(x, n, w, op)", x=base.id, n=T.const(base.id),
+                           w=T.const(o.short() if o else "?"),
+                           op=T.const(OP_SYMBOLS.get(type(s.value.op), "+")))
+            s.sg_inplace = False
+            return [self._mark(guard, "opaque"), anno.set_kind(s, "opaque")]
+        value = s.value
+        s.value = gast.copy_location(T.expr("_sg.update(a, op, b)", a=value.left, b=value.right,
+                                            op=T.const(OP_SYMBOLS[type(value.op)] + "=")), value)
+        s.sg_inplace = False
+        return [anno.set_kind(s, "opaque")]
+
     def assign(self, s):
         if len(s.targets) != 1:
             raise self.ctx.error("chained assignment (a = b = ...) is not supported", s,
@@ -305,6 +324,8 @@ class Normalizer:
         varied_value = expr_varied(value, self.varied, self.scope)
         if isinstance(target, gast.Name):
             if not varied_value:
+                if getattr(s, "sg_inplace", False):
+                    return self._updated_as_written(s, target)
                 if isinstance(value, (gast.List, gast.Tuple, gast.ListComp)):
                     self.ctx.containers.add(target.id)
                 elif isinstance(value, gast.Call) and value.args:
@@ -343,6 +364,10 @@ class Normalizer:
             base = target.value
             base_varied = isinstance(base, gast.Name) and base.id in self.varied
             if not (varied_value or base_varied):
+                if getattr(s, "sg_inplace", False):
+                    self.writes.check_store(s, base, lambda message, remedy:
+                                            self.ctx.error(message, s, remedy))
+                    return self._updated_as_written(s, base)
                 self.writes.check_store(s, base, lambda message, remedy:
                                         self.ctx.error(message, s, remedy))
                 return [anno.set_kind(s, "opaque")]
