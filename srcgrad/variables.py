@@ -216,6 +216,8 @@ class Variable(NDArrayOperatorsMixin):
 
     # ----------------------------------------------------------- assignment
     def _cast(self, value, what):
+        if type(value) is np.ndarray and value.dtype == self.dtype:
+            return value  # the common case (an update by a gradient), without NumPy's checks
         value = _unwrap(value)
         source = np.asarray(value)
         if not np.can_cast(source.dtype, self.dtype, casting="same_kind"):

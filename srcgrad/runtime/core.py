@@ -393,10 +393,17 @@ def distinct(grads):
     """
     out = list(grads)
     for i, g in enumerate(out):
-        if isinstance(g, np.ndarray) and any(isinstance(h, np.ndarray) and np.may_share_memory(g, h)
+        if isinstance(g, np.ndarray) and any(isinstance(h, np.ndarray) and _may_share(g, h)
                                              for h in out[:i]):
             out[i] = g.copy()
     return tuple(out)
+
+
+def _may_share(a, b):
+    # Two arrays that own their memory share it only if they are one array.
+    if a.base is None and b.base is None:
+        return a is b
+    return np.may_share_memory(a, b)
 
 
 def writeable(value):

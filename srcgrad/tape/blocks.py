@@ -38,6 +38,7 @@ class Region:
     watched_names: set = None  # names its tape.watch(...) calls watch, once found
     resume: object = None  # the statement from which the block runs as written (once.cut)
     resume_stops: bool = True  # ... where recording stops (its tape's gradient is taken)
+    last_entry: tuple = None  # (what the code was compiled for, cache key, code): the last used
 
     def origin(self, node):
         lineno = getattr(node, "lineno", self.lineno)
@@ -127,7 +128,7 @@ def locate(frame):
     elif found.globals is not frame.f_globals:
         # Equal code objects compare equal: the same script run again (runpy)
         # has new globals, which its region must resolve names in.
-        found = _REGIONS[key] = replace(found, globals=frame.f_globals)
+        found = _REGIONS[key] = replace(found, globals=frame.f_globals, last_entry=None)
     return found
 
 

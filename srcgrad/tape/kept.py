@@ -127,6 +127,10 @@ def keep_as_computed(record, names, containers_only=(), inputs_only=(), inputs=(
             chosen.append((name, lambda a: id(a) in input_ids and wanted(a), False))
     if not chosen:
         return {}
+    if all(type(record[name]) is np.ndarray for name, _, _ in chosen):
+        plain = _copied_plain(record, chosen)
+        if plain is not None:
+            return plain
     copier = _Copier([a for name, want, _ in chosen for a in _arrays(record[name], [])
                       if want(a)])
     originals = {}
@@ -140,6 +144,23 @@ def keep_as_computed(record, names, containers_only=(), inputs_only=(), inputs=(
         if new is not value:
             originals[id(new)] = value
         record[name] = new
+    return originals
+
+
+def _copied_plain(record, chosen):
+    """``keep_as_computed`` where every chosen value is an array that owns its memory (no
+    view, so no sharing to keep between the copies): each array copied once. None
+    if some array is a view."""
+    todo = [(name, record[name]) for name, want, _ in chosen if want(record[name])]
+    if any(a.base is not None for _, a in todo):
+        return None
+    copies, originals = {}, {}
+    for name, a in todo:
+        c = copies.get(id(a))
+        if c is None:
+            c = copies[id(a)] = a.copy()
+            originals[id(c)] = a
+        record[name] = c
     return originals
 
 

@@ -146,13 +146,24 @@ class _Record:
     def _entry(self, sample, carried, watch_variables, as_arrays):
         """The block's compiled code for these values (cached), or a _Cannot."""
         region = self.region
-        modules = tuple((n, id(m)) for n, m in self.modules.items())
-        key = (region.key, _Same(region.globals), tuple(self.inputs),
-               tuple(_kind(v) for v in sample), watch_variables, tuple(carried), as_arrays,
-               modules)
+        kinds = (tuple(self.inputs), tuple(_kind(v) for v in sample), watch_variables,
+                 tuple(carried), as_arrays, tuple((n, id(m)) for n, m in self.modules.items()))
+        last = region.last_entry
+        if last is not None and last[0] == kinds and (
+                isinstance(last[2], _Cannot) or last[2].guards.valid()):
+            # The block entered again for the same kinds of values (a training loop): the
+            # same key object, found without comparing it part by part; KeyError once the
+            # bounded cache forgot it.
+            try:
+                _COMPILED.move_to_end(last[1])
+                return last[2]
+            except KeyError:
+                pass
+        key = (region.key, _Same(region.globals), kinds)
         entry = _COMPILED.get(key)
         if entry is not None and (isinstance(entry, _Cannot) or entry.guards.valid()):
             _COMPILED.move_to_end(key)
+            region.last_entry = (kinds, key, entry)
             return entry
         if region.watched_names is None:
             region.watched_names = once.watched_names(region)
@@ -167,6 +178,7 @@ class _Record:
         except CompileError as e:
             entry = _Cannot(e)
         remember(_COMPILED, key, entry)
+        region.last_entry = (kinds, key, entry)
         return entry
 
     def rows_entry(self):
@@ -229,22 +241,26 @@ class _Record:
         if not keep:
             self.once = (self.once[0], {})
         carried = {id(self.values[n]) for n in self.carried}
+        # Values an earlier block made report their adjoints where they were made (their
+        # adjoint there includes this block's, passed on as its seed). (Ids of objects
+        # the records hold: alive while this runs.)
+        made_earlier = {id(r.outputs.get(n)) for r in earlier for n in r.once[0].seeded}
         out = []
         by_name = {}
         for obj, adjoint in pairs:
             if type(obj) is str:
                 by_name[obj] = adjoint
                 continue
-            # A value an earlier block made and reports where it made it (its
-            # adjoint there includes this block's, passed on as its seed).
-            reported = any(any(r.outputs.get(n) is obj for n in r.once[0].seeded)
-                           for r in earlier)
-            out.append((None if reported else obj, adjoint, obj if id(obj) in carried else None))
+            out.append((None if id(obj) in made_earlier else obj, adjoint,
+                        obj if id(obj) in carried else None))
+        if not by_name:
+            return out
         # A value the block computed, asked for as a source: its adjoint where the
         # block first bound it (that one carries what flows through its other names).
-        watched = [obj for obj, _ in pairs if type(obj) is not str]
+        seen = {id(obj) for obj, _ in pairs if type(obj) is not str}
+        seen.update(id(v) for v in self.values.values())
         for source in flat_sources:
-            if any(source is v for v in self.values.values()) or any(source is w for w in watched):
+            if id(source) in seen:
                 continue  # reported where the block watched it (``W = p["W"]; tape.watch(W)``)
             names = [n for n in by_name if self.outputs.get(n) is source]
             if names:
@@ -325,14 +341,16 @@ class GradientTape:
         its code; any other tape it reads is refused."""
         if region.nested_tapes is None:
             region.nested_tapes = once.nested_tapes(region)
-        modules = {n: v for n, v in values.items() if isinstance(v, types.ModuleType)}
+        modules, data = {}, {}
         for n, v in values.items():
-            if not _is_data(v) and n not in modules and n != region.tape_name \
-                    and n not in region.nested_tapes:
+            if type(v) is np.ndarray or _is_data(v):
+                data[n] = v
+            elif isinstance(v, types.ModuleType):
+                modules[n] = v
+            elif n != region.tape_name and n not in region.nested_tapes:
                 raise once.refuse(region, f"it uses `{n}`, a {type(v).__name__} entered "
                                   "outside it", "take that tape's gradients outside this block, "
                                   "or nest its block inside this one")
-        data = {n: v for n, v in values.items() if _is_data(v)}
         record = _Record(region, list(data), data, modules)
         # Values watched by an earlier block stay watched in this one.
         record.prewatched = list(self._watched_values)
@@ -378,6 +396,10 @@ class GradientTape:
         The block's compiled code knows the watch from its source; at run time
         this only warns, as TensorFlow does, about values that cannot be watched.
         """
+        if type(tensor) is np.ndarray and tensor.dtype.kind in "fc":  # the common case
+            if all(v is not tensor for v in self._watched_values):
+                self._watched_values.append(tensor)
+            return
         for value in _flatten(tensor)[0]:
             check_plain_data(value, "the watched value")
             if not is_float_like(value):
@@ -561,13 +583,16 @@ class GradientTape:
                 for k, source in enumerate(flat_sources):
                     if t is source:
                         grads[k] = seed if grads[k] is None else grads[k] + seed
+        where = {}  # id(source) -> its positions (a source may be given twice)
+        for k, source in enumerate(flat_sources):
+            where.setdefault(id(source), []).append(k)
         for i in range(len(self._records) - 1, -1, -1):
             earlier = self._records[:i]
             nrows = len(seeds[0]) if rows else None
             for obj, adjoint, carried in self._records[i].backward(seeded, flat_sources, earlier,
                                                                    keep, nrows):
-                for k, source in enumerate(flat_sources):
-                    if obj is not None and obj is source:
+                if obj is not None:
+                    for k in where.get(id(obj), ()):
                         grads[k] = adjoint if grads[k] is None else grads[k] + adjoint
                 if carried is not None:
                     seeded.append((carried, adjoint))
@@ -625,8 +650,8 @@ def _rows_finish(g, source, lead, shape, unconnected):
 
 def _finish(g, source, unconnected):
     """A source's gradient with its shape and float dtype, or None / zeros if unconnected."""
-    if type(g) is np.ndarray and type(source) is Variable:  # the common case, quickly
-        value = source.read_value()
+    if type(g) is np.ndarray and (type(source) is Variable or type(source) is np.ndarray):
+        value = source.read_value() if type(source) is Variable else source  # the common case
         if g.dtype == value.dtype and g.shape == value.shape and value.dtype.kind == "f" \
                 and value.ndim and g.flags.writeable:
             return g
@@ -670,15 +695,21 @@ def _pairs(items):
             yield obj, adjoint
 
 
+def _only(values):
+    return values[0]
+
+
 def _flatten(structure):
     """The leaves of a nested list/tuple/dict/namedtuple/dataclass (``trees.py``), and a
     function rebuilding the structure."""
     kind = type(structure)
+    if kind is np.ndarray or kind is Variable or kind is float:
+        return [structure], _only
     if (kind is list or kind is tuple) and not any(
             isinstance(s, (list, tuple, dict)) or trees.is_tree(s) for s in structure):
         # The common case, a flat list of Variables: no per-leaf closures.
         return list(structure), list if kind is list else tuple
     if not trees.is_tree(structure):
-        return [structure], lambda values: values[0]
+        return [structure], _only
     pairs, treedef = trees.flatten(structure, strict=False)
     return [leaf for _, leaf in pairs], functools.partial(trees.unflatten, treedef)
