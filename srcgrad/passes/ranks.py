@@ -176,10 +176,48 @@ def _atom(node, env):
     return env.get(node.id) if isinstance(node, gast.Name) else None
 
 
-def _rank(s, env, ints, stacks, literals, static, resolve):
+class _Item:
+    """The binding of one name of ``a, b = (u, v)`` (``s``) to its item."""
+
+    def __init__(self, s, item):
+        self.s, self.value = s, item
+
+
+def _unpacked_items(s):
+    """``[(name node, item node)]`` for ``a, b = (u, v)`` of as many names as items,
+    or None."""
+    if not (isinstance(s, gast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], (gast.Tuple, gast.List))
+            and isinstance(s.value, (gast.Tuple, gast.List))):
+        return None
+    names, items = s.targets[0].elts, s.value.elts
+    if len(names) != len(items) or not all(isinstance(n, gast.Name) for n in names):
+        return None
+    return list(zip(names, items))
+
+
+def _literal_item(value, tuples):
+    """The item node ``t[k]`` reads of a tuple written out (``t = (u, v)``; a list may have
+    changed since), or None."""
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
+            and value.value.id in tuples and isinstance(value.slice, gast.Constant) \
+            and type(value.slice.value) is int:
+        items, k = tuples[value.value.id], value.slice.value
+        if -len(items) <= k < len(items):
+            return items[k]
+    return None
+
+
+def _rank(s, env, ints, stacks, literals, static, resolve, tuples):
     """The rank statement ``s`` gives its target, from the ranks ``env`` holds now."""
+    if isinstance(s, _Item):
+        item = s.value
+        return _atom(item, env) if isinstance(item, (gast.Name, gast.Constant)) else None
     kind = anno.kind(s)
     value = s.value
+    item = _literal_item(value, tuples)
+    if item is not None:  # ``k1x = k1_pair[0]`` of ``k1_pair = (dx, dy)``
+        return _atom(item, env) if isinstance(item, (gast.Name, gast.Constant)) else None
     if kind == "pop":
         values = stacks.get(value.func.value.id)
         return _join(_atom(v, env) for v in values) if values else None
@@ -285,6 +323,10 @@ def infer(body, params, sample, ints, static=None):
     for s in walk_stmts(body):
         if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
             defs.setdefault(s.targets[0].id, []).append(s)
+        elif _unpacked_items(s) is not None:
+            # ``x, y = (1.0, 1.0)``: each name the rank of its item
+            for k, (t, item) in enumerate(_unpacked_items(s)):
+                defs.setdefault(t.id, []).append(_Item(s, item))
         else:
             for t in getattr(s, "targets", []):
                 for n in gast.walk(t):
@@ -294,7 +336,11 @@ def infer(body, params, sample, ints, static=None):
                 defs.setdefault(s.target.id, []).append(None)
     stacks = _stack_items(body)
     literals = {n: list(d[0].value.elts) for n, d in defs.items()  # lists and tuples written out
-                if len(d) == 1 and d[0] is not None and isinstance(d[0].value, (gast.List, gast.Tuple))}
+                if len(d) == 1 and d[0] is not None and not isinstance(d[0], _Item)
+                and isinstance(d[0].value, (gast.List, gast.Tuple))}
+    tuples = {n: d[0].value.elts for n, d in defs.items()
+              if len(d) == 1 and d[0] is not None and not isinstance(d[0], _Item)
+              and isinstance(d[0].value, gast.Tuple)}
     resolve = static  # what a call's function denotes (numpy's functions are stable)
     if static is not None:
         static = _keyed(static, set(params))
@@ -306,8 +352,8 @@ def infer(body, params, sample, ints, static=None):
     while changed:
         changed = False
         for name in sorted(set(defs) - set(ints)):
-            ranks = [None if s is None else _rank(s, env, ints, stacks, literals, static, resolve)
-                     for s in defs[name]]
+            ranks = [None if s is None else _rank(s, env, ints, stacks, literals, static, resolve,
+                                                  tuples) for s in defs[name]]
             new = _join(ranks + [given[name]] if name in given else ranks)  # x = 2 * x
             if new != env[name]:
                 env[name] = new
