@@ -121,6 +121,52 @@ def rk4_loss_grad(p, y0, dt, steps):
     return (pbar,)
 
 
+def _lv_floats(x, y, a, b, c, d):
+    return a * x - b * x * y, d * x * y - c * y
+
+
+def rk4_loss_floats_grad(alpha, beta, gamma, delta, prey, predator, dt, steps):
+    """The gradient of ``rk4_loss_floats`` with respect to the four parameters, in the
+    style it is written in: Python floats, the stage states of every step kept."""
+    a, b, c, d = alpha, beta, gamma, delta
+    x, y = prey, predator
+    stages = []
+    for _ in range(steps):
+        k1x, k1y = _lv_floats(x, y, a, b, c, d)
+        x2, y2 = x + 0.5 * dt * k1x, y + 0.5 * dt * k1y
+        k2x, k2y = _lv_floats(x2, y2, a, b, c, d)
+        x3, y3 = x + 0.5 * dt * k2x, y + 0.5 * dt * k2y
+        k3x, k3y = _lv_floats(x3, y3, a, b, c, d)
+        x4, y4 = x + dt * k3x, y + dt * k3y
+        k4x, k4y = _lv_floats(x4, y4, a, b, c, d)
+        stages.append((x, y, x2, y2, x3, y3, x4, y4))
+        x = x + dt / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x)
+        y = y + dt / 6.0 * (k1y + 2.0 * k2y + 2.0 * k3y + k4y)
+    gx, gy = 2.0 * (x - 1.0), 2.0 * (y - 1.0)
+    ga = gb = gc = gd = 0.0
+    for x1, y1, x2, y2, x3, y3, x4, y4 in reversed(stages):
+        bx = [dt / 6.0 * gx, dt / 3.0 * gx, dt / 3.0 * gx, dt / 6.0 * gx]  # k1x..k4x bars
+        by = [dt / 6.0 * gy, dt / 3.0 * gy, dt / 3.0 * gy, dt / 6.0 * gy]
+        points = ((x1, y1), (x2, y2), (x3, y3), (x4, y4))
+        scale = (0.5 * dt, 0.5 * dt, dt)  # stage s + 1 reads x + scale[s] * k_s
+        for s in (3, 2, 1, 0):
+            px, py = points[s]
+            kx, ky = bx[s], by[s]
+            # the vector-Jacobian product of the right-hand side at (px, py)
+            sx = kx * (a - b * py) + ky * d * py
+            sy = -kx * b * px + ky * (d * px - c)
+            ga += kx * px
+            gb -= kx * px * py
+            gc -= ky * py
+            gd += ky * px * py
+            gx += sx
+            gy += sy
+            if s > 0:
+                bx[s - 1] += scale[s - 1] * sx
+                by[s - 1] += scale[s - 1] * sy
+    return ga, gb, gc, gd
+
+
 def scalar_recurrence_second(a):
     """d^2/da^2 of ``scalar_recurrence``, carrying (s, s', s'') forward."""
     s, ds, dds = a, 1.0, 0.0

@@ -65,6 +65,26 @@ def rk4_loss(p, y0, dt, steps):
     return np.sum((y - 1.0) ** 2)
 
 
+# 5b. The same RK4 in another style users write: Python-float state, and a helper
+#     returning the derivatives as a tuple (issue 15's first style).
+def lotka_volterra_floats(prey, predator, alpha, beta, gamma, delta):
+    return alpha * prey - beta * prey * predator, delta * prey * predator - gamma * predator
+
+
+def rk4_loss_floats(alpha, beta, gamma, delta, prey, predator, dt, steps):
+    x, y = prey, predator
+    for _ in range(steps):
+        k1x, k1y = lotka_volterra_floats(x, y, alpha, beta, gamma, delta)
+        k2x, k2y = lotka_volterra_floats(x + 0.5 * dt * k1x, y + 0.5 * dt * k1y,
+                                         alpha, beta, gamma, delta)
+        k3x, k3y = lotka_volterra_floats(x + 0.5 * dt * k2x, y + 0.5 * dt * k2y,
+                                         alpha, beta, gamma, delta)
+        k4x, k4y = lotka_volterra_floats(x + dt * k3x, y + dt * k3y, alpha, beta, gamma, delta)
+        x = x + dt / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x)
+        y = y + dt / 6.0 * (k1y + 2.0 * k2y + 2.0 * k3y + k4y)
+    return (x - 1.0) ** 2 + (y - 1.0) ** 2
+
+
 # 6. A scalar recurrence, differentiated twice (grad of grad).
 def scalar_recurrence(a):
     s = a

@@ -132,12 +132,17 @@ def times_ones(value, ones):
     return ones * value
 
 
+_IN_PLACE_MIN = 256  # elements
+
+
 def iadd(total, value):
     """``total + value``, computed into ``total`` where NumPy gives the same array: an
     adjoint buffer the backward code made and nothing else holds (``Reverse.acc``'s
     OWN), of ``value``'s shape, of a dtype ``value``'s casts to safely. No new array
-    per accumulation (a loop adding into one adjoint keeps one)."""
-    if type(total) is np.ndarray and total.base is None and total.flags.writeable:
+    per accumulation (a loop adding into one adjoint keeps one). Small arrays are
+    added as written: there the checks would cost more than a new array."""
+    if type(total) is np.ndarray and total.size >= _IN_PLACE_MIN and total.base is None \
+            and total.flags.writeable:
         kind = type(value)
         if kind is float or kind is int:
             if total.dtype.kind in "fc":
