@@ -39,6 +39,9 @@ def as_gradient_tuple(value, count):
     for v in value:
         if hasattr(v, "detach"):  # torch
             v = v.detach().cpu().numpy()
+        if isinstance(v, dict):  # a parameter tree's gradient: a tree of arrays
+            out.append({k: as_gradient_tuple(v[k], 1)[0] for k in v})
+            continue
         out.append(np.asarray(v, dtype=np.float64))
     return tuple(out)
 
@@ -327,7 +330,9 @@ class Torch(Column):
         if case.kind not in ("grad", "jacobian"):
             raise NotApplicable
         torch = self.torch
-        f = self.fns[case.fn_name]
+        f = self.fns.get(case.fn_name)
+        if f is None:  # a style written for NumPy users only (float state, parameter dicts)
+            raise NotApplicable
         if case.kind == "jacobian":
             # the functional API differentiates its own copy of the inputs
             args = [self._tensor(a, False) for a in case.args]

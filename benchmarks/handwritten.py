@@ -44,6 +44,12 @@ def mlp_loss_grad(W1, b1, W2, b2, X, labels):
     return dW1, db1, dW2, db2
 
 
+
+def mlp_loss_params_grad(params, X, labels):
+    """``mlp_loss_grad`` for the parameters as one dict: the gradient is a dict too."""
+    grads = mlp_loss_grad(params["W1"], params["b1"], params["W2"], params["b2"], X, labels)
+    return (dict(zip(("W1", "b1", "W2", "b2"), grads)),)
+
 def rnn_loss_grad(Wx, Wh, b, Wo, xs, target):
     hs = [np.zeros((xs.shape[1], Wh.shape[0]))]
     for t in range(xs.shape[0]):

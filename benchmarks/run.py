@@ -169,8 +169,36 @@ def first_line(exc):
 
 # ---- correctness ---------------------------------------------------------------------------
 
+def _leaves(values):
+    """The arrays of a tuple of gradients, dicts and lists of them (parameter trees) opened."""
+    out = []
+    for v in values:
+        if isinstance(v, dict):
+            out += _leaves([v[k] for k in sorted(v)])
+        elif isinstance(v, (list, tuple)):
+            out += _leaves(v)
+        else:
+            out.append(v)
+    return out
+
+
+def _plus(value, step):
+    """``value + step`` for arrays and for dicts of them (a parameter tree)."""
+    if isinstance(value, dict):
+        return {k: _plus(value[k], step[k]) for k in value}
+    return value + step
+
+
+def _direction(value, rng):
+    if isinstance(value, dict):
+        return {k: _direction(value[k], rng) for k in sorted(value)}
+    v = rng.standard_normal(np.shape(value))
+    return float(v) if np.ndim(value) == 0 else v
+
+
 def close(got, want):
     """Gradients agree: same shapes, and np.allclose relative to the gradient's scale."""
+    got, want = _leaves(got), _leaves(want)
     if len(got) != len(want):
         return False, f"{len(got)} gradients, expected {len(want)}"
     worst = 0.0
@@ -183,6 +211,10 @@ def close(got, want):
             return False, f"max abs difference {float(np.max(np.abs(g - w))):.3g} (scale {scale:.3g})"
         worst = max(worst, float(np.max(np.abs(g - w))) if w.size else 0.0)
     return True, f"max abs difference {worst:.2g}"
+
+
+def _scaled(v, c):
+    return {k: _scaled(x, c) for k, x in v.items()} if isinstance(v, dict) else c * v
 
 
 def finite_difference_check(case, hand_grads):
@@ -213,12 +245,12 @@ def finite_difference_check(case, hand_grads):
     for _ in range(2):  # two random directions test every component at once
         plus, minus, analytic = list(args), list(args), 0.0
         for i, g in zip(case.wrt, hand_grads):
-            v = rng.standard_normal(np.shape(args[i]))
-            v = float(v) if np.ndim(args[i]) == 0 else v
-            plus[i] = args[i] + eps * v
-            minus[i] = args[i] - eps * v
+            v = _direction(args[i], rng)
+            plus[i] = _plus(args[i], _scaled(v, eps))
+            minus[i] = _plus(args[i], _scaled(v, -eps))
             # a Jacobian's trailing axes are the argument's: J @ v for a vector function
-            analytic = analytic + np.tensordot(g, v, axes=np.ndim(v))
+            for gl, vl in zip(_leaves([g]), _leaves([v])):
+                analytic = analytic + np.tensordot(gl, vl, axes=np.ndim(vl))
         fd = (np.asarray(f(*plus)) - np.asarray(f(*minus))) / (2 * eps)
         if not np.allclose(analytic, fd, rtol=1e-5, atol=1e-7):
             if np.ndim(fd) == 0:
@@ -478,8 +510,10 @@ def section_overhead(out, case_list, settings, markdown):
     for case in case_list:
         if case.kind != "grad" or case.order != 1:
             continue
-        g = srcgrad.grad(case.fn, wrt=case.sg_wrt())
         args = case.args
+        if any(isinstance(args[i], (dict, list, tuple)) for i in case.wrt):
+            continue  # a parameter tree: the generated code takes its leaves, not the tree
+        g = srcgrad.grad(case.fn, wrt=case.sg_wrt())
         g(*args)
         generated = g.__srcgrad_compiled__.entry(args).fn
         parses = source.PARSE_COUNT[0]

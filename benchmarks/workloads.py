@@ -35,6 +35,15 @@ def mlp_loss(W1, b1, W2, b2, X, labels):
     return -np.mean(log_probs[np.arange(X.shape[0]), labels])
 
 
+
+# 3b. The same MLP in another style users write: the parameters as one dict.
+def mlp_loss_params(params, X, labels):
+    h = np.tanh(X @ params["W1"] + params["b1"])
+    logits = h @ params["W2"] + params["b2"]
+    shifted = logits - np.max(logits, axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+    return -np.mean(log_probs[np.arange(X.shape[0]), labels])
+
 # 4. Vanilla tanh RNN over a sequence xs of shape (steps, batch, inputs);
 #    squared error of a linear read-out of the last hidden state.
 def rnn_loss(Wx, Wh, b, Wo, xs, target):
