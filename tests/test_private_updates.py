@@ -291,3 +291,40 @@ def number_under_two_names(x):
 def test_a_number_under_two_names_is_not_updated_under_the_other():
     check_grads(number_under_two_names, (V.copy(),), order=2)
     assert_forms_agree(number_under_two_names, (V.copy(),), nonzero=True)
+
+
+def zero_d_updated_twice(x, y):  # fuzzer 35058:631, shrunk
+    a = y
+    b = x
+    c = b[0]
+    d = np.array(c)
+    g = d
+    g += c
+    h = g
+    h *= h
+    return d + np.sum(a)
+
+
+def zero_d_one_name(x):
+    d = np.array(x[0])
+    d += x[1]
+    return d * 3.0 + np.sum(x)
+
+
+@pytest.mark.parametrize("f, args", [
+    (zero_d_updated_twice, (np.array([0.586, 1.0, 2.0]), np.array([1.0, 2.0]))),
+    (zero_d_one_name, (np.array([0.5, 2.0]),))], ids=["two names", "one name"])
+def test_an_update_of_a_0d_array_is_refused(f, args):
+    # NumPy's ``d += v`` keeps a 0-d array an array (its other names see the next
+    # update); the compiled ``d = d + v`` gave a number: a wrong value and gradient
+    # (0.08 where 4.7 was due) before it was refused.
+    with pytest.raises(sg.CompileError, match="of a 0-d array"):
+        sg.value_and_grad(f)(*args)
+
+
+def test_a_number_from_a_0d_array_is_updated():
+    def f(x):
+        d = float(np.array(x[0]))
+        d += x[1]
+        return d * 3.0
+    check_grads(f, (np.array([0.5, 2.0]),))

@@ -14,7 +14,7 @@ import numpy as np
 from ..variables import Variable
 
 __all__ = [
-    "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "add_at", "add_at_zeros", "times_ones",
+    "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "check_not_0d", "add_at", "add_at_zeros", "times_ones",
     "gather_items", "zero_at", "copy_slot", "repeat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "field", "field_grad",
@@ -335,6 +335,20 @@ def check_not_array(value, name, where, op="+"):
         raise CompileError(
             f"in-place update `{name} {op}= ...` of {kind} that another variable may share", where,
             remedy=f"write `{name} = {name} {op} ...`, or copy it first with `{name} = {name}.copy()`")
+
+
+def check_not_0d(value, name, where, op="+"):
+    """Refuse ``x += v`` on a 0-d array: srcgrad compiles the update of a private array as
+    ``x = x + v``, which NumPy gives as a number for a 0-d ``x``, where ``+=`` keeps the
+    array (so other names of it see a later update too)."""
+    if type(value) is np.ndarray and value.ndim == 0:
+        from ..errors import CompileError
+
+        raise CompileError(
+            f"in-place update `{name} {op}= ...` of a 0-d array (NumPy keeps it an array that "
+            "other names share; srcgrad's compiled update gives a number)", where,
+            remedy=f"write `{name} = {name} {op} ...`, or make it a number first with "
+                   f"`{name} = float({name})`")
 
 
 def enter_context(manager):

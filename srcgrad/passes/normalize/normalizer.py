@@ -343,14 +343,22 @@ class Normalizer:
                 return [s]
             out = []
             self.changed = True
+            o = anno.origin(s)
             if inplace:
                 # ``x += v`` is rebinding only if x is not an array: check at run time.
-                o = anno.origin(s)
                 guard = T.stmt("_sg.check_not_array(x, n, w, op)", x=target.id,
                                n=T.const(target.id), w=T.const(o.short() if o else "?"),
                                op=T.const(OP_SYMBOLS.get(type(value.op), "+")))
                 out.append(self._mark(guard, "opaque"))
                 s.sg_inplace = False
+            elif getattr(s, "sg_inplace", False):
+                # A private array updated as ``x = x + v``: exact, except that NumPy's
+                # ``x += v`` keeps a 0-d array an array where ``x + v`` gives a number
+                # (its other names then no longer see the next update): checked.
+                guard = T.stmt("_sg.check_not_0d(x, n, w, op)", x=target.id,
+                               n=T.const(target.id), w=T.const(o.short() if o else "?"),
+                               op=T.const(OP_SYMBOLS.get(type(value.op), "+")))
+                out.append(self._mark(guard, "opaque"))
             self.expr(value, out, target.id)
             return out + self._rebind_aliases(s, target.id)
         if isinstance(target, (gast.Tuple, gast.List)):
