@@ -99,7 +99,7 @@ def free_early(forward, backward, keep, scalars, adjoints, params=()):
     once = _bound_once_at_top(body) - set(keep) - scalars
     _use_shapes(forward, backward, once)
     _seed_ones(backward, body)
-    _fuse_temporaries(forward, body)
+    _fuse_temporaries(forward, body, set(keep))
     # A name a loop rebinds (``for ...: x = np.sin(x)``) is freed after its last read
     # if that read is a statement of its own at the top level: bound when it ran.
     looped = {n for s in forward if isinstance(s, (gast.For, gast.While))
@@ -115,12 +115,13 @@ _ARITHMETIC = (gast.BinOp, gast.UnaryOp, gast.Name, gast.Constant, gast.operator
                gast.unaryop, gast.expr_context)
 
 
-def _fuse_temporaries(forward, body):
+def _fuse_temporaries(forward, body, keep):
     """``t = 2.0 * x; y = t + 1.0`` becomes ``y = 2.0 * x + 1.0`` where ``t`` is read
     there only: NumPy then computes the sum into the product's buffer (its temporary
     elision) instead of holding both. ``t``'s expression is arithmetic on names and
     constants, and ``y``'s reaches ``t`` through operators and NumPy calls only, so
-    nothing runs between where ``t`` was computed and where it is now."""
+    nothing runs between where ``t`` was computed and where it is now. Not a name of
+    ``keep``, which the caller's code reads after these statements."""
     counts = binding_counts(body)
     reads = {}
     for s in body:
@@ -138,7 +139,8 @@ def _fuse_temporaries(forward, body):
             s, use = stmts[k], stmts[k + 1]
             name = s.targets[0].id if isinstance(s, gast.Assign) and len(s.targets) == 1 \
                 and isinstance(s.targets[0], gast.Name) else None
-            if name is not None and counts.get(name) == 1 and reads.get(name) == 1 \
+            if name is not None and name not in keep and counts.get(name) == 1 \
+                    and reads.get(name) == 1 \
                     and anno.kind(s) in (None, "prim") and anno.kind(use) in (None, "prim") \
                     and isinstance(s.value, (gast.BinOp, gast.UnaryOp)) \
                     and all(isinstance(n, _ARITHMETIC) for n in gast.walk(s.value)) \
