@@ -100,3 +100,37 @@ def test_peak_is_the_hand_written_one(f, hand, extra):
     x = np.random.default_rng(0).standard_normal(1_000_000)
     by_hand = _peak(hand, x)
     assert _peak(sg.grad(f), x) <= round(by_hand) + extra + 0.05
+
+
+def weighted_sum(d, g):
+    return np.sum(d * g)
+
+
+def loss_of_nothing(a, b):
+    return np.sum([(1,), (1,)])
+
+
+def updates_a_gradient(x):  # fuzzer 35059:855, shrunk
+    c = sg.grad(loss_of_nothing, wrt=0)(x, x)
+    h = sg.grad(weighted_sum, wrt=0)(x, c)
+    h += x
+    u, t = c
+    return np.sum(c) + u
+
+
+def test_a_gradient_that_is_an_argument_times_the_seed_is_a_new_array():
+    # ``ones * g`` is ``g`` (``_sg.times_ones``), as a read-only view the gradient's
+    # return copies: returned as ``g`` itself, updating the gradient in place
+    # changed the argument (35059:855, a wrong value and gradient).
+    x, c = np.array([0.3, 0.7]), np.array([1.0, 2.0])
+    for got in (sg.grad(weighted_sum)(x, c), sg.value_and_grad(weighted_sum)(x, c)[1]):
+        assert not np.shares_memory(got, c) and got.flags.writeable
+        np.testing.assert_array_equal(got, c)
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(x * c)
+    got = tape.gradient(y, x)
+    assert not np.shares_memory(got, c)
+    value, grad = sg.value_and_grad(updates_a_gradient)(x)
+    assert value == updates_a_gradient(x)
+    check_grads(updates_a_gradient, (x,), order=1)

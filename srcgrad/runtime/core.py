@@ -127,7 +127,12 @@ def times_ones(value, ones):
     if type(value) is np.ndarray and (value.dtype == np.float64 or value.dtype == np.complex128):
         shape = ones.shape
         if value.shape == shape:
-            return value
+            # Read-only: ``value`` may be an argument or a value the caller sees, and a
+            # gradient that is this view is copied before it is returned (``_cast``), so
+            # that updating the gradient in place cannot change the argument.
+            view = value.view()
+            view.flags.writeable = False
+            return view
         return np.broadcast_to(value, np.broadcast_shapes(value.shape, shape))
     return ones * value
 
