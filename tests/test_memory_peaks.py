@@ -134,3 +134,13 @@ def test_a_gradient_that_is_an_argument_times_the_seed_is_a_new_array():
     value, grad = sg.value_and_grad(updates_a_gradient)(x)
     assert value == updates_a_gradient(x)
     check_grads(updates_a_gradient, (x,), order=1)
+
+
+def test_a_tape_gradient_that_is_the_seed_is_a_new_array():
+    x, seed = np.array([1.0, 2.0]), np.array([5.0, 7.0])
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = x + 0.0
+    got = tape.gradient(y, x, output_gradients=seed)
+    np.testing.assert_array_equal(got, seed)
+    assert not np.shares_memory(got, seed) and got.flags.writeable

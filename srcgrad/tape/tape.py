@@ -455,8 +455,10 @@ class GradientTape:
         self._start_differentiating()
         flat_sources, rebuild = _flatten(sources)
         flat_targets = _flatten(target)[0]
-        seeds = _flatten(output_gradients)[0] if output_gradients is not None \
-            else [None] * len(flat_targets)
+        # The user's seeds as read-only views: a gradient that is a seed itself (``y = x +
+        # 0.0``) is then copied when returned, not handed back as the user's array.
+        seeds = [_read_only(s) for s in _flatten(output_gradients)[0]] \
+            if output_gradients is not None else [None] * len(flat_targets)
         if len(seeds) != len(flat_targets):
             raise ValueError("output_gradients must have the structure of target")
         self._check_not_lost(flat_targets)
@@ -693,6 +695,13 @@ def _pairs(items):
             yield from _pairs((getattr(obj, k), adjoint[k]) for k in adjoint)  # a dataclass
         else:
             yield obj, adjoint
+
+
+def _read_only(value):
+    if type(value) is np.ndarray and value.flags.writeable:
+        value = value.view()
+        value.flags.writeable = False
+    return value
 
 
 def _only(values):
