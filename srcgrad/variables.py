@@ -76,6 +76,12 @@ def _frozen(array):
     return array
 
 
+def read_only(array):
+    """A read-only view of ``array``: handed on where nothing may write into the original
+    (a gradient that is this view is copied when it is returned)."""
+    return _frozen(array.view())
+
+
 def _unwrap(obj):
     """Replace Variables by their held arrays, recursively in lists/tuples/dicts."""
     if isinstance(obj, Variable):

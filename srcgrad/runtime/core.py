@@ -11,7 +11,7 @@ import operator
 
 import numpy as np
 
-from ..variables import Variable
+from ..variables import Variable, read_only
 
 __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "check_not_0d", "add_at", "add_at_zeros", "times_ones",
@@ -130,9 +130,7 @@ def times_ones(value, ones):
             # Read-only: ``value`` may be an argument or a value the caller sees, and a
             # gradient that is this view is copied before it is returned (``_cast``), so
             # that updating the gradient in place cannot change the argument.
-            view = value.view()
-            view.flags.writeable = False
-            return view
+            return read_only(value)
         return np.broadcast_to(value, np.broadcast_shapes(value.shape, shape))
     return ones * value
 

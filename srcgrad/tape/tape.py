@@ -30,7 +30,8 @@ from ..compiler.cache import _cast, _kind, _Same, remember
 from ..compiler.recorded import compile_recorded
 from ..errors import CompileError
 from ..passes.tape_blocks import region_inputs, region_outputs
-from ..variables import UnconnectedGradients, Variable, check_plain_data, is_float_like
+from ..variables import UnconnectedGradients, Variable, check_plain_data, is_float_like, \
+    read_only
 from . import blocks, kept, once
 
 _COMPILED = OrderedDict()  # bounded: cache.remember
@@ -698,10 +699,7 @@ def _pairs(items):
 
 
 def _read_only(value):
-    if type(value) is np.ndarray and value.flags.writeable:
-        value = value.view()
-        value.flags.writeable = False
-    return value
+    return read_only(value) if type(value) is np.ndarray and value.flags.writeable else value
 
 
 def _only(values):
