@@ -28,6 +28,8 @@ import dataclasses
 import keyword
 import re
 
+import numpy as np
+
 
 @dataclasses.dataclass(frozen=True)
 class Treedef:
@@ -41,6 +43,7 @@ class Treedef:
 
 LEAF = Treedef("leaf")
 _LITERAL_KEYS = (str, int, float, bool, type(None))
+_PLAIN_LEAVES = frozenset((np.ndarray, float, int, np.float64))
 
 
 def is_tree(value):
@@ -87,6 +90,9 @@ def flatten(value, path="", out=None, strict=True):
     sources and targets): any dict key, and a record it cannot rebuild is a leaf."""
     out = [] if out is None else out
     kind = type(value)
+    if kind in _PLAIN_LEAVES:  # (the common leaf, before the record checks)
+        out.append((path, value))
+        return out, LEAF
     if kind is dict:
         keys = tuple(value)
         for k in keys:

@@ -25,6 +25,7 @@ from ...rules import table
 from .. import as_written
 from . import calls
 from .inline import rename
+from .items import items_forwarded
 
 # The index-expression joiners that are primitives: the runtime function each stands for.
 _JOINERS = {id(np.r_): "join_r", id(np.c_): "join_c"}
@@ -109,7 +110,8 @@ class Normalizer:
             if deferred:
                 continue
             if not self.changed:
-                fn.body = self._split_self_reference(_tuple_items_forwarded(fn.body))
+                fn.body = self._split_self_reference(
+                    items_forwarded(fn.body, self.scope.locals))
                 return fn
         raise self.ctx.error("function is too deeply nested to inline", fn)
 
@@ -1213,42 +1215,3 @@ def _substituted(expr, bound):
             return T.clone(bound[node.id]) if node.id in bound and isinstance(
                 node.ctx, gast.Load) else node
     return Substitute().visit(T.clone(expr))
-
-
-def _tuple_items_forwarded(body):
-    """``pair = (dx, dy); k1x = pair[0]`` (what a helper's ``return dx, dy`` unpacked
-    becomes) reads ``k1x = dx``: the item is known when compiling, so the backward pass
-    needs no tuple adjoint and ranks pass through (a tuple bound once, read in the
-    same block before its items are bound again)."""
-    counts = {}
-    for st in walk_stmts(body):
-        for n in bound_names(st):
-            counts[n] = counts.get(n, 0) + 1
-
-    def block(stmts):
-        tuples = {}  # name -> the items of the tuple it holds here
-        for st in stmts:
-            for field in ("body", "orelse"):
-                if isinstance(st, (gast.If, gast.For, gast.While)):
-                    block(getattr(st, field))
-            value = getattr(st, "value", None)
-            if anno.kind(st) == "getitem" and isinstance(value.value, gast.Name) \
-                    and value.value.id in tuples and isinstance(value.slice, gast.Constant) \
-                    and type(value.slice.value) is int:
-                items, k = tuples[value.value.id], value.slice.value
-                if -len(items) <= k < len(items):
-                    item = items[k]
-                    st.value = copy.deepcopy(item)
-                    anno.set_kind(st, "copy" if isinstance(item, gast.Name) else "opaque")
-            bound = {n for inner in walk_stmts([st]) for n in bound_names(inner)}
-            tuples = {t: items for t, items in tuples.items() if t not in bound and not any(
-                isinstance(i, gast.Name) and i.id in bound for i in items)}
-            if anno.kind(st) == "literal" and isinstance(value, gast.Tuple) \
-                    and len(st.targets) == 1 and isinstance(st.targets[0], gast.Name) \
-                    and counts.get(st.targets[0].id) == 1 \
-                    and all(isinstance(i, (gast.Name, gast.Constant)) for i in value.elts) \
-                    and not any(isinstance(i, gast.Name) and i.id == st.targets[0].id
-                                for i in value.elts):
-                tuples[st.targets[0].id] = value.elts
-    block(body)
-    return body
