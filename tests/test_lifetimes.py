@@ -180,3 +180,28 @@ def test_each_trip_restores_its_own_shape():
     value, g = sg.value_and_grad(shapes_change_per_trip)(x)
     assert value == shapes_change_per_trip(x)
     np.testing.assert_allclose(g, sg.grad(shapes_change_per_trip)(x))
+
+
+def _returns_on_first_trip(x):
+    for a in x:
+        return np.sum(x) + a
+    c = x
+    g = x
+    for h in g:
+        g = 0.5 * g
+    return np.sum(c) + g * g
+
+
+def test_a_stand_in_of_a_name_never_bound_reads_as_unbound():
+    """Fuzzer 35073:277, shrunk: ``g`` is bound only after an early return, so on this
+    path its stand-in for the loop's shapes is never bound either, and the second-order
+    code, zeroing ``g``'s adjoint for the branch not taken, read it (UnboundLocalError)."""
+    x = np.array([-0.456, -1.12, -0.412])
+    direction = np.array([0.7, -0.4, 1.1])
+    first = sg.grad(_returns_on_first_trip)
+
+    def along(x):
+        return np.sum(first(x) * direction)
+    np.testing.assert_allclose(first(x), [2.0, 1.0, 1.0])
+    np.testing.assert_allclose(sg.grad(along)(x), np.zeros(3))
+    check_grads(_returns_on_first_trip, (x,), order=2)

@@ -363,7 +363,14 @@ def loop_shapes(body, backward, params):
         for arg in nodes:
             arg.id = f"{name}_like"
     stand_ins = {}  # (id of the binding statement, name) -> the stand-in bound after it
-    body = [_stand_in(n, None, stand_ins) for n in params if n in reads] + \
+    # A name bound only in loops and branches may be unbound when the backward pass
+    # reads its stand-in (``zeros_like(g_like)`` for a branch not taken, fuzzer
+    # 35073:277): the stand-in starts as None, as the name itself does (``zeros_like(None)``
+    # is 0.0).
+    top = {n for st in body for n in bound_names(st) if not isinstance(st, _COMPOUND)}
+    unbound = [anno.set_kind(T.assign(f"{n}_like", T.const(None)), "opaque")
+               for n in reads if n not in params and n not in top]
+    body = unbound + [_stand_in(n, None, stand_ins) for n in params if n in reads] + \
         _with_stand_ins(body, set(reads), stand_ins)
     _restore_with(backward, stand_ins)
     return body

@@ -263,6 +263,7 @@ class _Record:
         for source in flat_sources:
             if id(source) in seen:
                 continue  # reported where the block watched it (``W = p["W"]; tape.watch(W)``)
+            seen.add(id(source))  # (a source given twice gets its adjoint in both places)
             names = [n for n in by_name if self.outputs.get(n) is source]
             if names:
                 first = min(entry.order[n] for n in names)
@@ -578,27 +579,38 @@ class GradientTape:
         if rows and any(r.rows_entry() is None for r in self._records):
             return self._vjp_by_rows(flat_targets, seeds, flat_sources, keep)
         grads = [None] * len(flat_sources)
-        seeded = [(t, np.ones_like(np.asarray(t), dtype=float) if s is None else s)
-                  for t, s in zip(flat_targets, seeds)]
-        for t, seed in seeded:
-            # A watched value is its own target: d x / d x is the seed (TensorFlow gives ones).
-            if any(t is w for w in self._watched_values):
+        records = self._records
+        # A target seeds the last block that binds a name to it (only: what flows on to
+        # the earlier blocks goes through that block's code and is carried back, so
+        # seeding an earlier binding of the same object too would count its identity
+        # twice: ``y = x`` then ``tape.gradient(y, x)`` is 1, not 2).
+        to_block = [[] for _ in records]
+        for t, s in zip(flat_targets, seeds):
+            seed = np.ones_like(np.asarray(t), dtype=float) if s is None else s
+            i = _last_binding(records, t, len(records))
+            if i is not None:
+                to_block[i].append((t, seed))
+            elif any(t is w for w in self._watched_values):
+                # A watched value no block binds is its own target: d x / d x is the seed
+                # (TensorFlow gives ones).
                 for k, source in enumerate(flat_sources):
                     if t is source:
                         grads[k] = seed if grads[k] is None else grads[k] + seed
         where = {}  # id(source) -> its positions (a source may be given twice)
         for k, source in enumerate(flat_sources):
             where.setdefault(id(source), []).append(k)
-        for i in range(len(self._records) - 1, -1, -1):
-            earlier = self._records[:i]
+        for i in range(len(records) - 1, -1, -1):
+            earlier = records[:i]
             nrows = len(seeds[0]) if rows else None
-            for obj, adjoint, carried in self._records[i].backward(seeded, flat_sources, earlier,
-                                                                   keep, nrows):
+            for obj, adjoint, carried in records[i].backward(to_block[i], flat_sources, earlier,
+                                                             keep, nrows):
                 if obj is not None:
                     for k in where.get(id(obj), ()):
                         grads[k] = adjoint if grads[k] is None else grads[k] + adjoint
                 if carried is not None:
-                    seeded.append((carried, adjoint))
+                    j = _last_binding(records, carried, i)
+                    if j is not None:
+                        to_block[j].append((carried, adjoint))
         return grads
 
     def _vjp_by_rows(self, flat_targets, seeds, flat_sources, keep):
@@ -623,6 +635,16 @@ def run_in_place(tape, block, values):
     if type(tape) is not GradientTape:
         return None  # not a tape of ours: the block runs as written
     return tape._run_in_place(block, values)
+
+
+def _last_binding(records, value, before):
+    """The index of the last of ``records[:before]`` whose block binds a name it is
+    seeded at to ``value`` (the object), or None."""
+    for i in range(before - 1, -1, -1):
+        record = records[i]
+        if any(record.outputs.get(n) is value for n in record.once[0].seeded):
+            return i
+    return None
 
 
 def _zero_seed(value, rows=None):
