@@ -125,6 +125,18 @@ def test_kink_within_the_step_is_inconclusive_not_fail(tmp_path):
     assert check(kink, ["grad"], tmp_path)["grad"].status == "inconclusive"
 
 
+def test_rounding_that_two_steps_agree_on_is_inconclusive_not_fail(tmp_path):
+    # Fuzzer 35074:938, shrunk: ``a - (a - x)`` with |a| near 1e8 rounds x to a grid of
+    # 1.5e-8; the differences at h, 2h and 4h all gave 1.99974 for a derivative of 2
+    # (exactly srcgrad's): a step that is not a multiple of h shows the staircase.
+    source = ("def f(x):\n    a = x + x\n    a -= np.sum(a - -1.2)\n    for b in a:\n"
+              "        a = b * b\n    for c in a:\n        a = a + c * c\n    for g in a:\n"
+              "        a = g * g\n        a = a - (a - x)\n    return 2.0 * np.sum(a)\n")
+    x = np.array([[-1.208, 0.375], [0.673, 0.289], [0.425, 0.732]])
+    program = Program("rounding", source, (x,), frozenset())
+    assert check(program, ["grad"], tmp_path)["grad"].status == "inconclusive"
+
+
 def test_shrink_keeps_the_failing_construct(monkeypatch, tmp_path):
     source = ("def f(x):\n"
               "    a = x * 2.0\n"

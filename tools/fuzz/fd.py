@@ -1,16 +1,21 @@
 """Central finite differences in float64, with a stability test.
 
-Each partial derivative is estimated at two steps, ``h`` and ``2h``. For a
-function smooth around the point the two agree to ``O(h^2)`` plus rounding;
-a kink, a branch that flips or a loop that runs once more within the step
-makes them disagree, and the component is *unstable*: the finite difference
-says nothing there and the check is inconclusive, not failed. The estimate
-itself is the Richardson combination ``(4 d(h) - d(2h)) / 3``, which cancels
-the ``h^2`` term.
+Each partial derivative is estimated at three steps, ``h``, ``2h`` and ``φh``
+(φ the golden ratio). For a function smooth around the point they agree to
+``O(h^2)`` plus rounding; a kink, a branch that flips or a loop that runs once
+more within the step makes them disagree, and the component is *unstable*: the
+finite difference says nothing there and the check is inconclusive, not failed.
+The third step, not a multiple of ``h``, is for a function that is a staircase at
+this scale: ``a - (a - x)`` with ``|a|`` near 1e8 rounds ``x + h`` to a grid of
+1.5e-8, so the step taken is ``h`` rounded to that grid, and ``d(h)``, ``d(2h)``
+and ``d(4h)`` all gave 1.99974 for a derivative of 2 (fuzzer 35074:938). The
+estimate itself is the Richardson combination ``(4 d(h) - d(2h)) / 3``, which
+cancels the ``h^2`` term.
 """
 import numpy as np
 
 STEP = 1e-5
+GOLDEN = (1 + 5 ** 0.5) / 2
 RTOL = 1e-5
 ATOL = 1e-6  # times max(1, |f|): rounding in f is relative to its size
 
@@ -22,14 +27,15 @@ def tolerance(reference, scale):
 def partials(fn, args, i, scale):
     """(estimate, stable) arrays of d fn / d args[i], each of args[i]'s shape."""
     x = np.asarray(args[i], dtype=np.float64)
-    d = [np.empty(x.shape), np.empty(x.shape)]
+    d = [np.empty(x.shape) for _ in range(3)]
     for j in np.ndindex(x.shape):
-        for k, h in enumerate((STEP, 2 * STEP)):
+        for k, h in enumerate((STEP, 2 * STEP, GOLDEN * STEP)):
             up = fn(*_moved(args, i, j, h))
             down = fn(*_moved(args, i, j, -h))
             d[k][j] = (up - down) / (2 * h)
     estimate = (4 * d[0] - d[1]) / 3
-    stable = np.abs(d[0] - d[1]) <= tolerance(d[0], scale)
+    stable = (np.abs(d[0] - d[1]) <= tolerance(d[0], scale)) \
+        & (np.abs(d[0] - d[2]) <= tolerance(d[0], scale))
     return estimate, stable & np.isfinite(estimate)
 
 
