@@ -116,11 +116,36 @@ def tuple_read_in_branch(x, y):
     return np.sum(u)
 
 
+def item_read_back_into_its_name(x, y):  # fuzzer 777:142 (a tuple did it before dicts)
+    a = y
+    t = (x, a)
+    b = {"w": x, "b": a}
+    c = b
+    a = t[1]
+    a = c["b"]
+    g = {"w": a, "b": y, "s": c["b"]}
+    return np.sum(g["w"]) + np.sum(g["s"] * t[1])
+
+
+def key_added(x, y):
+    d = {"w": x}
+    d["z"] = y * 2.0
+    return np.sum(d["z"]) + np.sum(d["w"] * d["w"])
+
+
+def item_of_another_shape(x, y):  # (x has 3 elements, y 3 here: see _other_shapes)
+    d = {"w": x, "b": x}
+    d["w"] = y
+    lst = [x, x]
+    lst[0] = y * 3.0
+    return np.sum(d["w"]) + np.sum(d["b"]) + np.sum(lst[0]) + np.sum(lst[1] ** 2)
+
+
 # Refused (a write into a dict that may be shared): not modelled, so not answered.
 REFUSED = [written_through_alias, updated_by_method, written_by_helper]
 CASES = [read_back, written_after, looped_over, item_rebound, item_rebound_in_loop,
          read_in_loop_and_branch, repeated_and_equal_keys, read_by_closure, nested_dicts,
-         tuple_read_in_branch]
+         tuple_read_in_branch, item_read_back_into_its_name, key_added, item_of_another_shape]
 
 
 def _args():
@@ -155,6 +180,23 @@ def test_forwarded_reads_leave_no_container(f):
     text = sg.adjoint_source(f, wrt=(0, 1), args=_args())
     code = "\n".join(line for line in text.splitlines() if not line.strip().startswith("#"))
     assert "add_at" not in code and "['" not in code and "[0]" not in code
+
+
+def test_items_of_another_shape():
+    """Fuzzer 777:99 and 777:110 (crashes): an item rebound to another shape, a key
+    added; the gradients have each argument's shape."""
+    x, y = np.array([0.3, -1.2]), np.array([1.1, 0.4, -0.7, 2.0])
+    for f in (item_of_another_shape, key_added):
+        check_grads(f, (x, y), order=1, wrt=(0, 1))
+        assert_forms_agree(f, (x, y), nonzero=True)
+
+
+def test_second_order_of_a_key_added_is_refused():
+    """Undoing the write takes the key out again (``del``), which second-order code
+    cannot differentiate through: refused, not guessed."""
+    x, y = _args()
+    with pytest.raises(sg.CompileError):
+        sg.grad(lambda x, y: np.sum(sg.grad(key_added, wrt=0)(x, y)), wrt=(0, 1))(x, y)
 
 
 def _mlp_params():

@@ -84,3 +84,27 @@ def test_an_update_of_an_array_the_backward_pass_reads_is_refused():
     # (Known when it runs: ``c`` could have held a number, which ``-=`` rebinds.)
     with pytest.raises(sg.CompileError, match=r"in-place update `c -= \.\.\.` of an array"):
         sg.grad(reads_then_writes)(X.copy())
+
+
+def squared_through_a_view(x, c):
+    b = c * 1.0
+    g = b.reshape(-1)
+    g *= c  # no gradient flows with respect to x: runs as written, b = c * c
+    return np.sum(x * b)
+
+
+def _gradient_summed(x, c):
+    return np.sum(sg.grad(squared_through_a_view, wrt=0)(x, c))
+
+
+def test_differentiated_again_the_update_is_the_users_statement_again():
+    """The first gradient runs ``g *= c`` as written (``_sg.update``); differentiated
+    again with respect to ``c`` a gradient flows through it. It was read as a function
+    with no derivative, a silent wrong answer (1 where 2c is right); now it is the
+    user's ``g *= c`` again, refused like it as an in-place update of a shared array."""
+    x, c = np.array([0.5, 1.5]), np.array([2.0, 3.0])
+    np.testing.assert_allclose(sg.grad(squared_through_a_view, wrt=0)(x, c), c * c)
+    with pytest.raises(sg.CompileError, match="g \\*="):
+        sg.grad(_gradient_summed, wrt=1)(x, c)
+    # With respect to x again no gradient flows through it: as written, and right (0).
+    np.testing.assert_allclose(sg.grad(_gradient_summed, wrt=0)(x, c), np.zeros(2))

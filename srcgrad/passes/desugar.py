@@ -26,6 +26,7 @@ import copy
 import gast
 
 from ..ir import templates as T
+from ..ir.atoms import OP_SYMBOLS, is_sg_call
 
 
 def _walk_no_defs(node):
@@ -135,6 +136,7 @@ class Desugar:
 
     # -- statements --------------------------------------------------------
     def stmt(self, s):
+        s = _as_augmented(s)
         if isinstance(s, gast.AugAssign):
             value = gast.BinOp(copy.deepcopy(s.target), s.op, s.value)
             node = T.assign(s.target, value)
@@ -197,3 +199,22 @@ def _is_docstring(s):
 def desugar(fn, namer, result_name="result"):
     """Lower ``fn`` (a gast FunctionDef) in place; see the module docstring."""
     return Desugar(namer, result_name).run(fn)
+
+
+_BY_SYMBOL = {symbol + "=": op for op, symbol in OP_SYMBOLS.items()}
+
+
+def _as_augmented(s):
+    """``a = _sg.update(a, '*=', c)`` (generated code run as Python runs ``a *= c``,
+    where no gradient flowed) read as ``a *= c`` again when that code is differentiated
+    in turn: there a gradient may flow through it, and the update must be modelled as
+    the user's statement is, never as a function with no derivative."""
+    value = getattr(s, "value", None)
+    if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and is_sg_call(value)
+            and value.func.attr == "update" and len(value.args) == 3 and not value.keywords
+            and isinstance(value.args[1], gast.Constant) and value.args[1].value in _BY_SYMBOL):
+        return s
+    target, (a, _, b) = s.targets[0], value.args
+    if not (isinstance(target, gast.Name) and isinstance(a, gast.Name) and a.id == target.id):
+        return s
+    return gast.copy_location(gast.AugAssign(target, _BY_SYMBOL[value.args[1].value](), b), s)

@@ -150,16 +150,28 @@ class Recorder:
             if base in self.needed:
                 index = s.targets[0].slice
                 key = (id(s), base, "slot")
-                slot = T.expr("_sg.copy_slot(a[i])", a=base, i=index)
                 target = gast.Subscript(T.name(base), index, gast.Store())
+                # A string key is a dict's, which the write may add: saved as missing,
+                # taken out again when restored.
+                by_key = isinstance(index, gast.Constant) and isinstance(index.value, str)
+                if by_key:
+                    slot = T.expr("_sg.save_slot(a, i)", a=base, i=index)
+
+                    def restore(v):
+                        return T.stmt("_sg.restore_slot(a, i, v)", a=base, i=index, v=v)
+                else:
+                    slot = T.expr("_sg.copy_slot(a[i])", a=base, i=index)
+
+                    def restore(v):
+                        return T.assign(target, v)
                 if in_loop:
                     stack = self._stack(base, "slots")
                     out.append(T.stmt("s.append(v)", s=stack, v=slot))
-                    self.restores[key] = [T.assign(target, T.expr("s.pop()", s=stack))]
+                    self.restores[key] = [restore(T.expr("s.pop()", s=stack))]
                 else:
                     prev = self._name(key, f"{base}_slot")
                     out.append(T.assign(prev, slot))
-                    self.restores[key] = [T.assign(target, T.name(prev))]
+                    self.restores[key] = [restore(T.name(prev))]
         elif kind == "append":
             lst = s.value.func.value.id
             if lst in self.needed:

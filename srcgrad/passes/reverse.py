@@ -398,6 +398,18 @@ class Reverse:
                 else:
                     self.acc(v.id, value, state, out)
                     value = None
+            if base in self.ctx.containers or self._passed_container(base) \
+                    or _dict_key(target.slice):
+                # An item of a list or dict may be rebound to another shape, or a key
+                # added: its adjoint slot is cleared to the zeros of what the restore put
+                # back (or dropped with a key the write added).
+                out.append(restore_marker(s, base, "slot"))
+                out.append(T.assign(self.d(base), T.expr(
+                    f"_sg.zero_at{rows}(g, i, a)", g=self.d(base), i=copy.deepcopy(index),
+                    a=base)))
+                if value is not None:
+                    self.acc(v.id, value, state, out)
+                return out
             out.append(T.assign(self.d(base), T.expr(f"_sg.zero_at{rows}(g, i)", g=self.d(base),
                                                       i=copy.deepcopy(index))))
             if value is not None:

@@ -26,8 +26,15 @@ TABLE = {
     rt.gather_items: Rule("like, items", items="_sg.array_grad(g[:len(items)], items)",
                           rows={"items": "_sg.array_rows(g[:, :len(items)], items)"},
                           nograd=_LIKE),
-    rt.zero_at: Rule("base, index", base="_sg.zero_at(g, index)", nograd=_INDEX),
+    # (``container``: what the slot held before the write; the adjoint of ``base`` has
+    # ``base``'s slot cleared in ``base``'s shape.)
+    rt.zero_at: Rule("base, index, container=None", base="_sg.zero_at(g, index, base)",
+                     nograd=_INDEX | {"container"}),
     rt.copy_slot: Rule("value", rank="identity", value="g"),
+    # A dict item a write adds: saved as missing (``restore_slot`` takes it out again,
+    # a write no rule describes). No gradient rule: code differentiated again that
+    # writes a dict item of differentiated values is refused here.
+    rt.save_slot: Rule("container, key"),
     rt.read_value: Rule("value", rank="identity", value="g"),
     rt.as_list: Rule("grad, like", grad="_sg.from_list(g, grad)", nograd=_LIKE),
     rt.distinct: Rule("grads", grads="g"),

@@ -15,7 +15,7 @@ from ..variables import Variable, read_only
 
 __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "check_not_0d", "add_at", "add_at_zeros", "times_ones",
-    "gather_items", "zero_at", "copy_slot", "repeat_grad", "HELD", "read_value", "Like", "like",
+    "gather_items", "zero_at", "copy_slot", "save_slot", "restore_slot", "repeat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "field", "field_grad",
     "field_index", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "updated_in_place",
@@ -244,15 +244,37 @@ def gather_items(like, items):
     return out
 
 
-def zero_at(base, index):
-    """A copy of adjoint ``base`` with ``base[index]`` set to zero."""
+def zero_at(base, index, container=None):
+    """A copy of adjoint ``base`` with ``base[index]`` set to zero. ``container``: the
+    list or dict ``base`` is the adjoint of, its item at ``index`` as it was before the
+    write being undone (the zeros take its shape; a key the write added goes)."""
     if isinstance(base, (list, dict)):
         out = base.copy()
-        out[index] = zeros_like(out[index])
+        if container is None:
+            out[index] = zeros_like(out[index])
+        elif isinstance(container, dict) and index not in container:
+            out.pop(index, None)
+        else:
+            out[index] = zeros_like(container[index])
         return out
     out = np.array(base, copy=True)
     out[index] = 0
     return out
+
+
+def save_slot(container, key):
+    """``copy_slot(container[key])``, or ``MISSING`` for a key a dict does not hold yet
+    (the write about to happen adds it; ``restore_slot`` takes it out again)."""
+    if type(container) is dict and key not in container:
+        return MISSING
+    return copy_slot(container[key])
+
+
+def restore_slot(container, key, value):
+    if value is MISSING:
+        del container[key]
+    else:
+        container[key] = value
 
 
 def copy_slot(value):
@@ -505,6 +527,16 @@ class _Unbound:
 
 
 UNBOUND = _Unbound()
+
+
+class _Missing:
+    """What ``save_slot`` saves for a dict key a write adds."""
+
+    def __repr__(self):
+        return "<missing>"
+
+
+MISSING = _Missing()
 
 
 def dict_keys(d):

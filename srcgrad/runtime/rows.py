@@ -136,11 +136,16 @@ def add_rows_into(base, index, grad):
         base[_first(index)] += grad
 
 
-def zero_at_rows(base, index):
+def zero_at_rows(base, index, container=None):
     """``runtime.zero_at`` on every row."""
     if isinstance(base, (list, dict)):
         out = base.copy()
-        out[index] = out[index] * 0.0
+        if isinstance(container, dict) and index not in container:
+            out.pop(index, None)
+        elif container is not None and np.shape(container[index]) != np.shape(out[index])[1:]:
+            out[index] = zeros_rows(container[index], out[index])
+        else:
+            out[index] = out[index] * 0.0
         return out
     out = np.array(base, copy=True)
     if _basic(index):

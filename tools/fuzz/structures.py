@@ -70,7 +70,20 @@ def container(ctx):
     if kind == "dict":
         keys = ["w", "b", "s"][:n]
         ctx.emit(f"{name} = {{{', '.join(f'{k!r}: {v.code}' for k, v in zip(keys, values))}}}")
-        entries = [f"{name}[{k!r}]" for k in keys]
+        # The compiler reads a dict's items as the names they were built from unless
+        # the dict may change: read it through a copy of its name, and write an item.
+        names = [name]
+        if rng.random() < 0.3:
+            alias = ctx.fresh_name()
+            ctx.emit(f"{alias} = {ctx.read(name)}")
+            names.append(alias)
+        if rng.random() < 0.3:
+            k = rng.randrange(n)
+            values[k] = ctx.expr(ctx.pick_shape(), 1)
+            for base in values[k].base:
+                ctx.scope.mark_shared(base)
+            ctx.emit(f"{ctx.read(rng.choice(names))}[{keys[k]!r}] = {values[k].code}")
+        entries = [f"{rng.choice(names)}[{k!r}]" for k in keys]
     else:
         body = ", ".join(v.code for v in values)
         ctx.emit(f"{name} = [{body}]" if kind == "list" else f"{name} = ({body},)")

@@ -65,6 +65,8 @@ def items_forwarded(body, local_names):
         if is_tuple and type(key) is not int or not _hashable(key) or key not in items:
             return
         item = items[key]
+        if isinstance(item, gast.Name) and item.id == _target(st):
+            return  # ``a = t[1]`` of ``t = (x, a)``: not ``a = a``, which has no adjoint rule
         st.value = copy.deepcopy(item)
         anno.set_kind(st, "copy" if isinstance(item, gast.Name) else "opaque")
 
