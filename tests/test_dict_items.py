@@ -193,9 +193,9 @@ def test_items_of_another_shape():
 
 def test_second_order_of_a_key_added_is_refused():
     """Undoing the write takes the key out again (``del``), which second-order code
-    cannot differentiate through: refused, not guessed."""
+    cannot differentiate through: refused when it runs, not guessed."""
     x, y = _args()
-    with pytest.raises(sg.CompileError):
+    with pytest.raises(sg.CompileError, match="adding the key 'z'"):
         sg.grad(lambda x, y: np.sum(sg.grad(key_added, wrt=0)(x, y)), wrt=(0, 1))(x, y)
 
 

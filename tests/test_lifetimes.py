@@ -205,3 +205,34 @@ def test_a_stand_in_of_a_name_never_bound_reads_as_unbound():
     np.testing.assert_allclose(first(x), [2.0, 1.0, 1.0])
     np.testing.assert_allclose(sg.grad(along)(x), np.zeros(3))
     check_grads(_returns_on_first_trip, (x,), order=2)
+
+
+def _list_rebuilt_in_a_loop(u0):
+    u = [v for v in u0]
+    for step in range(2):
+        u = [u[1], u[0] * u[1]]
+    return u[0] * u[1]
+
+
+def _rotated_by_slices(x):
+    vals = [v * 2 for v in x]
+    for i in range(2):
+        vals = vals[1:] + [vals[0] * vals[1]]
+    return vals[0] * vals[-1]
+
+
+def _appended_in_an_inner_loop(mu):
+    for j in range(2):
+        terms = []
+        for k in range(2):
+            terms.append(mu[k] * mu[k] * (j + 1.0))
+    return terms[0] * terms[1]
+
+
+def test_no_stand_in_for_a_list_changed_in_place():
+    """Realistic-program hunt C1/C2 (second-order crashes): ``_sg.like`` of a list is
+    the list itself, and the stand-in of one a later ``append`` or the backward pass's
+    ``pop`` changes does not hold the shape it had; such names keep their values."""
+    x = np.array([0.3, 0.5, -0.4])
+    for f in (_list_rebuilt_in_a_loop, _rotated_by_slices, _appended_in_an_inner_loop):
+        check_grads(f, (x,), order=2)

@@ -136,6 +136,9 @@ class Desugar:
 
     # -- statements --------------------------------------------------------
     def stmt(self, s):
+        slots = _slots_as_items(s)
+        if slots is not None:
+            return self._located(s, slots)
         s = _as_augmented(s)
         if isinstance(s, gast.AugAssign):
             value = gast.BinOp(copy.deepcopy(s.target), s.op, s.value)
@@ -218,3 +221,22 @@ def _as_augmented(s):
     if not (isinstance(target, gast.Name) and isinstance(a, gast.Name) and a.id == target.id):
         return s
     return gast.copy_location(gast.AugAssign(target, _BY_SYMBOL[value.args[1].value](), b), s)
+
+
+def _slots_as_items(s):
+    """``v = _sg.save_slot(d, k)`` and ``_sg.restore_slot(d, k, v)`` (generated code saving
+    and restoring a dict item a write may add) read, when that code is differentiated
+    in turn, as the item reads and writes they are (``v = _sg.copy_slot(d[k])``, ``d[k]
+    = v``), which the compiler models; a key the write adds is refused when it runs
+    (``_sg.check_has_key``): taking it out again is a ``del``, not modelled."""
+    value = getattr(s, "value", None)
+    if not is_sg_call(value) or value.keywords:
+        return None
+    if value.func.attr == "save_slot" and isinstance(s, gast.Assign) and len(value.args) == 2:
+        d, k = value.args
+        return [T.stmt("_sg.check_has_key(d, k, None)", d=d, k=k),
+                T.assign(s.targets[0], T.expr("_sg.copy_slot(d[k])", d=d, k=k))]
+    if value.func.attr == "restore_slot" and isinstance(s, gast.Expr) and len(value.args) == 3:
+        d, k, v = value.args
+        return [T.stmt("d[k] = v", d=d, k=k, v=v)]
+    return None

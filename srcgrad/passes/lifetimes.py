@@ -356,7 +356,9 @@ def loop_shapes(body, backward, params):
         if isinstance(s, (gast.For, gast.While)):
             in_loops |= {n for inner in walk_stmts(s.body) for n in bound_names(inner)}
             in_loops |= set(bound_names(s))
-    reads = {n: r for n, r in _shape_only_reads(backward).items() if n in in_loops}
+    mutated = _mutated_in_place(body + backward)
+    reads = {n: r for n, r in _shape_only_reads(backward).items()
+             if n in in_loops and n not in mutated}
     if not reads:
         return body
     for name, nodes in reads.items():
@@ -419,9 +421,35 @@ def _restore_with(code, stand_ins):
             code.insert(i + 1, twin)
 
 
+def _mutated_in_place(code):
+    """Names of lists, dicts and arrays ``code`` changes in place (``u.append(v)``,
+    ``u.pop()``, ``d[k] = v``, a slot restored). ``_sg.like`` of a list is the list itself:
+    a stand-in of one that changes later would not hold the shape it had (a list
+    emptied by the backward pass's ``pop`` read as the one it was: fuzzer-style
+    second-order crash, realistic-program hunt C1)."""
+    out = set()
+    for node in (n for s in code for n in T.walk(s)):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                and isinstance(node.func.value, gast.Name):
+            if node.func.attr in _IN_PLACE_METHODS:
+                out.add(node.func.value.id)
+            elif node.func.value.id == "_sg" and node.func.attr in ("restore_slot", "update") \
+                    and node.args and isinstance(node.args[0], gast.Name):
+                out.add(node.args[0].id)
+        elif isinstance(node, gast.Subscript) and isinstance(node.ctx, (gast.Store, gast.Del)) \
+                and isinstance(node.value, gast.Name):
+            out.add(node.value.id)
+    return out
+
+
+_IN_PLACE_METHODS = frozenset({"append", "pop", "extend", "insert", "remove", "clear",
+                               "update", "setdefault", "popitem", "sort", "reverse"})
+
+
 def _use_shapes(forward, backward, candidates):
     shape_only = _shape_only_reads(backward)
-    names = {n for n in shape_only if n in candidates}
+    mutated = _mutated_in_place(forward + backward)
+    names = {n for n in shape_only if n in candidates and n not in mutated}
     if not names:
         return
     stand_ins = []

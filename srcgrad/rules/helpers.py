@@ -31,10 +31,6 @@ TABLE = {
     rt.zero_at: Rule("base, index, container=None", base="_sg.zero_at(g, index, base)",
                      nograd=_INDEX | {"container"}),
     rt.copy_slot: Rule("value", rank="identity", value="g"),
-    # A dict item a write adds: saved as missing (``restore_slot`` takes it out again,
-    # a write no rule describes). No gradient rule: code differentiated again that
-    # writes a dict item of differentiated values is refused here.
-    rt.save_slot: Rule("container, key"),
     rt.read_value: Rule("value", rank="identity", value="g"),
     rt.as_list: Rule("grad, like", grad="_sg.from_list(g, grad)", nograd=_LIKE),
     rt.distinct: Rule("grads", grads="g"),
@@ -58,4 +54,4 @@ SEQUENCE_COPY = Rule("iterable", iterable="g", rows={"iterable": "g"})
 NONDIFF = {rt.dict_keys, rt.dict_sorted, rt.field_index, rt.seed_like, rt.like, rt.zeros_like, rt.check_scalar, rt.check_not_array,
            rt.check_not_view, stop_gradient, rt.enter_context, rt.exit_context,
            rt.check_item_update, rt.updated_in_place, rt.update,
-           rt.check_not_0d}
+           rt.check_not_0d, rt.check_has_key}

@@ -15,7 +15,7 @@ from ..variables import Variable, read_only
 
 __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "check_not_0d", "add_at", "add_at_zeros", "times_ones",
-    "gather_items", "zero_at", "copy_slot", "save_slot", "restore_slot", "repeat_grad", "HELD", "read_value", "Like", "like",
+    "gather_items", "zero_at", "copy_slot", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "field", "field_grad",
     "field_index", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "updated_in_place",
@@ -268,6 +268,16 @@ def save_slot(container, key):
     if type(container) is dict and key not in container:
         return MISSING
     return copy_slot(container[key])
+
+
+def check_has_key(container, key, where):
+    """Code differentiated again reads ``save_slot`` as ``copy_slot(container[key])``
+    (``passes/desugar.py``): a key the write adds cannot be undone there (no ``del``)."""
+    if type(container) is dict and key not in container:
+        from ..errors import CompileError
+        raise CompileError(f"a write adding the key {key!r} to a dict (in code "
+                           f"differentiated twice) is not supported", where,
+                           remedy="build the dict with every key it will hold")
 
 
 def restore_slot(container, key, value):
