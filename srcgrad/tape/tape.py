@@ -200,6 +200,24 @@ class _Record:
                 remember(_COMPILED, (id(entry), "rows"), entry.rows)
         return entry.rows
 
+    def binds(self, value):
+        """Does the block end with a name it is seeded at bound to ``value``, or to a
+        list, tuple or dict holding it?"""
+        entry = self.once[0]
+        return any(self.outputs.get(n) is value for n in entry.seeded) \
+            or self.item_path(entry, value) is not None
+
+    def item_path(self, entry, value):
+        """``(name, path)`` of ``value`` as an item of a container the block bound to
+        ``name`` (``path``: the keys and indices down to it), or None."""
+        for n in entry.seeded:
+            held = self.outputs.get(n)
+            if type(held) in (list, tuple, dict):
+                path = _path_to(held, value, _ITEM_DEPTH)
+                if path is not None:
+                    return n, path
+        return None
+
     def backward(self, seeded, flat_sources, earlier, keep, rows=None):
         """(source, adjoint, carried) triples from this block's record: ``source`` is
         the object the adjoint is for (None: counted by an earlier block), ``carried``
@@ -213,6 +231,15 @@ class _Record:
             name = next((n for n in entry.seeded if self.outputs.get(n) is t), None)
             if name is not None:
                 seeds[name] = seed if name not in seeds else seeds[name] + seed
+                continue
+            # An item of a list, tuple or dict the block built (``outs[1]``,
+            # ``losses["mse"]``): the container is seeded there, zeros elsewhere.
+            found = self.item_path(entry, t)
+            if found is not None:
+                name, path = found
+                if name not in seeds:
+                    seeds[name] = _zero_seed(self.outputs.get(name), rows)
+                seeds[name] = _seeded_at(seeds[name], path, seed)
         if not seeds:
             return []
         args = [seeds[n] if n in seeds else _zero_seed(self.outputs.get(n), rows)
@@ -241,11 +268,13 @@ class _Record:
             runtime.HELD[0] = previous
         if not keep:
             self.once = (self.once[0], {})
-        carried = {id(self.values[n]) for n in self.carried}
+        # (Watched containers report item by item, ``_pairs``: their items count too.)
+        carried = _ids_with_items(self.values[n] for n in self.carried)
         # Values an earlier block made report their adjoints where they were made (their
         # adjoint there includes this block's, passed on as its seed). (Ids of objects
         # the records hold: alive while this runs.)
-        made_earlier = {id(r.outputs.get(n)) for r in earlier for n in r.once[0].seeded}
+        made_earlier = _ids_with_items(r.outputs.get(n) for r in earlier
+                                       for n in r.once[0].seeded)
         out = []
         by_name = {}
         for obj, adjoint in pairs:
@@ -639,12 +668,35 @@ def run_in_place(tape, block, values):
 
 def _last_binding(records, value, before):
     """The index of the last of ``records[:before]`` whose block binds a name it is
-    seeded at to ``value`` (the object), or None."""
+    seeded at to ``value`` (the object, or a container holding it), or None."""
     for i in range(before - 1, -1, -1):
-        record = records[i]
-        if any(record.outputs.get(n) is value for n in record.once[0].seeded):
+        if records[i].binds(value):
             return i
     return None
+
+
+_ITEM_DEPTH = 4  # how deep in nested containers a target is looked for
+
+
+def _path_to(container, value, depth):
+    """The keys and indices leading from ``container`` to the object ``value``, or None."""
+    items = container.items() if type(container) is dict else enumerate(container)
+    for k, item in items:
+        if item is value:
+            return (k,)
+        if depth > 1 and type(item) in (list, tuple, dict):
+            rest = _path_to(item, value, depth - 1)
+            if rest is not None:
+                return (k,) + rest
+    return None
+
+
+def _seeded_at(zeros, path, seed):
+    """``zeros`` (a container's zero seed: lists and dicts) with ``seed`` added at ``path``."""
+    out = dict(zeros) if isinstance(zeros, dict) else list(zeros)
+    k = path[0]
+    out[k] = _seeded_at(out[k], path[1:], seed) if len(path) > 1 else out[k] + seed
+    return out
 
 
 def _zero_seed(value, rows=None):
@@ -705,6 +757,16 @@ def _is_data(value):
     modules (constants of the code) and tapes (entered by the code)."""
     return not isinstance(value, (types.ModuleType, GradientTape)) \
         and not getattr(type(value), "__srcgrad_recorder__", False)
+
+
+def _ids_with_items(values, depth=_ITEM_DEPTH):
+    """Ids of ``values`` and of the items of the lists, tuples and dicts among them."""
+    out = set()
+    for v in values:
+        out.add(id(v))
+        if depth > 1 and type(v) in (list, tuple, dict):
+            out |= _ids_with_items(v.values() if type(v) is dict else v, depth - 1)
+    return out
 
 
 def _pairs(items):

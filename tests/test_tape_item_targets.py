@@ -1,0 +1,111 @@
+"""A target that is an item of a list, tuple or dict the block built (``outs[1]``,
+``losses["mse"]``) is a value computed inside the recorded region (SPEC, section 1):
+its gradient flows. It was None, silently: the tape matched targets to the names
+the block bound, never to the items of what they hold.
+
+Each case in plain code and in ``@sg.function``, its expected values written out.
+
+What sources a target reaches is known per name the block binds, not per item: an
+item that depends on no watched value, in a container whose other items do, gets
+zeros, not None (``item_not_connected``; a named target gets None).
+"""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+
+Z = np.array([-0.6, 0.4])
+
+
+def list_item(z):
+    with sg.GradientTape() as tape:
+        tape.watch(z)
+        outs = [z * 2.0, z * 3.0]
+    return tape.gradient(outs[1], z)
+
+
+def dict_item(z):
+    with sg.GradientTape() as tape:
+        tape.watch(z)
+        losses = {"mse": np.sum(z * z), "reg": 0.5 * np.sum(z)}
+    return tape.gradient(losses["mse"], z)
+
+
+def item_written_in_place(z):
+    with sg.GradientTape() as tape:
+        tape.watch(z)
+        m = {}
+        m["w"] = z * 2.0
+    return tape.gradient(m["w"], z)
+
+
+def dict_as_target(z):
+    with sg.GradientTape() as tape:
+        tape.watch(z)
+        losses = {"a": np.sum(z * z), "b": np.sum(3.0 * z)}
+    return tape.gradient(list(losses.values()), z)
+
+
+def nested_item(z):
+    with sg.GradientTape() as tape:
+        tape.watch(z)
+        pairs = [(z * 2.0, z * 5.0), (z, z * z)]
+    return tape.gradient(pairs[1][1], z)
+
+
+def items_and_a_name(z):
+    with sg.GradientTape() as tape:
+        tape.watch(z)
+        y = np.sin(z)
+        outs = (y * 2.0, z * 4.0)
+    return tape.gradient([outs[0], outs[1], y], z)
+
+
+def item_in_two_blocks(z):
+    with sg.GradientTape(persistent=True) as tape:
+        tape.watch(z)
+        outs = [z * 2.0]
+    with tape:
+        w = outs[0] * 3.0
+    return tape.gradient(w, z), tape.gradient(outs[0], z)
+
+
+def jacobian_of_an_item(z):
+    with sg.GradientTape() as tape:
+        tape.watch(z)
+        outs = {"y": z * np.array([2.0, 3.0])}
+    return tape.jacobian(outs["y"], z)
+
+
+def item_not_connected(z):
+    with sg.GradientTape() as tape:
+        tape.watch(z)
+        outs = [z * 2.0, np.ones(2)]
+    return tape.gradient(outs[1], z)
+
+
+CASES = [
+    (list_item, 3.0 * np.ones(2)),
+    (dict_item, 2.0 * Z),
+    (item_written_in_place, 2.0 * np.ones(2)),
+    (dict_as_target, 2.0 * Z + 3.0),
+    (nested_item, 2.0 * Z),
+    (items_and_a_name, 3.0 * np.cos(Z) + 4.0),
+    (item_in_two_blocks, (6.0 * np.ones(2), 2.0 * np.ones(2))),
+    (jacobian_of_an_item, np.diag([2.0, 3.0])),
+    (item_not_connected, np.zeros(2)),
+]
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+@pytest.mark.parametrize("f, want", CASES, ids=[f.__name__ for f, _ in CASES])
+def test_an_item_is_a_target(f, want, placement):
+    run = f if placement == "plain" else sg.function(f)
+    got = run(Z.copy())
+    if want is None:
+        assert got is None
+    elif isinstance(want, tuple):
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-13)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-13)
