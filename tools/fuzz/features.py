@@ -30,7 +30,8 @@ FEATURES = {
     "nested_grad": "sg.grad / sg.value_and_grad of a helper called inside f (second order)",
     "comprehensions": "list comprehensions and generator expressions in sum(...)/np.stack(...)",
     "unpack": "tuple unpacking and swaps a, b = b, a",
-    "containers": "dicts, lists and tuples of arrays",
+    "containers": "dicts, lists and tuples of arrays; a dict read through a copy of its "
+                  "name, an item written (also of another shape)",
     "scalars": "Python float and 0-d array inputs and values, math module functions",
 }
 

@@ -61,13 +61,19 @@ def _indent(text, depth):
 def _tape_wrapper(name, f, decorated):
     params = ", ".join(a.arg for a in f.args.args)
     watches = "\n".join(f"tape.watch({a.arg})" for a in f.args.args)
+    block, target = _block(f, params), "tape_out"
+    if decorated:
+        # The target as an item of a dict the block builds, bound to no name of its own
+        # (``losses["loss"]``): the tape finds it inside the container.
+        head, _, value = block.rpartition("tape_out = ")
+        block, target = head + "tape_outs = {'loss': " + value + "}", "tape_outs['loss']"
     return (("@sg.function\n" if decorated else "")
             + f"def {name}({params}):\n"
             + f"    tape_sources = [{params}]\n"
             + "    with sg.GradientTape() as tape:\n"
             + _indent(watches, 2) + "\n"
-            + _indent(_block(f, params), 2) + "\n"
-            + "    return tape_out, tape.gradient(tape_out, tape_sources)\n")
+            + _indent(block, 2) + "\n"
+            + f"    return {target}, tape.gradient({target}, tape_sources)\n")
 
 
 def direction(shape):
