@@ -22,6 +22,12 @@ class CompileError(Exception):
         super().__init__(text)
 
 
+class NotDifferentiableError(CompileError, NotImplementedError):
+    """A case a derivative rule does not model, found when the gradient runs (the
+    values decide it: a complex input where a rule models real ones, a rank-deficient
+    matrix). A ``CompileError`` like every refusal; also a ``NotImplementedError``."""
+
+
 class SourceUnavailableError(CompileError):
     """The source code of a function or tape block cannot be found.
 

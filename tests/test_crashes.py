@@ -262,3 +262,24 @@ def test_a_missing_return_is_a_type_error_not_a_zero_gradient(f):
     for api in (sg.grad, sg.value_and_grad):
         with pytest.raises(TypeError, match="returned None; is its return statement missing"):
             api(f)(X)
+
+
+def _max_of_complex(z):
+    return np.real(np.max(z))
+
+
+def _pinv_of_low_rank(a):
+    return np.sum(np.linalg.pinv(np.outer(a, a)))
+
+
+@pytest.mark.parametrize("f, x", [
+    (_max_of_complex, np.array([0.3 + 0.1j, -0.2 + 0.4j])),
+    (_pinv_of_low_rank, np.array([0.5, -1.0, 2.0]))], ids=["complex max", "low-rank pinv"])
+def test_a_case_a_rule_refuses_when_it_runs_is_a_compile_error(f, x):
+    """Found when the gradient runs (the values decide), refused as every case srcgrad
+    does not model is: a CompileError (autograd's suite counted these NotImplementedError
+    as crashes); still a NotImplementedError for code that catches that."""
+    with pytest.raises(sg.CompileError, match="is not differentiable"):
+        sg.grad(f)(x)
+    with pytest.raises(NotImplementedError):
+        sg.grad(f)(x)

@@ -109,3 +109,38 @@ def test_an_item_is_a_target(f, want, placement):
             np.testing.assert_allclose(g, w, rtol=1e-13)
     else:
         np.testing.assert_allclose(got, want, rtol=1e-13)
+
+
+def unasked_dict_whose_item_changed_shape(y, z):
+    with sg.GradientTape() as tape:
+        tape.watch(y)
+        tape.watch(z)
+        m = {"w": y, "s": z}
+        n = m
+        m["w"] = (z, z * 2.0)
+        out = np.sum(z * z)
+    return tape.gradient(out, [y, z])
+
+
+def asked_item_of_an_alias(y, z):
+    with sg.GradientTape() as tape:
+        tape.watch(y)
+        tape.watch(z)
+        m = {"w": y}
+        n = m
+        m["w"] = z * 2.0
+    return tape.gradient(n["w"], z)
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_outputs_no_gradient_asks_for_add_nothing(placement):
+    """Fuzzer 779:70 (crash): every name the block binds is seeded, those no gradient
+    asks for with zeros of their structure at the block's end; ``n`` saw ``m['w']``
+    become a tuple after ``n = m``, so its zeros met ``m``'s adjoint in another
+    structure. Zeros add nothing, whatever their structure."""
+    y, z = np.array([1.0, 2.0]), np.array([3.0, -4.0, 5.0, 0.5])
+    run = (lambda f: f) if placement == "plain" else sg.function
+    got = run(unasked_dict_whose_item_changed_shape)(y, z)
+    assert got[0] is None
+    np.testing.assert_allclose(got[1], 2.0 * z)
+    np.testing.assert_allclose(run(asked_item_of_an_alias)(y, z), 2.0 * np.ones(4))

@@ -556,7 +556,8 @@ def item(a):
 
 def not_differentiable(what):
     """Raise for a case a rule cannot differentiate (never a silent wrong gradient)."""
-    raise NotImplementedError(f"srcgrad: {what} is not differentiable")
+    from ..errors import NotDifferentiableError
+    raise NotDifferentiableError(f"srcgrad: {what} is not differentiable")
 
 
 def _letters(used):

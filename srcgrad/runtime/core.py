@@ -111,9 +111,42 @@ def add(a, b):
     and so do tuples (never concatenated)."""
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return [add(x, y) for x, y in zip(a, b)]
-    if isinstance(a, dict):
+    if isinstance(a, dict) and isinstance(b, dict):
         return {k: add(a[k], b[k]) for k in a}
+    if isinstance(a, _STRUCTURES) != isinstance(b, _STRUCTURES):
+        return _plus_zero_seed(a, b)
+    try:
+        return a + b
+    except ValueError:
+        return _plus_zero_seed(a, b)
+
+
+_STRUCTURES = (list, tuple, dict)
+
+
+def _plus_zero_seed(a, b):
+    """``a + b`` where they do not match: fine only if one of them is zeros, which adds
+    nothing whatever its structure. A tape seeds an output no gradient asks for with
+    zeros of its structure at the block's end, which is not the structure where it
+    meets this adjoint when a dict item was rebound to another shape after another
+    name took the dict (``n = m; m['w'] = v``: fuzzer 779:70)."""
+    if _is_zero(b):
+        return a
+    if _is_zero(a):
+        return b
     return a + b
+
+
+def _is_zero(value):
+    """Zeros, or a list, tuple or dict of them (only where adjoints do not match)."""
+    if isinstance(value, (list, tuple)):
+        return all(_is_zero(v) for v in value)
+    if isinstance(value, dict):
+        return all(_is_zero(v) for v in value.values())
+    try:
+        return not np.any(value)
+    except (TypeError, ValueError):
+        return False
 
 
 def times_ones(value, ones):
