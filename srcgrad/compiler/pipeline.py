@@ -613,6 +613,11 @@ def _needed(backward, primal, body):
     needed = loads_in(backward) & primal
     stmts = list(walk_stmts(body))
     written = _written_in_place(stmts)
+    # A list or array changed in place under one name and read under another (``ops =
+    # arrays; arrays.pop()``, then the backward pass reads ``ops``): restored too, or the
+    # read sees it changed (third derivative through ``np.tensordot``, autograd's suite).
+    changed_in_place = written | {s.value.func.value.id for s in stmts
+                                  if anno.kind(s) in ("append", "pop")}
     changed = True
     while changed:
         changed = False
@@ -622,6 +627,9 @@ def _needed(backward, primal, body):
                 pairs = [(s.value.func.value.id, s.targets[0].id)]
             elif kind == "getitem" and s.value.value.id in written:
                 pairs = [(s.targets[0].id, s.value.value.id)]
+            elif kind == "copy" and isinstance(s.value, gast.Name) \
+                    and {s.value.id, s.targets[0].id} & changed_in_place:
+                pairs = [(s.targets[0].id, s.value.id), (s.value.id, s.targets[0].id)]
             else:
                 continue
             for have, add in pairs:

@@ -439,6 +439,18 @@ def _mutated_in_place(code):
         elif isinstance(node, gast.Subscript) and isinstance(node.ctx, (gast.Store, gast.Del)) \
                 and isinstance(node.value, gast.Name):
             out.add(node.value.id)
+    # A name copied to or from a changed one holds the same object (``ops = arrays``,
+    # then ``arrays.pop()``: third derivative through ``np.tensordot``, autograd's suite).
+    copies = [(s.targets[0].id, s.value.id) for s in walk_stmts(code)
+              if isinstance(s, gast.Assign) and len(s.targets) == 1
+              and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)]
+    changed = bool(out)
+    while changed:
+        changed = False
+        for a, b in copies:
+            if (a in out) != (b in out):
+                out |= {a, b}
+                changed = True
     return out
 
 
