@@ -235,3 +235,30 @@ def test_parameter_dict_compiles_as_separate_arguments():
                       if w.startswith("_sg.") and w != "_sg.like")
     assert helpers(by_dict) == helpers(separate)
     assert "['W1']" not in by_dict.split("def ", 1)[1]
+
+
+def counted_sorted_keys(d):  # autograd's test_dict.test_iter
+    total = 0.0
+    for i, k in enumerate(sorted(d)):
+        total = total + np.sum(np.sin(d[k])) * (i + 1.0)
+    return total
+
+
+def counted_items(d):  # autograd's test_dict.test_items_values_keys, in part
+    total = 0.0
+    for i, (k, v) in enumerate(sorted(d.items())):
+        total = total + np.sum(np.cos(v)) * (i + 2.0)
+    return total
+
+
+@pytest.mark.parametrize("f", [counted_sorted_keys, counted_items], ids=lambda f: f.__name__)
+def test_a_dict_iterated_with_a_count(f):
+    """``for i, k in enumerate(sorted(d))``: the keys and their count carry no gradient
+    (it was "an index computed from differentiable values")."""
+    d = {"b": np.array([0.3, -1.2, 0.8]), "a": np.array([[1.1], [0.4]])}
+    check_grads(f, (d,), order=1)
+    want = {"a": -np.sin(d["a"]) * 2.0, "b": -np.sin(d["b"]) * 3.0} if f is counted_items \
+        else {"a": np.cos(d["a"]), "b": 2.0 * np.cos(d["b"])}
+    got = sg.grad(f)(d)
+    for k in d:
+        np.testing.assert_allclose(got[k], want[k], rtol=1e-13)

@@ -17,7 +17,7 @@ __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "check_not_0d", "add_at", "add_at_zeros", "times_ones",
     "gather_items", "zero_at", "copy_slot", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
-    "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "field", "field_grad",
+    "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "field", "field_grad",
     "field_index", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "updated_in_place",
 ]
 
@@ -594,6 +594,12 @@ def dict_keys(d):
 def dict_sorted(d):
     """``sorted(d)`` of a dict of differentiable values iterated over: its sorted keys."""
     return sorted(dict_keys(d))
+
+
+def dict_counted(keys):
+    """``enumerate(keys)`` of a dict's keys iterated over (``for i, k in
+    enumerate(sorted(d))``): (count, key) pairs, carrying no gradient."""
+    return list(enumerate(keys))
 
 
 def field(record, name):

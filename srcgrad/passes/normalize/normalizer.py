@@ -657,8 +657,18 @@ class Normalizer:
         ``for k in d`` only where ``d`` is known to be bound to a dict display;
         ``dict_keys`` checks at run time that it is a dict. ``sorted(...)`` and
         ``list(...)`` of ``d``, ``d.keys()``, ``d.items()`` (``list`` also of
-        ``d.values()``) go over its keys sorted, or as they are."""
-        it, order = s.iter, "keys"
+        ``d.values()``) go over its keys sorted, or as they are; ``for i, k in
+        enumerate(...)`` of any of these counts them too."""
+        counter = None
+        it = s.iter
+        if isinstance(it, gast.Call) and self.scope.value(it.func) is builtins.enumerate \
+                and len(it.args) == 1 and not it.keywords:
+            pair, body = _loop_target(s)
+            if not (isinstance(pair, (gast.Tuple, gast.List)) and len(pair.elts) == 2):
+                return None
+            counter, it = pair.elts[0], it.args[0]
+            s = anno.like(gast.For(pair.elts[1], it, body, s.orelse, None), s)
+        order = "keys"
         wrapper = self.scope.value(it.func) if isinstance(it, gast.Call) else MISSING
         if wrapper in (builtins.sorted, builtins.list):
             if len(it.args) != 1 or it.keywords:
@@ -700,8 +710,15 @@ class Normalizer:
             anno.like(b, s)
             T.fix_ctx(b)
         keys = T.expr(f"_sg.dict_{order}(d)", d=seq)
-        loop = anno.like(gast.For(T.name(key, store=True), keys,
-                                  binds + list(body), s.orelse, None), s)
+        head = T.name(key, store=True)
+        if counter is not None:  # desugar's form: ``for c_key in counted: c, key = c_key``
+            pair = self.ctx.namer.fresh(f"{key}_counted")
+            unpack = anno.like(T.assign(gast.Tuple([copy.deepcopy(counter), T.name(key)],
+                                                   gast.Store()), T.name(pair)), s)
+            T.fix_ctx(unpack)
+            head, keys, binds = T.name(pair, store=True), T.expr("_sg.dict_counted(k)", k=keys), \
+                [unpack] + binds
+        loop = anno.like(gast.For(head, keys, binds + list(body), s.orelse, None), s)
         return out + [loop]
 
     def _indexed(self, it, index, out, hint, rebound):
