@@ -7,6 +7,8 @@ import scipy.special as sp
 from scipy.special import expit, gammaln, logsumexp
 
 import srcgrad as sg
+from srcgrad.compiler.tangents import compile_tangent
+from srcgrad.errors import CompileError
 from srcgrad.testing import check_grads
 
 RNG = np.random.default_rng(11)
@@ -67,6 +69,29 @@ def entropy_terms(p):
     return np.sum(sp.xlog1py(p, p) - sp.xlogy(p, p))
 
 
+def gamma_family(a):
+    return np.sum(sp.gamma(a) * sp.rgamma(a + 0.5) + sp.gammasgn(a) * sp.gamma(-a - 0.5)
+                  + sp.multigammaln(a + 1.5, 3) + sp.psi(a))
+
+
+def incomplete_gammas(x):
+    return np.sum(sp.gammainc(2.5, x) * x - sp.gammaincc(0.8, x * x))
+
+
+def inverse_errors(p):
+    return np.sum(sp.erfinv(p) ** 2 + sp.erfcinv(1.0 + 0.5 * p) + sp.logit(0.5 + 0.4 * p))
+
+
+def modified_bessels(x):
+    return np.sum(sp.i0(x) * sp.i1(x) + sp.i0e(x) - sp.i1e(x) * x
+                  + sp.iv(1.5, x * x) + sp.ive(2.0, x))
+
+
+def bessels(x):
+    return np.sum(sp.j0(x) * sp.j1(x) + sp.y0(x) - sp.y1(x) * x + sp.jv(2.5, x)
+                  + sp.yv(0.5, x) * sp.yn(2, x))
+
+
 CASES = [
     (logistic_nll, RNG.normal(size=3)),
     (logistic_probabilities, RNG.normal(size=3)),
@@ -79,6 +104,13 @@ CASES = [
     (digamma_polygamma, RNG.uniform(0.8, 2.0, size=4)),
     (normal_cdf_loss, 0.3),
     (entropy_terms, RNG.uniform(0.1, 0.9, size=5)),
+    # (Inside each domain, away from poles, branch points and the kinks of the
+    # exponentially scaled Bessel functions at 0.)
+    (gamma_family, np.array([0.7, 1.1, 1.8, 2.2])),  # (gamma(-a - 0.5): no poles)
+    (incomplete_gammas, RNG.uniform(0.3, 2.0, size=4)),
+    (inverse_errors, RNG.uniform(-0.8, 0.8, size=5)),
+    (modified_bessels, np.array([-1.7, -0.4, 0.6, 1.3, 2.2])),
+    (bessels, RNG.uniform(0.5, 4.0, size=5)),
 ]
 
 
@@ -127,3 +159,88 @@ def test_jacobian_of_every_row_at_once_matches_gradients_row_by_row():
             seed[i, j] = 1.0
             np.testing.assert_allclose(jac[i, j], tape.gradient(y, W, output_gradients=seed),
                                        rtol=1e-10, atol=1e-12)
+
+
+# The functions of issue 13's coverage list: forward mode compiles them (no transposition)
+# and agrees with the gradient.
+FORWARD_CASES = [(f, x) for f, x in CASES if f in (
+    gamma_family, incomplete_gammas, inverse_errors, modified_bessels, bessels,
+    digamma_polygamma, normal_cdf_loss, poisson_nll)]
+
+
+@pytest.mark.parametrize("f, x", FORWARD_CASES, ids=[f.__name__ for f, _ in FORWARD_CASES])
+def test_forward_mode_agrees_with_the_gradient(f, x):
+    x = np.asarray(x, dtype=float)
+    t = np.random.default_rng(3).standard_normal(x.shape)
+    code = compile_tangent(f, [0], (x.copy(),))
+    value, tangent = code.fn(x.copy(), t)
+    assert value == pytest.approx(f(x), rel=1e-12)
+    assert float(tangent) == pytest.approx(float(np.sum(sg.grad(f)(x) * t)), rel=1e-9, abs=1e-12)
+    eps = 1e-6
+    numeric = (f(x + eps * t) - f(x - eps * t)) / (2 * eps)
+    assert float(tangent) == pytest.approx(numeric, rel=1e-6, abs=1e-8)
+    value, jvp = sg.jvp(f, (x,), (t,))
+    assert float(jvp) == pytest.approx(float(tangent), rel=1e-12, abs=1e-14)
+
+
+def _i1(x):
+    return np.sum(sp.i1(x))
+
+
+def _i1e(x):
+    return np.sum(sp.i1e(x))
+
+
+def _i0e(x):
+    return np.sum(sp.i0e(x))
+
+
+def _gammainc_a1(x):
+    return np.sum(sp.gammainc(1.0, x))
+
+
+def _gammasgn_only(x):
+    return np.sum(sp.gammasgn(x) * x)
+
+
+def test_limits_at_zero():
+    """i1'(0) = i1e'(0) = 1/2 (i1(x) / x has that limit); i0e has a kink at 0, where its
+    slope is the abs kink's 0; d gammainc(1, x) / dx = exp(-x) is 1 at x == 0."""
+    x = np.array([0.0, 1.0])
+    np.testing.assert_allclose(sg.grad(_i1)(x), [0.5, sp.i0(1.0) - sp.i1(1.0)], rtol=1e-14)
+    np.testing.assert_allclose(sg.grad(_i1e)(x)[0], 0.5, rtol=1e-14)
+    np.testing.assert_allclose(sg.grad(_i0e)(x)[0], 0.0)
+    np.testing.assert_allclose(sg.grad(_gammainc_a1)(x), np.exp(-x), rtol=1e-14)
+
+
+def test_gammasgn_is_piecewise_constant():
+    x = np.array([-2.5, -0.5, 1.5])
+    np.testing.assert_array_equal(sg.grad(_gammasgn_only)(x), sp.gammasgn(x))
+
+
+def _differentiated_shape(a):
+    return np.sum(sp.gammainc(a, 1.5))
+
+
+def _differentiated_order(v):
+    return np.sum(sp.jv(v, 1.5))
+
+
+def _differentiated_integer_order(x):
+    return np.sum(sp.yn(2, x) + sp.multigammaln(x + 2.0, 2))
+
+
+@pytest.mark.parametrize("f, param", [(_differentiated_shape, "a"),
+                                      (_differentiated_order, "v")])
+def test_parameters_without_a_closed_form_derivative_are_refused(f, param):
+    """gammainc's derivative in a, and the Bessel functions' in a real order, have no
+    closed form: a differentiated value there is refused at compile time, not given a
+    silent zero."""
+    with pytest.raises(CompileError, match=f"`{param}`"):
+        sg.grad(f)(np.array([1.2, 2.3]))
+    with pytest.raises(CompileError, match=f"`{param}`"):
+        compile_tangent(f, [0], (np.array([1.2, 2.3]),))
+
+
+def test_integer_orders_and_dimensions_are_constants():
+    check_grads(_differentiated_integer_order, (np.array([1.2, 2.3]),), order=2)

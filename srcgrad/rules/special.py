@@ -1,6 +1,12 @@
 """``scipy.special``, when SciPy is installed (optional, never required): logsumexp,
-expit, log_expit, softmax, log_softmax, gammaln, digamma, polygamma, erf, erfc,
-xlogy, xlog1py.
+expit, log_expit, logit, softmax, log_softmax, gamma, rgamma, gammaln, digamma (psi),
+polygamma, multigammaln, gammainc, gammaincc, erf, erfc, erfinv, erfcinv, xlogy, xlog1py,
+the Bessel functions i0, i1, i0e, i1e, j0, j1, y0, y1, iv, ive, jv, yv, yn (in ``x``);
+gammasgn is piecewise constant (NONDIFF).
+
+Not differentiated: the orders of the Bessel functions and ``gammainc``'s ``a``, whose
+derivatives have no closed form (a differentiated value there is refused at compile
+time), and the integers ``polygamma``'s ``n``, ``yn``'s ``n``, ``multigammaln``'s ``d``.
 
 Scope of a grad expression and the fields of an entry: ``entry.Rule``.
 Helpers the grad expressions call live in ``runtime/special.py``; they reach
@@ -36,6 +42,37 @@ if _special is not None:
         _special.xlogy: Rule("x, y", **_UNARY, x="g * np.log(y)", y="g * _sg.ratio_where(x, y)"),
         _special.xlog1py: Rule("x, y", **_UNARY, x="g * np.log1p(y)",
                                y="g * _sg.ratio_where(x, 1.0 + y)"),
+        _special.gamma: Rule("x", **_UNARY, x="g * ans * _sg.digamma(x)"),
+        _special.rgamma: Rule("x", **_UNARY, x="-g * ans * _sg.digamma(x)"),
+        _special.multigammaln: Rule("a, d", **_UNARY, nograd={"d"},
+                                    a="g * _sg.multigammaln_slope(a, d)"),
+        # (No closed form in a: a differentiated a is refused.)
+        _special.gammainc: Rule("a, x", **_UNARY, x="g * _sg.gammainc_slope(a, x)"),
+        _special.gammaincc: Rule("a, x", **_UNARY, x="-g * _sg.gammainc_slope(a, x)"),
+        _special.erfinv: Rule("x", **_UNARY, x="g * _sg.erfinv_slope(ans)"),
+        _special.erfcinv: Rule("x", **_UNARY, x="-g * _sg.erfinv_slope(ans)"),
+        _special.logit: Rule("x", **_UNARY, x="g / (x * (1.0 - x))"),
+        # Bessel functions, in x: the orders v are real (no closed form in v: a
+        # differentiated v is refused); yn's n is an integer.
+        _special.i0: Rule("x", **_UNARY, x="g * _sg.i1(x)"),
+        _special.i1: Rule("x", **_UNARY, x="g * _sg.i1_slope(x)"),
+        _special.i0e: Rule("x", **_UNARY, x="g * (_sg.i1e(x) - np.sign(x) * ans)"),
+        _special.i1e: Rule("x", **_UNARY, x="g * _sg.i1e_slope(x)"),
+        _special.j0: Rule("x", **_UNARY, x="-g * _sg.j1(x)"),
+        _special.j1: Rule("x", **_UNARY, x="g * 0.5 * (_sg.j0(x) - _sg.jv(2.0, x))"),
+        _special.y0: Rule("x", **_UNARY, x="-g * _sg.y1(x)"),
+        _special.y1: Rule("x", **_UNARY, x="g * 0.5 * (_sg.y0(x) - _sg.yv(2.0, x))"),
+        _special.iv: Rule("v, x", **_UNARY,
+                          x="g * 0.5 * (_sg.iv(v - 1.0, x) + _sg.iv(v + 1.0, x))"),
+        _special.ive: Rule("v, x", **_UNARY,
+                           x="g * (0.5 * (_sg.ive(v - 1.0, x) + _sg.ive(v + 1.0, x)) "
+                             "- np.sign(x) * ans)"),
+        _special.jv: Rule("v, x", **_UNARY,
+                          x="g * 0.5 * (_sg.jv(v - 1.0, x) - _sg.jv(v + 1.0, x))"),
+        _special.yv: Rule("v, x", **_UNARY,
+                          x="g * 0.5 * (_sg.yv(v - 1.0, x) - _sg.yv(v + 1.0, x))"),
+        _special.yn: Rule("n, x", **_UNARY, nograd={"n"},
+                          x="g * 0.5 * (_sg.yn(n - 1, x) - _sg.yn(n + 1, x))"),
         _special.logsumexp: Rule("a, axis=None, b=None, keepdims=False, return_sign=False",
                                  nograd={"b"},
                                  a="_sg.logsumexp_grad(g, ans, a, axis, b, keepdims, "
@@ -52,3 +89,5 @@ if _special is not None:
     from scipy.special._ufuncs import _zeta
     TABLE[_zeta] = Rule("x, q", **_UNARY, nograd={"x"}, q="g * _sg.zeta_slope(x, q)")
     INTERNAL = {_zeta}  # called by the rules' helpers, not by users
+    # Piecewise constant: the sign of gamma(x).
+    NONDIFF = {_special.gammasgn}

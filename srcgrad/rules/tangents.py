@@ -35,7 +35,9 @@ ELEMENTWISE = frozenset(elementwise.TABLE) | frozenset(
         builtins.abs, builtins.pow, builtins.float)) - {math.fsum} | frozenset(
     f for f in special.TABLE if getattr(f, "__name__", "") in (
         "expit", "log_expit", "erf", "erfc", "gammaln", "psi", "polygamma", "zeta", "_zeta",
-        "xlogy", "xlog1py")) | {np.sinc}
+        "xlogy", "xlog1py", "gamma", "rgamma", "multigammaln", "gammainc", "gammaincc",
+        "erfinv", "erfcinv", "logit", "i0", "i1", "i0e", "i1e", "j0", "j1", "y0", "y1", "iv",
+        "ive", "jv", "yv", "yn")) | {np.sinc}
 
 # (Beyond complexes.LINEAR: linear for the real values forward mode runs on, or not
 # meant for complex code at all; the complex helpers are linear in the adjoint they move.)

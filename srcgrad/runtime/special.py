@@ -11,15 +11,18 @@ import numpy as np
 from .adjoints import not_differentiable, sum_grad
 
 __all__ = ["erf_slope", "ratio_where", "logsumexp_grad", "softmax_grad", "log_softmax_grad",
-           "polygamma_slope", "zeta_slope"]
+           "polygamma_slope", "zeta_slope", "erfinv_slope", "i1_slope", "i1e_slope",
+           "gammainc_slope", "multigammaln_slope"]
 
 try:
-    from scipy.special import digamma, expit
+    from scipy.special import digamma, expit, gammaln, i0, i0e, i1, i1e, iv, ive, j0, j1, jv, \
+        xlogy, y0, y1, yn, yv
     from scipy.special._ufuncs import _zeta as zeta  # (scipy.special.zeta is Python over it)
 except ImportError:  # the rules that call these are absent too
     pass
 else:
-    __all__ += ["digamma", "expit", "zeta"]
+    __all__ += ["digamma", "expit", "zeta", "gammaln", "i0", "i0e", "i1", "i1e", "iv", "ive",
+                "j0", "j1", "jv", "xlogy", "y0", "y1", "yn", "yv"]
 
 
 def erf_slope(x):
@@ -35,6 +38,37 @@ def polygamma_slope(n, x):
 def zeta_slope(s, q):
     """d zeta(s, q) / dq = -s zeta(s + 1, q) (the Hurwitz zeta function)."""
     return -s * zeta(s + 1.0, q)
+
+
+def erfinv_slope(y):
+    """d erfinv(x) / dx = sqrt(pi) / 2 exp(y^2), y = erfinv(x) (erfcinv: its negative)."""
+    return (0.5 * math.sqrt(math.pi)) * np.exp(y * y)
+
+
+def i1_slope(x):
+    """d i1(x) / dx = i0(x) - i1(x) / x, and its limit 1/2 at x == 0."""
+    return np.where(x == 0, 0.5, i0(x) - i1(x) / np.where(x == 0, 1.0, x))
+
+
+def i1e_slope(x):
+    """d i1e(x) / dx = i0e(x) - i1e(x) / x - sign(x) i1e(x), and its limit 1/2 at x == 0
+    (i1e(x) = exp(-|x|) i1(x))."""
+    return np.where(x == 0, 0.5, i0e(x) - i1e(x) / np.where(x == 0, 1.0, x)
+                    - np.sign(x) * i1e(x))
+
+
+def gammainc_slope(a, x):
+    """d gammainc(a, x) / dx = exp(-x) x^(a - 1) / gamma(a) (gammaincc: its negative),
+    through logarithms (xlogy: 1 at x == 0 for a == 1)."""
+    return np.exp(xlogy(a - 1.0, x) - x - gammaln(a))
+
+
+def multigammaln_slope(a, d):
+    """d multigammaln(a, d) / da = sum over j < d of digamma(a - j / 2)."""
+    total = 0.0 * a
+    for j in range(int(d)):
+        total = total + digamma(a - 0.5 * j)
+    return total
 
 
 def ratio_where(x, y):
