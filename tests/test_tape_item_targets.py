@@ -144,3 +144,36 @@ def test_outputs_no_gradient_asks_for_add_nothing(placement):
     assert got[0] is None
     np.testing.assert_allclose(got[1], 2.0 * z)
     np.testing.assert_allclose(run(asked_item_of_an_alias)(y, z), 2.0 * np.ones(4))
+
+
+def item_read_after_the_block(z):
+    with sg.GradientTape(persistent=True) as tape:
+        tape.watch(z)
+        outs = [z * 2.0]
+    y = outs[0]
+    with tape:
+        w = y * 3.0
+    return tape.gradient(w, z), tape.gradient(w, y), tape.gradient(w, [z, outs[0]])
+
+
+def item_as_a_source(z):
+    with sg.GradientTape() as tape:
+        tape.watch(z)
+        outs = {"h": np.sin(z)}
+        w = outs["h"] * 3.0
+    return tape.gradient(w, [outs["h"], z])
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_an_item_is_a_source(placement):
+    """An item of a container a block built is a value computed inside the recorded
+    region: a source too, and a later block reading it carries its adjoint back."""
+    run = (lambda f: f) if placement == "plain" else sg.function
+    by_z, by_y, both = run(item_read_after_the_block)(Z.copy())
+    np.testing.assert_allclose(by_z, 6.0 * np.ones(2))
+    np.testing.assert_allclose(by_y, 3.0 * np.ones(2))
+    np.testing.assert_allclose(both[0], 6.0 * np.ones(2))
+    np.testing.assert_allclose(both[1], 3.0 * np.ones(2))
+    by_h, by_z = run(item_as_a_source)(Z.copy())
+    np.testing.assert_allclose(by_h, 3.0 * np.ones(2))
+    np.testing.assert_allclose(by_z, 3.0 * np.cos(Z))

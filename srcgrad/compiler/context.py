@@ -57,6 +57,7 @@ class Context:
         self.param_values = {}  # parameters' values at the first call (tapes)
         self.arg_values = {}  # the same for sg.grad: only to specialise inner gradients
         self.variable_sources = False
+        self.tape_region = False  # compiling a tape's block
         self.is_variable = lambda value: False
         self.sources = set()
         self.read_values = set()  # names holding the array read from a watched Variable

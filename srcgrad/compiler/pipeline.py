@@ -332,6 +332,7 @@ def region_front(region, inputs, sample, watch_variables, is_variable, watch_inp
     ctx.variable_sources = watch_variables
     ctx.is_variable = is_variable
     ctx.param_values = dict(zip(params, sample))
+    ctx.tape_region = True  # (its containers' items may be targets and sources)
     note_records(ctx, ctx.param_values)
     ctx.as_arrays = set(as_arrays)  # trainable Variables passed as their arrays
     prepare = tape_blocks.Prepare(region, ctx, watch_variables, is_variable,

@@ -354,7 +354,13 @@ class Reverse:
         t = s.targets[0].id
         out = []
         if t in state:
-            for key, e in literal_items(s.value):
+            items = literal_items(s.value)
+            if isinstance(s.value, gast.Dict):
+                # ``{1: x, 1.0: y}`` holds y alone (at the key 1): an item a later equal
+                # key replaced gets no adjoint.
+                last = {k.value: i for i, (k, _) in enumerate(items)}
+                items = [items[i] for i in sorted(last.values())]
+            for key, e in items:
                 if isinstance(e, gast.Name) and e.id in self.act:
                     self.acc(e.id, self.item(T.name(self.d(t)), key), state, out)
         return self._finish(s, t, state, out)

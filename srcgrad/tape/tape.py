@@ -72,9 +72,10 @@ class _Record:
     def carried_inputs(self, earlier):
         """Inputs holding a value an ``earlier`` record made, or one watched before the
         block: gradients flow on through them to the earlier blocks."""
+        made = _ids_with_items(v for r in earlier for v in r.outputs.values())
         return [n for n in self.inputs
                 if any(self.values[n] is v for v in self.prewatched)
-                or any(self.values[n] is v for r in earlier for v in r.outputs.values())]
+                or id(self.values[n]) in made]
 
     def run_once(self, frame, carried, watch_variables, tape):
         """Run the block's compiled code in place of its statements (``once.refuse`` says
@@ -299,6 +300,14 @@ class _Record:
                 for n in names:
                     if entry.order[n] == first:
                         out.append((source, by_name[n], None))
+                continue
+            # An item of a container the block built (``y = outs[0]`` after it).
+            found = self.item_path(entry, source)
+            if found is not None and found[0] in by_name:
+                adjoint = by_name[found[0]]
+                for k in found[1]:
+                    adjoint = adjoint[k]
+                out.append((source, adjoint, None))
         return out
 
 

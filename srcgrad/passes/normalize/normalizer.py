@@ -110,8 +110,11 @@ class Normalizer:
             if deferred:
                 continue
             if not self.changed:
-                fn.body = self._split_self_reference(
-                    items_forwarded(fn.body, self.scope.locals))
+                if not self.ctx.tape_region:
+                    # (In a tape's block an item of a container may be asked for as a
+                    # target or a source after it: its adjoint flows through the container.)
+                    fn.body = items_forwarded(fn.body, self.scope.locals)
+                fn.body = self._split_self_reference(fn.body)
                 return fn
         raise self.ctx.error("function is too deeply nested to inline", fn)
 
