@@ -177,3 +177,28 @@ def test_an_item_is_a_source(placement):
     by_h, by_z = run(item_as_a_source)(Z.copy())
     np.testing.assert_allclose(by_h, 3.0 * np.ones(2))
     np.testing.assert_allclose(by_z, 3.0 * np.cos(Z))
+
+
+def item_rebound_through_an_alias(x, y, z):  # fuzzer 35123:466, shrunk
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        tape.watch(z)
+        a = (z, z, x)
+        m = {"w": z, "b": a[-1] * -0.7}
+        n = m
+        n["b"] = a[-3]
+        out = np.sum(a[0]) * 2.0
+    return tape.gradient(out, [x, z])
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_zero_seeds_of_a_stale_structure_give_way(placement):
+    """``m`` and ``n`` are one dict, seeded (with zeros) in its structure at the block's
+    end, where ``b`` holds a (4,) array; at ``n = m`` ``n``'s adjoint, cleared by the
+    write's reverse, has the (3, 2) it held before: the computed zeros win over the
+    seed's (it crashed: an adjoint of shape (4,) for a value of shape (3, 2))."""
+    run = (lambda f: f) if placement == "plain" else sg.function
+    x, z = np.ones((3, 2)), np.array([3.0, -4.0, 5.0, 0.5])
+    by_x, by_z = run(item_rebound_through_an_alias)(x, None, z)
+    assert by_x is None or not np.any(by_x)
+    np.testing.assert_allclose(by_z, 2.0 * np.ones(4))

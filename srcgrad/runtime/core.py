@@ -130,11 +130,23 @@ def _plus_zero_seed(a, b):
     zeros of its structure at the block's end, which is not the structure where it
     meets this adjoint when a dict item was rebound to another shape after another
     name took the dict (``n = m; m['w'] = v``: fuzzer 779:70)."""
-    if _is_zero(b):
+    zero_a, zero_b = _is_zero(a), _is_zero(b)
+    if zero_a and zero_b:  # the seed has the stale structure, computed zeros the right one
+        return b if _is_seed(a) and not _is_seed(b) else a
+    if zero_b:
         return a
-    if _is_zero(a):
+    if zero_a:
         return b
     return a + b
+
+
+def _is_seed(value):
+    """A tape's zero seed: read-only zero-stride arrays (or a list or dict of them)."""
+    if isinstance(value, (list, tuple)):
+        return all(_is_seed(v) for v in value)
+    if isinstance(value, dict):
+        return all(_is_seed(v) for v in value.values())
+    return type(value) is np.ndarray and not value.flags.writeable and not any(value.strides)
 
 
 def _is_zero(value):

@@ -715,6 +715,10 @@ def _zero_seed(value, rows=None):
         return runtime.zeros_rows(value, np.zeros((rows,)))
     if isinstance(value, np.ndarray):
         return np.broadcast_to(np.zeros((), dtype=_float_dtype(value)), value.shape)
+    if isinstance(value, (list, tuple)):  # (the adjoint of a tuple is a list)
+        return [_zero_seed(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _zero_seed(v) for k, v in value.items()}
     return runtime.zeros_like(value)
 
 
