@@ -202,3 +202,28 @@ def test_zero_seeds_of_a_stale_structure_give_way(placement):
     by_x, by_z = run(item_rebound_through_an_alias)(x, None, z)
     assert by_x is None or not np.any(by_x)
     np.testing.assert_allclose(by_z, 2.0 * np.ones(4))
+
+
+def list_read_by_numpy_and_rebuilt(x, y):  # fuzzer 35132:661, shrunk
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        tape.watch(y)
+        b = [a for a in y]
+        g = [x, x, x]
+        m = {"w": y, "b": y}
+        n = m
+        n["w"] = g
+        out = np.mean(b) + np.mean(g)
+    return tape.gradient(out, [x, y])
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_a_list_adjoint_meets_an_array_adjoint(placement):
+    """``b``'s seed is a list (its zeros), ``np.mean(b)``'s adjoint an array: they add
+    row by row into a list, which the comprehension's reverse pops from (it crashed:
+    an array has no ``pop``)."""
+    run = (lambda f: f) if placement == "plain" else sg.function
+    x, y = np.ones((2, 3)), np.arange(6.0).reshape(3, 2)
+    by_x, by_y = run(list_read_by_numpy_and_rebuilt)(x, y)
+    np.testing.assert_allclose(by_x, np.full((2, 3), 1.0 / 6.0))
+    np.testing.assert_allclose(by_y, np.full((3, 2), 1.0 / 6.0))

@@ -113,6 +113,12 @@ def add(a, b):
         return [add(x, y) for x, y in zip(a, b)]
     if isinstance(a, dict) and isinstance(b, dict):
         return {k: add(a[k], b[k]) for k in a}
+    # A list's adjoint from list operations and one from NumPy reading it as an array
+    # (``np.mean(lst)``): row by row, keeping the list the list operations pop from.
+    if isinstance(a, (list, tuple)) and _rows_of(b, a):
+        return [add(x, y) for x, y in zip(a, b)]
+    if isinstance(b, (list, tuple)) and _rows_of(a, b):
+        return [add(x, y) for x, y in zip(a, b)]
     if isinstance(a, _STRUCTURES) != isinstance(b, _STRUCTURES):
         return _plus_zero_seed(a, b)
     try:
@@ -122,6 +128,10 @@ def add(a, b):
 
 
 _STRUCTURES = (list, tuple, dict)
+
+
+def _rows_of(array, items):
+    return type(array) is np.ndarray and array.ndim > 0 and len(array) == len(items)
 
 
 def _plus_zero_seed(a, b):
