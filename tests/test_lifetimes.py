@@ -236,3 +236,32 @@ def test_no_stand_in_for_a_list_changed_in_place():
     x = np.array([0.3, 0.5, -0.4])
     for f in (_list_rebuilt_in_a_loop, _rotated_by_slices, _appended_in_an_inner_loop):
         check_grads(f, (x,), order=2)
+
+
+def _closure_reads_a_copy(x):  # fuzzer 35141:916, shrunk
+    a = np.zeros_like(x) + x
+    b = a
+
+    def inner(d):
+        d = b
+        return np.mean(d * d)
+    g = inner(a)
+    return np.sum(a) + g
+
+
+def _closure_in_a_loop(x):
+    total = 0.0
+    for i in range(2):
+        t = x * (i + 1.0)
+
+        def scaled(k):
+            return np.sum(t * k)
+        total = total + scaled(2.0)
+    return total
+
+
+def test_a_name_a_nested_function_reads_is_not_freed_before_it_runs():
+    """``del b`` came right after ``def inner``, which reads ``b`` when it is called."""
+    x = np.array([0.3, -1.2, 0.8])
+    check_grads(_closure_reads_a_copy, (x,), order=2)
+    check_grads(_closure_in_a_loop, (x,), order=2)

@@ -227,3 +227,27 @@ def test_a_list_adjoint_meets_an_array_adjoint(placement):
     by_x, by_y = run(list_read_by_numpy_and_rebuilt)(x, y)
     np.testing.assert_allclose(by_x, np.full((2, 3), 1.0 / 6.0))
     np.testing.assert_allclose(by_y, np.full((3, 2), 1.0 / 6.0))
+
+
+def stacked_item_through_an_alias(x, y):  # fuzzer 35151:845, shrunk
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        tape.watch(y)
+        c = np.sum(y)
+        m = np.stack([0.8, c, 1.5])
+        p = {"w": m, "b": x}
+        q = p
+        q["w"] = np.stack([m, m])
+        out = c + np.mean(m)
+    return tape.gradient(out, [x, y])
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_a_stale_seed_does_not_broadcast(placement):
+    """``p``'s zero seed has ``p["w"]`` as (2, 3), where the block's ``m`` it meets is (3,):
+    a stale seed's shape broadcast the adjoint to (2, 3) (then a crash in stack's
+    adjoint). Zeros add nothing, whatever their shape."""
+    run = (lambda f: f) if placement == "plain" else sg.function
+    by_x, by_y = run(stacked_item_through_an_alias)(np.ones(2), np.array([0.5, 0.25, 1.0]))
+    assert by_x is None or not np.any(by_x)
+    np.testing.assert_allclose(by_y, np.full(3, 4.0 / 3.0))

@@ -258,7 +258,7 @@ def _trip_temporaries(loop, read_outside):
     the same body (so bound whenever the ``del`` runs)."""
     body = loop.body
     counts = binding_counts(body)
-    head = _loads(loop.iter if isinstance(loop, gast.For) else loop.test)
+    head = _loads(loop.iter if isinstance(loop, gast.For) else loop.test) | _closed_over(body)
     dies_at = {}
     for b, s in enumerate(body):
         if not (isinstance(s, gast.Assign) and len(s.targets) == 1
@@ -476,6 +476,10 @@ def _use_shapes(forward, backward, candidates):
 
 
 def _delete_dead(body, candidates, late=frozenset()):
+    # A name a nested function or lambda reads is read whenever that runs (fuzzer
+    # 35141:916: ``del b`` after ``def inner(): ... b ...``, then ``inner()``).
+    closed_over = _closed_over(body)
+    candidates, late = set(candidates) - closed_over, set(late) - closed_over
     last = {}
     for i, s in enumerate(body):
         for node in T.walk(s):
@@ -495,6 +499,13 @@ def _delete_dead(body, candidates, late=frozenset()):
             for target in out[-1].targets:
                 target.ctx = gast.Del()
     return out
+
+
+def _closed_over(body):
+    """Names the functions and lambdas defined in ``body`` read: read whenever they run."""
+    return {n.id for s in body for node in T.walk(s)
+            if isinstance(node, (gast.FunctionDef, gast.Lambda))
+            for n in T.walk(node) if isinstance(n, gast.Name)}
 
 
 def _reads(s):

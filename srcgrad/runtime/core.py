@@ -121,6 +121,12 @@ def add(a, b):
         return [add(x, y) for x, y in zip(a, b)]
     if isinstance(a, _STRUCTURES) != isinstance(b, _STRUCTURES):
         return _plus_zero_seed(a, b)
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.shape != b.shape:
+        # A seed's stale shape would broadcast the other (fuzzer 35151:845: (3,) + (2, 3)).
+        if _is_seed(b) and _is_zero(b):
+            return a
+        if _is_seed(a) and _is_zero(a):
+            return b
     try:
         return a + b
     except ValueError:
