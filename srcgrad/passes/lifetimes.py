@@ -34,6 +34,7 @@ import copy
 import gast
 
 from ..ir import anno, templates as T
+from ..ir.aliasing import MUTATORS
 from ..ir.names import binding_counts, bound_names, walk_stmts
 from ..ir.shapes import shape_source
 
@@ -431,7 +432,7 @@ def _mutated_in_place(code):
     for node in (n for s in code for n in T.walk(s)):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
                 and isinstance(node.func.value, gast.Name):
-            if node.func.attr in _IN_PLACE_METHODS:
+            if node.func.attr in MUTATORS:
                 out.add(node.func.value.id)
             elif node.func.value.id == "_sg" and node.func.attr in ("restore_slot", "update") \
                     and node.args and isinstance(node.args[0], gast.Name):
@@ -453,9 +454,6 @@ def _mutated_in_place(code):
                 changed = True
     return out
 
-
-_IN_PLACE_METHODS = frozenset({"append", "pop", "extend", "insert", "remove", "clear",
-                               "update", "setdefault", "popitem", "sort", "reverse"})
 
 
 def _use_shapes(forward, backward, candidates):
