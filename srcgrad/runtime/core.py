@@ -158,23 +158,26 @@ def _plus_zero_seed(a, b):
 
 def _is_seed(value):
     """A tape's zero seed: read-only zero-stride arrays (or a list or dict of them)."""
-    if isinstance(value, (list, tuple)):
-        return all(_is_seed(v) for v in value)
-    if isinstance(value, dict):
-        return all(_is_seed(v) for v in value.values())
-    return type(value) is np.ndarray and not value.flags.writeable and not any(value.strides)
+    return _every_leaf(value, lambda v: type(v) is np.ndarray and not v.flags.writeable
+                       and not any(v.strides))
 
 
 def _is_zero(value):
     """Zeros, or a list, tuple or dict of them (only where adjoints do not match)."""
+    def zero(v):
+        try:
+            return not np.any(v)
+        except (TypeError, ValueError):
+            return False
+    return _every_leaf(value, zero)
+
+
+def _every_leaf(value, test):
     if isinstance(value, (list, tuple)):
-        return all(_is_zero(v) for v in value)
+        return all(_every_leaf(v, test) for v in value)
     if isinstance(value, dict):
-        return all(_is_zero(v) for v in value.values())
-    try:
-        return not np.any(value)
-    except (TypeError, ValueError):
-        return False
+        return all(_every_leaf(v, test) for v in value.values())
+    return test(value)
 
 
 def times_ones(value, ones):
