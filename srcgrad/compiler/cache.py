@@ -110,6 +110,9 @@ def _kind(value):
     return t
 
 
+_DATA = frozenset({np.ndarray, float, int, complex, np.float64})  # passed over by _structure
+
+
 def _holds_objects(items, depth=3):
     return any(is_static_object(v) or depth > 1 and isinstance(v, (list, tuple))
                and _holds_objects(v, depth - 1) for v in items)
@@ -127,7 +130,12 @@ def _structure(obj, depth):
         return ()  # arrays and Variables are data: their class is enough
     out = []
     for name, value in vars(obj).items():
-        if isinstance(value, (list, tuple)):
+        t = type(value)
+        if t in _DATA:
+            continue  # data: what the code is specialised on is the cache key's own
+        if t is Variable:
+            out.append((name, (Variable, value.trainable, value.ndim)))  # as _attribute
+        elif isinstance(value, (list, tuple)):
             out.append((name, len(value), tuple(_attribute(v, depth) for v in value)))
         elif isinstance(value, dict):  # ``self.config["act"]`` is resolved too
             out.append((name, dict, tuple((k, _attribute(v, depth)) for k, v in value.items())))

@@ -163,29 +163,35 @@ def clip_grad(grad, a, a_min, a_max, min, max):
 
 
 def matmul_grad_x1(grad, x1, x2):
-    """Adjoint for ``x1`` of ``np.matmul(x1, x2)``, before unbroadcasting the batch axes."""
-    if np.ndim(x2) == 1:
-        grad = np.expand_dims(grad, -1)
-        x2 = np.expand_dims(x2, 0)
+    """Adjoint for ``x1`` of ``np.matmul(x1, x2)``, before unbroadcasting the batch axes.
+
+    (Axes are added and dropped by indexing: ``np.expand_dims`` and ``np.squeeze``
+    spend microseconds checking their arguments, which generated code calls this
+    with at every step when the ranks were not known at compile time.)
+    """
+    grad, x1, x2 = np.asarray(grad), np.asarray(x1), np.asarray(x2)
+    if x2.ndim == 1:
+        grad = grad[..., None]
+        x2 = x2[None, :]
     else:
-        x2 = np.swapaxes(x2, -1, -2)
-    if np.ndim(x1) == 1:
-        grad = np.expand_dims(grad, -2)
-        return np.squeeze(np.matmul(grad, x2), -2)
+        x2 = x2.swapaxes(-1, -2)
+    if x1.ndim == 1:
+        return np.matmul(grad[..., None, :], x2)[..., 0, :]
     return np.matmul(grad, x2)
 
 
 def matmul_grad_x2(grad, x1, x2):
     """Adjoint for ``x2`` of ``np.matmul(x1, x2)``, before unbroadcasting the batch axes."""
-    if np.ndim(x2) == 1:
-        grad = np.expand_dims(grad, -1)
-    if np.ndim(x1) == 1:
-        grad = np.expand_dims(grad, -2)
-        x1 = np.expand_dims(x1, -1)
+    grad, x1, x2 = np.asarray(grad), np.asarray(x1), np.asarray(x2)
+    if x2.ndim == 1:
+        grad = grad[..., None]
+    if x1.ndim == 1:
+        grad = grad[..., None, :]
+        x1 = x1[:, None]
     else:
-        x1 = np.swapaxes(x1, -1, -2)
-    if np.ndim(x2) == 1:
-        return np.squeeze(np.matmul(x1, grad), -1)
+        x1 = x1.swapaxes(-1, -2)
+    if x2.ndim == 1:
+        return np.matmul(x1, grad)[..., 0]
     return np.matmul(x1, grad)
 
 

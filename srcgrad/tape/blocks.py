@@ -39,6 +39,8 @@ class Region:
     resume: object = None  # the statement from which the block runs as written (once.cut)
     resume_stops: bool = True  # ... where recording stops (its tape's gradient is taken)
     last_entry: tuple = None  # (what the code was compiled for, cache key, code): the last used
+    next_stmt: object = None  # the statement after the block (None: none in its statement list)
+    gradient_next: object = None  # found once: see kept.gradient_next
 
     def origin(self, node):
         lineno = getattr(node, "lineno", self.lineno)
@@ -115,6 +117,10 @@ def _is_method_call(stmt, name, method):
         name is None or (isinstance(f.value, gast.Name) and f.value.id == name))
 
 
+def _after(stmts, i):
+    return stmts[i + 1] if i + 1 < len(stmts) else None
+
+
 def locate(frame):
     """The region whose ``with`` or ``__enter__()`` is on the frame's current line.
 
@@ -143,7 +149,8 @@ def _locate(frame):
             if isinstance(s, gast.With):
                 mangle(s, class_of(frame.f_code))  # a method's private names, as Python runs them
                 return Region(filename, lineno, s.body, _tape_name(s.items[0]), frame.f_globals,
-                              key=(filename, lineno, s.col_offset), with_stmt=s)
+                              key=(filename, lineno, s.col_offset), with_stmt=s,
+                              next_stmt=_after(stmts, i))
             if _is_method_call(s, None, "__enter__"):
                 name = s.value.func.value.id if isinstance(s.value.func.value, gast.Name) else None
                 for j in range(i + 1, len(stmts)):
@@ -151,7 +158,8 @@ def _locate(frame):
                         for t in stmts[i + 1:j]:
                             mangle(t, class_of(frame.f_code))
                         return Region(filename, lineno, stmts[i + 1:j], name, frame.f_globals,
-                                      key=(filename, lineno, s.col_offset), exit_stmt=stmts[j])
+                                      key=(filename, lineno, s.col_offset), exit_stmt=stmts[j],
+                                      next_stmt=_after(stmts, j))
                 raise CompileError(
                     f"`{name}.__enter__()` without a matching `{name}.__exit__(...)` in the same "
                     "block", f"{os.path.basename(filename)}:{lineno}",

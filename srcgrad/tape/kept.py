@@ -8,11 +8,20 @@ change the gradient (TensorFlow's is at the values the block computed with).
 ``pristine`` gives each backward run of a persistent tape its own copy of
 what that code restores in place (stacks it pops, slots it writes back).
 
+No copy is needed when nothing can write into those arrays before the backward
+code has read them: the tape is not persistent and the statement right after
+the block takes its gradient, its arguments read without running the user's
+code (``gradient_next``, ``quiet_until_gradient``). The gradient then checks
+that it is that statement which asks (``unkept``).
+
 Copies keep the record's own sharing: a view the record holds of an array it
 also holds (``c_row = np.squeeze(c)`` before ``c[-1] = ...``) is a view of
 the copy, so that the backward code's restoring a slot of ``c`` restores it
 in the view too, as it does in the arrays the block computed with.
 """
+import types
+
+import gast
 import numpy as np
 
 _SCALARS = frozenset({float, int, bool, complex, type(None), np.float64, np.float32, np.int64,
@@ -195,3 +204,108 @@ def pristine(record, names):
 def _noted(copy, original, originals):
     originals[id(copy)] = original
     return copy
+
+
+_TAKES = ("gradient", "jacobian", "batch_jacobian")
+
+
+def gradient_next(region):
+    """If the statement after ``region``'s block takes its tape's gradient and evaluates
+    nothing else than names, constants, displays of them and attributes of names:
+    those attributes (each a tuple of names, ``("model", "variables")``), read
+    quietly or not (``quiet_until_gradient``) when the block ends. Else False."""
+    found = region.gradient_next
+    if found is None:
+        found = region.gradient_next = _gradient_next(region)
+    return found
+
+
+def _gradient_next(region):
+    s = region.next_stmt
+    if region.resume is not None:
+        return False  # statements of the block run as written after its record is made
+    if region.tape_name is None or not isinstance(s, (gast.Expr, gast.Assign, gast.AnnAssign,
+                                                       gast.Return)):
+        return False  # (an augmented assignment reads its target first)
+    call = s.value
+    if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
+            and call.func.attr in _TAKES and isinstance(call.func.value, gast.Name)
+            and call.func.value.id == region.tape_name):
+        return False
+    chains = []
+    if any(k.arg is None for k in call.keywords):
+        return False  # (``**options``: a mapping's keys() runs)
+    if not all(_quiet(arg, chains) for arg in call.args + [k.value for k in call.keywords]):
+        return False
+    return tuple(chains)
+
+
+def _quiet(node, chains):
+    """Does evaluating ``node`` run none of the user's code (attribute reads aside,
+    collected in ``chains`` and checked when the block ends)?"""
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return True
+    if isinstance(node, (gast.List, gast.Tuple)):
+        return all(_quiet(e, chains) for e in node.elts)
+    if isinstance(node, gast.Dict):  # (keys hashed: constants only)
+        return all(isinstance(k, gast.Constant) for k in node.keys) \
+            and all(_quiet(v, chains) for v in node.values)
+    chain = []
+    while isinstance(node, gast.Attribute):
+        chain.append(node.attr)
+        node = node.value
+    if chain and isinstance(node, gast.Name):
+        chains.append((node.id,) + tuple(reversed(chain)))
+        return True
+    return False
+
+
+def quiet_until_gradient(region, frame, bound):
+    """Does nothing run between the end of ``region``'s block and the backward code
+    reading its record (``gradient_next``)? ``bound``: the variables the block binds;
+    ``frame``: where it runs."""
+    chains = gradient_next(region)
+    if chains is False:
+        return False
+    if not chains:
+        return True
+    local = frame.f_locals
+    for root, *attributes in chains:
+        for scope in (bound, local, frame.f_globals, frame.f_builtins):
+            if root in scope:
+                obj = scope[root]
+                break
+        else:
+            return False
+        for name in attributes:
+            obj = _read_quietly(obj, name)
+            if obj is _NOISY:
+                return False
+    return True
+
+
+_NOISY = object()
+
+
+def _read_quietly(obj, name):
+    """``obj.name`` if Python reads it from a dictionary, running no code of the user's
+    (an instance's own attribute, a class's plain one, a module's); else ``_NOISY``
+    (a property, a method, ``__getattr__``)."""
+    kind = type(obj)
+    if isinstance(obj, types.ModuleType):
+        return obj.__dict__.get(name, _NOISY)
+    if kind.__getattribute__ is not object.__getattribute__:
+        return _NOISY
+    for klass in kind.__mro__:
+        if name in klass.__dict__:
+            found = klass.__dict__[name]
+            if hasattr(type(found), "__get__"):
+                return _NOISY  # a descriptor's code runs (an instance's own would not be
+                # read past a property; functions make methods)
+            break
+    else:
+        found = _NOISY
+    own = getattr(obj, "__dict__", None)
+    if type(own) is dict and name in own:
+        return own[name]
+    return found

@@ -47,6 +47,8 @@ class _Cannot:
         self.error = error
 
 
+_SCALAR_TARGETS = (float, np.float64)  # their seed: a 0-d float64 array of one
+
 _NOT_PERSISTENT = "GradientTape.gradient can only be called once on non-persistent tapes."
 
 
@@ -68,10 +70,13 @@ class _Record:
         self.once = None  # (compiled code, its record), see once.py
         self.originals = {}  # id(copy in the record) -> the user's value it was copied from
         self.skipper = None
+        self.unkept = None  # (file, first line, last line) of the gradient that must read it
 
     def carried_inputs(self, earlier):
         """Inputs holding a value an ``earlier`` record made, or one watched before the
         block: gradients flow on through them to the earlier blocks."""
+        if not earlier and not self.prewatched:
+            return []
         made = _ids_with_items(v for r in earlier for v in r.outputs.values())
         return [n for n in self.inputs
                 if any(self.values[n] is v for v in self.prewatched)
@@ -97,7 +102,7 @@ class _Record:
         on_its_line = region.exit_stmt is not None and once.on_its_line(region)
         if on_its_line:
             once.check_on_its_line(region, frame)
-        bound = self.run_compiled(carried, watch_variables)
+        bound = self.run_compiled(carried, watch_variables, frame, tape.persistent)
         once.write_back(frame, bound)
         resume = None
         if region.resume is not None:
@@ -106,9 +111,11 @@ class _Record:
                                     bound if on_its_line else None, resume)
         self.skipper.arm()
 
-    def run_compiled(self, carried, watch_variables):
+    def run_compiled(self, carried, watch_variables, frame=None, persistent=True):
         """Run the block's compiled forward code: the variables it binds (name -> value).
-        Raises the compiler's refusal, or TypeError for a value it cannot take."""
+        Raises the compiler's refusal, or TypeError for a value it cannot take.
+        ``frame``: where the block runs, for ``kept.quiet_until_gradient`` (a tape
+        ``persistent`` always keeps copies)."""
         region = self.region
         # Variables the block only computes with run as their (frozen) arrays: no
         # Variable arithmetic in the compiled code; a trainable one is watched by name.
@@ -126,13 +133,21 @@ class _Record:
         if isinstance(entry, _Cannot):
             raise entry.error
         outs, watched, record = entry.forward(*sample)
-        self.originals = kept.keep_as_computed(record, entry.copied, entry.private_reads,
-                                               entry.through_reads, sample)
         unwrapped = {id(a): self.values[n] for n, a in zip(self.inputs, sample) if n in plain}
-        self.originals.update(unwrapped)
         watched = [unwrapped.get(id(v), v) for v in watched]
         bound = {n: unwrapped.get(id(v), v) for n, v in zip(entry.outputs, outs)
                  if v is not runtime.UNBOUND}
+        if not persistent and frame is not None and not entry.restored \
+                and kept.quiet_until_gradient(region, frame, bound):
+            # The next statement takes the gradient: nothing can write into the arrays
+            # the record holds before the backward code reads them.
+            after = region.next_stmt
+            self.unkept = (frame.f_code.co_filename, after.lineno, after.end_lineno)
+            self.originals = {}
+        else:
+            self.originals = kept.keep_as_computed(record, entry.copied, entry.private_reads,
+                                                   entry.through_reads, sample)
+        self.originals.update(unwrapped)
         self.sample, self.as_arrays = sample, as_arrays
         for name, persistent in region.nested_tapes.items():
             # The compiled block never entered it: a tape whose gradients were taken inside.
@@ -259,23 +274,26 @@ class _Record:
                     return self.held[value]
                 return value
 
-        def original(obj):  # the user's object an adjoint reported for a copy is for
-            obj = originals.get(id(obj), obj)
-            return self.originals.get(id(obj), obj)
         previous, runtime.HELD[0] = runtime.HELD[0], self.held
         try:
-            pairs = [(original(obj), g) for obj, g in _pairs(entry.backward(take, live, *args))]
+            reported = entry.backward(take, live, *args)
         finally:
             runtime.HELD[0] = previous
         if not keep:
             self.once = (self.once[0], {})
+        pairs = reported if _PLAIN_OBJECTS.issuperset(type(obj) for obj, _ in reported) \
+            else list(_pairs(reported))
+        if originals or self.originals:
+            # The user's objects the adjoints reported for copies are for.
+            pairs = [(self.originals.get(id(o), o), g)
+                     for o, g in ((originals.get(id(obj), obj), g) for obj, g in pairs)]
         # (Watched containers report item by item, ``_pairs``: their items count too.)
-        carried = _ids_with_items(self.values[n] for n in self.carried)
+        carried = _ids_with_items(self.values[n] for n in self.carried) if self.carried else ()
         # Values an earlier block made report their adjoints where they were made (their
         # adjoint there includes this block's, passed on as its seed). (Ids of objects
         # the records hold: alive while this runs.)
         made_earlier = _ids_with_items(r.outputs.get(n) for r in earlier
-                                       for n in r.once[0].seeded)
+                                       for n in r.once[0].seeded) if earlier else ()
         out = []
         by_name = {}
         for obj, adjoint in pairs:
@@ -355,7 +373,7 @@ class GradientTape:
             self.watch(value)
         return self
 
-    def _run_in_place(self, block, values):
+    def _run_in_place(self, block, values, frame=None):
         """Run a block of an ``@sg.function`` compiled in place (``inplace.py``): the
         values of the variables it binds, in the order of ``region.outputs``; None if
         the tape is recording already (its ``with`` statement then raises TensorFlow's
@@ -366,7 +384,7 @@ class GradientTape:
         try:
             record = self._new_record(region, dict(zip(names, values)))
             bound = record.run_compiled(record.carried_inputs(self._records),
-                                        self.watch_accessed_variables)
+                                        self.watch_accessed_variables, frame, self.persistent)
         except BaseException as e:
             self._failed.append((region, type(e)))
             raise
@@ -492,7 +510,7 @@ class GradientTape:
                  unconnected_gradients=UnconnectedGradients.NONE):
         """d(sum of target [* output_gradients]) / d(sources), shaped like ``sources``."""
         unconnected = UnconnectedGradients.parse(unconnected_gradients)
-        self._start_differentiating()
+        self._start_differentiating(sys._getframe(1))
         flat_sources, rebuild = _flatten(sources)
         flat_targets = _flatten(target)[0]
         # The user's seeds as read-only views: a gradient that is a seed itself (``y = x +
@@ -513,7 +531,7 @@ class GradientTape:
         identity at once (each adjoint carries a leading axis of rows).
         """
         unconnected = UnconnectedGradients.parse(unconnected_gradients)
-        self._start_differentiating()
+        self._start_differentiating(sys._getframe(1))
         flat_sources, rebuild = _flatten(sources)
         shape = np.shape(target)
         size = int(np.prod(shape, dtype=int))
@@ -536,7 +554,7 @@ class GradientTape:
         if len(t_shape) == 0 or len(s_shape) == 0 or s_shape[0] != t_shape[0]:
             raise ValueError(f"batch_jacobian needs target and source with the same first "
                              f"dimension, got shapes {t_shape} and {s_shape}")
-        self._start_differentiating()
+        self._start_differentiating(sys._getframe(1))
         batch, rest = t_shape[0], t_shape[1:]
         size = int(np.prod(rest, dtype=int))
         eye = np.eye(size).reshape((size, 1) + rest)
@@ -573,7 +591,9 @@ class GradientTape:
                 "a target it computed has no recorded gradient. Catch the exception inside the "
                 "block, or compute the target in a block that ends normally")
 
-    def _start_differentiating(self):
+    def _start_differentiating(self, caller):
+        """Raise TensorFlow's errors for a gradient that cannot be taken now (``caller``:
+        the frame asking)."""
         spent_in = self._spent_in
         if spent_in is not None and self.persistent:
             raise CompileError(
@@ -592,6 +612,19 @@ class GradientTape:
         if self._current is not None:
             raise RuntimeError("GradientTape.gradient was called inside the tape's with block; "
                                "call it after the block ends")
+        for record in self._records:
+            if record.unkept is not None:
+                # (By file, not code object: IPython runs a cell's statements apart.)
+                filename, first, last = record.unkept
+                if caller.f_code.co_filename != filename \
+                        or not first <= caller.f_lineno <= last:
+                    region = record.region
+                    raise RuntimeError(
+                        f"srcgrad did not copy what the GradientTape block at "
+                        f"{region.origin(region).short()} read, as the statement after it "
+                        f"(line {first}) takes its gradient; that statement did not (an "
+                        "exception?), and the arrays may have changed since. Take the "
+                        "gradient in the statement after the block")
         self._used = True
         if not self.persistent:
             variables._TAPES.discard(self)
@@ -611,7 +644,9 @@ class GradientTape:
         adjoints returned.
         """
         for k, source in enumerate(flat_sources):
-            check_plain_data(source, "the source" if len(flat_sources) == 1 else f"source {k}")
+            if type(source) is not Variable:  # (a Variable's array is plain data)
+                check_plain_data(source, "the source" if len(flat_sources) == 1
+                                 else f"source {k}")
         if keep is None:
             keep = self.persistent
         if rows and any(r.rows_entry() is None for r in self._records):
@@ -624,7 +659,8 @@ class GradientTape:
         # twice: ``y = x`` then ``tape.gradient(y, x)`` is 1, not 2).
         to_block = [[] for _ in records]
         for t, s in zip(flat_targets, seeds):
-            seed = np.ones_like(np.asarray(t), dtype=float) if s is None else s
+            seed = s if s is not None else np.array(1.0) if type(t) in _SCALAR_TARGETS \
+                else np.ones_like(np.asarray(t), dtype=float)
             i = _last_binding(records, t, len(records))
             if i is not None:
                 to_block[i].append((t, seed))
@@ -672,7 +708,7 @@ def run_in_place(tape, block, values):
     """The runner of ``@sg.function``'s blocks compiled in place (``inplace.py``)."""
     if type(tape) is not GradientTape:
         return None  # not a tape of ours: the block runs as written
-    return tape._run_in_place(block, values)
+    return tape._run_in_place(block, values, sys._getframe(1))
 
 
 def _last_binding(records, value, before):
@@ -803,14 +839,19 @@ def _only(values):
     return values[0]
 
 
+_LEAVES = frozenset({np.ndarray, Variable, float, np.float64})
+# What a block's backward code reports adjoints for that ``_pairs`` leaves as it is.
+_PLAIN_OBJECTS = _LEAVES | {str}
+
+
 def _flatten(structure):
     """The leaves of a nested list/tuple/dict/namedtuple/dataclass (``trees.py``), and a
     function rebuilding the structure."""
     kind = type(structure)
     if kind is np.ndarray or kind is Variable or kind is float:
         return [structure], _only
-    if (kind is list or kind is tuple) and not any(
-            isinstance(s, (list, tuple, dict)) or trees.is_tree(s) for s in structure):
+    if (kind is list or kind is tuple) and (_LEAVES.issuperset(map(type, structure)) or not any(
+            isinstance(s, (list, tuple, dict)) or trees.is_tree(s) for s in structure)):
         # The common case, a flat list of Variables: no per-leaf closures.
         return list(structure), list if kind is list else tuple
     if not trees.is_tree(structure):
