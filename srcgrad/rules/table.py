@@ -18,10 +18,11 @@ import warnings
 import numpy as np
 
 from ..runtime import adjoints as _h
-from . import complexes, decompositions, elementwise, fft, helpers, layout, linalg, products, \
-    python, reductions, selection, sequences, shapes, special
+from . import complexes, convolutions, decompositions, elementwise, fft, helpers, layout, linalg, \
+    products, python, reductions, selection, sequences, shapes, special, stats
 
-_FAMILIES = (layout, selection, sequences, decompositions, special, complexes, fft)
+_FAMILIES = (layout, selection, sequences, decompositions, special, complexes, fft, stats,
+             convolutions)
 PRIMITIVES = {**elementwise.TABLE, **reductions.TABLE, **products.TABLE, **linalg.TABLE,
               **shapes.TABLE, **python.TABLE}
 for _family in _FAMILIES:

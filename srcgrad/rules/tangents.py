@@ -26,7 +26,8 @@ import numpy as np
 
 from ..runtime import adjoints as _h
 from ..runtime import complexes as _rt
-from . import complexes, decompositions, elementwise, helpers, layout, python, special
+from . import complexes, convolutions, decompositions, elementwise, helpers, layout, python, \
+    special, stats
 from .elementwise import POWER_CONSTANT_EXPONENT
 from .entry import params
 
@@ -37,7 +38,7 @@ ELEMENTWISE = frozenset(elementwise.TABLE) | frozenset(
         "expit", "log_expit", "erf", "erfc", "gammaln", "psi", "polygamma", "zeta", "_zeta",
         "xlogy", "xlog1py", "gamma", "rgamma", "multigammaln", "gammainc", "gammaincc",
         "erfinv", "erfcinv", "logit", "i0", "i1", "i0e", "i1e", "j0", "j1", "y0", "y1", "iv",
-        "ive", "jv", "yv", "yn")) | {np.sinc}
+        "ive", "jv", "yv", "yn")) | {np.sinc} | stats.ELEMENTWISE
 
 # (Beyond complexes.LINEAR: linear for the real values forward mode runs on, or not
 # meant for complex code at all; the complex helpers are linear in the adjoint they move.)
@@ -47,7 +48,7 @@ LINEAR = complexes.LINEAR | frozenset(helpers.TABLE) | {
 } | frozenset(f for f in layout.TABLE if getattr(f, "__name__", "") == "row_stack")
 
 BILINEAR = frozenset({np.matmul, np.dot, np.outer, np.inner, np.tensordot, np.kron, np.cross,
-                      np.vdot, np.convolve, np.correlate})
+                      np.vdot, np.convolve, np.correlate}) | convolutions.BILINEAR
 
 # Reductions (over ``axis``, or all): each result depends on its slice alone, and the
 # adjoint is the result's seed spread over the slice times weights, so the tangent is
@@ -103,6 +104,10 @@ if special.TABLE:
         _special.log_softmax: "x_dot - np.sum(np.exp(ans) * x_dot, axis=axis, keepdims=True)",
         _special.logsumexp: "_sg.logsumexp_tangent(a, a_dot, axis, b, keepdims, return_sign)",
     })
+
+# (scipy.stats' vector densities, scipy.signal.convolve2d: empty without SciPy.)
+EXPLICIT.update(stats.EXPLICIT)
+EXPLICIT.update(convolutions.EXPLICIT)
 
 _SEQUENCES = (helpers.SEQUENCE_CONCAT, helpers.SEQUENCE_REPEAT, helpers.SEQUENCE_COPY)
 

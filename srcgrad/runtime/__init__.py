@@ -10,11 +10,13 @@ from .core import *  # noqa: F401,F403
 from .rows import *  # noqa: F401,F403
 # The helpers of the rule families (rules/<family>.py)
 from .complexes import *  # noqa: F401,F403
+from .convolutions import *  # noqa: F401,F403
 from .decompositions import *  # noqa: F401,F403
 from .fft import *  # noqa: F401,F403
 from .layout import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .sequences import *  # noqa: F401,F403
 from .special import *  # noqa: F401,F403
+from .stats import *  # noqa: F401,F403
 # Forward mode's explicit tangents (rules/tangents.py)
 from .tangents import *  # noqa: F401,F403

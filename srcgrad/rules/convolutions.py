@@ -1,0 +1,56 @@
+"""``scipy.signal``'s n-d convolutions, when SciPy is installed (optional, never required):
+``convolve`` and ``correlate`` (any ``method``), ``fftconvolve`` and ``oaconvolve``
+(``axes=None``), ``convolve2d`` (the zero fill), modes ``full``, ``same``, ``valid``,
+real arrays; in both operands.
+
+Every one is the full convolution of ``in1`` with ``in2`` (reversed for
+``correlate``) cut to ``mode``; its adjoints are valid correlations with the
+other operand (``runtime/convolutions.py``). Other options (``axes``, another
+boundary, a fill value) raise NotDifferentiableError when a gradient runs.
+``np.convolve``/``np.correlate`` (1-d) are in ``rules/sequences.py``.
+
+Scope of a grad expression and the fields of an entry: ``entry.Rule``.
+"""
+from ..runtime import convolutions as _rt
+from .selection import lead_rule
+
+TABLE = {}
+METHODS = {}
+ATTRIBUTES = {}
+NONDIFF = set()
+# For forward mode (rules/tangents.py): bilinear in the two operands whatever the
+# options, so the tangent is the call with one operand's tangent at a time.
+BILINEAR = frozenset()
+EXPLICIT = {}
+
+try:
+    import scipy.signal as _signal
+except ImportError:  # SciPy absent: these rules are simply not there
+    _signal = None
+
+
+def _rule(signature, flip, options=""):
+    grad = "_sg.signal_conv_grad(g, in1, in2, mode, {flip}, {which}, {{lead}}{options})"
+    return lead_rule(signature, rank="same",
+                     in1=grad.format(flip=flip, which=0, options=options),
+                     in2=grad.format(flip=flip, which=1, options=options))
+
+
+if _signal is not None:
+    TABLE = {
+        _signal.convolve: _rule("in1, in2, mode='full', method='auto'", False),
+        _signal.correlate: _rule("in1, in2, mode='full', method='auto'", True),
+        _signal.fftconvolve: _rule("in1, in2, mode='full', axes=None", False,
+                                   ", 'fftconvolve', axes"),
+        _signal.oaconvolve: _rule("in1, in2, mode='full', axes=None", False,
+                                  ", 'oaconvolve', axes"),
+        _signal.convolve2d: _rule("in1, in2, mode='full', boundary='fill', fillvalue=0", False,
+                                  ", 'convolve2d', None, boundary, fillvalue"),
+    }
+    BILINEAR = frozenset({_signal.convolve, _signal.correlate, _signal.fftconvolve,
+                          _signal.oaconvolve})
+    # (A fill value is not bilinear: the tangent checks the options first.)
+    EXPLICIT = {_signal.convolve2d: "_sg.convolve2d_tangent(in1, in1_dot, in2, in2_dot, mode, "
+                                    "boundary, fillvalue)"}
+    NONDIFF = {_rt.signal_conv_mode, _rt.signal_conv_padding, _rt.correlate_slices,
+               _rt.trailing_axes}
