@@ -174,3 +174,18 @@ def test_under_a_trace_function():
     finally:
         sys.settrace(previous)
     np.testing.assert_allclose(g, logistic_grad(w, X, Y[:4]), rtol=1e-12)
+
+
+def test_a_wrapped_gradient_method(monkeypatch):
+    """A profiler's or a mock's wrapper around ``gradient`` is between the statement and
+    the method: still the statement after the block."""
+    original = sg.GradientTape.gradient
+
+    def wrapper(self, *args, **kwargs):
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(sg.GradientTape, "gradient", wrapper)
+    X = RNG.normal(size=(4, 3))
+    w = RNG.normal(size=3)
+    np.testing.assert_allclose(next_statement(w, X, Y[:4]), logistic_grad(w, X, Y[:4]),
+                               rtol=1e-12)

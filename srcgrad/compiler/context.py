@@ -19,7 +19,7 @@ from ..ir import anno, scopes, templates as T
 from ..ir.resolve import MISSING as _UNKNOWN, Guards, Scope, is_library
 from ..passes import contexts, fence
 from ..rules import table
-from . import codegen, source
+from . import codegen, source, watched_reads
 from .naming import Namer
 
 _STDLIB = frozenset(sys.stdlib_module_names) - {"__main__"}
@@ -61,6 +61,7 @@ class Context:
         self.is_variable = lambda value: False
         self.sources = set()
         self.read_values = set()  # names holding the array read from a watched Variable
+        self.watched_reads = None  # tapes: watched_reads.Reads, when values are watched at entry
         self.scope.is_source = self._is_variable_read
         self.scope.calls_user_code = self._calls_user_code
         self.top_locals = scopes.function_locals(src.node)
@@ -104,13 +105,60 @@ class Context:
             and (getattr(obj, "__module__", None) or "").split(".")[0] not in _STDLIB
 
     def _is_variable_read(self, node):
-        """Does ``node`` (a name or attribute chain) read a trainable Variable a tape watches?"""
-        if not self.variable_sources or not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)):
+        """Does ``node`` (a name or attribute chain) read a trainable Variable a tape
+        watches, or a value it watches when the block starts (``watched_reads``)?"""
+        if not (self.variable_sources or self.watched_reads) \
+                or not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)):
             return False
         if isinstance(node, gast.Name) and (node.id in self.sources or node.id in self.read_values):
             return False
         obj = self.scope.value(node)
-        return self.is_variable(obj) and getattr(obj, "trainable", False)
+        if self.variable_sources and self.is_variable(obj) and getattr(obj, "trainable", False):
+            return True
+        if self.watched_reads is None:
+            return False
+        where = self._stored_at(node)
+        state = self.watched_reads.note(where, self.param_values) if where is not None else 0
+        if state == watched_reads.LATER:
+            text = gast.unparse(node).strip()
+            raise CompileError(
+                f"`{text}` reads a value the GradientTape block watches only further on: "
+                "srcgrad differentiates such a read from the block's start or not at all, "
+                "and cannot tell which of its reads come after the watch", None, None,
+                "watch the value on the block's first lines (`tape.watch(...)` before any "
+                "other statement), or read it by the name the block watches")
+        return state == watched_reads.SOURCE
+
+    def _stored_at(self, node):
+        """Where ``node`` reads from (a ``watched_reads.Locator``): an attribute or constant
+        item of a parameter, of an object known when compiling, or a global or closure
+        variable; None for a value of the code's own (a local, a bare parameter)."""
+        path = []
+        while isinstance(node, (gast.Attribute, gast.Subscript)):
+            if isinstance(node, gast.Attribute):
+                path.append(("attr", node.attr))
+            elif isinstance(node.slice, gast.Constant):
+                path.append(("item", node.slice.value))
+            else:
+                return None
+            node = node.value
+        if not isinstance(node, gast.Name):
+            return None
+        path.reverse()
+        name = node.id
+        if name in self.param_values:
+            return watched_reads.Locator(name, path, param=True) if path else None
+        if name in self.scope.static:
+            root = self.scope.static[name]
+        elif name in self.scope.local_defs or name in self.scope.locals:
+            return None
+        elif name in self.scope.freevars:
+            root, path = self.scope.freevars[name], [("cell", None)] + path
+        elif name in self.scope.globals:
+            root, path = self.scope.globals, [("item", name)] + path
+        else:
+            return None
+        return watched_reads.Locator(root, path) if path else None
 
     def source(self, fn):
         self.guards.function(fn)  # its code and defaults are compiled in

@@ -24,6 +24,7 @@ from ..passes.desugar import desugar
 from ..passes.reverse import Reverse, int_names
 from ..runtime import complexes as complexes_rt, fft as fft_rt
 from .. import trees
+from . import watched_reads
 from ..variables import Variable
 from . import codegen, source
 from .context import Context, Generated
@@ -314,11 +315,12 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
 
 
 def region_front(region, inputs, sample, watch_variables, is_variable, watch_inputs=(),
-                 once=False, as_arrays=(), modules=None):
+                 once=False, as_arrays=(), modules=None, watched=None):
     """The region's statements as a normalized ``def tape_region(<inputs>)``; ``once``:
     for a block run once (its nested tapes' blocks run once too, see tape_blocks);
     ``as_arrays``: inputs that are trainable Variables passed as their arrays;
-    ``modules``: modules bound in the caller's function (name -> module).
+    ``modules``: modules bound in the caller's function (name -> module);
+    ``watched``: values watched at the start, id -> value (``watched_reads``).
 
     Returns the context, the def, its body (without the final return), the
     names differentiated with respect to, and the parameters.
@@ -335,6 +337,8 @@ def region_front(region, inputs, sample, watch_variables, is_variable, watch_inp
     ctx.tape_region = True  # (its containers' items may be targets and sources)
     note_records(ctx, ctx.param_values)
     ctx.as_arrays = set(as_arrays)  # trainable Variables passed as their arrays
+    if watched:
+        ctx.watched_reads = watched_reads.Reads(watched)
     prepare = tape_blocks.Prepare(region, ctx, watch_variables, is_variable,
                                   dict(zip(params, sample)), compile_region, once)
     node.body = prepare.block(region.statements, region.tape_name) + [gast.Return(T.const(None))]

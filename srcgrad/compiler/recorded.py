@@ -46,7 +46,7 @@ class Recorded(Generated):
 
 @without_gc
 def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variable,
-                     watch_inputs=(), rows=False, as_arrays=(), modules=None):
+                     watch_inputs=(), rows=False, as_arrays=(), modules=None, watched=None):
     """Forward and backward code of ``region`` run once, from ``inputs`` (names whose
     entry values are ``sample``); ``outputs``: the names the block binds.
 
@@ -57,10 +57,13 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     ``rows`` only if the two forward codes are the same (``forward_text``).
     ``modules``: modules the caller's function binds (``import numpy as np`` in
     it), name -> module: constants of the code, as its globals are.
+    ``watched``: id -> value of the values watched when the block starts: reads of
+    them from where they are stored are sources (``watched_reads``).
     """
     ctx, node, body, wrt, params = region_front(region, inputs, sample, watch_variables,
                                                 is_variable, tuple(watch_inputs) + tuple(as_arrays),
-                                                once=True, as_arrays=as_arrays, modules=modules)
+                                                once=True, as_arrays=as_arrays, modules=modules,
+                                                watched=watched)
     act = activity.analyze(node.body, wrt, set(outputs))
     active = [n for n in outputs if n in act]
     # What each seed reaches: a source no asked-for target reaches gets None, not zeros.
@@ -125,6 +128,9 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     generated.forward_text = codegen.unparse(forward_fn, "")
     generated.outputs = list(outputs)
     generated.seeded = active
+    stored = ctx.watched_reads
+    generated.watch_reads = stored.locators() if stored is not None else ()
+    generated.watch_pattern = stored.compiled_pattern() if stored is not None else ()
     generated.order = order
     generated.reaches = reaches
     # What the user can reach and may write into before the backward code reads it.

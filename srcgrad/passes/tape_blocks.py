@@ -30,7 +30,7 @@ from ..ir.scopes import free_names
 from . import as_written, contexts
 
 
-def watch_marker(node, region, known=None, rebound=()):
+def watch_marker(node, region, known=None, rebound=(), namer=None):
     """``tape.watch(x)`` becomes markers: the backward pass reports x's adjoint there.
 
     A list, tuple or dict literal watches each item; a variable holding a
@@ -39,9 +39,14 @@ def watch_marker(node, region, known=None, rebound=()):
     holding the very array (``w = x`` before the block) is watched with it.
     ``known``: the block's inputs and their values at entry; ``rebound``: names
     the block has bound before this statement (their entry values are gone).
+
+    ``tape.watch(model.w)`` (an attribute or constant-item chain) among the
+    statements the block starts with is watched from its first line, with every
+    read of the value from where it is stored (``compiler/watched_reads.py``):
+    it becomes such a read (``namer``: names it).
     """
     arg = node.value.args[0] if node.value.args else None
-    names = []
+    names, reads = [], []
 
     def collect(expr):
         if isinstance(expr, (gast.List, gast.Tuple)):
@@ -52,11 +57,18 @@ def watch_marker(node, region, known=None, rebound=()):
                 collect(e)
         elif isinstance(expr, gast.Name):
             names.append(expr.id)
+        elif watch_chain(expr) is not None and namer is not None \
+                and _leading(node, region):
+            reads.append(expr)
         else:
-            raise region.error("tape.watch() of an expression is not supported; watch a "
-                               "variable", node, "assign the value to a name first")
+            raise region.error("tape.watch() of an expression is not supported here; watch a "
+                               "variable, or an attribute or item (`tape.watch(model.w)`) on "
+                               "the block's first lines", node, "assign the value to a name "
+                               "first, or move the watch to the start of the block")
 
     collect(arg)
+    chained = [gast.copy_location(T.assign(namer.fresh(f"watched_{_short_chain(e)}"), e), node)
+               for e in reads]
     known = {n: v for n, v in (known or {}).items() if n not in rebound}
     for name in list(names):
         if name not in known:
@@ -71,7 +83,46 @@ def watch_marker(node, region, known=None, rebound=()):
         marker = gast.Expr(gast.Call(T.name("_sg_watch"), [T.name(name)], []))
         gast.copy_location(marker, node)
         markers.append(anno.set_kind(marker, "watch", watched=name))
-    return markers
+    return chained + markers
+
+
+def leading_watches(statements, tape_name):
+    """The ``tape.watch(...)`` statements a block starts with: what they watch is watched
+    from its first line (also where it is read from objects and containers)."""
+    out = []
+    for s in statements:
+        if not _is_tape_call(s, tape_name, "watch"):
+            break
+        out.append(s)
+    return out
+
+
+def _leading(node, region):
+    return any((s.lineno, s.col_offset) == (node.lineno, node.col_offset)
+               for s in leading_watches(region.statements, region.tape_name))
+
+
+def watch_chain(expr):
+    """``(name, path)`` of an attribute or constant-item chain from a name (``model.w``:
+    ``("model", (("attr", "w"),))``), or None."""
+    path = []
+    while isinstance(expr, (gast.Attribute, gast.Subscript)):
+        if isinstance(expr, gast.Attribute):
+            path.append(("attr", expr.attr))
+        elif isinstance(expr.slice, gast.Constant):
+            path.append(("item", expr.slice.value))
+        else:
+            return None
+        expr = expr.value
+    if not path or not isinstance(expr, gast.Name):
+        return None
+    return expr.id, tuple(reversed(path))
+
+
+def _short_chain(expr):
+    _, path = watch_chain(expr)
+    words = ("".join(c for c in str(k) if c.isalnum() or c == "_") for _, k in path)
+    return "_".join(w for w in words if w)[:30] or "item"
 
 
 def once_watched(stmts, live=None):
@@ -218,7 +269,7 @@ class Prepare:
             return as_written.lift(s, region, self._block_names(), self._items_read(s),
                                    self.ctx)
         if _is_tape_call(s, tape_name, "watch"):
-            return watch_marker(s, region, self.known, self.bound)
+            return watch_marker(s, region, self.known, self.bound, self.ctx.namer)
         if any(_is_tape_call(s, name, "watch") for name in self.inner):
             return []  # a nested tape's watch: that tape's business
         if isinstance(s, gast.Return) or (isinstance(s, (gast.Break, gast.Continue)) and not in_loop):

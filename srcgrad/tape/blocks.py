@@ -41,6 +41,7 @@ class Region:
     last_entry: tuple = None  # (what the code was compiled for, cache key, code): the last used
     next_stmt: object = None  # the statement after the block (None: none in its statement list)
     gradient_next: object = None  # found once: see kept.gradient_next
+    watched_from_start: tuple = None  # found once: see once.watched_from_start
 
     def origin(self, node):
         lineno = getattr(node, "lineno", self.lineno)

@@ -23,8 +23,10 @@ import sys
 
 import gast
 
+from ..compiler import watched_reads
 from ..errors import CompileError
 from ..ir.names import scope_bound_names, scope_nodes, walk_stmts
+from ..passes import tape_blocks
 from ..variables import Variable
 
 
@@ -139,6 +141,36 @@ def watched_names(region):
                 and isinstance(f.value, gast.Name) and f.value.id == region.tape_name:
             out |= {n.id for a in node.args for n in gast.walk(a) if isinstance(n, gast.Name)}
     return out
+
+
+def watched_from_start(region):
+    """What the block watches, for ``compiler/watched_reads.py``: the names and the
+    attribute and item chains (``Locator``s from its inputs) its first statements
+    watch, and the names its later ``tape.watch`` calls watch. Found once."""
+    found = region.watched_from_start
+    if found is None:
+        leading = tape_blocks.leading_watches(region.statements, region.tape_name)
+        names, chains = set(), []
+        for s in leading:
+            for arg in s.value.args[:1]:
+                _watched_in(arg, names, chains)
+        found = region.watched_from_start = (names, chains, watched_names(region) - names)
+    return found
+
+
+def _watched_in(expr, names, chains):
+    if isinstance(expr, (gast.List, gast.Tuple)):
+        for e in expr.elts:
+            _watched_in(e, names, chains)
+    elif isinstance(expr, gast.Dict):
+        for e in expr.values:
+            _watched_in(e, names, chains)
+    elif isinstance(expr, gast.Name):
+        names.add(expr.id)
+    else:
+        chain = tape_blocks.watch_chain(expr)
+        if chain is not None:
+            chains.append(watched_reads.Locator(chain[0], chain[1], param=True))
 
 
 def _nested_tape(s):

@@ -26,6 +26,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import runtime, trees, variables
+from ..compiler import watched_reads
 from ..compiler.cache import _cast, _kind, _Same, remember
 from ..compiler.recorded import compile_recorded
 from ..errors import CompileError
@@ -47,6 +48,7 @@ class _Cannot:
         self.error = error
 
 
+_NOTHING_WATCHED = watched_reads.Watched({}, {})
 _SCALAR_TARGETS = (float, np.float64)  # their seed: a 0-d float64 array of one
 
 _NOT_PERSISTENT = "GradientTape.gradient can only be called once on non-persistent tapes."
@@ -71,6 +73,7 @@ class _Record:
         self.originals = {}  # id(copy in the record) -> the user's value it was copied from
         self.skipper = None
         self.unkept = None  # (file, first line, last line) of the gradient that must read it
+        self.watched_at_entry = _NOTHING_WATCHED  # what it watches (``_entry``)
 
     def carried_inputs(self, earlier):
         """Inputs holding a value an ``earlier`` record made, or one watched before the
@@ -163,10 +166,35 @@ class _Record:
     def _entry(self, sample, carried, watch_variables, as_arrays):
         """The block's compiled code for these values (cached), or a _Cannot."""
         region = self.region
+        if region.watched_names is None:
+            region.watched_names = once.watched_names(region)
+        # Values watched from the block's start: reads of them from objects, containers,
+        # globals are sources too (compiler/watched_reads.py).
+        start, chains, later = once.watched_from_start(region)
+        watched = self.watched_at_entry = watched_reads.at_entry(
+            dict(self.modules, **self.values), start, chains, later, self.prewatched) \
+            if start or chains or later or self.prewatched else _NOTHING_WATCHED
         kinds = (tuple(self.inputs), tuple(_kind(v) for v in sample), watch_variables,
-                 tuple(carried), as_arrays, tuple((n, id(m)) for n, m in self.modules.items()))
+                 tuple(carried), as_arrays, tuple((n, id(m)) for n, m in self.modules.items()),
+                 bool(watched))
+        entry = self._compiled(kinds, sample, carried, watch_variables, as_arrays, True)
+        if watched and not _reads_as_compiled(entry, self.values, watched):
+            # Other reads give a watched value now (another parameter watched): the code
+            # compiled for those, which may read other places, checked the same way.
+            now = (kinds, watched.pattern(entry.watch_reads, self.values))
+            entry = self._compiled(now, sample, carried, watch_variables, as_arrays, False)
+            if not _reads_as_compiled(entry, self.values, watched):
+                _COMPILED.pop((region.key, _Same(region.globals), now), None)
+                entry = self._compiled(now, sample, carried, watch_variables, as_arrays, False)
+        return entry
+
+    def _compiled(self, kinds, sample, carried, watch_variables, as_arrays, usual):
+        """The code compiled for ``kinds``, compiling it if it is not in the cache for the
+        values watched at entry (``self.watched_at_entry``); ``usual``: remembered as the
+        region's last (a training loop enters with the same kinds again)."""
+        region = self.region
         last = region.last_entry
-        if last is not None and last[0] == kinds and (
+        if usual and last is not None and last[0] == kinds and (
                 isinstance(last[2], _Cannot) or last[2].guards.valid()):
             # The block entered again for the same kinds of values (a training loop): the
             # same key object, found without comparing it part by part; KeyError once the
@@ -180,22 +208,22 @@ class _Record:
         entry = _COMPILED.get(key)
         if entry is not None and (isinstance(entry, _Cannot) or entry.guards.valid()):
             _COMPILED.move_to_end(key)
-            region.last_entry = (kinds, key, entry)
+            if usual:
+                region.last_entry = (kinds, key, entry)
             return entry
-        if region.watched_names is None:
-            region.watched_names = once.watched_names(region)
         for name, value in zip(self.inputs, sample):
             check_plain_data(value, "the watched value" if name in region.watched_names
                              else f"`{name}`, which the recorded block reads,")
         try:
             entry = compile_recorded(region, self.inputs, sample, once.bound_names(
                 region.statements), watch_variables, _is_variable, tuple(carried),
-                as_arrays=as_arrays, modules=self.modules)
+                as_arrays=as_arrays, modules=self.modules, watched=self.watched_at_entry)
             entry.watch_variables = watch_variables  # for its row-mode twin
         except CompileError as e:
             entry = _Cannot(e)
         remember(_COMPILED, key, entry)
-        region.last_entry = (kinds, key, entry)
+        if usual:
+            region.last_entry = (kinds, key, entry)
         return entry
 
     def rows_entry(self):
@@ -207,7 +235,7 @@ class _Record:
                 rows = compile_recorded(self.region, self.inputs, self.sample, entry.outputs,
                                         entry.watch_variables, _is_variable, tuple(self.carried),
                                         rows=True, as_arrays=self.as_arrays,
-                                        modules=self.modules)
+                                        modules=self.modules, watched=self.watched_at_entry)
             except CompileError:
                 rows = None
             entry.rows = rows if rows is not None and rows.forward_text == entry.forward_text \
@@ -614,15 +642,12 @@ class GradientTape:
                                "call it after the block ends")
         for record in self._records:
             if record.unkept is not None:
-                # (By file, not code object: IPython runs a cell's statements apart.)
-                filename, first, last = record.unkept
-                if caller.f_code.co_filename != filename \
-                        or not first <= caller.f_lineno <= last:
+                if not _called_from(caller, *record.unkept):
                     region = record.region
                     raise RuntimeError(
                         f"srcgrad did not copy what the GradientTape block at "
                         f"{region.origin(region).short()} read, as the statement after it "
-                        f"(line {first}) takes its gradient; that statement did not (an "
+                        f"(line {record.unkept[1]}) takes its gradient; that statement did not (an "
                         "exception?), and the arrays may have changed since. Take the "
                         "gradient in the statement after the block")
         self._used = True
@@ -702,6 +727,24 @@ class GradientTape:
             out.append(np.stack([np.zeros(shape) if g is None else np.broadcast_to(g, shape)
                                  for g in got]))
         return out
+
+
+def _called_from(frame, filename, first, last, depth=4):
+    """Is ``frame``, or one of the few that called it (a wrapper of ``gradient``: a
+    profiler's, a mock's), at lines ``first``..``last`` of ``filename``? (By file, not
+    code object: IPython runs a cell's statements as code objects of their own.)"""
+    while frame is not None and depth:
+        if frame.f_code.co_filename == filename and first <= frame.f_lineno <= last:
+            return True
+        frame, depth = frame.f_back, depth - 1
+    return False
+
+
+def _reads_as_compiled(entry, values, watched):
+    """Do the reads ``entry``'s code treats as sources give the watched values now, and
+    the others not (``compiler/watched_reads.py``; ``values``: the block's inputs)?"""
+    return isinstance(entry, _Cannot) or not entry.watch_reads \
+        or watched.pattern(entry.watch_reads, values) == entry.watch_pattern
 
 
 def run_in_place(tape, block, values):

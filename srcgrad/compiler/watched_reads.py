@@ -1,0 +1,151 @@
+"""Values a tape watches, read by a block from where they are stored.
+
+TensorFlow matches tensors by identity: after ``w = model.w`` and
+``tape.watch(w)``, the block's ``model.loss()`` reading ``self.w`` computes
+with the watched value, and the gradient flows to it. srcgrad decides what is
+differentiated when it compiles; a read from an object's attribute, a
+container's item, a global or a closure cell is a source when the object it
+gives at the block's entry is one the tape watches then (``note``).
+
+Which reads those were is part of what the code was compiled for: each read
+is kept as a locator (the holder, held weakly, and the key), and at each
+entry ``pattern`` says which of them give a watched value now; another
+pattern compiles again (``tape._Record._entry``).
+"""
+import types
+import weakref
+
+import numpy as np
+
+from ..variables import Variable
+
+_GONE = object()
+
+
+class _Strong:
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __call__(self):
+        return self.obj
+
+
+def _ref(obj):
+    try:
+        return weakref.ref(obj)
+    except TypeError:  # (dicts and lists: a module's globals, a container held strongly)
+        return _Strong(obj)
+
+
+class Locator:
+    """Reads, now, the value a compiled read gives: ``path`` (("attr" | "item" | "cell",
+    key) steps) from ``root``, a parameter of the block's code by name (its value at
+    each entry) or an object (held weakly where it can be)."""
+
+    __slots__ = ("param", "root", "path")
+
+    def __init__(self, root, path, param=False):
+        self.param = param
+        self.root = root if param else _ref(root)
+        self.path = tuple(path)
+
+    def __call__(self, params):
+        obj = params.get(self.root, _GONE) if self.param else self.root()
+        try:
+            for how, key in self.path:
+                if obj is None or obj is _GONE:
+                    return _GONE
+                obj = getattr(obj, key) if how == "attr" else obj[key] if how == "item" \
+                    else obj.cell_contents
+        except Exception:  # (a property raising, an item gone): not what was compiled
+            return _GONE
+        return obj
+
+
+SOURCE, LATER = 1, 2  # what a read is: a source, or a value the block watches only later
+
+
+class Watched:
+    """The values a tape watches when a block starts (``start``; id -> value) and those
+    the block watches only further on (``later``: a read of one before its watch is not
+    differentiated, one after it is; where a read is cannot be told apart so simply,
+    so such reads are refused)."""
+
+    def __init__(self, start, later):
+        self.start, self.later = start, later
+
+    def __bool__(self):
+        return bool(self.start or self.later)
+
+    def state(self, obj):
+        if self.start.get(id(obj)) is obj:
+            return SOURCE
+        if self.later.get(id(obj)) is obj:
+            return LATER
+        return 0
+
+    def pattern(self, locators, params):
+        """What each of the reads ``locators`` gives now (``params``: the values of the
+        block's inputs, by name)."""
+        return tuple(self.state(loc(params)) for loc in locators)
+
+
+class Reads:
+    """The reads of one compilation that may give a watched value."""
+
+    def __init__(self, watched):
+        self.watched = watched
+        self.sites = {}  # (root, path) -> (Locator, its state when compiled)
+
+    def note(self, locator, params):
+        """A read the code makes (``Locator``): SOURCE, LATER or 0. ``params``: the values
+        of the code's parameters when compiling."""
+        site = (id(locator.root()) if not locator.param else locator.root, locator.path)
+        found = self.sites.get(site)
+        if found is None:
+            obj = locator(params)
+            if not isinstance(obj, _DATA):
+                # (A function, a module, an object: the code's guards see to it that it
+                # still is one when the code runs again.)
+                return 0
+            found = self.sites[site] = (locator, self.watched.state(obj))
+        return found[1]
+
+    def locators(self):
+        return tuple(loc for loc, _ in self.sites.values())
+
+    def compiled_pattern(self):
+        return tuple(state for _, state in self.sites.values())
+
+
+_DATA = (np.ndarray, Variable, float, int, complex, np.generic)  # what may be watched, now or later
+
+
+def at_entry(values, start, chains, later, prewatched):
+    """The values a block watches (``Watched``): ``prewatched`` (watched by earlier
+    blocks) and the leaves of ``values[n]`` for the names ``start`` its first
+    statements watch and of ``chain(values)`` for the attribute and item chains they
+    watch (``Locator``s); from the names ``later`` only further on."""
+    first = {id(v): v for v in prewatched}
+    for leaf in (leaf for n in start if n in values for leaf in _leaves(values[n], 3)):
+        first[id(leaf)] = leaf
+    for chain in chains:
+        for leaf in _leaves(chain(values), 3):
+            if leaf is not _GONE:
+                first[id(leaf)] = leaf
+    after = {id(leaf): leaf for n in later if n in values for leaf in _leaves(values[n], 3)
+             if id(leaf) not in first}
+    return Watched(first, after)
+
+
+def _leaves(value, depth):
+    if type(value) in (list, tuple) and depth:
+        for v in value:
+            yield from _leaves(v, depth - 1)
+    elif type(value) is dict and depth:
+        for v in value.values():
+            yield from _leaves(v, depth - 1)
+    elif not isinstance(value, (types.ModuleType, types.FunctionType)):
+        yield value
