@@ -143,6 +143,10 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     generated.through_reads = sorted(set(reads) & through)
     # Restored in place by the backward code: a persistent tape gives each run its own copy.
     generated.restored = {n for n in reads if _restored_in_place(n, bwd)}
+    # ... all of it the record's own (stacks it pops, arrays the block made): then the
+    # user's arrays are never written into by the backward code.
+    generated.restores_only_own = all(
+        n in private or n not in outputs and _own_list(n, fwd, bwd) for n in generated.restored)
     generated.variables = [ctx.scope.value(s.value) for s in walk_stmts(body)
                            if anno.kind(s) == "read"]
     return generated
@@ -189,6 +193,21 @@ def _restored_in_place(name, stmts):
                     and n.func.attr in ("pop", "append", "extend", "insert", "remove", "clear"):
                 return True
     return False
+
+
+def _own_list(name, fwd, bwd):
+    """Is ``name`` a list the forward code makes (bound only to ``[]``) that the backward
+    code changes only by its methods (a stack it pops), never writing into an item?"""
+    bound = [n for s in fwd for n in gast.walk(s)
+             if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)]
+    made = [s for s in walk_stmts(fwd) if isinstance(s, gast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], gast.Name) and s.targets[0].id == name]
+    if len(made) != len(bound) or not all(isinstance(s.value, gast.List) and not s.value.elts
+                                          for s in made):
+        return False
+    return not any(isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store)
+                   and isinstance(n.value, gast.Name) and n.value.id == name
+                   for s in bwd for n in gast.walk(s))
 
 
 def _unpack(name, take):

@@ -140,7 +140,7 @@ class _Record:
         watched = [unwrapped.get(id(v), v) for v in watched]
         bound = {n: unwrapped.get(id(v), v) for n, v in zip(entry.outputs, outs)
                  if v is not runtime.UNBOUND}
-        if not persistent and frame is not None and not entry.restored \
+        if not persistent and frame is not None and entry.restores_only_own \
                 and kept.quiet_until_gradient(region, frame, bound):
             # The next statement takes the gradient: nothing can write into the arrays
             # the record holds before the backward code reads them.
