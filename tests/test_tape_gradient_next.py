@@ -189,3 +189,23 @@ def test_a_wrapped_gradient_method(monkeypatch):
     w = RNG.normal(size=3)
     np.testing.assert_allclose(next_statement(w, X, Y[:4]), logistic_grad(w, X, Y[:4]),
                                rtol=1e-12)
+
+
+def loop_block(w, X, y):
+    with sg.GradientTape() as tape:
+        tape.watch(w)
+        total = 0.0
+        for k in range(3):  # stacks the backward code pops: the record's own
+            total = total + logistic(w * (k + 1.0), X, y)
+    return tape.gradient(total, w)
+
+
+@pytest.mark.parametrize("placement", ["plain", "sg.function"])
+def test_no_copy_for_a_block_whose_backward_pops_its_stacks(placement):
+    w = RNG.normal(size=400) * 0.01
+    X = BIG.copy()
+    f = loop_block if placement == "plain" else sg.function(loop_block)
+    g, peak = _peak(f, w, X, Y)
+    expected = sum((k + 1.0) * logistic_grad(w * (k + 1.0), X, Y) for k in range(3))
+    np.testing.assert_allclose(g, expected, rtol=1e-10)
+    assert peak < X.nbytes / 2, peak
