@@ -5,9 +5,12 @@ the block bound, never to the items of what they hold.
 
 Each case in plain code and in ``@sg.function``, its expected values written out.
 
-What sources a target reaches is known per name the block binds, not per item: an
-item that depends on no watched value, in a container whose other items do, gets
-zeros, not None (``item_not_connected``; a named target gets None).
+What sources a target reaches is known per name the block binds, and per item of a
+list, tuple or dict display the block binds once and reads only by constant items:
+such an item that depends on no watched value gets None, as TensorFlow gives
+(``item_not_connected``). An item of a container built otherwise (appended in a
+loop) that depends on no watched value, in a container whose other items do,
+gets zeros, not None (``appended_item_not_connected``).
 """
 import numpy as np
 import pytest
@@ -84,6 +87,31 @@ def item_not_connected(z):
     return tape.gradient(outs[1], z)
 
 
+def dict_item_not_connected(z):
+    with sg.GradientTape() as tape:
+        tape.watch(z)
+        losses = {"fit": np.sum(z * z), "prior": np.sum(Z * Z)}
+        total = losses["fit"] + losses["prior"]
+    return tape.gradient(losses["prior"], z), tape.gradient  # (the tape is spent after one)
+
+
+def nested_item_not_connected(z):
+    with sg.GradientTape(persistent=True) as tape:
+        tape.watch(z)
+        pairs = [(z * 2.0, np.ones(2)), (np.ones(2) * 3.0, z * z)]
+    return tape.gradient(pairs[0][1], z), tape.gradient(pairs[1][0], z), \
+        tape.gradient(pairs[1][1], z)
+
+
+def appended_item_not_connected(z):
+    with sg.GradientTape() as tape:
+        tape.watch(z)
+        outs = []
+        for k in range(2):
+            outs.append(z * 2.0 if k == 0 else np.ones(2))
+    return tape.gradient(outs[1], z)
+
+
 CASES = [
     (list_item, 3.0 * np.ones(2)),
     (dict_item, 2.0 * Z),
@@ -93,7 +121,8 @@ CASES = [
     (items_and_a_name, 3.0 * np.cos(Z) + 4.0),
     (item_in_two_blocks, (6.0 * np.ones(2), 2.0 * np.ones(2))),
     (jacobian_of_an_item, np.diag([2.0, 3.0])),
-    (item_not_connected, np.zeros(2)),
+    (item_not_connected, None),
+    (appended_item_not_connected, np.zeros(2)),
 ]
 
 
@@ -251,3 +280,13 @@ def test_a_stale_seed_does_not_broadcast(placement):
     by_x, by_y = run(stacked_item_through_an_alias)(np.ones(2), np.array([0.5, 0.25, 1.0]))
     assert by_x is None or not np.any(by_x)
     np.testing.assert_allclose(by_y, np.full(3, 4.0 / 3.0))
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_unconnected_items_of_displays_are_none(placement):
+    run = (lambda f: f) if placement == "plain" else sg.function
+    prior, _ = run(dict_item_not_connected)(Z.copy())
+    assert prior is None
+    a, b, c = run(nested_item_not_connected)(Z.copy())
+    assert a is None and b is None
+    np.testing.assert_allclose(c, 2.0 * Z, rtol=1e-13)

@@ -68,6 +68,12 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     active = [n for n in outputs if n in act]
     # What each seed reaches: a source no asked-for target reaches gets None, not zeros.
     reaches = {n: activity.analyze(node.body, wrt, {n}).active for n in active}
+    # ... and each item of a list, tuple or dict display an output is (``outs[1]`` as a
+    # target reaches what that item does).
+    # (Nothing the block changes in place: what an item holds is what it was bound to.)
+    item_reaches = {} if lifetimes._mutated_in_place(node.body) else {
+        (n, path): activity.analyze(node.body, wrt, {leaf}).active
+        for n in active for path, leaf in _display_items(node.body, n)}
     order = watch_where_bound(body, region, [(n,) for n in active])
     _comment_with_statement(body)
     seeds = [ctx.namer.fresh(f"seed_{n}") for n in active]
@@ -133,6 +139,7 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     generated.watch_pattern = stored.compiled_pattern() if stored is not None else ()
     generated.order = order
     generated.reaches = reaches
+    generated.item_reaches = item_reaches
     # What the user can reach and may write into before the backward code reads it.
     private, through = escapes.private_names(
         fwd, ctx.scope, set(params) | set(outputs) | {watched_log}, set(params))
@@ -193,6 +200,52 @@ def _restored_in_place(name, stmts):
                     and n.func.attr in ("pop", "append", "extend", "insert", "remove", "clear"):
                 return True
     return False
+
+
+def _display_items(body, name, depth=3):
+    """(path, name) of the items of ``name``, if the block binds it once, to a list, tuple
+    or dict display of names, and reads it only by constant items or as an item of
+    such a display; nested displays are looked into."""
+    binds = [s for s in walk_stmts(body) if isinstance(s, gast.Assign) and len(s.targets) == 1
+             and isinstance(s.targets[0], gast.Name) and s.targets[0].id == name]
+    stores = [n for n in gast.walk(gast.Module(body, [])) if isinstance(n, gast.Name)
+              and n.id == name and isinstance(n.ctx, gast.Store)]
+    if depth == 0 or len(binds) != 1 or len(stores) != 1:
+        return []
+    value = binds[0].value
+    if isinstance(value, (gast.List, gast.Tuple)):
+        items = list(enumerate(value.elts))
+    elif isinstance(value, gast.Dict) and all(isinstance(k, gast.Constant) for k in value.keys):
+        items = [(k.value, v) for k, v in zip(value.keys, value.values)]
+    else:
+        return []
+    if not all(isinstance(v, gast.Name) for _, v in items) \
+            or len({k for k, _ in items}) != len(items) or not _read_by_items_only(body, name):
+        return []
+    out = []
+    for key, v in items:
+        out.append(((key,), v.id))
+        out += [((key,) + path, leaf) for path, leaf in _display_items(body, v.id, depth - 1)]
+    return out
+
+
+def _read_by_items_only(body, name):
+    """Is every read of ``name`` in ``body`` a constant item (``outs[1]``) or an item of
+    a list, tuple or dict display?"""
+    parents = {}
+    for n in gast.walk(gast.Module(body, [])):
+        for child in gast.iter_child_nodes(n):
+            parents[id(child)] = n
+    for n in gast.walk(gast.Module(body, [])):
+        if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load):
+            p = parents.get(id(n))
+            if isinstance(p, (gast.List, gast.Tuple)) or isinstance(p, gast.Dict) \
+                    and any(v is n for v in p.values):
+                continue
+            if not (isinstance(p, gast.Subscript) and p.value is n
+                    and isinstance(p.slice, gast.Constant) and isinstance(p.ctx, gast.Load)):
+                return False
+    return True
 
 
 def _own_list(name, fwd, bwd):

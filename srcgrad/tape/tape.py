@@ -270,11 +270,12 @@ class _Record:
         entry, record = self.once
         if rows is not None:
             entry = self.rows_entry()
-        seeds = {}
+        seeds, reached = {}, []
         for t, seed in seeded:
             name = next((n for n in entry.seeded if self.outputs.get(n) is t), None)
             if name is not None:
                 seeds[name] = seed if name not in seeds else seeds[name] + seed
+                reached.append(entry.reaches[name])
                 continue
             # An item of a list, tuple or dict the block built (``outs[1]``,
             # ``losses["mse"]``): the container is seeded there, zeros elsewhere.
@@ -284,11 +285,15 @@ class _Record:
                 if name not in seeds:
                     seeds[name] = _zero_seed(self.outputs.get(name), rows)
                 seeds[name] = _seeded_at(seeds[name], path, seed)
+                # What that item reaches, where the compiler could tell (a display).
+                # (The container itself too: an item of it may be asked for as a source.)
+                reached.append(entry.item_reaches.get((name, path), entry.reaches[name])
+                               | {name})
         if not seeds:
             return []
         args = [seeds[n] if n in seeds else _zero_seed(self.outputs.get(n), rows)
                 for n in entry.seeded]
-        live = set().union(*(entry.reaches[n] for n in seeds))
+        live = set().union(*reached)
         if keep:  # the backward code may run again: what it restores in place is copied
             run, originals = kept.pristine(record, entry.restored)
             take = run.get
