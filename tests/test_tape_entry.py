@@ -103,9 +103,38 @@ def returns_a_value_inside(w):
         return y, tape
 
 
+def returns_from_a_persistent_tape(w):
+    with sg.GradientTape(persistent=True) as tape:
+        tape.watch(w)
+        y = np.sin(w) * w
+        z = np.sum(y)
+        return tape, y, z
+
+
+def returns_inside_an_if(w):
+    with sg.GradientTape() as tape:
+        tape.watch(w)
+        y = np.sum(w ** 3)
+        if y > 1e6:
+            return None, tape
+    return y, tape
+
+
 @pytest.mark.parametrize("placement", ["plain", "function"])
-def test_a_return_in_the_block_is_refused_at_entry_with_its_line(placement):
-    f = returns_a_value_inside if placement == "plain" else sg.function(returns_a_value_inside)
+def test_a_return_ending_the_block_ends_the_recording(placement):
+    """As in TensorFlow: leaving the block by ``return`` exits it; what it computed is
+    recorded, once, and the tape's gradient is taken after it."""
+    wrap = (lambda f: f) if placement == "plain" else sg.function
+    y, tape = wrap(returns_a_value_inside)(W)
+    np.testing.assert_allclose(tape.gradient(y, W), 3.0 * W ** 2, rtol=1e-13)
+    tape, y, z = wrap(returns_from_a_persistent_tape)(W)
+    np.testing.assert_allclose(tape.gradient(z, W), np.cos(W) * W + np.sin(W), rtol=1e-13)
+    np.testing.assert_allclose(tape.gradient(y, W), np.cos(W) * W + np.sin(W), rtol=1e-13)
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_a_return_inside_the_block_is_refused_at_entry_with_its_line(placement):
+    f = returns_inside_an_if if placement == "plain" else sg.function(returns_inside_an_if)
     with pytest.raises(sg.CompileError) as err:
         f(W)
     message = str(err.value)

@@ -38,6 +38,7 @@ class Region:
     watched_names: set = None  # names its tape.watch(...) calls watch, once found
     resume: object = None  # the statement from which the block runs as written (once.cut)
     resume_stops: bool = True  # ... where recording stops (its tape's gradient is taken)
+    resume_returns: bool = False  # ... a ``return`` ending the block, not using the tape
     last_entry: tuple = None  # (what the code was compiled for, cache key, code): the last used
     next_stmt: object = None  # the statement after the block (None: none in its statement list)
     gradient_next: object = None  # found once: see kept.gradient_next

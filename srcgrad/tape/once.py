@@ -62,6 +62,13 @@ def cut(region):
             region.statements = region.statements[:i]
         if uses:
             return
+    # A ``return`` ending the block leaves it, as the end of the block does: the block
+    # is recorded, and the return runs as written from the variables it bound.
+    last = region.statements[-1] if region.statements else None
+    if isinstance(last, gast.Return) and len(region.statements) > 1 \
+            and region.with_stmt is not None:
+        region.resume, region.resume_stops, region.resume_returns = last, True, True
+        region.statements = region.statements[:-1]
 
 
 def bound_names(statements):

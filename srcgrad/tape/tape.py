@@ -89,7 +89,8 @@ class _Record:
         """Run the block's compiled code in place of its statements (``once.refuse`` says
         why a block cannot, at entry)."""
         region = self.region
-        if region.resume is not None and region.resume_stops and tape.persistent:
+        if region.resume is not None and region.resume_stops and tape.persistent \
+                and not region.resume_returns:
             raise once.refuse(region, f"the gradient of the persistent tape `{region.tape_name}` "
                               f"is taken inside its block (line {region.resume.lineno})",
                               "take it after the block ends, or make the tape non-persistent "
