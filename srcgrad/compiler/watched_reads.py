@@ -129,8 +129,13 @@ def at_entry(values, start, chains, later, prewatched):
     statements watch and of ``chain(values)`` for the attribute and item chains they
     watch (``Locator``s); from the names ``later`` only further on."""
     first = {id(v): v for v in prewatched}
-    for leaf in (leaf for n in start if n in values for leaf in _leaves(values[n], 3)):
-        first[id(leaf)] = leaf
+    for n in start:
+        value = values.get(n, _GONE)
+        if type(value) is np.ndarray:  # the common case, without the walk
+            first[id(value)] = value
+        elif value is not _GONE:
+            for leaf in _leaves(value, 3):
+                first[id(leaf)] = leaf
     for chain in chains:
         for leaf in _leaves(chain(values), 3):
             if leaf is not _GONE:

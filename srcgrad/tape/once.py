@@ -20,6 +20,7 @@ import ctypes
 import inspect
 import re
 import sys
+import weakref
 
 import gast
 
@@ -267,12 +268,18 @@ else:
             _TO_FAST(frame, 0)
 
 
+_LOCAL_NAMES = weakref.WeakKeyDictionary()  # code -> the names local to it
+
+
 def write_back(frame, values):
     """Bind ``values`` (name -> value) in ``frame`` as the block's statements would have:
     in a function, a name it declares ``global`` in the module's globals."""
     code = frame.f_code
     if code.co_flags & inspect.CO_OPTIMIZED:  # a function's frame (not a class body)
-        local = set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
+        local = _LOCAL_NAMES.get(code)
+        if local is None:
+            local = _LOCAL_NAMES[code] = frozenset(
+                code.co_varnames + code.co_cellvars + code.co_freevars)
         declared = {n: v for n, v in values.items() if n not in local}
         if declared:
             frame.f_globals.update(declared)

@@ -173,7 +173,8 @@ class _Record:
         # globals are sources too (compiler/watched_reads.py).
         start, chains, later = once.watched_from_start(region)
         watched = self.watched_at_entry = watched_reads.at_entry(
-            dict(self.modules, **self.values), start, chains, later, self.prewatched) \
+            dict(self.modules, **self.values) if chains else self.values, start, chains,
+            later, self.prewatched) \
             if start or chains or later or self.prewatched else _NOTHING_WATCHED
         kinds = (tuple(self.inputs), tuple(_kind(v) for v in sample), watch_variables,
                  tuple(carried), as_arrays, tuple((n, id(m)) for n, m in self.modules.items()),
