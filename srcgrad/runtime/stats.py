@@ -15,7 +15,8 @@ taken when a gradient is differentiated again, stay finite there too.
 
 Each helper is plain Python over functions that have rules, so that adjoint
 code calling it can be differentiated again (``tests/test_rule_table.py`` reads
-them); ``within`` and ``mvn_check`` only decide, and are non-differentiable.
+them); ``within``, ``mvn_check`` and ``dirichlet_check`` only decide, and are
+non-differentiable.
 Without SciPy the rules are absent and these are never called.
 """
 import math
