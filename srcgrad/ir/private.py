@@ -22,6 +22,7 @@ import numpy as np
 from ..rules import table
 from . import templates as T
 from .names import name_ids, walk_stmts
+from .resolve import MISSING
 
 # Functions whose result is always a new array (or a new scalar), never an operand
 # or a view of one, and that keep no reference to their operands.
@@ -276,7 +277,7 @@ class _Flow:
         if isinstance(value, gast.Call) and not _copies_optional(value):
             f = value.func
             if isinstance(f, gast.Attribute) and f.attr in _FRESH_METHODS \
-                    and self.scope.value(f) is None:
+                    and self.scope.value(f) is MISSING:
                 return True  # a method of the value (an array's): not a module's function
             fn = self.scope.value(f)
             if isinstance(fn, np.ufunc):
