@@ -244,3 +244,16 @@ def test_parameters_without_a_closed_form_derivative_are_refused(f, param):
 
 def test_integer_orders_and_dimensions_are_constants():
     check_grads(_differentiated_integer_order, (np.array([1.2, 2.3]),), order=2)
+
+
+def _xlogy_slope_in_y(x, y):
+    return np.sum(sg.grad(lambda x, y: np.sum(sp.xlogy(x, y) + sp.xlog1py(x, y)), wrt=1)(x, y))
+
+
+def test_xlogy_slope_in_y_has_a_slope_in_x_at_zero():
+    """d xlogy(x, y) / dy = x / y is 0 at x == 0 for every y, but its slope in x there is
+    1 / y (and 1 / (1 + y) for xlog1py), not 0."""
+    x, y = np.array([0.0, 0.5, 0.0]), np.array([2.0, 2.0, 0.5])
+    np.testing.assert_allclose(sg.grad(_xlogy_slope_in_y, wrt=0)(x, y),
+                               1.0 / y + 1.0 / (1.0 + y), rtol=1e-12)
+    assert sg.grad(lambda y: np.sum(sp.xlogy(0.0, y)))(np.array([0.0, 1.0]))[0] == 0.0

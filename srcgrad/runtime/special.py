@@ -72,8 +72,11 @@ def multigammaln_slope(a, d):
 
 
 def ratio_where(x, y):
-    """x / y, and 0 where x == 0: d xlogy(x, y) / dy, as xlogy(0, y) is 0 for every y."""
-    return np.where(x == 0, 0.0, x / np.where(x == 0, 1.0, y))
+    """x / y, and 0 where x == y == 0: d xlogy(x, y) / dy, as xlogy(0, y) is 0 for every y.
+
+    Only the point where both are 0 is masked: at x == 0 the slope's own slope in x is
+    still 1 / y (masking every x == 0 made that second derivative 0)."""
+    return x / np.where(np.logical_and(x == 0, y == 0), 1.0, y)
 
 
 def logsumexp_grad(g, ans, a, axis, b, keepdims, return_sign):
