@@ -5,8 +5,9 @@ looked into a nested def's closure only when the def itself was called. Passed
 on (``sg.grad(inner)``, ``map(inner, ...)``), a closure over ``x`` counted as
 a constant: ``x * sg.grad(inner)(2.0)`` with ``inner(y) = x * y`` had gradient
 ``x`` instead of ``2x``, and ``sum(map(inner, ...))`` had gradient 0. Now the
-function called is itself a part of the call: these programs are refused with
-the remedy, and the remedy gives the right gradient. Under a tape, a closure
+function called is itself a part of the call: ``map`` is refused with the
+remedy, which gives the right gradient, and ``sg.grad(inner)`` lifts ``inner``
+out with ``x`` as an argument (``passes/normalize/closures.py``). Under a tape, a closure
 defined before the block over the block's own variables is differentiated
 through (its gradient is inlined over those variables).
 """
@@ -30,7 +31,6 @@ def closure_mapped(x):
 
 
 @pytest.mark.parametrize("f, message", [
-    (gradient_of_a_closure, "differentiating through `sg.grad(inner)` is not supported"),
     (closure_mapped, "creating a `map` from differentiable values is not supported"),
 ])
 def test_refused_rather_than_wrong(f, message):
@@ -83,8 +83,10 @@ CORRECT = [
     (gradient_of_a_module_function_on_arrays, (np.array([0.5, -1.5, 2.0]),)),
     (closure_called, (1.5,)),
     (closure_called, (np.array([0.5, -1.5]),)),
+    # The closure's gradient, lifted out with x as an argument (issue 13, section 4).
+    (gradient_of_a_closure, (1.5,)),
 ]
-IDS = ["scalar", "arrays", "closure_float", "closure_array"]
+IDS = ["scalar", "arrays", "closure_float", "closure_array", "gradient_of_a_closure"]
 
 
 @pytest.mark.parametrize("f, args", CORRECT, ids=IDS)
@@ -95,6 +97,8 @@ def test_grad(f, args):
 def test_expected_value():
     # d/dx [x * d/dy (x y^2) at y=2] = d/dx 4x^2 = 8x
     assert sg.grad(gradient_of_a_module_function)(1.5) == pytest.approx(12.0)
+    # d/dx [x * d/dy (x y)] = d/dx x^2 = 2x (was x: the closure counted as a constant)
+    assert sg.grad(gradient_of_a_closure)(1.5) == pytest.approx(3.0)
 
 
 @pytest.mark.parametrize("f, args", CORRECT, ids=IDS)

@@ -73,7 +73,7 @@ SYNTAX_CASES = [
     (syn.for_else, (1.0,), ["else clause on a for loop", "not supported"], "for_else"),
     (syn.while_else, (1.0,), ["else clause on a while loop", "not supported"], "while_else"),
     (syn.kwargs_parameter, (1.0,), ["**options parameter", "not supported"], "kwargs"),
-    (syn.double_star_call, (X,), ["**mapping argument", "not supported"], "double_star"),
+    (syn.double_star_call, (X,), ["`**_options()` in a call", "which keys"], "double_star"),
 ]
 
 

@@ -115,6 +115,12 @@ class Guards:
     def __init__(self):
         self.items = {}  # what was read -> the source of its check
         self.env = {}  # the objects the checks name
+        self.kept = []  # objects made when compiling that checks hold weakly (``keep``)
+
+    def keep(self, obj):
+        """Keep ``obj`` alive with these guards: a function made when compiling (a nested
+        def lifted out) whose gradient's own guards, which these check, hold it weakly."""
+        self.kept.append(obj)
 
     def _check(self, key, test, env):
         if key not in self.items:

@@ -7,6 +7,7 @@ After this pass a function body has:
   a loop body (the rest of the iteration is guarded by the flag instead),
 - no augmented assignment (``x += v`` is ``x = x + v``),
 - only plain names as ``for`` targets (``for i, x in ...`` unpacks in the body),
+- no starred targets (``first, *rest = values`` binds each name to an item or slice),
 - no docstrings or ``pass``.
 
 Before/after::
@@ -139,6 +140,8 @@ class Desugar:
         slots = _slots_as_items(s)
         if slots is not None:
             return self._located(s, slots)
+        if _has_starred_target(s):
+            return self._located(s, self.starred(s.targets[0], s.value))
         s = _as_augmented(s)
         if isinstance(s, gast.AugAssign):
             value = gast.BinOp(copy.deepcopy(s.target), s.op, s.value)
@@ -152,6 +155,44 @@ class Desugar:
         if isinstance(s, (gast.For, gast.While)):
             return self.loop(s)
         return [s]
+
+    def starred(self, target, value):
+        """``first, *rest, last = values`` as Python runs it: the values taken into a list
+        (``[*values]``), checked to be enough, then each name bound to its item or slice::
+
+            items = [*values]
+            _sg.check_unpack(items, 2)
+            first = items[0]
+            rest = items[1:-1]
+            last = items[-1]
+        """
+        star = next((i for i, e in enumerate(target.elts) if isinstance(e, gast.Starred)), None)
+        if star is None:  # ``a, (b, *c) = ...``: the outer unpacking as it is, then each part
+            parts = [self.namer.fresh("part") for _ in target.elts]
+            out = [T.assign(gast.Tuple([T.name(p, store=True) for p in parts], gast.Store()),
+                            value)]
+            for e, p in zip(target.elts, parts):
+                bind = T.assign(e, T.name(p))
+                out += self.starred(e, bind.value) if _has_starred_target(bind) else [bind]
+            return out
+        before, after = star, len(target.elts) - star - 1
+        items = self.namer.fresh("_".join(n.id for n in gast.walk(target)
+                                          if isinstance(n, gast.Name)) or "items")
+        out = [T.assign(items, gast.List([gast.Starred(value, gast.Load())], gast.Load())),
+               T.stmt("_sg.check_unpack(items, n)", items=items, n=T.const(before + after))]
+        for i, e in enumerate(target.elts):
+            if i < star:
+                part = T.const(i)
+            elif i == star:
+                e = e.value
+                part = gast.Slice(T.const(before) if before else None,
+                                  T.const(-after) if after else None, None)
+            else:
+                part = T.const(i - len(target.elts))
+            bind = T.assign(e, gast.Subscript(T.name(items), part, gast.Load()))
+            out += self.starred(bind.targets[0], bind.value) if _has_starred_target(bind) \
+                else [bind]
+        return out
 
     def loop(self, s):
         broke = self.namer.fresh("broke") if _own_exits_any(s.body, gast.Break) else None
@@ -183,6 +224,13 @@ class Desugar:
         if broke:
             out.append(gast.copy_location(T.assign(broke, T.const(False)), s))
         return out + [s]
+
+
+def _has_starred_target(s):
+    """``a, *b = ...``, or a starred name deeper in the target (``a, (b, *c) = ...``)."""
+    return isinstance(s, gast.Assign) and len(s.targets) == 1 \
+        and isinstance(s.targets[0], (gast.Tuple, gast.List)) \
+        and any(isinstance(n, gast.Starred) for n in gast.walk(s.targets[0]))
 
 
 def _own_exits_any(stmts, kind):

@@ -47,10 +47,23 @@ _REMEDIES = {
 }
 
 
-def _check_args(args, src, node, what):
+def _check_top_args(args, src, node, what):
+    """``**kwargs`` of the function differentiated itself: its keywords are not part of
+    what the compiled code is specialised on (a function it calls may have them)."""
     if args.kwarg is not None:
         raise src.error(f"**{args.kwarg.id} parameter of {what} is not supported", node,
-                        "list the keyword parameters explicitly")
+                        "list the keyword parameters explicitly, or differentiate a "
+                        "function that calls this one with its keyword arguments")
+
+
+def _starred_in_comprehensions(top):
+    """Starred targets of comprehensions (``[a for a, *b in pairs]``): desugar lowers
+    those of assignments and loops only."""
+    for node in gast.walk(top):
+        if isinstance(node, gast.comprehension):
+            for n in gast.walk(node.target):
+                if isinstance(n, gast.Starred):
+                    yield n
 
 
 def _from_a_string(call, src):
@@ -61,14 +74,19 @@ def _from_a_string(call, src):
         and src.globals.get(f.id, getattr(builtins, f.id)) is getattr(builtins, f.id)
 
 
-def check(src, allow_with=False):
+def check(src, allow_with=False, differentiated=False):
     """Raise CompileError for the first unsupported construct in ``src.node``.
 
     ``allow_with``: with statements are left to the tape (``@sg.function``
-    bodies hold ``with GradientTape()`` blocks).
+    bodies hold ``with GradientTape()`` blocks). ``differentiated``: ``src`` is the
+    function differentiated itself, not one it calls.
     """
     top = src.node
-    _check_args(top.args, src, top, f"function {top.name!r}")
+    if differentiated:
+        _check_top_args(top.args, src, top, f"function {top.name!r}")
+    for node in _starred_in_comprehensions(top):
+        raise src.error("starred target of a comprehension is not supported", node,
+                        "unpack the item in a for loop: first, *rest = item")
     for node in gast.walk(top):
         if allow_with and isinstance(node, gast.With):
             continue
@@ -82,14 +100,7 @@ def check(src, allow_with=False):
         if isinstance(node, gast.FunctionDef) and node is not top:
             if node.decorator_list:
                 raise src.error("decorated nested function is not supported", node)
-            _check_args(node.args, src, node, f"nested function {node.name!r}")
-        if isinstance(node, gast.Starred) and isinstance(node.ctx, gast.Store):
-            raise src.error("starred assignment target is not supported", node)
         if isinstance(node, gast.Call) and _from_a_string(node, src):
             raise src.error(f"`{node.func.id}()` of code from a string is not supported", node,
                             "write the code itself in the function: srcgrad differentiates "
                             "source it can read")
-        if isinstance(node, gast.Call):
-            for kw in node.keywords:
-                if kw.arg is None:
-                    raise src.error("**mapping argument in a call is not supported", node)

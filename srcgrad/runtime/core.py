@@ -17,7 +17,7 @@ __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "check_not_0d", "add_at", "add_at_zeros", "times_ones",
     "gather_items", "zero_at", "copy_slot", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
-    "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "field", "field_grad",
+    "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "field", "field_grad",
     "field_index", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "updated_in_place",
 ]
 
@@ -631,6 +631,32 @@ def dict_counted(keys):
     """``enumerate(keys)`` of a dict's keys iterated over (``for i, k in
     enumerate(sorted(d))``): (count, key) pairs, carrying no gradient."""
     return list(enumerate(keys))
+
+
+def dict_has(d, key):
+    """``key in d`` for ``d.get(key)`` of a dict of differentiable values, whose keys the
+    compiler could not tell (``passes/normalize/calls._dict_get``)."""
+    if not isinstance(d, dict):
+        raise TypeError(f"srcgrad compiled `.get()` as the method of a dict, and the value "
+                        f"it is called on is a {type(d).__name__}")
+    return key in d
+
+
+def check_unpack(items, count):
+    """Starred unpacking (``first, *rest = values``, ``passes/desugar.py``) of ``items``
+    (a list) into ``count`` names besides the starred one: as Python, refuse fewer."""
+    if len(items) < count:
+        raise ValueError(f"not enough values to unpack (expected at least {count}, "
+                         f"got {len(items)})")
+
+
+def check_count(items, count, function, where):
+    """``f(*items)`` compiled for ``count`` items, the number of arguments ``f`` takes
+    there (``passes/normalize/calls.spread``): refuse another number, as Python does."""
+    n = len(items)
+    if n != count:
+        raise TypeError(f"{function}() called with {n} arguments from *args where it takes "
+                        f"{count} ({where})")
 
 
 def field(record, name):

@@ -150,6 +150,9 @@ def kwargs_parameter(x, **options):  # MARK: kwargs
     return x * 2.0
 
 
+def _options():
+    return {"axis": 0}
+
+
 def double_star_call(x):
-    options = {"axis": 0}
-    return np.sum(x * 2.0, **options)  # MARK: double_star
+    return np.sum(x * 2.0, **_options())  # MARK: double_star

@@ -17,15 +17,18 @@ Before/after (``x`` varied)::
 The pass repeats until nothing changes, because inlining a callee can make
 more variables varied. ``normalizer`` rewrites statements and expressions,
 ``calls`` decides what a call denotes, ``inline`` replaces a user call by the
-callee's body.
+callee's body, ``structure`` tells the items and keys of the containers the code
+builds, ``closures`` lifts out a nested def whose gradient the code takes.
 """
 from .normalizer import Normalizer
 
 
-def normalize(fn, ctx, wrt, desugar):
+def normalize(fn, ctx, wrt, desugar, load=None):
     """Normalize ``fn`` (desugared gast FunctionDef) in place for inputs ``wrt``.
 
     ``desugar`` is the desugar pass: each inlined callee goes through it
-    first, as the function itself did.
+    first, as the function itself did. ``load(def_node)`` makes a function of a
+    def nested in the code, lifted out to be differentiated (``closures.py``);
+    without it, that is refused.
     """
-    return Normalizer(ctx, desugar).run(fn, wrt)
+    return Normalizer(ctx, desugar, load).run(fn, wrt)

@@ -8,6 +8,7 @@ whose statement it is normalizing.
 import copy
 import dataclasses
 import functools
+import inspect
 import operator
 import os
 import types
@@ -23,7 +24,7 @@ from ...ir.resolve import MISSING, is_library
 from ...ir.varied import expr_varied
 from ...rules import helpers, table
 from ...rules.entry import params as rule_params
-from . import inline
+from . import closures, inline
 
 
 # ``_sg`` helpers whose result is the same kind of value as their first argument.
@@ -74,16 +75,22 @@ def _py_function_call(node, norm):
 def call(norm, node, out, dest, hint=None):
     hint = hint or dest or "t"
     f = node.func
-    for a in node.args:
-        if isinstance(a, gast.Starred):
-            return call(norm, _expand_starred(norm, node), out, dest, hint)
+    if any(isinstance(a, gast.Starred) for a in node.args) \
+            or any(k.arg is None for k in node.keywords):
+        return call(norm, spread(norm, node, out), out, dest, hint)
     if isinstance(f, gast.Subscript) and isinstance(f.value, gast.Name) \
             and f.value.id in norm.custom_pairs:
         # the grad_fn of a custom_gradient pair, in code srcgrad generated
         return _opaque(norm, node, out, dest, hint, _twice(norm, norm.custom_pairs[f.value.id]))
     if isinstance(f, gast.Attribute) and expr_varied(f.value, norm.varied, norm.scope):
         return method(norm, node, out, dest, hint)
-    obj = norm.scope.value(f) if not isinstance(f, gast.Call) else _gradient_of(norm, f)
+    if isinstance(f, gast.Call):
+        obj, captured = _gradient_of(norm, f)
+        if captured:  # a nested def's gradient: the enclosing values it reads go first
+            node = anno.like(gast.Call(f, [T.name(c) for c in captured] + list(node.args),
+                                       node.keywords), node)
+    else:
+        obj = norm.scope.value(f)
     if obj is MISSING and isinstance(f, gast.Attribute) and f.attr in table.METHODS \
             and norm.scope.value(f.value) is MISSING:
         # A method of a value only known at run time: NumPy's array methods.
@@ -134,8 +141,15 @@ def call(norm, node, out, dest, hint=None):
         return record(norm, node, obj, out, dest, hint)
     if obj in (list, tuple) and len(node.args) == 1 and not node.keywords:
         return sequence_call(norm, node, obj, out, dest, hint)
-    if obj is dict and _dict_call(norm, node) is not None:
-        return norm.expr(anno.like(_dict_call(norm, node), node), out, dest, hint)
+    if obj is dict:
+        display = norm.facts.dict_display(node)
+        if display is None:
+            raise norm.ctx.error(
+                f"`{gast.unparse(node).strip()}` builds a dict of differentiable values whose "
+                "keys srcgrad cannot tell when compiling", norm.cur,
+                "give the keys as constants: dict(a=x), dict(zip((\"a\", \"b\"), values)), "
+                "dict(other_dict), dict([(\"a\", x), ...]), or a dict display {\"a\": x}")
+        return norm.expr(anno.like(display, node), out, dest, hint)
     if isinstance(obj, type):
         raise norm.ctx.error(f"creating a `{obj.__name__}` from differentiable values is not "
                              "supported", norm.cur)
@@ -310,12 +324,14 @@ def _gradient_of(norm, call):
 
     Only srcgrad's own ``grad``/``value_and_grad`` with arguments known when
     compiling; the result is differentiated like any gradient (higher order).
+    Returns it and the enclosing variables to pass first: those a def nested in the
+    code reads (``closures.py``), or none.
     """
     import srcgrad
 
     fn = norm.scope.value(call.func)
     if fn is not srcgrad.grad and fn is not srcgrad.value_and_grad:
-        return MISSING
+        return MISSING, []
     values = []
     for node in list(call.args) + [k.value for k in call.keywords]:
         if isinstance(node, (gast.Tuple, gast.List)) and all(isinstance(e, gast.Constant)
@@ -326,19 +342,17 @@ def _gradient_of(norm, call):
         else:
             value = norm.scope.value(node)
         if value is MISSING:
-            return MISSING
-        if isinstance(value, gast.FunctionDef):
-            # A nested def's gradient exists only at run time, with its closure: the
-            # outer gradient cannot see through it (nor through what it reads).
-            raise norm.ctx.error(
-                f"differentiating through `{gast.unparse(call).strip()}` is not supported: "
-                f"`{value.name}` is defined inside the function being differentiated", norm.cur,
-                f"define `{value.name}` at module level and pass the variables it reads as "
-                f"arguments: sg.grad({value.name}, wrt=0)(y, x)")
+            return MISSING, []
         values.append(value)
     args = values[:len(call.args)]
     kwargs = {k.arg: v for k, v in zip(call.keywords, values[len(call.args):])}
-    return fn(*args, **kwargs)
+    target = args[0] if args else kwargs.get("f")
+    if isinstance(target, gast.FunctionDef):
+        if not args or any(k.arg is None for k in call.keywords):
+            raise norm.ctx.error(f"`{gast.unparse(call).strip()}`: pass the function first",
+                                 norm.cur)
+        return closures.lifted_gradient(norm, fn, target, args, kwargs)
+    return fn(*args, **kwargs), []
 
 
 def _sample_of(norm, node):
@@ -350,10 +364,11 @@ def _sample_of(norm, node):
     if isinstance(node, gast.Name) and node.id in norm.ctx.arg_values \
             and norm.counts.get(node.id, 0) == 0:
         return norm.ctx.arg_values[node.id]
-    if isinstance(node, gast.Name) and node.id in norm.ctx.dict_keys:
+    keys = norm.facts.keys(node) if isinstance(node, gast.Name) else None
+    if keys is not None:
         # A dict display: its keys (the inner code's d.get and dict comprehensions read
         # them), its values only known when run.
-        return dict.fromkeys(norm.ctx.dict_keys[node.id])
+        return dict.fromkeys(keys)
     return _static_or_none(norm, node)
 
 
@@ -362,73 +377,127 @@ def _static_or_none(norm, node):
     return obj if obj is not MISSING and is_static_object(obj) else None
 
 
-def _expand_starred(norm, node):
-    args = []
-    for a in node.args:
-        if isinstance(a, gast.Starred):
-            elts = _starred_items(norm, a.value)
-            if elts is None:
-                raise norm.ctx.error("*arguments in a call are only supported for the "
-                                     "function's own *args (or a constant slice of them) "
-                                     "and tuple or list displays", norm.cur)
-            args += [copy.deepcopy(e) for e in elts]
-        else:
+def spread(norm, node, out):
+    """``f(*args, **kw)`` as ``f(args[0], args[1], scale=kw["scale"])``: one argument per
+    item, where the code shows how many items and which keys (``structure.py``), or
+    where ``f`` takes a fixed number of positional arguments (checked when it runs,
+    as Python does)."""
+    args, keywords = [], []
+    for at, a in enumerate(node.args):
+        if not isinstance(a, gast.Starred):
             args.append(a)
-    return gast.Call(node.func, args, node.keywords)
+            continue
+        items = norm.facts.items(a.value)
+        if items is None:
+            count = _arity(norm, node, len(args), len(node.args) - at - 1)
+            if count is None:
+                text = gast.unparse(a).strip()
+                raise norm.ctx.error(
+                    f"`{text}` in a call: srcgrad cannot tell when compiling how many items "
+                    f"`{gast.unparse(a.value).strip()}` holds", norm.cur,
+                    "spread a tuple or list the function builds (a display, list(...) or a "
+                    "constant slice of one) or its own *args, call a function taking a fixed "
+                    "number of arguments, or pass the items one by one")
+            seq = norm.atom(a.value, out, "args")
+            o = anno.origin(norm.cur)
+            out.append(norm._mark(T.stmt("_sg.check_count(s, n, f, w)", s=T.clone(seq),
+                                         n=T.const(count),
+                                         f=T.const(gast.unparse(node.func).strip()),
+                                         w=T.const(o.short() if o else "?")), "opaque"))
+            items = [gast.Subscript(T.clone(seq), T.const(i), gast.Load()) for i in range(count)]
+        args += items
+    given = set()
+    for k in node.keywords:
+        pairs = [(k.arg, k.value)] if k.arg is not None else norm.facts.mapping(k.value)
+        if pairs is None:
+            text = gast.unparse(k.value).strip()
+            raise norm.ctx.error(
+                f"`**{text}` in a call: srcgrad cannot tell when compiling which keys "
+                f"`{text}` holds", norm.cur,
+                "spread a dict the function builds with constant keys (a display, dict(...), "
+                "its own **kwargs), or pass the keyword arguments one by one")
+        for key, value in pairs:
+            if not isinstance(key, str) or key in given:
+                raise norm.ctx.error(
+                    f"keyword argument {key!r} is given twice, or is not a string, in "
+                    f"`{gast.unparse(node).strip()}`", norm.cur)
+            given.add(key)
+            keywords.append(gast.keyword(key, value))
+    return anno.like(gast.Call(node.func, args, keywords), node)
 
 
-def _dict_get(norm, node):
-    """``d.get(key, default)`` of a dict display with a constant key: ``d[key]`` when it
-    holds the key, else the default (its keys are known when compiling)."""
+def _arity(norm, node, before, after):
+    """How many items a ``*`` argument of ``node`` must give when the function called
+    takes a fixed number of positional arguments (no ``*args``, no default from the
+    items' place on), given ``before`` and ``after`` positional arguments around it."""
+    obj = norm.scope.value(node.func) if not isinstance(node.func, gast.Call) else MISSING
+    skip = 0  # ``self``
+    if isinstance(obj, types.MethodType) and not is_library(obj.__func__):
+        obj, skip = obj.__func__, 1
+    elif obj is not MISSING and not isinstance(obj, (types.FunctionType, gast.FunctionDef, type)) \
+            and norm.ctx.rule(obj) is None:
+        call_fn = getattr(type(obj), "__call__", None)
+        if isinstance(call_fn, types.FunctionType) and not is_library(call_fn):
+            obj, skip = call_fn, 1
+    if isinstance(obj, gast.FunctionDef):
+        a = obj.args
+        names = [p.id for p in a.posonlyargs + a.args]
+        variadic, defaults = a.vararg is not None, len(a.defaults)
+    elif isinstance(obj, types.FunctionType) and not is_library(obj):
+        code = obj.__code__
+        names = list(code.co_varnames[:code.co_argcount])
+        variadic, defaults = bool(code.co_flags & inspect.CO_VARARGS), len(obj.__defaults__ or ())
+    elif norm.ctx.rule(obj) is not None:
+        ps = rule_params(norm.ctx.rule(obj))
+        names = [p.name for p in ps if not p.variadic]
+        variadic, defaults = any(p.variadic for p in ps), sum(p.default is not None for p in ps)
+    else:
+        return None
+    start = skip + before
+    count = len(names) - start - after
+    if variadic or count < 0 or count and defaults \
+            or {k.arg for k in node.keywords} & set(names[start:start + count]):
+        return None  # the count would depend on the run, or Python refuses the call
+    return count
+
+
+def _dict_get(norm, node, out, dest, hint):
+    """``d.get(key)`` / ``d.get(key, default)`` of a dict of differentiable values.
+
+    With a key and keys known when compiling: ``d[key]``, or the default. Otherwise a
+    test when the code runs (``_sg.dict_has`` also checks that ``d`` is a dict)::
+
+        v = d.get(k, 0.0)     ->     if _sg.dict_has(d, k): v = d[k]
+                                     else: v = 0.0
+    """
+    f = node.func
     args = list(node.args) + [k.value for k in node.keywords if k.arg == "default"]
-    if not 1 <= len(args) <= 2 or not isinstance(args[0], gast.Constant):
-        raise norm.ctx.error("`.get()` of a dict of differentiable values needs a constant key",
-                             norm.cur, "write d[key] or d.get(\"key\", default)")
-    if args[0].value in norm.ctx.dict_keys[node.func.value.id]:
-        return gast.Subscript(copy.deepcopy(node.func.value), copy.deepcopy(args[0]), gast.Load())
-    return copy.deepcopy(args[1]) if len(args) == 2 else T.const(None)
-
-
-def _dict_call(norm, node):
-    """``dict(a=x, b=y)`` and ``dict(zip(keys, values))`` with keys known when compiling,
-    as the dict display they build, or None."""
-    if not node.args and all(k.arg is not None for k in node.keywords):
-        return gast.Dict([T.const(k.arg) for k in node.keywords], [k.value for k in node.keywords])
-    if len(node.args) == 1 and not node.keywords and isinstance(node.args[0], gast.Call) \
-            and norm.scope.value(node.args[0].func) is zip and len(node.args[0].args) == 2:
-        keys, values = node.args[0].args
-        keys = norm.scope.value(keys) if not isinstance(keys, (gast.List, gast.Tuple)) else \
-            [k.value if isinstance(k, gast.Constant) else MISSING for k in keys.elts]
-        values = values.elts if isinstance(values, (gast.List, gast.Tuple)) else \
-            norm.ctx.tuples.get(getattr(values, "id", None))
-        if isinstance(keys, (list, tuple)) and values is not None and MISSING not in keys \
-                and len(keys) == len(values):
-            return gast.Dict([T.const(k) for k in keys], [copy.deepcopy(v) for v in values])
-    return None
-
-
-def _starred_items(norm, value):
-    """The items ``*value`` spreads, known when compiling: the function's own ``*args``,
-    a constant slice or item of it (``*args[1:]``), a tuple or list display."""
-    if isinstance(value, (gast.Tuple, gast.List)) and not any(
-            isinstance(e, gast.Starred) for e in value.elts):
-        return list(value.elts)
-    if isinstance(value, gast.Name):
-        return norm.ctx.tuples.get(value.id)
-    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
-            and value.value.id in norm.ctx.tuples and isinstance(value.slice, gast.Slice):
-        parts = [value.slice.lower, value.slice.upper, value.slice.step]
-        if all(p is None or isinstance(p, gast.Constant) and type(p.value) is int
-               for p in parts):
-            cut = slice(*[None if p is None else p.value for p in parts])
-            return norm.ctx.tuples[value.value.id][cut]
-    return None
+    if not 1 <= len(args) <= 2 or any(k.arg != "default" for k in node.keywords):
+        raise norm.ctx.error("`.get()` takes a key and an optional default", norm.cur)
+    key, default = args[0], args[1] if len(args) == 2 else T.const(None)
+    if expr_varied(key, norm.varied, norm.scope):
+        raise norm.ctx.error("`.get()` of a dict with a key computed from differentiable "
+                             "values is not supported", norm.cur,
+                             "compute the key from values that carry no gradient")
+    value = norm.facts.constant(key)
+    keys = norm.facts.keys(f.value)
+    if value is not MISSING and keys is not None:
+        found = value in keys
+        chosen = gast.Subscript(T.clone(f.value), T.const(value), gast.Load()) if found \
+            else default
+        return norm.expr(anno.like(chosen, node), out, dest, hint)
+    receiver = norm.atom(f.value, out, hint)
+    key = norm.atom(key, out, f"{hint}_key")
+    test = T.expr("_sg.dict_has(d, k)", d=T.clone(receiver), k=T.clone(key))
+    chosen = gast.IfExp(test, gast.Subscript(T.clone(receiver), T.clone(key), gast.Load()),
+                        default)
+    return norm.expr(anno.like(chosen, node), out, dest, hint)
 
 
 def method(norm, node, out, dest, hint):
     f = node.func
-    if f.attr == "get" and isinstance(f.value, gast.Name) and f.value.id in norm.ctx.dict_keys:
-        return norm.expr(anno.like(_dict_get(norm, node), node), out, dest, hint)
+    if f.attr == "get" and not (isinstance(f.value, gast.Name) and f.value.id in norm.ctx.records):
+        return _dict_get(norm, node, out, dest, hint)
     receiver = norm.atom(f.value, out, hint)
     if f.attr == "pop" and isinstance(receiver, gast.Name) and not node.args and not node.keywords:
         norm.ctx.containers.add(receiver.id)

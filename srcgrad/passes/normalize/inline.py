@@ -131,7 +131,7 @@ def _renamed_callee(norm, fn, label, chain):
 
 def _arguments(norm, fn, callee, mapping, defaults_src, receiver, node, label):
     """(renamed parameter, value) for each parameter of ``callee`` in the call ``node``,
-    as Python binds them: positional, keyword, default, ``*args``."""
+    as Python binds them: positional, keyword, default, ``*args``, ``**kwargs``."""
     a = callee.args
     pos_params = [p.id for p in a.posonlyargs + a.args]
     args = list(node.args)
@@ -140,13 +140,20 @@ def _arguments(norm, fn, callee, mapping, defaults_src, receiver, node, label):
     binds = []
     if len(args) > len(pos_params) and a.vararg is None:
         raise norm.ctx.error(f"too many arguments in call to `{label}`", norm.cur)
-    given = {}
+    given, extra_keywords = {}, []
     for p, v in zip(pos_params, args):
         given[p] = v
+    named = pos_params[len(a.posonlyargs):] + [k.id for k in a.kwonlyargs]
     for kw in node.keywords:
         target = mapping.get(kw.arg, kw.arg)
-        if target not in pos_params + [k.id for k in a.kwonlyargs]:
-            raise norm.ctx.error(f"`{label}` got an unexpected keyword argument `{kw.arg}`",
+        if target not in named:
+            if a.kwarg is None:
+                raise norm.ctx.error(f"`{label}` got an unexpected keyword argument "
+                                     f"`{kw.arg}`", norm.cur)
+            extra_keywords.append(kw)  # collected by ``**kwargs``
+            continue
+        if target in given:
+            raise norm.ctx.error(f"`{label}` got multiple values for argument `{kw.arg}`",
                                  norm.cur)
         given[target] = kw.value
     defaults = _defaults(norm, fn, callee, defaults_src)
@@ -161,7 +168,11 @@ def _arguments(norm, fn, callee, mapping, defaults_src, receiver, node, label):
     if a.vararg is not None:
         extra = args[len(pos_params):]
         binds.append((a.vararg.id, gast.Tuple(extra, gast.Load())))
-        norm.ctx.tuples[a.vararg.id] = [copy.deepcopy(e) for e in extra]
+    if a.kwarg is not None:
+        # ``**kwargs``: a dict display of the keywords no parameter takes, in the call's
+        # order; its keys are known when compiling (``structure.py``).
+        binds.append((a.kwarg.id, gast.Dict([T.const(k.arg) for k in extra_keywords],
+                                            [k.value for k in extra_keywords])))
     return binds
 
 

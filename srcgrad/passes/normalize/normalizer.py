@@ -26,6 +26,7 @@ from .. import as_written
 from . import calls
 from .inline import rename
 from .items import items_forwarded
+from .structure import Facts, mutated_containers
 
 # The index-expression joiners that are primitives: the runtime function each stands for.
 _JOINERS = {id(np.r_): "join_r", id(np.c_): "join_c"}
@@ -76,9 +77,10 @@ def _bound_to_other_than_sequences(body):
 
 
 class Normalizer:
-    def __init__(self, ctx, desugar):
+    def __init__(self, ctx, desugar, load=None):
         self.ctx = ctx
         self.desugar = desugar  # the desugar pass, applied to each inlined callee
+        self.load = load  # makes a function of a nested def lifted out (closures.py)
         self.scope = ctx.scope
         self.varied = set()
         self.changed = False
@@ -101,6 +103,7 @@ class Normalizer:
             self.writes = HiddenWrites(fn.body, self.varied, self.scope)
             self.not_sequences = _bound_to_other_than_sequences(fn.body)
             self.appended_aliases = _appended_aliases(fn.body)
+            self.facts = Facts(self, fn)
             self.changed = False
             self.deferred = False
             fn.body = self.block(fn.body)
@@ -143,7 +146,7 @@ class Normalizer:
     def _find_static(self, body):
         """Single-assignment locals bound to a nested def or a static object (or a
         container of Variables a tape watches, which nothing changes)."""
-        mutated = _mutated_containers(body)
+        mutated = mutated_containers(body)
         for s in walk_stmts(body):
             if isinstance(s, gast.FunctionDef) and self.counts.get(s.name) == 1:
                 self.scope.local_defs[s.name] = s
@@ -953,19 +956,57 @@ class Normalizer:
         return calls._prim(self, stmt, fn, [value], {}, out, d)
 
     def _split_list(self, node, out, dest, hint):
-        elts = []
-        for e in node.elts:
-            if isinstance(e, gast.Starred):
-                raise self.ctx.error("starred item in a list or tuple of differentiable values "
-                                     "is not supported", self.cur)
-            elts.append(self.atom(e, out, hint))
+        if any(isinstance(e, gast.Starred) for e in node.elts):
+            return self.expr(anno.like(self._spread_display(node), node), out, dest, hint)
+        elts = [self.atom(e, out, hint) for e in node.elts]
         d = self._dest(dest, hint)
         return self._container(type(node)(elts, gast.Load()), out, d)
 
     _split_tuple = _split_list
 
+    def _spread_display(self, node):
+        """``[x, *rest]``: the items of ``rest`` spread in where the code shows how many
+        (``structure.py``), else the sequences joined: ``[x] + list(rest)``, as a tuple
+        for a tuple display."""
+        parts, run = [], []
+        for e in node.elts:
+            if not isinstance(e, gast.Starred):
+                run.append(e)
+                continue
+            items = self.facts.items(e.value)
+            if items is not None:
+                run += items
+                continue
+            if run:
+                parts.append(gast.List(run, gast.Load()))
+                run = []
+            parts.append(gast.Call(self._builtin(list), [e.value], []))
+        if not parts:
+            return type(node)(run, gast.Load())
+        if run:
+            parts.append(gast.List(run, gast.Load()))
+        joined = parts[0]
+        for p in parts[1:]:
+            joined = gast.BinOp(joined, gast.Add(), p)
+        return joined if isinstance(node, gast.List) else \
+            gast.Call(self._builtin(tuple), [joined], [])
+
+    def _builtin(self, fn):
+        """A name for the builtin ``fn`` in the code: its own, unless the code rebinds it."""
+        name = T.name(fn.__name__)
+        return name if self.scope.value(name) is fn else self.ctx.constant(fn)
+
     def _split_dict(self, node, out, dest, hint):
-        if any(k is None or not _is_constant(k) for k in node.keys):
+        if any(k is None for k in node.keys):  # ``{**defaults, "w": w}``
+            pairs = self.facts.mapping(node)
+            if pairs is None:
+                raise self.ctx.error(
+                    "`**` in a dict of differentiable values needs a dict whose keys srcgrad "
+                    "can tell when compiling", self.cur,
+                    "spread a dict the function builds with constant keys, or write the "
+                    "items out")
+            node = gast.Dict([T.const(k) for k, _ in pairs], [v for _, v in pairs])
+        if any(not _is_constant(k) for k in node.keys):
             raise self.ctx.error("a dict of differentiable values needs constant keys", self.cur)
         values = [self.atom(v, out, hint) for v in node.values]
         d = self._dest(dest, hint)
@@ -1054,7 +1095,7 @@ class Normalizer:
         base, kind = (it.func.value, it.func.attr) if isinstance(it, gast.Call) and isinstance(
             it.func, gast.Attribute) and not it.args and it.func.attr in ("items", "keys") \
             else (it, "keys")
-        keys = self.ctx.dict_keys.get(getattr(base, "id", None)) if gen is not None else None
+        keys = self.facts.keys(base) if isinstance(base, gast.Name) else None
         if keys is None and gen is not None:  # ``for i in range(3)``, a constant list
             keys, kind = self._constant_sequence(it), "values"
         if keys is None:
@@ -1170,29 +1211,6 @@ def _leaves(target, value, expr):
         if inner is None:
             return None
         out += inner
-    return out
-
-
-def _mutated_containers(body):
-    """Names whose container a statement may change: an item stored or deleted, a
-    mutating method called, on it or on a name it was copied to (``other = pairs``)."""
-    out, copies = set(), []
-    for node in gast.walk(gast.Module(list(body), [])):
-        if isinstance(node, gast.Assign) and isinstance(node.value, gast.Name):
-            copies += [(t.id, node.value.id) for t in node.targets if isinstance(t, gast.Name)]
-        if isinstance(node, gast.Subscript) and isinstance(node.ctx, (gast.Store, gast.Del)) \
-                and isinstance(node.value, gast.Name):
-            out.add(node.value.id)
-        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
-                and node.func.attr in _MUTATORS and isinstance(node.func.value, gast.Name):
-            out.add(node.func.value.id)
-    changed = True
-    while changed:
-        changed = False
-        for copy_name, name in copies:
-            if copy_name in out and name not in out:
-                out.add(name)
-                changed = True
     return out
 
 
