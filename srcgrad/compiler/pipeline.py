@@ -187,6 +187,7 @@ def lifted_loader(ctx):
         free = codegen.free_names(node)
         cells = {n: c for n, c in ctx.cells.items() if n in free}
         fn = codegen.load(text, node.name, ctx.src.globals, cells, f"lifted {node.name}")
+        fn.__qualname__ = node.name  # (not the loader's factory's local)
         ctx.guards.keep(fn)  # the code compiled now depends on it: alive as long as that
         return fn
     return load

@@ -156,6 +156,9 @@ class Facts:
         if isinstance(node, gast.Call) and not node.keywords and len(node.args) == 1 \
                 and self._function(node) in (builtins.list, builtins.tuple):
             return self.length(node.args[0])
+        view = self._dict_view(node)
+        if view is not None:
+            return len(view)
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add):
             left, right = self.length(node.left), self.length(node.right)
             return None if left is None or right is None else left + right
@@ -200,7 +203,21 @@ class Facts:
         if isinstance(node, gast.Call) and not node.keywords and len(node.args) == 1 \
                 and self._function(node) in (builtins.list, builtins.tuple):
             return self.items(node.args[0])
-        return None
+        return self._dict_view(node)
+
+    def _dict_view(self, node):
+        """The items of ``d.keys()``, ``d.values()`` or ``d.items()`` of a dict whose keys
+        are known, in its order, or None."""
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                and node.func.attr in ("keys", "values", "items")
+                and not node.args and not node.keywords):
+            return None
+        pairs = self.mapping(node.func.value)
+        if pairs is None:
+            return None
+        kind = node.func.attr
+        return [T.const(k) if kind == "keys" else v if kind == "values" else
+                gast.Tuple([T.const(k), v], gast.Load()) for k, v in pairs]
 
     # -- dicts ----------------------------------------------------------------------
     def keys(self, node):
