@@ -27,7 +27,7 @@ import numpy as np
 from ..runtime import adjoints as _h
 from ..runtime import complexes as _rt
 from . import complexes, convolutions, decompositions, elementwise, helpers, layout, python, \
-    special, stats
+    special, stats, ufuncs
 from .elementwise import POWER_CONSTANT_EXPONENT
 from .entry import params
 
@@ -45,10 +45,12 @@ ELEMENTWISE = frozenset(elementwise.TABLE) | frozenset(
 LINEAR = complexes.LINEAR | frozenset(helpers.TABLE) | {
     np.real, np.imag, np.conjugate, np.linalg.matrix_transpose, np.linspace, np.float64,
     np.real_if_close, np.select, np.bincount, math.fsum, _rt.conj, _rt.fit, _rt.real_rule,
-} | frozenset(f for f in layout.TABLE if getattr(f, "__name__", "") == "row_stack")
+} | frozenset(f for f in layout.TABLE if getattr(f, "__name__", "") == "row_stack") \
+    | ufuncs.LINEAR
 
 BILINEAR = frozenset({np.matmul, np.dot, np.outer, np.inner, np.tensordot, np.kron, np.cross,
-                      np.vdot, np.convolve, np.correlate}) | convolutions.BILINEAR
+                      np.vdot, np.convolve, np.correlate}) | convolutions.BILINEAR \
+    | ufuncs.BILINEAR
 
 # Reductions (over ``axis``, or all): each result depends on its slice alone, and the
 # adjoint is the result's seed spread over the slice times weights, so the tangent is
@@ -108,6 +110,7 @@ if special.TABLE:
 # (scipy.stats' vector densities, scipy.signal.convolve2d: empty without SciPy.)
 EXPLICIT.update(stats.EXPLICIT)
 EXPLICIT.update(convolutions.EXPLICIT)
+EXPLICIT.update(ufuncs.EXPLICIT)
 
 _SEQUENCES = (helpers.SEQUENCE_CONCAT, helpers.SEQUENCE_REPEAT, helpers.SEQUENCE_COPY)
 

@@ -165,33 +165,36 @@ def clip_grad(grad, a, a_min, a_max, min, max):
 def matmul_grad_x1(grad, x1, x2):
     """Adjoint for ``x1`` of ``np.matmul(x1, x2)``, before unbroadcasting the batch axes.
 
-    (Axes are added and dropped by indexing: ``np.expand_dims`` and ``np.squeeze``
-    spend microseconds checking their arguments, which generated code calls this
-    with at every step when the ranks were not known at compile time.)
+    (Axes are added and dropped by ``np.reshape``: ``np.expand_dims`` and
+    ``np.squeeze`` spend microseconds checking their arguments, and generated code
+    calls this at every step when the ranks were not known at compile time.)
     """
-    grad, x1, x2 = np.asarray(grad), np.asarray(x1), np.asarray(x2)
-    if x2.ndim == 1:
-        grad = grad[..., None]
-        x2 = x2[None, :]
+    if np.ndim(x2) == 1:
+        grad = np.reshape(grad, np.shape(grad) + (1,))
+        x2 = np.reshape(x2, (1,) + np.shape(x2))
     else:
-        x2 = x2.swapaxes(-1, -2)
-    if x1.ndim == 1:
-        return np.matmul(grad[..., None, :], x2)[..., 0, :]
+        x2 = np.swapaxes(x2, -1, -2)
+    if np.ndim(x1) == 1:
+        shape = np.shape(grad)
+        out = np.matmul(np.reshape(grad, shape[:-1] + (1,) + shape[-1:]), x2)
+        shape = np.shape(out)
+        return np.reshape(out, shape[:-2] + shape[-1:])
     return np.matmul(grad, x2)
 
 
 def matmul_grad_x2(grad, x1, x2):
     """Adjoint for ``x2`` of ``np.matmul(x1, x2)``, before unbroadcasting the batch axes."""
-    grad, x1, x2 = np.asarray(grad), np.asarray(x1), np.asarray(x2)
-    if x2.ndim == 1:
-        grad = grad[..., None]
-    if x1.ndim == 1:
-        grad = grad[..., None, :]
-        x1 = x1[:, None]
+    if np.ndim(x2) == 1:
+        grad = np.reshape(grad, np.shape(grad) + (1,))
+    if np.ndim(x1) == 1:
+        shape = np.shape(grad)
+        grad = np.reshape(grad, shape[:-1] + (1,) + shape[-1:])
+        x1 = np.reshape(x1, np.shape(x1) + (1,))
     else:
-        x1 = x1.swapaxes(-1, -2)
-    if x2.ndim == 1:
-        return np.matmul(x1, grad)[..., 0]
+        x1 = np.swapaxes(x1, -1, -2)
+    if np.ndim(x2) == 1:
+        out = np.matmul(x1, grad)
+        return np.reshape(out, np.shape(out)[:-1])
     return np.matmul(x1, grad)
 
 
