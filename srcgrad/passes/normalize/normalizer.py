@@ -26,7 +26,7 @@ from .. import as_written
 from . import calls
 from .inline import rename
 from .items import items_forwarded
-from .structure import Facts, mutated_containers
+from .structure import Facts
 
 # The index-expression joiners that are primitives: the runtime function each stands for.
 _JOINERS = {id(np.r_): "join_r", id(np.c_): "join_c"}
@@ -96,6 +96,7 @@ class Normalizer:
         for _ in range(200):
             self.counts = _assigned_names(fn.body)
             self.scope.locals = set(self.counts) | function_locals(fn)
+            self.facts = Facts(self, fn)
             self._find_static(fn.body)
             self.shared = shared_names(fn.body, self.scope)
             self.private = private_updates(fn.body, self.scope)
@@ -103,7 +104,6 @@ class Normalizer:
             self.writes = HiddenWrites(fn.body, self.varied, self.scope)
             self.not_sequences = _bound_to_other_than_sequences(fn.body)
             self.appended_aliases = _appended_aliases(fn.body)
-            self.facts = Facts(self, fn)
             self.changed = False
             self.deferred = False
             fn.body = self.block(fn.body)
@@ -146,7 +146,7 @@ class Normalizer:
     def _find_static(self, body):
         """Single-assignment locals bound to a nested def or a static object (or a
         container of Variables a tape watches, which nothing changes)."""
-        mutated = mutated_containers(body)
+        mutated = self.facts.mutated
         for s in walk_stmts(body):
             if isinstance(s, gast.FunctionDef) and self.counts.get(s.name) == 1:
                 self.scope.local_defs[s.name] = s
