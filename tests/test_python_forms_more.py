@@ -365,10 +365,19 @@ def grad_of_a_closure_read_late(x, s):
     return np.sum(sg.grad(inner)(x) * x)
 
 
+def grad_bound_to_a_name(x, w):
+    """``dfdy = sg.grad(f)`` made once and called twice, the usual way to write it."""
+    f = lambda y: np.sum(np.tanh(X @ (y * w)) ** 2)  # noqa: E731 (the style under test)
+    dfdy = sg.value_and_grad(f)
+    value, g = dfdy(x)
+    return value * np.sum(g * dfdy(x * 2.0)[1])
+
+
 @pytest.mark.parametrize("f, args", [
     (grad_of_a_closure, (V,)), (grad_of_a_lambda, (V,)),
     (grad_of_a_closure_over_params, (PARAMS,)), (grad_of_a_closure_read_late, (V, 0.3)),
-], ids=["closure", "lambda", "params_dict", "read_late"])
+    (grad_bound_to_a_name, (V, W[:, 0])),
+], ids=["closure", "lambda", "params_dict", "read_late", "bound_to_a_name"])
 def test_gradient_of_a_nested_def(f, args):
     check_everywhere(f, args)
 

@@ -84,6 +84,13 @@ def call(norm, node, out, dest, hint=None):
         return _opaque(norm, node, out, dest, hint, _twice(norm, norm.custom_pairs[f.value.id]))
     if isinstance(f, gast.Attribute) and expr_varied(f.value, norm.varied, norm.scope):
         return method(norm, node, out, dest, hint)
+    made = norm.facts.bound_call(f.id) if isinstance(f, gast.Name) \
+        and norm.scope.value(f) is MISSING else None
+    if made is not None and _gradient_of(norm, made, lift=False)[0] is not MISSING:
+        # ``dfdx = sg.grad(f)`` then ``dfdx(x)``: the gradient made where it is called
+        # (what it differentiates is known when compiling; its closure is read then).
+        return call(norm, anno.like(gast.Call(T.clone(made), node.args, node.keywords), node),
+                    out, dest, hint)
     if isinstance(f, gast.Call):
         obj, captured = _gradient_of(norm, f)
         if captured:  # a nested def's gradient: the enclosing values it reads go first
@@ -319,13 +326,14 @@ def _paired(fn):
     return pair
 
 
-def _gradient_of(norm, call):
+def _gradient_of(norm, call, lift=True):
     """``sg.grad(f, wrt=1)`` written where a function is called: made at compile time.
 
     Only srcgrad's own ``grad``/``value_and_grad`` with arguments known when
     compiling; the result is differentiated like any gradient (higher order).
     Returns it and the enclosing variables to pass first: those a def nested in the
-    code reads (``closures.py``), or none.
+    code reads (``closures.py``), or none. (``lift=False``: only whether it is one,
+    without lifting a nested def out.)
     """
     import srcgrad
 
@@ -347,6 +355,8 @@ def _gradient_of(norm, call):
     args = values[:len(call.args)]
     kwargs = {k.arg: v for k, v in zip(call.keywords, values[len(call.args):])}
     target = args[0] if args else kwargs.get("f")
+    if isinstance(target, gast.FunctionDef) and not lift:
+        return target, []
     if isinstance(target, gast.FunctionDef):
         if not args or any(k.arg is None for k in call.keywords):
             raise norm.ctx.error(f"`{gast.unparse(call).strip()}`: pass the function first",

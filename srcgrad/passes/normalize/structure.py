@@ -103,6 +103,11 @@ class Facts:
             return None
         return self.bound.get(name)
 
+    def bound_call(self, name):
+        """The call a name bound once is bound to (``dfdx = sg.grad(f)``), or None."""
+        value = self._binding(name)
+        return value if isinstance(value, gast.Call) else None
+
     def _follow(self, node, fn, default=None):
         """``fn`` of the value a stable name is bound to (guarding against cycles)."""
         if not isinstance(node, gast.Name) or node.id in self._seen:
