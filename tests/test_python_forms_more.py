@@ -172,9 +172,10 @@ def dicts_built_from_params(params):
     spread = dict(**items)
     enumerated = dict(enumerate(tuple(params.values())))
     values = list(params.values())
+    keys = list(params)  # keys carry no gradient: an index like any other
     h = np.tanh(X @ scaled["W"] + other["b"])
     return (np.sum(h ** 2) + np.sum(spread["b"] * items["b"]) * enumerated[2]
-            + np.sum(values[0] * tuple(values)[0]))
+            + np.sum(values[0] * tuple(values)[0]) + np.sum(params[keys[1]] ** 3))
 
 
 @pytest.mark.parametrize("f, args", [

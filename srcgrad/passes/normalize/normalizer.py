@@ -222,6 +222,8 @@ class Normalizer:
                 hit = any(isinstance(a, gast.Name) and a.id in varied for a in s.sg_args.values())
                 return names if hit else []
             t, v = s.targets[0], s.value
+            if self._keys_of_a_dict(v):
+                return []
             if isinstance(t, (gast.Tuple, gast.List)) and isinstance(v, (gast.Tuple, gast.List)) \
                     and len(t.elts) == len(v.elts):
                 return [n.id for te, ve in zip(t.elts, v.elts) if expr_varied(ve, varied, scope)
@@ -329,7 +331,8 @@ class Normalizer:
             raise self.ctx.error("chained assignment (a = b = ...) is not supported", s,
                                  "assign each name separately")
         target, value = s.targets[0], s.value
-        varied_value = expr_varied(value, self.varied, self.scope)
+        varied_value = expr_varied(value, self.varied, self.scope) \
+            and not self._keys_of_a_dict(value)
         if isinstance(target, gast.Name):
             if not varied_value:
                 if getattr(s, "sg_inplace", False):
@@ -423,6 +426,19 @@ class Normalizer:
                     " is not supported", s, "keep the value in a local variable")
             return [anno.set_kind(s, "opaque")]
         raise self.ctx.error("unsupported assignment target", s)
+
+    def _keys_of_a_dict(self, value):
+        """Is ``value`` ``list(d)``, ``tuple(d)``, ``sorted(d)`` (or of ``d.keys()``) of a
+        dict whose keys the code shows? Keys carry no gradient, however ``d``'s values do."""
+        if not (isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords
+                and self.scope.value(value.func) in (builtins.list, builtins.tuple,
+                                                     builtins.sorted)):
+            return False
+        d = value.args[0]
+        if isinstance(d, gast.Call) and isinstance(d.func, gast.Attribute) \
+                and d.func.attr == "keys" and not d.args and not d.keywords:
+            d = d.func.value
+        return isinstance(d, gast.Name) and self.facts.keys(d) is not None
 
     def _spelling(self, node, stmt):
         """``node`` as the user wrote it (inlined code has renamed variables)."""
