@@ -26,8 +26,8 @@ import numpy as np
 
 from ..runtime import adjoints as _h
 from ..runtime import complexes as _rt
-from . import complexes, convolutions, decompositions, elementwise, helpers, layout, python, \
-    special, stats, ufuncs
+from . import complexes, convolutions, decompositions, elementwise, helpers, layout, \
+    polynomials, python, special, stats, ufuncs
 from .elementwise import POWER_CONSTANT_EXPONENT
 from .entry import params
 
@@ -111,6 +111,7 @@ if special.TABLE:
 EXPLICIT.update(stats.EXPLICIT)
 EXPLICIT.update(convolutions.EXPLICIT)
 EXPLICIT.update(ufuncs.EXPLICIT)
+EXPLICIT.update(polynomials.EXPLICIT)
 
 _SEQUENCES = (helpers.SEQUENCE_CONCAT, helpers.SEQUENCE_REPEAT, helpers.SEQUENCE_COPY)
 
