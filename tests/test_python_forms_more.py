@@ -391,6 +391,31 @@ def test_gradient_of_a_nested_def_values():
                                4.0 * np.sum(V ** 3))
 
 
+WEIGHTS = sg.Variable(np.array([0.3, 0.2, -0.1]))
+
+
+def _energy_of_the_weights(y):
+    return np.sum(y * y * WEIGHTS)
+
+
+def variable_through_a_gradient_on_a_tape(x):
+    """A Variable read by a function whose gradient the block takes: watched as it is
+    when the block calls the function itself (was None: the call looked constant)."""
+    with sg.GradientTape() as tape:
+        def nested(y):
+            return np.sum(np.sin(y) * WEIGHTS)
+        z = np.sum(sg.grad(_energy_of_the_weights)(x) * x) + np.sum(sg.grad(nested)(x))
+    return tape.gradient(z, WEIGHTS)
+
+
+def test_a_variable_read_through_a_gradient_on_a_tape():
+    # z = sum(2 x^2 w) + sum(cos(x) w): dz/dw = 2 x^2 + cos(x)
+    want = 2 * V ** 2 + np.cos(V)
+    np.testing.assert_allclose(variable_through_a_gradient_on_a_tape(V), want, rtol=1e-12)
+    np.testing.assert_allclose(sg.function(variable_through_a_gradient_on_a_tape)(V), want,
+                               rtol=1e-12)
+
+
 def test_gradient_of_a_nested_def_compiles_once():
     from srcgrad.compiler import cache
 

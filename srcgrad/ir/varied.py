@@ -68,6 +68,9 @@ def expr_varied(node, varied, scope):
             return False  # x.argmax(), x.round(): array methods without a gradient
         if scope.calls_user_code(node):
             return True
+        if isinstance(f, gast.Call) and any(scope.calls_user_code(gast.Call(a, [], []))
+                                            for a in f.args):
+            return True  # ``sg.grad(f)(x)`` under a tape: ``f``'s code may read Variables
         # The function called may carry varied values too: a closure, a method
         # of a varied object, or a function made here (``sg.grad(inner)(2.0)``).
         parts = list(node.args) + [k.value for k in node.keywords] + [node.func]
