@@ -44,9 +44,14 @@ TABLE = {
 
 # ``a + b`` and ``a * n`` where the operands are lists or tuples. Their row
 # forms are the same: slicing a list of row adjoints.
-SEQUENCE_CONCAT = Rule("a, b", a="g[:len(a)]", b="g[len(a):]",
-                       rows={"a": "g[:len(a)]", "b": "g[len(a):]"})
-SEQUENCE_REPEAT = Rule("a, n", a="_sg.repeat_grad(g, a)")
+# (The compiler takes a name for a list where some binding makes it one; an operand
+# that is an array when it runs, the name bound to one elsewhere, gets the adjoint of
+# arithmetic: ``_sg.concat_grad``, ``_sg.repeat_grad`` look.)
+SEQUENCE_CONCAT = Rule("a, b", a="_sg.concat_grad(g, a, b, 0, 0)",
+                       b="_sg.concat_grad(g, a, b, 1, 0)",
+                       rows={"a": "_sg.concat_grad(g, a, b, 0, 1)",
+                             "b": "_sg.concat_grad(g, a, b, 1, 1)"})
+SEQUENCE_REPEAT = Rule("a, n", a="_sg.repeat_grad(g, a, n)")
 # ``list(seq)`` / ``tuple(seq)`` of a list or tuple: the same items (arrays iterated
 # by rows are made lists first, passes/normalize/calls.sequence_call).
 SEQUENCE_COPY = Rule("iterable", iterable="g", rows={"iterable": "g"})

@@ -11,11 +11,12 @@ import operator
 
 import numpy as np
 
+from ..errors import NotDifferentiableError
 from ..variables import Variable, read_only
 
 __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "check_not_0d", "add_at", "add_at_zeros", "times_ones",
-    "gather_items", "zero_at", "copy_slot", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "HELD", "read_value", "Like", "like",
+    "gather_items", "zero_at", "copy_slot", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "concat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "field", "field_grad",
     "field_index", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "updated_in_place",
@@ -360,13 +361,27 @@ def copy_slot(value):
     return value
 
 
-def repeat_grad(grad, seq):
-    """Adjoint of ``seq * n`` for a list or tuple: the copies' adjoints summed."""
+def repeat_grad(grad, seq, count):
+    """Adjoint of ``seq * count`` for a list or tuple: the copies' adjoints summed; for
+    an array (a name the compiler took for a list), of the product."""
+    if not isinstance(seq, (list, tuple)):
+        return unbroadcast(grad * count, seq)
     n = len(seq)
     out = [grad[i] for i in range(n)]
     for k in range(1, len(grad) // n):
         out = [add(out[i], grad[k * n + i]) for i in range(n)]
     return out
+
+
+def concat_grad(grad, a, b, which, lead):
+    """Adjoint of operand ``which`` of ``a + b`` for lists or tuples (a slice of the
+    adjoint list); for arrays (names the compiler took for lists), of the sum."""
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return grad[:len(a)] if which == 0 else grad[len(a):]
+    if lead:
+        raise NotDifferentiableError("srcgrad: a sum of arrays the compiler took for a list "
+                                     "concatenation is not differentiable by rows (jacobian)")
+    return unbroadcast(grad, a if which == 0 else b)
 
 
 # While a tape runs a block's adjoint code: Variable -> the array the block

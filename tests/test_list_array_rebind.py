@@ -1,0 +1,52 @@
+"""A name bound to a list and, elsewhere, to an array (``hs = []; hs.append(...);
+hs = np.stack(hs)``, or the ``y``/``y_prev`` pairs of a first derivative's code): the
+compiler takes ``y * n`` and ``a + b`` of such a name for list repetition and
+concatenation, and their adjoints now look at what the operand is when the code runs.
+Second derivatives were silently wrong (halved; realistic-program hunt 2, an IIR
+filter): ``2 * y`` of the array read as ``[..] * 2``."""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from srcgrad.testing import check_grads
+from tape_forms import assert_forms_agree
+
+
+def rebound_to_an_array(a):
+    y = [a]
+    y = np.array(y)
+    return np.sum(y ** 2)
+
+
+def stacked_under_the_same_name(x):
+    hs = []
+    for v in x:
+        hs.append(np.sin(v) * x)
+    hs = np.stack(hs)
+    return np.sum(hs ** 2)
+
+
+def rebound_to_a_list(x):
+    y = x * 2
+    y = [y[0], y[1]]
+    return y[0] * y[1] * y[0]
+
+
+def doubled_after_the_stack(x):
+    ys = [x[0], x[1] * x[0]]
+    ys = np.stack(ys)
+    return np.sum(2.0 * ys + ys * 3.0)
+
+
+@pytest.mark.parametrize("f, args", [
+    (rebound_to_an_array, (0.7,)), (stacked_under_the_same_name, (np.array([0.3, -0.8]),)),
+    (rebound_to_a_list, (np.array([0.6, -1.1]),)),
+    (doubled_after_the_stack, (np.array([0.6, -1.1]),))],
+    ids=lambda v: getattr(v, "__name__", ""))
+def test_second_order_against_central_differences(f, args):
+    check_grads(f, args, order=2)
+    assert_forms_agree(f, args, nonzero=True)
+
+
+def test_the_second_derivative_of_the_hunt_repro():
+    assert sg.grad(sg.grad(rebound_to_an_array))(0.7) == pytest.approx(2.0, rel=1e-12)
