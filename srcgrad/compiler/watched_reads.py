@@ -121,6 +121,7 @@ class Reads:
 
 
 _DATA = (np.ndarray, Variable, float, int, complex, np.generic)  # what may be watched, now or later
+_NUMBERS = frozenset({float, int, complex, bool})
 
 
 def at_entry(values, start, chains, later, prewatched):
@@ -128,20 +129,23 @@ def at_entry(values, start, chains, later, prewatched):
     blocks) and the leaves of ``values[n]`` for the names ``start`` its first
     statements watch and of ``chain(values)`` for the attribute and item chains they
     watch (``Locator``s); from the names ``later`` only further on."""
-    first = {id(v): v for v in prewatched}
+    # (Python numbers are values, not objects one can watch by identity: equal ones are
+    # often one object. A read of one from storage is not a source.)
+    first = {id(v): v for v in prewatched if type(v) not in _NUMBERS}
     for n in start:
         value = values.get(n, _GONE)
         if type(value) is np.ndarray:  # the common case, without the walk
             first[id(value)] = value
         elif value is not _GONE:
             for leaf in _leaves(value, 3):
-                first[id(leaf)] = leaf
+                if type(leaf) not in _NUMBERS:
+                    first[id(leaf)] = leaf
     for chain in chains:
         for leaf in _leaves(chain(values), 3):
-            if leaf is not _GONE:
+            if leaf is not _GONE and type(leaf) not in _NUMBERS:
                 first[id(leaf)] = leaf
     after = {id(leaf): leaf for n in later if n in values for leaf in _leaves(values[n], 3)
-             if id(leaf) not in first}
+             if id(leaf) not in first and type(leaf) not in _NUMBERS}
     return Watched(first, after)
 
 

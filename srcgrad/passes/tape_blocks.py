@@ -76,14 +76,20 @@ def watch_marker(node, region, known=None, rebound=(), namer=None):
         value = known[name]
         items = value.values() if isinstance(value, dict) else value \
             if isinstance(value, (list, tuple)) else ()
+        # (Not a Python number: equal ones are often one object, CPython sharing a code
+        # object's equal constants; ``K = 1.0; T = 1.0`` are two values.)
         names += [n for n, v in known.items()
-                  if (v is value or any(v is item for item in items)) and n not in names]
+                  if type(v) not in PYTHON_NUMBERS and n not in names
+                  and (v is value or any(v is item for item in items))]
     markers = []
     for name in dict.fromkeys(names):
         marker = gast.Expr(gast.Call(T.name("_sg_watch"), [T.name(name)], []))
         gast.copy_location(marker, node)
         markers.append(anno.set_kind(marker, "watch", watched=name))
     return chained + markers
+
+
+PYTHON_NUMBERS = frozenset({float, int, complex, bool})
 
 
 def leading_watches(statements, tape_name):

@@ -30,7 +30,7 @@ from ..compiler import watched_reads
 from ..compiler.cache import _cast, _kind, _Same, remember
 from ..compiler.recorded import compile_recorded
 from ..errors import CompileError
-from ..passes.tape_blocks import region_inputs, region_outputs
+from ..passes.tape_blocks import PYTHON_NUMBERS, region_inputs, region_outputs
 from ..variables import UnconnectedGradients, Variable, check_plain_data, is_float_like, \
     read_only
 from . import blocks, kept, once
@@ -52,6 +52,10 @@ _NOTHING_WATCHED = watched_reads.Watched({}, {})
 _SCALAR_TARGETS = (float, np.float64)  # their seed: a 0-d float64 array of one
 
 _NOT_PERSISTENT = "GradientTape.gradient can only be called once on non-persistent tapes."
+_ONE_NUMBER = ("two watched variables hold the same Python number object (CPython shares "
+               "equal constants, `K = 1.0; T = 1.0` are one object), and a tape matches "
+               "sources by identity: srcgrad cannot tell which one a gradient is for. Make "
+               "them distinct objects, e.g. `K = np.float64(1.0)` or arrays")
 
 
 def _is_variable(value):
@@ -705,12 +709,19 @@ class GradientTape:
         where = {}  # id(source) -> its positions (a source may be given twice)
         for k, source in enumerate(flat_sources):
             where.setdefault(id(source), []).append(k)
+            if type(source) in PYTHON_NUMBERS and len(where[id(source)]) > 1:
+                raise ValueError(_ONE_NUMBER)
+        reported = set()  # ids of Python numbers an adjoint was reported for
         for i in range(len(records) - 1, -1, -1):
             earlier = records[:i]
             nrows = len(seeds[0]) if rows else None
             for obj, adjoint, carried in records[i].backward(to_block[i], flat_sources, earlier,
                                                              keep, nrows):
                 if obj is not None:
+                    if type(obj) in PYTHON_NUMBERS and id(obj) in where:
+                        if id(obj) in reported:  # watched under two names
+                            raise ValueError(_ONE_NUMBER)
+                        reported.add(id(obj))
                     for k in where.get(id(obj), ()):
                         grads[k] = adjoint if grads[k] is None else grads[k] + adjoint
                 if carried is not None:
