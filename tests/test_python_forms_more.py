@@ -8,6 +8,8 @@ plain function and in an ``@sg.function``; most are written two ways (parameters
 in a dict or as separate arguments). What stays refused is refused naming the
 construct.
 """
+import functools
+
 import numpy as np
 import pytest
 
@@ -398,19 +400,28 @@ def _energy_of_the_weights(y):
     return np.sum(y * y * WEIGHTS)
 
 
+def _scaled_weights(y, k):
+    return np.sum(y * k * WEIGHTS)
+
+
+SCALED_WEIGHTS = functools.partial(_scaled_weights, k=3.0)
+
+
 def variable_through_a_gradient_on_a_tape(x):
-    """A Variable read by a function whose gradient the block takes: watched as it is
-    when the block calls the function itself (was None: the call looked constant)."""
+    """A Variable read by a function whose gradient the block takes, or by a partial of
+    one: watched as it is when the block calls the function itself (was None: the call
+    looked constant, no argument being watched)."""
     with sg.GradientTape() as tape:
         def nested(y):
             return np.sum(np.sin(y) * WEIGHTS)
         z = np.sum(sg.grad(_energy_of_the_weights)(x) * x) + np.sum(sg.grad(nested)(x))
+        z = z + SCALED_WEIGHTS(x)
     return tape.gradient(z, WEIGHTS)
 
 
 def test_a_variable_read_through_a_gradient_on_a_tape():
-    # z = sum(2 x^2 w) + sum(cos(x) w): dz/dw = 2 x^2 + cos(x)
-    want = 2 * V ** 2 + np.cos(V)
+    # z = sum(2 x^2 w) + sum(cos(x) w) + sum(3 x w): dz/dw = 2 x^2 + cos(x) + 3 x
+    want = 2 * V ** 2 + np.cos(V) + 3 * V
     np.testing.assert_allclose(variable_through_a_gradient_on_a_tape(V), want, rtol=1e-12)
     np.testing.assert_allclose(sg.function(variable_through_a_gradient_on_a_tape)(V), want,
                                rtol=1e-12)

@@ -4,6 +4,7 @@
 (only varied ones need one statement per operation); ``activity`` asks the
 same question of normalized statements through its flow equations.
 """
+import functools
 import types
 
 import gast
@@ -71,6 +72,9 @@ def expr_varied(node, varied, scope):
         if isinstance(f, gast.Call) and any(scope.calls_user_code(gast.Call(a, [], []))
                                             for a in f.args):
             return True  # ``sg.grad(f)(x)`` under a tape: ``f``'s code may read Variables
+        if isinstance(scope.value(f), functools.partial) and scope.calls_user_code(
+                gast.Call(gast.Attribute(f, "func", gast.Load()), [], [])):
+            return True  # ``functools.partial(f, k)(x)``: the same
         # The function called may carry varied values too: a closure, a method
         # of a varied object, or a function made here (``sg.grad(inner)(2.0)``).
         parts = list(node.args) + [k.value for k in node.keywords] + [node.func]
