@@ -81,7 +81,17 @@ def _forward(f, args, wrt):
     fn = _python_function(f, "jvp")
     bound = (fn.__self__,) if inspect.ismethod(fn) else ()
     code = fn.__func__ if bound else fn
-    key = (tuple(wrt),) + tuple(map(_kind, bound + tuple(args)))
+    # Parameters left to their defaults are arguments of the tangent code too (it takes
+    # every parameter, then the tangents): their defaults are passed.
+    try:
+        call = inspect.signature(code).bind_partial(*bound, *args)
+    except (TypeError, ValueError):
+        return None
+    call.apply_defaults()
+    rest = tuple(call.args[len(bound) + len(args):])
+    keywords = dict(call.kwargs)
+    key = (tuple(wrt), len(rest), tuple(keywords)) + tuple(
+        map(_kind, bound + tuple(args) + rest + tuple(keywords.values())))
     try:
         per_fn = _FORWARD.setdefault(code, {})
     except TypeError:
@@ -89,13 +99,17 @@ def _forward(f, args, wrt):
     entry = per_fn.get(key, False)
     if entry is False or entry is not None and not entry.guards.valid():
         try:
-            entry = compile_tangent(code, [len(bound) + i for i in wrt], list(bound + tuple(args)))
+            entry = compile_tangent(code, [len(bound) + i for i in wrt],
+                                    list(bound + tuple(args) + rest))
         except CompileError:
             entry = None  # no tangent rule for something it computes
         per_fn[key] = entry
     if entry is None:
         return None
-    return entry.fn if not bound else functools.partial(entry.fn, *bound)
+    if not rest and not keywords:
+        return entry.fn if not bound else functools.partial(entry.fn, *bound)
+    n = len(args)
+    return lambda *given: entry.fn(*bound, *given[:n], *rest, *given[n:], **keywords)
 
 
 def _forward_tree(f, primals):
