@@ -50,3 +50,29 @@ def test_second_order_against_central_differences(f, args):
 
 def test_the_second_derivative_of_the_hunt_repro():
     assert sg.grad(sg.grad(rebound_to_an_array))(0.7) == pytest.approx(2.0, rel=1e-12)
+
+
+def listed_under_the_same_name(x):
+    y = x * 2.0
+    y = list(y)
+    return y[0] * y[1]
+
+
+def comprehension_over_itself(x):
+    y = np.sin(x)
+    y = [v * v for v in y]
+    return sum(y) + y[0] * y[1]
+
+
+@pytest.mark.parametrize("f, order", [(listed_under_the_same_name, 2),
+                                      (comprehension_over_itself, 1)],
+                         ids=lambda v: getattr(v, "__name__", str(v)))
+def test_a_list_built_from_the_name_it_is_bound_to(f, order):
+    """``y = list(y)`` was compiled as ``y = []`` then a loop over ``y``: it iterated the
+    new, empty list (realistic-program hunt 2: IndexError). (The second derivative of
+    ``comprehension_over_itself`` is refused: its first derivative multiplies an adjoint
+    that is a list in one place and an array in another by a differentiated value.)"""
+    x = np.array([0.5, -1.2])
+    assert sg.value_and_grad(f)(x)[0] == pytest.approx(f(x), rel=1e-12)
+    check_grads(f, (x,), order=order)
+    assert_forms_agree(f, (x,), nonzero=True)

@@ -1151,6 +1151,17 @@ class Normalizer:
         return None
 
     def comprehension(self, node, out, dest, hint):
+        # ``y = [v for v in y]`` (``y = list(y)``): the new list gets a name of its own
+        # until it is built, or ``y = []`` would empty what it iterates.
+        rebinds = dest is not None and any(isinstance(n, gast.Name) and n.id == dest
+                                           for n in gast.walk(node))
+        if rebinds:
+            built = self.comprehension(node, out, None, dest)
+            out.append(self._mark(T.assign(dest, T.name(built)), "copy"))
+            self._same_kind(built, dest)
+            self.ctx.containers.add(dest)
+            self.varied.add(dest)
+            return dest
         d = self._dest(dest, hint)
         out.append(self._mark(T.assign(d, gast.List([], gast.Load())), "opaque"))
         self.ctx.containers.add(d)
