@@ -76,3 +76,18 @@ def test_a_list_built_from_the_name_it_is_bound_to(f, order):
     assert sg.value_and_grad(f)(x)[0] == pytest.approx(f(x), rel=1e-12)
     check_grads(f, (x,), order=order)
     assert_forms_agree(f, (x,), nonzero=True)
+
+
+def test_jacobian_of_an_array_built_from_a_slice_of_a_list():
+    """``tape.jacobian`` of ``np.array(vals[::-1])``: the rows' adjoint of the slice was
+    concatenated to the list's, not added item by item (hunt 2: ValueError)."""
+    x = np.array([0.7, -0.4, 0.3])
+    for part, expected in ((slice(None, None, -1), [[0, 0, 4], [0, 3, 0], [2, 0, 0]]),
+                           (slice(1, None), [[0, 3, 0], [0, 0, 4]]),
+                           (slice(None, None, 2), [[2, 0, 0], [0, 0, 4]])):
+        with sg.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            vals = [x[0] * 2.0, x[1] * 3.0, x[2] * 4.0]
+            y = np.array(vals[part])
+        np.testing.assert_allclose(tape.jacobian(y, x), expected)
+        np.testing.assert_allclose(tape.gradient(y, x), np.sum(expected, axis=0))

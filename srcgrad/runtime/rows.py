@@ -13,6 +13,7 @@ again (a Jacobian is not recorded on another tape).
 import numpy as np
 
 from . import adjoints as _h
+from .core import add as _add
 
 __all__ = [
     "zeros_rows", "unbroadcast_rows", "broadcast_rows", "take_rows", "written_rows", "add_at_rows",
@@ -118,7 +119,10 @@ def add_at_rows(base, index, grad):
     """``runtime.add_at`` on every row: a copy of ``base`` with ``grad`` added at ``[index]``."""
     if isinstance(base, (list, dict)):
         out = base.copy()
-        out[index] = out[index] + grad
+        # (A slice of a list adjoint and its list of row adjoints add item by item, not
+        # concatenate: ``vals[::-1]``.)
+        out[index] = _add(out[index], grad) if isinstance(out[index], list) \
+            else out[index] + grad
         return out
     out = np.array(base, dtype=np.result_type(base, grad, np.float16), copy=True)
     if _basic(index):
