@@ -43,7 +43,14 @@ def zeros_rows(value, seed):
         return 0.0
     value = np.asarray(value)
     dtype = value.dtype if np.issubdtype(value.dtype, np.inexact) else np.float64
-    return np.zeros((len(seed),) + value.shape, dtype)
+    return np.zeros((_rows(seed),) + value.shape, dtype)
+
+
+def _rows(seed):
+    """How many rows a seed has: a list's or dict's seed (one per item) has its items'."""
+    while isinstance(seed, (list, tuple, dict)) and len(seed):
+        seed = next(iter(seed.values())) if isinstance(seed, dict) else seed[0]
+    return len(seed)
 
 
 def unbroadcast_rows(grad, like):
