@@ -400,6 +400,14 @@ class Normalizer:
                     self.deferred = s.sg_deferred = True
                     return [s]
                 name = self._spelling(base, s)
+                if self.ctx.src.filename.startswith("<srcgrad"):
+                    # (Differentiating a first derivative's code: the write is the user's,
+                    # the sharing the first derivative's, which a copy does not undo.)
+                    raise self.ctx.error(
+                        f"writing into `{name}[...]`, whose array may be shared with another "
+                        "variable in a first derivative's code, is not differentiated again",
+                        s, f"for second derivatives, build `{name}` without writing into it "
+                        "(np.concatenate, np.where, or a list then np.stack)")
                 raise self.ctx.error(
                     f"writing into `{name}[...]`, whose array may be shared with another "
                     "variable (a view, a copy of the name, or an item of a container), is not "
