@@ -91,3 +91,40 @@ def test_jacobian_of_an_array_built_from_a_slice_of_a_list():
             y = np.array(vals[part])
         np.testing.assert_allclose(tape.jacobian(y, x), expected)
         np.testing.assert_allclose(tape.gradient(y, x), np.sum(expected, axis=0))
+
+
+def reversed_list(x):
+    vals = [x[i] * 1.0 for i in range(2)]
+    vals = vals[::-1]
+    return vals[0] * vals[1]
+
+
+def mapped_twice(x):
+    out = x
+    for it in range(2):
+        parts = []
+        for v in out:
+            parts.append(np.sin(v) * 2)
+        out = np.array(parts)
+    return np.sum(out ** 2)
+
+
+@pytest.mark.parametrize("f", [reversed_list, mapped_twice], ids=lambda f: f.__name__)
+def test_hessian_of_list_code(f):
+    """sg.hessian differentiates the gradient's code on a tape, whose record keeps a list
+    under two names (``vals`` and ``vals_prev``): the copies of the record were two lists,
+    the backward code appended to one and popped from the other (hunt 2: IndexError)."""
+    x = np.array([0.7, -0.4])
+    h = sg.hessian(f)(x)
+    gradient = sg.grad(f)
+    eps = 1e-6
+    numeric = np.stack([(gradient(x + eps * e) - gradient(x - eps * e)) / (2 * eps)
+                        for e in np.eye(2)], axis=-1)
+    np.testing.assert_allclose(h, numeric, rtol=1e-6, atol=1e-8)
+    with sg.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        g = gradient(x)
+    after = 0  # (not the gradient next: the record is copied)
+    np.testing.assert_allclose(tape.jacobian(g, x), numeric, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(tape.gradient(g, x, output_gradients=np.array([1.0, 0.0])),
+                               numeric[0], rtol=1e-6, atol=1e-8)

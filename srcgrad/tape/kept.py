@@ -86,26 +86,34 @@ class _Copier:
         return c
 
 
-def _copied(value, copy, always):
+def _copied(value, copy, always, memo=None):
     """``value`` with its arrays replaced by ``copy(array)`` (or left, where ``copy``
-    returns the array itself); containers are new where an item changed, or always."""
+    returns the array itself); containers are new where an item changed, or always.
+    ``memo`` (id -> copy): a container met again, under another name of the record
+    (``vals`` and ``vals_prev``: the backward code appends to one and pops from the
+    other) or as an item twice, is the same copy, as it was one object."""
     kind = type(value)
     if kind is np.ndarray:
         return copy(value)
-    if kind is list or kind is tuple:
+    if kind is not list and kind is not tuple and kind is not dict:
+        return value
+    if memo is not None and id(value) in memo:
+        return memo[id(value)]
+    if kind is dict:
+        items = {k: _copied(v, copy, always, memo) for k, v in value.items()}
+        out = value if not always and all(items[k] is v for k, v in value.items()) else items
+    else:
         if _SCALARS.issuperset(map(type, value)):
             items = list(value)  # a stack of numbers: nothing to copy in it
         else:
-            items = [_copied(v, copy, always) for v in value]
+            items = [_copied(v, copy, always, memo) for v in value]
         if not always and all(a is b for a, b in zip(items, value)):
-            return value
-        return items if kind is list else tuple(items)
-    if kind is dict:
-        items = {k: _copied(v, copy, always) for k, v in value.items()}
-        if not always and all(items[k] is v for k, v in value.items()):
-            return value
-        return items
-    return value
+            out = value
+        else:
+            out = items if kind is list else tuple(items)
+    if memo is not None:
+        memo[id(value)] = out
+    return out
 
 
 def keep_as_computed(record, names, containers_only=(), inputs_only=(), inputs=()):
@@ -147,9 +155,10 @@ def keep_as_computed(record, names, containers_only=(), inputs_only=(), inputs=(
     def copy(a, want):
         return _noted(copier.copy(a), a, originals) if want(a) else a
 
+    memo = {}  # (``chosen`` lists the names copied always first)
     for name, want, always in chosen:
         value = record[name]
-        new = _copied(value, lambda a, want=want: copy(a, want), always)
+        new = _copied(value, lambda a, want=want: copy(a, want), always, memo)
         if new is not value:
             originals[id(new)] = value
         record[name] = new
@@ -191,13 +200,19 @@ def pristine(record, names):
         return _noted(copier.copy(a), a, originals) if id(_root(a)) in roots else a
 
     out = dict(record)
+    memo = {}
     for n in names:
         if n in record:
-            out[n] = _copied(record[n], lambda a: _noted(copier.copy(a), a, originals), True)
+            out[n] = _copied(record[n], lambda a: _noted(copier.copy(a), a, originals), True,
+                             memo)
             if out[n] is not record[n]:
                 originals[id(out[n])] = record[n]
     for n in sharing:
         out[n] = _copied(record[n], copy, False)
+    # A container restored under one name and held under another is one copy.
+    for n, value in record.items():
+        if n not in names and type(value) in _CONTAINERS and id(value) in memo:
+            out[n] = memo[id(value)]
     return out, originals
 
 
