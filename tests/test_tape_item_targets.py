@@ -282,6 +282,31 @@ def test_a_stale_seed_does_not_broadcast(placement):
     np.testing.assert_allclose(by_y, np.full(3, 4.0 / 3.0))
 
 
+def number_item_replaced_through_an_alias(x, y, z):  # fuzzer 35191:319, shrunk
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        tape.watch(y)
+        tape.watch(z)
+        n = np.sum(x) * np.mean(y)
+        p = {"w": y, "b": n}
+        q = p
+        q["b"] = z
+        out = np.mean(q["b"])
+    return tape.gradient(out, [x, y, z])
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_a_stale_seed_does_not_broadcast_a_number(placement):
+    """``p``'s zero seed has ``p["b"]`` as (2, 3), where the block's ``n`` it meets is a
+    number: the seed broadcast the number's adjoint (then a crash in mean's adjoint)."""
+    run = (lambda f: f) if placement == "plain" else sg.function
+    by_x, by_y, by_z = run(number_item_replaced_through_an_alias)(
+        np.ones((2, 3)), np.array([0.5, -1.0]), np.full((2, 3), 2.0))
+    assert by_x is None or not np.any(by_x)
+    assert by_y is None or not np.any(by_y)
+    np.testing.assert_allclose(by_z, np.full((2, 3), 1.0 / 6.0))
+
+
 @pytest.mark.parametrize("placement", ["plain", "function"])
 def test_unconnected_items_of_displays_are_none(placement):
     run = (lambda f: f) if placement == "plain" else sg.function

@@ -128,6 +128,14 @@ def add(a, b):
             return a
         if _is_seed(a) and _is_zero(a):
             return b
+    elif type(a) is np.ndarray and a.ndim and type(b) is not np.ndarray:
+        # ... and so would it a number's (a dict item written, through an alias, with an
+        # array where a number was: fuzzer 35191:319).
+        if _is_seed(a) and _is_zero(a):
+            return b
+    elif type(b) is np.ndarray and b.ndim and type(a) is not np.ndarray:
+        if _is_seed(b) and _is_zero(b):
+            return a
     try:
         return a + b
     except ValueError:
