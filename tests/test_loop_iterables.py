@@ -12,7 +12,7 @@ import pytest
 
 import srcgrad as sg
 from srcgrad.testing import check_grads
-from tape_forms import taped
+from tape_forms import assert_forms_agree, taped
 
 A = np.array([0.5, -1.0, 2.0])
 M = np.array([[0.5, -1.0], [2.0, 0.3], [0.2, 0.1]])
@@ -90,3 +90,28 @@ def test_the_copy_is_named_after_the_iterable():
     text = sg.adjoint_source(add_each_item)
     assert "a_iterated = a" in text and "p = a_iterated[p_index]" in text
     assert "a_iterated" not in sg.adjoint_source(updated_in_place)
+
+
+def weighted_by_position(x):
+    total = 0.0
+    for k, v in enumerate(x, start=1):
+        total = total + k * v ** 2
+    return total
+
+
+def damped_from_two(x):
+    total = 0.0
+    for k, v in enumerate(x, 2):
+        total = total + np.sin(v) / k
+    return total
+
+
+def test_enumerate_with_a_start():
+    """``enumerate(xs, start=1)`` (realistic-program hunt 2: refused, "creating a
+    `enumerate` from differentiable values")."""
+    x = np.array([0.3, -0.7, 1.1])
+    np.testing.assert_allclose(sg.grad(weighted_by_position)(x), 2 * np.arange(1, 4) * x)
+    np.testing.assert_allclose(sg.grad(damped_from_two)(x), np.cos(x) / np.arange(2, 5))
+    for f in (weighted_by_position, damped_from_two):
+        check_grads(f, (x,), order=2)
+        assert_forms_agree(f, (x,), nonzero=True)

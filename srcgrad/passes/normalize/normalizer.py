@@ -759,9 +759,12 @@ class Normalizer:
         if fn is builtins.zip and it.args and not it.keywords:
             parts = [self._indexed(a, index, out, hint, rebound) for a in it.args]
             return [n for p in parts for n in p[0]], gast.Tuple([p[1] for p in parts], gast.Load())
-        if fn is builtins.enumerate and len(it.args) == 1 and not it.keywords:
+        start = _enumerate_start(it) if fn is builtins.enumerate else MISSING
+        if start is not MISSING:
             lengths, item = self._indexed(it.args[0], index, out, hint, rebound)
-            return lengths, gast.Tuple([copy.deepcopy(index), item], gast.Load())
+            count = copy.deepcopy(index) if start is None else \
+                gast.BinOp(copy.deepcopy(index), gast.Add(), copy.deepcopy(start))
+            return lengths, gast.Tuple([count, item], gast.Load())
         seq = self.atom(it, out, hint=hint)
         if isinstance(seq, gast.Name) and seq.id in rebound:
             seq = T.name(self.expr(seq, out, self.ctx.namer.fresh(f"{seq.id}_iterated")))
@@ -1204,6 +1207,19 @@ class Normalizer:
         out += self.stmt(inner)
         self.cur = saved
         return d
+
+
+def _enumerate_start(call):
+    """``start`` of ``enumerate(xs)`` (None), ``enumerate(xs, 1)``, ``enumerate(xs,
+    start=k)``: a constant or a name; MISSING for other calls."""
+    args, keywords = call.args, call.keywords
+    if not args or len(args) + len(keywords) > 2 or len(args) > 2 \
+            or any(k.arg != "start" for k in keywords):
+        return MISSING
+    start = args[1] if len(args) == 2 else keywords[0].value if keywords else None
+    if start is not None and not isinstance(start, (gast.Constant, gast.Name)):
+        return MISSING
+    return start
 
 
 def _loop_target(s):
