@@ -13,30 +13,13 @@ entry ``pattern`` says which of them give a watched value now; another
 pattern compiles again (``tape._Record._entry``).
 """
 import types
-import weakref
 
 import numpy as np
 
+from ..ir.resolve import _weak
 from ..variables import Variable
 
 _GONE = object()
-
-
-class _Strong:
-    __slots__ = ("obj",)
-
-    def __init__(self, obj):
-        self.obj = obj
-
-    def __call__(self):
-        return self.obj
-
-
-def _ref(obj):
-    try:
-        return weakref.ref(obj)
-    except TypeError:  # (dicts and lists: a module's globals, a container held strongly)
-        return _Strong(obj)
 
 
 class Locator:
@@ -48,7 +31,7 @@ class Locator:
 
     def __init__(self, root, path, param=False):
         self.param = param
-        self.root = root if param else _ref(root)
+        self.root = root if param else _weak(root)
         self.path = tuple(path)
 
     def __call__(self, params):
