@@ -505,3 +505,17 @@ def test_refused_naming_the_construct(f, args, words):
     for word in words:
         assert word in message, f"{word!r} not in {message!r}"
     assert "test_python_forms_more.py:" in message
+
+
+def get_or_default(d, x):
+    """autograd's test_get: the dict may hold the key, another, or nothing."""
+    return d.get("item_1", x) ** 2
+
+
+@pytest.mark.parametrize("d", [{"item_1": 3.0}, {"item_2": 4.0}, {}], ids=["has", "other", "empty"])
+def test_get_of_a_parameter_dict_with_a_differentiated_default(d):
+    """``d.get(k, x)`` where ``d`` holds no differentiable value (an empty dict): it was
+    "cannot tell which function d.get is"; second order through it too."""
+    check_grads(get_or_default, (d, 2.0), wrt=(0, 1), order=2)
+    g_d, g_x = sg.grad(get_or_default, wrt=(0, 1))(d, 2.0)
+    assert g_x == pytest.approx(0.0 if "item_1" in d else 4.0)

@@ -102,6 +102,12 @@ def call(norm, node, out, dest, hint=None):
             and norm.scope.value(f.value) is MISSING:
         # A method of a value only known at run time: NumPy's array methods.
         return method(norm, node, out, dest, hint)
+    if obj is MISSING and isinstance(f, gast.Attribute) and f.attr == "get" \
+            and norm.scope.value(f.value) is MISSING \
+            and not (isinstance(f.value, gast.Name) and f.value.id in norm.ctx.records):
+        # ``d.get(k, x)`` of a dict holding no differentiable value, the default one (an
+        # empty parameter dict): a test when the code runs, which also checks it is a dict.
+        return _dict_get(norm, node, out, dest, hint)
     if obj is MISSING:
         raise norm.ctx.error(f"cannot tell at compile time which function "
                              f"`{gast.unparse(f).strip()}` is", norm.cur,
