@@ -1,7 +1,8 @@
 """The gradient of a function by a tape recording a call of it: the tape form of tests.
 
 ``sg.function(taped)(f, x)`` gives the same inside ``@sg.function``. Also the
-central-difference Jacobian that ``tape.jacobian`` is checked against.
+central-difference Jacobian that ``tape.jacobian`` is checked against, and the
+forward-mode check of the rule families' end-to-end tests.
 """
 import numpy as np
 
@@ -68,3 +69,28 @@ def assert_forms_agree(f, args, nonzero=False):
         assert not nonzero or np.any(expected != 0)
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(taped_grad, expected, rtol=1e-10, atol=1e-12)
+
+
+def assert_forward_mode_agrees(f, args, seed=3):
+    """Forward mode compiles ``f`` (every rule it meets has a tangent: no transposition),
+    gives ``f``'s value, and a tangent along random directions that agrees with the
+    gradient (``<grad, t>``), with central differences, and with ``sg.jvp``."""
+    import pytest
+
+    from srcgrad.compiler.tangents import compile_tangent
+
+    args = tuple(np.asarray(a, dtype=float) for a in args)
+    rng = np.random.default_rng(seed)
+    tangents = tuple(rng.standard_normal(np.shape(a)) for a in args)
+    code = compile_tangent(f, list(range(len(args))), tuple(a.copy() for a in args))
+    value, tangent = code.fn(*[a.copy() for a in args], *tangents)
+    assert value == pytest.approx(f(*args), rel=1e-12)
+    grads = sg.grad(f, wrt=tuple(range(len(args))))(*args)
+    reverse = sum(float(np.sum(g * t)) for g, t in zip(grads, tangents))
+    assert float(tangent) == pytest.approx(reverse, rel=1e-9, abs=1e-12)
+    eps = 1e-6
+    numeric = (f(*[a + eps * t for a, t in zip(args, tangents)])
+               - f(*[a - eps * t for a, t in zip(args, tangents)])) / (2 * eps)
+    assert float(tangent) == pytest.approx(numeric, rel=1e-6, abs=1e-8)
+    _, jvp = sg.jvp(f, args, tangents)
+    assert float(jvp) == pytest.approx(float(tangent), rel=1e-12, abs=1e-14)

@@ -8,9 +8,9 @@ import scipy.signal as ss
 
 import srcgrad as sg
 from srcgrad import runtime
-from srcgrad.compiler.tangents import compile_tangent
 from srcgrad.errors import NotDifferentiableError
 from srcgrad.testing import check_grads
+from tape_forms import assert_forward_mode_agrees
 
 RNG = np.random.default_rng(5)
 SIGNAL = np.cumsum(RNG.normal(size=16))
@@ -101,21 +101,7 @@ def test_value_and_grad_and_a_tape_agree(f, args):
 
 @pytest.mark.parametrize("f, args", CASES, ids=IDS)
 def test_forward_mode_agrees_with_differences_and_the_gradient(f, args):
-    args = tuple(np.asarray(a, dtype=float) for a in args)
-    rng = np.random.default_rng(3)
-    tangents = tuple(rng.standard_normal(np.shape(a)) for a in args)
-    code = compile_tangent(f, list(range(len(args))), tuple(a.copy() for a in args))
-    value, tangent = code.fn(*[a.copy() for a in args], *tangents)
-    assert value == pytest.approx(f(*args), rel=1e-12)
-    grads = sg.grad(f, wrt=tuple(range(len(args))))(*args)
-    reverse = sum(float(np.sum(g * t)) for g, t in zip(grads, tangents))
-    assert float(tangent) == pytest.approx(reverse, rel=1e-9, abs=1e-12)
-    eps = 1e-6
-    numeric = (f(*[a + eps * t for a, t in zip(args, tangents)])
-               - f(*[a - eps * t for a, t in zip(args, tangents)])) / (2 * eps)
-    assert float(tangent) == pytest.approx(numeric, rel=1e-6, abs=1e-8)
-    _, jvp = sg.jvp(f, args, tangents)
-    assert float(jvp) == pytest.approx(float(tangent), rel=1e-12, abs=1e-14)
+    assert_forward_mode_agrees(f, args)
 
 
 @pytest.mark.parametrize("shape1, shape2", [((5,), (3,)), ((3,), (5,)), ((4, 6), (3, 2)),

@@ -13,6 +13,7 @@ import srcgrad as sg
 from srcgrad.compiler.tangents import compile_tangent
 from srcgrad.errors import CompileError, NotDifferentiableError
 from srcgrad.testing import check_grads
+from tape_forms import assert_forward_mode_agrees
 
 RNG = np.random.default_rng(13)
 X = RNG.normal(size=(8, 3))
@@ -293,21 +294,7 @@ def test_value_and_grad_and_a_tape_agree(f, args):
 @pytest.mark.parametrize("f, args", CASES, ids=IDS)
 def test_forward_mode_agrees_with_differences_and_the_gradient(f, args):
     """Forward mode compiles every rule (no transposition) and agrees with the gradient."""
-    args = tuple(np.asarray(a, dtype=float) for a in args)
-    rng = np.random.default_rng(3)
-    tangents = tuple(rng.standard_normal(np.shape(a)) for a in args)
-    code = compile_tangent(f, list(range(len(args))), tuple(a.copy() for a in args))
-    value, tangent = code.fn(*[a.copy() for a in args], *tangents)
-    assert value == pytest.approx(f(*args), rel=1e-12)
-    grads = sg.grad(f, wrt=tuple(range(len(args))))(*args)
-    reverse = sum(float(np.sum(g * t)) for g, t in zip(grads, tangents))
-    assert float(tangent) == pytest.approx(reverse, rel=1e-9, abs=1e-12)
-    eps = 1e-6
-    numeric = (f(*[a + eps * t for a, t in zip(args, tangents)])
-               - f(*[a - eps * t for a, t in zip(args, tangents)])) / (2 * eps)
-    assert float(tangent) == pytest.approx(numeric, rel=1e-6, abs=1e-8)
-    _, jvp = sg.jvp(f, args, tangents)
-    assert float(jvp) == pytest.approx(float(tangent), rel=1e-12, abs=1e-14)
+    assert_forward_mode_agrees(f, args)
 
 
 def test_hessian_vector_product_through_a_likelihood():
