@@ -17,6 +17,7 @@ import types
 import numpy as np
 
 from ..ir.resolve import _weak
+from ..passes.tape_blocks import PYTHON_NUMBERS
 from ..variables import Variable
 
 _GONE = object()
@@ -104,7 +105,6 @@ class Reads:
 
 
 _DATA = (np.ndarray, Variable, float, int, complex, np.generic)  # what may be watched, now or later
-_NUMBERS = frozenset({float, int, complex, bool})
 
 
 def at_entry(values, start, chains, later, prewatched):
@@ -114,21 +114,21 @@ def at_entry(values, start, chains, later, prewatched):
     watch (``Locator``s); from the names ``later`` only further on."""
     # (Python numbers are values, not objects one can watch by identity: equal ones are
     # often one object. A read of one from storage is not a source.)
-    first = {id(v): v for v in prewatched if type(v) not in _NUMBERS}
+    first = {id(v): v for v in prewatched if type(v) not in PYTHON_NUMBERS}
     for n in start:
         value = values.get(n, _GONE)
         if type(value) is np.ndarray:  # the common case, without the walk
             first[id(value)] = value
         elif value is not _GONE:
             for leaf in _leaves(value, 3):
-                if type(leaf) not in _NUMBERS:
+                if type(leaf) not in PYTHON_NUMBERS:
                     first[id(leaf)] = leaf
     for chain in chains:
         for leaf in _leaves(chain(values), 3):
-            if leaf is not _GONE and type(leaf) not in _NUMBERS:
+            if leaf is not _GONE and type(leaf) not in PYTHON_NUMBERS:
                 first[id(leaf)] = leaf
     after = {id(leaf): leaf for n in later if n in values for leaf in _leaves(values[n], 3)
-             if id(leaf) not in first and type(leaf) not in _NUMBERS}
+             if id(leaf) not in first and type(leaf) not in PYTHON_NUMBERS}
     return Watched(first, after)
 
 
