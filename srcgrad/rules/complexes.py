@@ -26,7 +26,7 @@ import numpy as np
 
 from ..runtime import adjoints as _h
 from ..runtime import complexes as _rt
-from . import fft, helpers
+from . import fft, helpers, special
 from .entry import Rule
 from .elementwise import POWER_CONSTANT_EXPONENT
 
@@ -61,12 +61,21 @@ HOLOMORPHIC = frozenset({
     np.matmul, np.dot, np.outer, np.inner, np.tensordot, np.einsum, _h.einsum_list,
     np.prod, np.cumprod, np.kron, np.cross, np.linalg.solve, np.linalg.inv, np.linalg.det,
     _h.singular_cofactors,
-})
+}) | special.HOLOMORPHIC  # (scipy.special's, where SciPy computes them for complex values)
 
 # (At x1 == x2 == 0 the base's derivative is 0 ** 0 * 0 = 0, as the real rule has it,
 # not 0 * 0 ** -1 = nan.)
 _POWER = {"x1": "g * np.conj(x2 * x1 ** np.where(np.logical_and(x2 == 0, x1 == 0), 1.0, x2 - 1))",
           "x2": "g * np.conj(ans * _sg.log_of_base(x1))"}
+
+_EXTREME = {"a": "_sg.ordered_extreme_grad(g, ans, a, axis, keepdims)"}
+
+
+def _pair(sign):
+    return {"x1": f"_sg.ordered_pair_grad(g, x1, x2, {sign})",
+            "x2": f"_sg.ordered_pair_grad(g, x2, x1, {sign})"}
+
+
 
 EXPLICIT = {
     # np.sign is piecewise constant for real values only: z / |z| for complex ones.
@@ -78,6 +87,12 @@ EXPLICIT = {
     np.angle: {"z": "_sg.angle_grad(g, z, deg)"},
     np.power: _POWER,
     np.float_power: _POWER,
+    # NumPy orders complex values by real part, then imaginary part; the selected
+    # element gets the adjoint, as for real values (a tie of real parts with different
+    # imaginary parts is a jump: refused when run, runtime/complexes.py).
+    np.max: _EXTREME, np.amax: _EXTREME, np.min: _EXTREME, np.amin: _EXTREME,
+    np.maximum: _pair(1.0), np.fmax: _pair(1.0),
+    np.minimum: _pair(-1.0), np.fmin: _pair(-1.0),
 }
 
 # Rules of their own: the helpers adjoint code for complex values calls (for a
@@ -91,7 +106,7 @@ TABLE = {
     np.angle: Rule("z, deg=False", rank="elementwise", z="_sg.angle_grad(g, z, deg)",
                    rows={"z": "_sg.angle_grad(g, z, deg)"}),
 }
-NONDIFF = {_rt.is_complex}
+NONDIFF = {_rt.is_complex, _rt.order_ties_checked}
 # Entries only adjoint code calls (no user-level test of their own).
 INTERNAL = {_rt.conj, _rt.fit, _rt.real_rule}
 # Called without derivative as piecewise constant, which they are for real values

@@ -18,6 +18,12 @@ TABLE = {}
 METHODS = {}
 ATTRIBUTES = {}
 NONDIFF = set()
+# Holomorphic where SciPy computes them for complex arguments (in ``x``; the orders
+# ``v`` stay real), their grads ``g`` times expressions with real coefficients:
+# ``rules/complexes.py`` conjugates the operands. Not here: ``digamma`` (its slope,
+# zeta(2, z), SciPy computes for real z only), ``ive`` (exp(-|Re z|) is not
+# holomorphic), and the functions SciPy computes for real arguments only.
+HOLOMORPHIC = frozenset()
 
 try:
     import scipy.special as _special
@@ -91,3 +97,6 @@ if _special is not None:
     INTERNAL = {_zeta}  # called by the rules' helpers, not by users
     # Piecewise constant: the sign of gamma(x).
     NONDIFF = {_special.gammasgn}
+    HOLOMORPHIC = frozenset({_special.erf, _special.erfc, _special.gamma, _special.rgamma,
+                             _special.xlogy, _special.xlog1py, _special.iv, _special.jv,
+                             _special.yv})

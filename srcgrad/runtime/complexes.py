@@ -7,10 +7,10 @@ the value cannot move in.
 """
 import numpy as np
 
-from .adjoints import not_differentiable
+from .adjoints import add_reduce, expand_reduced, not_differentiable
 
 __all__ = ["conj", "fit", "real_rule", "is_complex", "log_of_base", "angle_grad", "imag_grad",
-           "real_part_grad"]
+           "real_part_grad", "ordered_extreme_grad", "ordered_pair_grad", "order_ties_checked"]
 
 
 def is_complex(value):
@@ -92,3 +92,41 @@ def angle_grad(grad, value, deg):
     if deg:
         step = step * (180.0 / np.pi)
     return fit(grad * step, value)
+
+
+def ordered_extreme_grad(grad, ans, a, axis, keepdims):
+    """Adjoint of ``np.max``/``np.min`` of values that may be complex: NumPy orders complex
+    numbers by their real part, then their imaginary part, and the adjoint goes to the
+    selected element(s), as for real values (``extreme_grad``: equal elements share it).
+
+    Where elements' real parts tie but their imaginary parts differ the result jumps
+    (the order between them flips as a real part moves): refused."""
+    grad = expand_reduced(grad, axis, keepdims)
+    mask = order_ties_checked(a, expand_reduced(ans, axis, keepdims), "np.max/np.min")
+    return np.where(mask, grad / add_reduce(mask, axis, True), 0.0)
+
+
+def ordered_pair_grad(grad, x, other, sign):
+    """Adjoint for ``x`` of ``np.maximum(x, other)`` (``sign`` 1) or ``np.minimum`` (-1)
+    of values that may be complex, in NumPy's order (real part, then imaginary part):
+    ``grad`` where ``x`` is taken, half of it where ``x == other``, as for real values.
+    Equal real parts with different imaginary parts are a jump: refused."""
+    equal = order_ties_checked(x, other, "np.maximum/np.minimum")
+    if sign > 0:
+        taken = x > other
+    else:
+        taken = x < other
+    return grad * np.where(taken, 1.0, np.where(equal, 0.5, 0.0))
+
+
+def order_ties_checked(a, b, what):
+    """``a == b`` (broadcast), once complex ``a`` and ``b`` whose real parts are equal where
+    the values are not are refused: NumPy's order puts them by imaginary part there, and
+    a small move of a real part flips it, so the selected value jumps (no derivative)."""
+    equal = a == b
+    if (is_complex(a) or is_complex(b)) and bool(np.any(np.logical_and(
+            np.real(a) == np.real(b), np.logical_not(equal)))):
+        not_differentiable(f"{what} of complex values whose real parts tie and imaginary "
+                           "parts differ (NumPy orders complex values by real part, then "
+                           "imaginary part: the result jumps there)")
+    return equal

