@@ -19,11 +19,11 @@ import numpy as np
 
 from ..runtime import adjoints as _h
 from . import complexes, convolutions, decompositions, elementwise, fft, helpers, layout, linalg, \
-    polynomials, products, python, reductions, selection, sequences, shapes, special, stats, \
-    ufuncs
+    order_stats, polynomials, products, python, reductions, selection, sequences, shapes, special, \
+    stats, ufuncs
 
 _FAMILIES = (layout, selection, sequences, decompositions, special, complexes, fft, stats,
-             convolutions, ufuncs, polynomials)
+             convolutions, ufuncs, polynomials, order_stats)
 PRIMITIVES = {**elementwise.TABLE, **reductions.TABLE, **products.TABLE, **linalg.TABLE,
               **shapes.TABLE, **python.TABLE}
 for _family in _FAMILIES:
