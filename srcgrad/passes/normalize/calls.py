@@ -5,6 +5,7 @@ statement (bound to the rule's signature) or hands it to inlining.
 Part of the normalize pass: each function takes the ``Normalizer`` (``norm``)
 whose statement it is normalizing.
 """
+import builtins
 import copy
 import dataclasses
 import functools
@@ -24,7 +25,7 @@ from ...ir.resolve import MISSING, is_library
 from ...ir.varied import expr_varied
 from ...rules import helpers, table
 from ...rules.entry import params as rule_params
-from . import closures, inline
+from . import closures, functions, inline
 
 
 # ``_sg`` helpers whose result is the same kind of value as their first argument.
@@ -82,6 +83,9 @@ def call(norm, node, out, dest, hint=None):
             and f.value.id in norm.custom_pairs:
         # the grad_fn of a custom_gradient pair, in code srcgrad generated
         return _opaque(norm, node, out, dest, hint, _twice(norm, norm.custom_pairs[f.value.id]))
+    if isinstance(f, gast.Subscript) and isinstance(f.value, gast.Name) \
+            and f.value.id in norm.function_tables:  # ``fs[1](x)``, ``acts[name](x)``
+        return functions.call(norm, node, out, dest, hint)
     if isinstance(f, gast.Attribute) and expr_varied(f.value, norm.varied, norm.scope):
         return method(norm, node, out, dest, hint)
     made = norm.facts.bound_call(f.id) if isinstance(f, gast.Name) \
@@ -112,6 +116,13 @@ def call(norm, node, out, dest, hint=None):
         raise norm.ctx.error(f"cannot tell at compile time which function "
                              f"`{gast.unparse(f).strip()}` is", norm.cur,
                              "call a function or method that is known when the code is compiled")
+    if obj is builtins.sum and node.args and _iterator_call(norm, node.args[0]):
+        # ``sum(map(f, xs))``: summed over the items the loop of a generator gives.
+        item = norm.ctx.namer.fresh("item")
+        gen = gast.GeneratorExp(T.name(item), [gast.comprehension(
+            T.name(item, store=True), node.args[0], [], 0)])
+        return call(norm, anno.like(gast.Call(f, [gen] + node.args[1:], node.keywords), node),
+                    out, dest, hint)
     spelled = _as_operator(obj, node)
     if spelled is not None:  # ``operator.mul(a, b)``, ``f = operator.add; f(a, b)``
         return norm.expr(anno.like(spelled, node), out, dest, hint)
@@ -163,6 +174,11 @@ def call(norm, node, out, dest, hint=None):
                 "give the keys as constants: dict(a=x), dict(zip((\"a\", \"b\"), values)), "
                 "dict(other_dict), dict([(\"a\", x), ...]), or a dict display {\"a\": x}")
         return norm.expr(anno.like(display, node), out, dest, hint)
+    if obj in (builtins.map, builtins.reversed):
+        raise norm.ctx.error(
+            f"`{obj.__name__}(...)` of differentiable values is supported as what a `for` loop "
+            "or a comprehension iterates, and inside sum(...), list(...) and tuple(...)",
+            norm.cur, f"iterate it where it is made, or make a list: list({obj.__name__}(...))")
     if isinstance(obj, type):
         raise norm.ctx.error(f"creating a `{obj.__name__}` from differentiable values is not "
                              "supported", norm.cur)
@@ -175,6 +191,12 @@ def call(norm, node, out, dest, hint=None):
                          remedy="use a supported NumPy function, or wrap it with "
                          "srcgrad.custom_gradient")
     return _opaque(norm, node, out, dest, hint, error)
+
+
+def _iterator_call(norm, node):
+    """Is ``node`` ``map(...)`` or ``reversed(...)``, which a loop takes item by item?"""
+    return isinstance(node, gast.Call) and not isinstance(node.func, gast.Call) \
+        and norm.scope.value(node.func) in (builtins.map, builtins.reversed)
 
 
 def record(norm, node, cls, out, dest, hint):

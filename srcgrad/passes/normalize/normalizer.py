@@ -10,7 +10,7 @@ import numpy as np
 
 from ... import trees
 from ...ir import anno, templates as T
-from ...ir.aliasing import MUTATORS as _MUTATORS, shared_names
+from ...ir.aliasing import shared_names
 from ...ir.private import private_updates
 from ..reverse import _index_expr
 from ...ir.effects import HiddenWrites
@@ -23,7 +23,7 @@ from ...ir.scopes import function_locals
 from ...ir.varied import expr_varied
 from ...rules import table
 from .. import as_written
-from . import calls
+from . import calls, functions
 from .inline import rename
 from .items import items_forwarded
 from .structure import Facts
@@ -90,6 +90,7 @@ class Normalizer:
         self._list_items = {}
         self.custom_pairs = {}  # name -> custom_gradient function whose (y, grad_fn) it holds
         self.not_sequences = set()  # containers' names also bound to other values
+        self.function_tables = {}  # name -> its functions, by key (functions.py)
 
     # -- driver --------------------------------------------------------------
     def run(self, fn, wrt):
@@ -101,6 +102,8 @@ class Normalizer:
             self.shared = shared_names(fn.body, self.scope)
             self.private = private_updates(fn.body, self.scope)
             self.varied = self._varied(fn.body, wrt)
+            self.function_tables = functions.tables(self, fn.body)
+            functions.note_items(self, fn.body)
             self.writes = HiddenWrites(fn.body, self.varied, self.scope)
             self.not_sequences = _bound_to_other_than_sequences(fn.body)
             self.appended_aliases = _appended_aliases(fn.body)
@@ -765,10 +768,55 @@ class Normalizer:
             count = copy.deepcopy(index) if start is None else \
                 gast.BinOp(copy.deepcopy(index), gast.Add(), copy.deepcopy(start))
             return lengths, gast.Tuple([count, item], gast.Load())
+        if fn is builtins.map and len(it.args) >= 2 and not it.keywords \
+                and not any(isinstance(a, gast.Starred) for a in it.args):
+            # ``map(f, xs, ys)`` is ``f`` called on the items ``zip(xs, ys)`` gives, one
+            # item at a time as the loop asks (``f`` read once, when the map is made).
+            func = self._mapped_function(it.args[0], out, rebound)
+            parts = [self._indexed(a, index, out, hint, rebound) for a in it.args[1:]]
+            return [n for p in parts for n in p[0]], \
+                anno.like(gast.Call(func, [p[1] for p in parts], []), self.cur)
+        if fn is builtins.reversed and len(it.args) == 1 and not it.keywords:
+            return self._reversed(it.args[0], index, out, hint, rebound)
         seq = self.atom(it, out, hint=hint)
         if isinstance(seq, gast.Name) and seq.id in rebound:
             seq = T.name(self.expr(seq, out, self.ctx.namer.fresh(f"{seq.id}_iterated")))
         return [T.expr("len(s)", s=seq)], gast.Subscript(seq, copy.deepcopy(index), gast.Load())
+
+    def _mapped_function(self, func, out, rebound):
+        """The function ``map(func, ...)`` calls, as a name the loop does not rebind."""
+        if not functions.known_function(self, func) \
+                and expr_varied(func, self.varied, self.scope):
+            raise self.ctx.error(
+                f"`map({gast.unparse(func).strip()}, ...)`: the function mapped is made from "
+                "differentiable values", self.cur,
+                "call it in a loop or a comprehension: [f(v) for v in xs]")
+        if isinstance(func, gast.Name) and func.id in rebound:
+            raise self.ctx.error(
+                f"`map({func.id}, ...)`: the loop rebinds `{func.id}`, so srcgrad cannot tell "
+                "which function the map holds", self.cur,
+                "give the function mapped a name the loop does not rebind")
+        return func
+
+    def _reversed(self, arg, index, out, hint, rebound):
+        """``reversed(seq)`` of a list, tuple or array: its items from the last, by
+        index, over the length it had when the loop started (as Python's reverse
+        iterator reads it)."""
+        fn = self.scope.value(arg.func) if isinstance(arg, gast.Call) else MISSING
+        if fn in (builtins.zip, builtins.enumerate, builtins.map, builtins.reversed,
+                  builtins.filter) or isinstance(arg, gast.GeneratorExp) or \
+                isinstance(arg, gast.Name) and arg.id in self.ctx.dicts:
+            raise self.ctx.error(
+                f"`reversed({gast.unparse(arg).strip()})` of differentiable values: srcgrad "
+                "reverses lists, tuples and arrays only", self.cur,
+                "reverse the sequence first: reversed(list(...)), or zip(reversed(xs), ...)")
+        seq = self.atom(arg, out, hint=hint)
+        if isinstance(seq, gast.Name) and seq.id in rebound:
+            seq = T.name(self.expr(seq, out, self.ctx.namer.fresh(f"{seq.id}_iterated")))
+        length = self.ctx.namer.fresh(f"{_short(seq)}_len")
+        out.append(self._mark(T.assign(length, T.expr("len(s)", s=T.clone(seq))), "opaque"))
+        last = T.expr("n - 1 - i", n=T.name(length), i=copy.deepcopy(index))
+        return [T.name(length)], gast.Subscript(seq, last, gast.Load())
 
     def unroll(self, s, target, body, items):
         """``for layer in self.layers:`` over objects known at compile time.
@@ -805,6 +853,9 @@ class Normalizer:
         fn = self.scope.value(it.func) if isinstance(it, gast.Call) else MISSING
         if isinstance(it, gast.Call) and it.keywords:
             return None
+        functions_held = functions.static_items(self, it)
+        if functions_held is not None:
+            return functions_held
         if fn is builtins.zip and it.args:
             parts = [self._static_items(a) for a in it.args]
             if any(p is None for p in parts):
@@ -816,6 +867,9 @@ class Normalizer:
             if part is None:
                 return None
             return [((k, v), gast.Tuple([T.const(k), e], gast.Load())) for k, (v, e) in enumerate(part)]
+        if isinstance(it, (gast.List, gast.Tuple)) and it.elts \
+                and all(isinstance(e, gast.Constant) for e in it.elts):
+            return [(e.value, copy.deepcopy(e)) for e in it.elts]  # ``zip(fs, (0.5, 2.0))``
         seq = self.scope.value(it)
         if not isinstance(seq, (list, tuple)) or len(seq) > UNROLL_MAX:
             return None
@@ -1240,7 +1294,12 @@ def _fits(target, value):
     and at least one is an object."""
     leaves = _leaves(target, value, None)
     return leaves is not None and any(_is_static_object(v) for _, v, _ in leaves) \
-        and all(_is_static_object(v) or type(v) is int for _, v, _ in leaves)
+        and all(_is_static_object(v) or type(v) in _UNROLLED_CONSTANTS for _, v, _ in leaves)
+
+
+# Items an unrolled loop variable may be bound to besides objects: read when the code
+# runs (``rates[k]``, a constant written in a display), never compiled in.
+_UNROLLED_CONSTANTS = (int, float, bool, str, type(None))
 
 
 def _leaves(target, value, expr):

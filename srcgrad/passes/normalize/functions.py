@@ -1,0 +1,179 @@
+"""Lists, tuples and dicts of functions known when compiling, and the calls made through them.
+
+A name bound once to a display of functions (each a def or lambda of the code, or
+a function its module names: ``np.tanh``, a user function) whose every use reads
+it (an item, a loop over it, ``zip``/``enumerate``/``reversed``/``len`` of it) holds
+those functions the whole time: nothing can change or replace them. Calls through it
+are compiled as calls of the function they reach::
+
+    fs = [np.sin, lambda v: v ** 2]       fs = [np.sin, _lambda_fs]
+    y = fs[1](x)                   ->     y = _lambda_fs(x)           (inlined)
+    for f in fs: y = f(y)                 f = fs[0]; y = np.sin(y); f = fs[1]; ...
+
+(loops are unrolled by ``Normalizer.unroll``). An item chosen when the code runs
+(``acts[name](x)``, ``name`` a string argument) is one of the functions; the call
+becomes a choice among them, each compiled, by which one the item is::
+
+    act = acts[name]                        (KeyError here, as Python raises it)
+    if not (act is acts["relu"] or act is acts["tanh"]): raise TypeError(...)  (a slice)
+    y = relu(x) if act is acts["relu"] else np.tanh(x)
+
+Part of the normalize pass: ``tables`` is made for each round over the function body.
+"""
+import builtins
+import types
+
+import gast
+import numpy as np
+
+from ...ir import anno, templates as T
+from ...ir.resolve import MISSING
+from ...ir.varied import expr_varied
+
+# Builtins a table may be passed to: they read its items, never change or keep it.
+_READERS = (builtins.zip, builtins.enumerate, builtins.reversed, builtins.len)
+
+
+def tables(norm, body):
+    """name -> [(key, expression of the function)] for each table of functions in ``body``."""
+    bindings = {}
+    for node in gast.walk(gast.Module(list(body), [])):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], gast.Name) \
+                and norm.counts.get(node.targets[0].id) == 1 \
+                and isinstance(node.value, (gast.List, gast.Tuple, gast.Dict)):
+            items = _items(norm, node.value)
+            if items and all(known_function(norm, e) for _, e in items):
+                bindings[node.targets[0].id] = items
+    if not bindings:
+        return {}
+    escaped = _escaped(norm, body, set(bindings))
+    return {name: items for name, items in bindings.items()
+            if name not in escaped and name not in norm.facts.mutated}
+
+
+def note_items(norm, body):
+    """Names bound once to an item of a table at a constant key (``f = fs[2]``, an
+    unrolled loop's variable in code differentiated again) denote its function."""
+    for node in gast.walk(gast.Module(list(body), [])):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], gast.Name) \
+                and norm.counts.get(node.targets[0].id) == 1 \
+                and isinstance(node.value, gast.Subscript) \
+                and isinstance(node.value.value, gast.Name) \
+                and node.value.value.id in norm.function_tables:
+            key = norm.facts.constant(node.value.slice)
+            table = norm.function_tables[node.value.value.id]
+            found = None if key is MISSING else _lookup(
+                table, key, isinstance(norm.facts.bound.get(node.value.value.id), gast.Dict))
+            if found is not None:
+                norm.scope.static.setdefault(node.targets[0].id, norm.scope.value(found))
+
+
+def _items(norm, display):
+    if isinstance(display, gast.Dict):
+        keys = [norm.facts.constant(k) if k is not None else MISSING for k in display.keys]
+        if MISSING in keys:
+            return None
+        merged = {}
+        for k, v in zip(keys, display.values):  # a repeated key: its last value
+            merged[k] = v
+        return list(merged.items())
+    if any(isinstance(e, gast.Starred) for e in display.elts):
+        return None
+    return list(enumerate(display.elts))
+
+
+def known_function(norm, node):
+    """Is ``node`` a function known when compiling: a def of the code bound once, or
+    a name or attribute of a module's function (read, and guarded, now)?"""
+    if isinstance(node, gast.Name) and node.id in norm.scope.local_defs:
+        return True
+    if not isinstance(node, (gast.Name, gast.Attribute)) \
+            or expr_varied(node, norm.varied, norm.scope):
+        return False
+    obj = norm.scope.value(node)
+    return isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, np.ufunc,
+                            gast.FunctionDef))
+
+
+def _escaped(norm, body, names):
+    """The ``names`` some use of which may keep, pass on or change their table."""
+    parents = {}
+    for node in gast.walk(gast.Module(list(body), [])):
+        for child in gast.iter_child_nodes(node):
+            parents[id(child)] = node
+    out = set()
+    for node in gast.walk(gast.Module(list(body), [])):
+        if not (isinstance(node, gast.Name) and node.id in names):
+            continue
+        parent = parents.get(id(node))
+        if isinstance(node.ctx, gast.Store) and isinstance(parent, gast.Assign) \
+                or isinstance(node.ctx, gast.Del):
+            continue  # the one binding, or unbinding the name (generated code's ``del``)
+        if isinstance(parent, gast.Subscript) and parent.value is node \
+                and isinstance(parent.ctx, gast.Load):
+            continue
+        if isinstance(parent, (gast.For, gast.comprehension)) and parent.iter is node:
+            continue
+        if isinstance(parent, gast.Call) and node in parent.args \
+                and norm.scope.value(parent.func) in _READERS:
+            continue
+        out.add(node.id)
+    return out
+
+
+def static_items(norm, it):
+    """(function, expression) of each item of a list or tuple table ``it``, or None."""
+    if not isinstance(it, gast.Name) or it.id not in norm.function_tables \
+            or it.id in norm.ctx.dicts or isinstance(norm.facts.bound.get(it.id), gast.Dict):
+        return None
+    return [(norm.scope.value(e), gast.Subscript(T.name(it.id), T.const(k), gast.Load()))
+            for k, e in norm.function_tables[it.id]]
+
+
+def call(norm, node, out, dest, hint):
+    """``fs[k](args)`` of a table ``fs``: a call of the function ``k`` picks."""
+    f = node.func
+    name, key = f.value.id, f.slice
+    items = norm.function_tables[name]
+    if isinstance(key, gast.Slice) or expr_varied(key, norm.varied, norm.scope):
+        raise norm.ctx.error(
+            f"`{gast.unparse(f).strip()}`: which function is called depends on "
+            "differentiable values", norm.cur,
+            "choose the function with a constant or an argument that carries no gradient")
+    value = norm.facts.constant(key)
+    if value is not MISSING:
+        found = _lookup(items, value, isinstance(norm.facts.bound.get(name), gast.Dict))
+        if found is not None:
+            return norm.expr(anno.like(gast.Call(T.clone(found), node.args, node.keywords),
+                                       node), out, dest, hint)
+    # Chosen when the code runs: the item read as Python reads it (raising as it does
+    # for a missing key), then which of the known functions it is.
+    chosen = norm.ctx.namer.fresh(f"{name}_chosen")
+    out.append(norm._mark(T.assign(chosen, gast.Subscript(T.name(name), T.clone(key),
+                                                          gast.Load())), "opaque"))
+    tests = [gast.Compare(T.name(chosen), [gast.Is()],
+                          [gast.Subscript(T.name(name), T.const(k), gast.Load())])
+             for k, _ in items]
+    guard = T.stmt("""if not known: raise TypeError("'%s' object is not callable" % type(c).__name__)""",
+                   known=gast.BoolOp(gast.Or(), [T.clone(t) for t in tests])
+                   if len(tests) > 1 else T.clone(tests[0]), c=T.name(chosen))
+    out.append(norm._mark(guard, "opaque"))
+    choice = gast.Call(T.clone(items[-1][1]), node.args, node.keywords)
+    for t, (_, fn) in reversed(list(zip(tests[:-1], items[:-1]))):
+        choice = gast.IfExp(t, gast.Call(T.clone(fn), [T.clone(a) for a in node.args],
+                                         [T.clone(k) for k in node.keywords]), choice)
+    return norm.expr(anno.like(choice, node), out, dest, hint)
+
+
+def _lookup(items, key, is_dict):
+    """The expression the constant ``key`` reads from a table, as Python indexes it."""
+    if is_dict:
+        try:
+            return dict(items).get(key)
+        except TypeError:  # unhashable
+            return None
+    if type(key) not in (int, bool) or not -len(items) <= key < len(items):
+        return None
+    return items[key][1]

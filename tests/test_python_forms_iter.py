@@ -1,0 +1,311 @@
+"""Python forms real programs use (issue 13): ``reversed(...)``, ``map(f, ...)``,
+functions held in a list, tuple or dict and called through it, functions made by a
+factory (``make(a)`` returning a closure), and records built in the function.
+
+Each form is checked against central differences to second order (``check_grads``),
+by ``sg.value_and_grad`` and a ``GradientTape`` in plain code and in an
+``@sg.function`` (``assert_forms_agree``), and in forward mode (``sg.jvp``,
+``assert_forward_mode_agrees``). What cannot be modelled exactly is refused,
+naming the construct.
+"""
+import functools
+import re
+
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from srcgrad.testing import check_grads
+from tape_forms import assert_forms_agree, assert_forward_mode_agrees
+
+X = np.array([0.3, 1.2, -0.7, 2.1])
+
+
+def check_every_form(f, args=(X,)):
+    check_grads(f, args, order=2, wrt=list(range(len(args))))
+    assert_forms_agree(f, args, nonzero=True)
+    assert_forward_mode_agrees(f, args)
+
+
+# -- reversed ---------------------------------------------------------------------------
+
+def reversed_enumerated(x):
+    return sum(v * i for i, v in enumerate(reversed(x)))
+
+
+def reversed_loop(x):
+    s = 1.0
+    for v in reversed(x):
+        s = s * 0.5 + np.sin(v)
+    return s
+
+
+def reversed_zipped(x):
+    return sum(a * b ** 2 for a, b in zip(x, reversed(x)))
+
+
+def reversed_listed(x):
+    ys = list(reversed(x))
+    return ys[0] * ys[1] ** 2 + ys[-1]
+
+
+def reversed_tuple_display(x):
+    t = (x[0], x[1] ** 2, x[2])
+    return sum(v * (k + 1.0) for k, v in enumerate(reversed(t)))
+
+
+def reversed_list_display(x):
+    s = 0.0
+    for v in reversed([x[0], x[1] * 2, np.tanh(x[3])]):
+        s = s * 3.0 + v ** 2
+    return s
+
+
+def reversed_comprehension(x):
+    return np.sum(np.array([v ** 2 * k for k, v in enumerate(reversed([x[0], x[1], x[2]]))]))
+
+
+def reversed_rebound(x):
+    # Python reverses the array the loop started with: ``x`` rebound in the body.
+    s = 0.0
+    for v in reversed(x):
+        x = x * v
+        s = s + np.sum(x)
+    return s
+
+
+def reversed_rows(x):
+    m = np.outer(x, x[:2])
+    s = 0.0
+    for k, row in enumerate(reversed(m)):
+        s = s + (k + 1.0) * np.sum(np.sin(row))
+    return s
+
+
+def reversed_sum(x):
+    return sum(reversed(x ** 2))
+
+
+@pytest.mark.parametrize("f", [reversed_enumerated, reversed_loop, reversed_zipped,
+                               reversed_listed, reversed_tuple_display, reversed_list_display,
+                               reversed_comprehension, reversed_rebound, reversed_rows,
+                               reversed_sum])
+def test_reversed(f):
+    check_every_form(f)
+
+
+def reversed_two(x, y):
+    return sum(a * np.cos(b) for a, b in zip(reversed(x), y))
+
+
+def test_reversed_zip_of_two_arguments_of_different_lengths():
+    check_every_form(reversed_two, (X, X[:3] * 2.0))
+
+
+# -- map ------------------------------------------------------------------------------
+
+def square(v):
+    return v * v
+
+
+def times(a, b):
+    return a * b
+
+
+def map_summed(x):
+    return sum(map(np.sin, x))
+
+
+def map_loop(x):
+    s = 0.0
+    for v in map(np.tanh, x):
+        s = s + v ** 2
+    return s
+
+
+def map_lambda_listed(x):
+    ys = list(map(lambda v: v * 3.0 + v ** 2, x))
+    return ys[0] * ys[2]
+
+
+def map_two_sequences(x):
+    return sum(map(times, x, x[::-1] ** 2))
+
+
+def map_user_tuple(x):
+    t = tuple(map(square, x))
+    return t[1] + t[3] * t[0]
+
+
+def map_of_reversed(x):
+    return sum(map(square, reversed(x)))
+
+
+def map_enumerated(x):
+    return sum(k * v for k, v in enumerate(map(np.exp, x)))
+
+
+def map_comprehension(x):
+    return np.sum(np.stack([v * 2.0 for v in map(np.sin, [x, x ** 2])]))
+
+
+@pytest.mark.parametrize("f", [map_summed, map_loop, map_lambda_listed, map_two_sequences,
+                               map_user_tuple, map_of_reversed, map_enumerated,
+                               map_comprehension])
+def test_map(f):
+    check_every_form(f)
+
+
+# -- refused, naming the construct ------------------------------------------------------
+
+def map_kept(x):
+    m = map(np.sin, x)  # an iterator: a second pass over it would find nothing
+    return sum(m)
+
+
+def reversed_of_zip(x):
+    return sum(a * b for a, b in reversed(zip(x, x)))
+
+
+def map_of_differentiable_function(x):
+    return sum(map(x[0].__mul__, x))
+
+
+def map_function_rebound(x):
+    f = np.sin
+    s = 0.0
+    for v in map(f, x):
+        f = np.cos  # ``map`` holds np.sin: which one it holds depends on the run
+        s = s + v * f(v)
+    return s
+
+
+@pytest.mark.parametrize("f, words", [
+    (map_kept, "`map(...)` of differentiable values"),
+    (reversed_of_zip, "reverses lists, tuples and arrays only"),
+    (map_of_differentiable_function, "the function mapped is made from differentiable"),
+    (map_function_rebound, "the loop rebinds `f`"),
+])
+def test_refused(f, words):
+    with pytest.raises(sg.CompileError, match=re.escape(words)):
+        sg.grad(f)(X)
+
+
+# -- functions held in a list, tuple or dict --------------------------------------------
+
+def relu(v):
+    return np.maximum(v, 0.0)
+
+
+def functions_summed(x):
+    fs = [lambda v: v * 2, lambda v: v ** 2, np.sin]
+    return sum(f(x[0]) * f(x[1]) for f in fs)
+
+
+def functions_chained(x):
+    fs = (np.sin, lambda v: v ** 2, square)
+    y = x
+    for f in fs:
+        y = f(y)
+    return np.sum(y)
+
+
+def functions_indexed(x):
+    fs = [lambda v: v * 2, lambda v: v ** 3]
+    return np.sum(fs[1](x) + fs[0](x) * fs[-1](x))
+
+
+def functions_by_constant_name(x):
+    acts = {"relu": lambda v: np.maximum(v, 0.0), "tanh": np.tanh}
+    return np.sum(acts["tanh"](x) * x)
+
+
+def functions_enumerated(x):
+    fs = [np.sin, np.cos, np.tanh]
+    s = 0.0
+    for k, f in enumerate(fs):
+        s = s + (k + 1.0) * np.sum(f(x))
+    return s
+
+
+def functions_zipped_with_constants(x):
+    fs = [np.sin, np.exp]
+    return sum(w * np.sum(f(x)) for f, w in zip(fs, (0.5, 2.0)))
+
+
+def functions_reaching_outer(x):
+    scale = x[0] ** 2  # read by the lambdas when called
+    fs = [lambda v: v * scale, lambda v: np.sin(v * scale)]
+    return sum(np.sum(f(x)) for f in fs)
+
+
+def functions_nested_defs(x):
+    def first(v):
+        return v ** 2 + x[1]
+
+    def second(v):
+        return np.exp(v) * x[0]
+
+    fs = {"a": first, "b": second}
+    return np.sum(fs["a"](x) * fs["b"](x))
+
+
+@pytest.mark.parametrize("f", [functions_summed, functions_chained, functions_indexed,
+                               functions_by_constant_name, functions_enumerated,
+                               functions_zipped_with_constants, functions_reaching_outer,
+                               functions_nested_defs])
+def test_functions_in_containers(f):
+    check_every_form(f)
+
+
+def activation_by_name(x, name):
+    acts = {"relu": relu, "tanh": np.tanh, "square": lambda v: v ** 2}
+    return np.sum(acts[name](x) * x)
+
+
+def layer_by_index(x, i):
+    layers = [np.sin, lambda v: v * x[0], relu]
+    return np.sum(layers[i](x))
+
+
+def forward_along_first(f, x, extra, seed=5):
+    """Forward mode of ``f(x, extra)`` along ``x`` (``extra`` is not differentiated):
+    the tangent agrees with the gradient and with central differences."""
+    from srcgrad.compiler.tangents import compile_tangent
+
+    t = np.random.default_rng(seed).standard_normal(x.shape)
+    code = compile_tangent(f, [0], (x.copy(), extra))
+    value, tangent = code.fn(x.copy(), extra, t)
+    assert value == pytest.approx(f(x, extra), rel=1e-12)
+    assert tangent == pytest.approx(float(np.sum(sg.grad(f)(x, extra) * t)), rel=1e-9)
+    numeric = (f(x + 1e-6 * t, extra) - f(x - 1e-6 * t, extra)) / 2e-6
+    assert tangent == pytest.approx(numeric, rel=1e-6)
+
+
+@pytest.mark.parametrize("f, extra", [(activation_by_name, n) for n in ("relu", "tanh", "square")]
+                         + [(layer_by_index, i) for i in (0, 1, 2, -1)])
+def test_function_chosen_by_an_argument(f, extra):
+    """``acts[name](x)`` / ``layers[i](x)``, ``name`` and ``i`` arguments the code is not
+    specialised on: each function is compiled, the one the item is runs."""
+    x = X + 0.05  # away from relu's kink
+    check_grads(f, (x, extra), order=2, wrt=[0])
+    value, g = sg.value_and_grad(f)(x, extra)
+    assert value == pytest.approx(f(x, extra), rel=1e-12)
+    np.testing.assert_allclose(g, sg.grad(f)(x, extra), rtol=1e-12)
+    assert_forms_agree(functools.partial(f, **{f.__code__.co_varnames[1]: extra}), (x,),
+                       nonzero=True)
+    forward_along_first(f, x, extra)
+    # One compiled code serves every name: the choice is made when it runs.
+    for other in ("relu", "tanh") if f is activation_by_name else (0, 2):
+        np.testing.assert_allclose(sg.grad(f)(x, other),
+                                   sg.grad(functools.partial(f, **{
+                                       f.__code__.co_varnames[1]: other}))(x), rtol=1e-12)
+
+
+def test_function_chosen_by_a_missing_name_raises_as_python_does():
+    with pytest.raises(KeyError):
+        sg.grad(activation_by_name)(X, "gelu")
+    with pytest.raises(IndexError):
+        sg.grad(layer_by_index)(X, 3)
+    with pytest.raises(TypeError, match="'list' object is not callable"):
+        sg.grad(layer_by_index)(X, slice(0, 1))
