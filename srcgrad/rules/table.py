@@ -19,11 +19,11 @@ import numpy as np
 
 from ..runtime import adjoints as _h
 from . import complexes, convolutions, decompositions, elementwise, fft, helpers, layout, linalg, \
-    order_stats, polynomials, products, python, reductions, selection, sequences, shapes, special, \
-    stats, ufuncs
+    moments, order_stats, polynomials, products, python, reductions, selection, sequences, shapes, \
+    special, stats, ufuncs
 
 _FAMILIES = (layout, selection, sequences, decompositions, special, complexes, fft, stats,
-             convolutions, ufuncs, polynomials, order_stats)
+             convolutions, ufuncs, polynomials, order_stats, moments)
 PRIMITIVES = {**elementwise.TABLE, **reductions.TABLE, **products.TABLE, **linalg.TABLE,
               **shapes.TABLE, **python.TABLE}
 for _family in _FAMILIES:

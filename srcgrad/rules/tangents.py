@@ -27,7 +27,7 @@ import numpy as np
 from ..runtime import adjoints as _h
 from ..runtime import complexes as _rt
 from . import complexes, convolutions, decompositions, elementwise, helpers, layout, \
-    order_stats, polynomials, python, special, stats, ufuncs
+    moments, order_stats, polynomials, python, special, stats, ufuncs
 from .elementwise import POWER_CONSTANT_EXPONENT
 from .entry import params
 
@@ -113,6 +113,7 @@ EXPLICIT.update(convolutions.EXPLICIT)
 EXPLICIT.update(ufuncs.EXPLICIT)
 EXPLICIT.update(polynomials.EXPLICIT)
 EXPLICIT.update(order_stats.EXPLICIT)
+EXPLICIT.update(moments.EXPLICIT)
 
 _SEQUENCES = (helpers.SEQUENCE_CONCAT, helpers.SEQUENCE_REPEAT, helpers.SEQUENCE_COPY)
 
