@@ -192,3 +192,130 @@ def test_gamma_second_derivative_of_a_complex_value_is_refused():
 def test_special_functions_without_a_complex_rule_are_refused(f):
     with pytest.raises(NotImplementedError, match="of a complex value"):
         sg.grad(f)(ZS)
+
+
+# -- np.linalg.eigh/eigvalsh/svd of complex (Hermitian) matrices ----------------------
+# Complex eigen- and singular vectors are unique up to a phase each (shared by u_i and
+# v_i for the SVD), LAPACK's convention: the losses here depend on the vectors only
+# through phase-invariant quantities (|v|, v v^H, u v^H, |x^H v|); one that does not
+# is refused.
+
+A34 = _cplx(3, 4)
+A43 = _cplx(4, 3)
+A33 = _cplx(3, 3)
+CM = _cplx(4, 4)
+X4 = _cplx(4)
+
+
+def _hermitian(a):
+    return a + np.conj(a.T)
+
+
+def eigh_values(a):
+    w = np.linalg.eigh(a)[0]
+    return np.sum(w ** 2 * np.arange(1.0, 4.0)) + np.sum(np.linalg.eigvalsh(a, "U") ** 3)
+
+
+def eigh_vectors(a):
+    w, v = np.linalg.eigh(a)
+    return np.sum(np.abs(v) ** 2 * np.real(CM[:3, :3])) + np.sum(w * np.arange(3.0)) \
+        + np.abs(np.vdot(X4[:3], v[:, 1])) ** 2
+
+
+def eigh_projector(a):
+    w, v = np.linalg.eigh(a, UPLO="U")
+    p = np.outer(v[:, 0], np.conj(v[:, 0]))  # the projector onto an eigenvector
+    return np.real(np.sum(p * CM[:3, :3])) + w[2]
+
+
+def svd_values(a):
+    return np.sum(np.linalg.svd(a, compute_uv=False) ** 2 * np.arange(1.0, 4.0)) \
+        + np.sum(np.log(np.linalg.svd(a, compute_uv=False)))
+
+
+def svd_vectors(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    k = len(s)
+    return np.sum(np.abs(u) ** 2 * np.real(CM[:u.shape[0], :k])) \
+        + np.sum(np.abs(vh) ** 3 * np.imag(CM[:k, :vh.shape[1]])) + np.sum(s * np.arange(k)) \
+        + np.real(np.sum(np.matmul(u, vh) * CM[:a.shape[0], :a.shape[1]]))
+
+
+def svd_polar(a):
+    """U V^H, the unitary polar factor: phase-invariant."""
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return np.real(np.sum((u @ vh) * CM[:a.shape[0], :a.shape[1]])) + np.sum(s ** 2)
+
+
+def svd_hermitian(a):
+    u, s, vh = np.linalg.svd(a, hermitian=True)
+    return np.sum(np.abs(u[:, 0]) ** 2 * np.arange(3.0)) + np.sum(s) \
+        + np.sum(np.linalg.svd(a, compute_uv=False, hermitian=True) ** 2)
+
+
+DECOMPOSITIONS = {
+    "eigh_values": (eigh_values, lambda: _hermitian(A33)),
+    "eigh_values_nonhermitian_input": (eigh_values, lambda: A33.copy()),  # one triangle read
+    "eigh_vectors": (eigh_vectors, lambda: _hermitian(A33)),
+    "eigh_projector_upper": (eigh_projector, lambda: _hermitian(A33)),
+    "svd_values_wide": (svd_values, lambda: A34.copy()),
+    "svd_values_tall": (svd_values, lambda: A43.copy()),
+    "svd_vectors_wide": (svd_vectors, lambda: A34.copy()),
+    "svd_vectors_tall": (svd_vectors, lambda: A43.copy()),
+    "svd_vectors_square": (svd_vectors, lambda: A33.copy()),
+    "svd_polar_square": (svd_polar, lambda: A33.copy()),
+    "svd_hermitian": (svd_hermitian, lambda: _hermitian(A33) + np.diag([4.0, 0.0, -2.0])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DECOMPOSITIONS))
+def test_complex_decompositions(name):
+    f, build = DECOMPOSITIONS[name]
+    assert_every_form(f, (build(),), rtol=1e-5, atol=1e-6)
+
+
+def test_complex_decompositions_stacked():
+    def f(a):
+        w, v = np.linalg.eigh(a @ np.conj(np.swapaxes(a, -1, -2)))
+        s = np.linalg.svd(a, compute_uv=False)
+        u, s2, vh = np.linalg.svd(a, full_matrices=False)
+        return np.sum(np.abs(v) ** 2 * np.arange(3.0)) + np.sum(w) + np.sum(s ** 3) \
+            + np.sum(np.abs(u) * np.arange(3.0))
+
+    assert_every_form(f, (_cplx(2, 3, 4),), rtol=1e-5, atol=1e-6)
+
+
+def test_real_matrices_in_complex_code_keep_real_gradients():
+    def f(a):
+        w, v = np.linalg.eigh(a + a.T)
+        s = np.linalg.svd(a * (1 + 2j), compute_uv=False)
+        return np.sum(np.abs(v[:, 0] * (1 + 1j))) + np.sum(s * w)
+
+    a = RNG.normal(size=(3, 3))
+    g = sg.grad(f)(a)
+    assert g.dtype == np.float64
+    np.testing.assert_allclose(g, fd_gradient(f, (a,), 0), rtol=1e-6, atol=1e-7)
+    check_grads(f, (a,), order=2, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("f, build", [
+    (lambda a: np.real(np.sum(np.linalg.eigh(a)[1] * CM[:3, :3])), lambda: _hermitian(A33)),
+    (lambda a: np.real(np.sum(np.linalg.svd(a)[0] * CM[:3, :3])), lambda: A34.copy()),
+    (lambda a: np.imag(np.sum(np.linalg.svd(a, full_matrices=False)[2])), lambda: A43.copy()),
+], ids=["eigh", "svd-u", "svd-vh"])
+def test_a_loss_that_depends_on_the_phases_is_refused(f, build):
+    with pytest.raises(NotImplementedError, match="depends on the phases"):
+        sg.grad(f)(build())
+
+
+def test_complex_singular_vectors_of_a_zero_singular_value_are_refused():
+    """The relative phase of u_i and v_i for s_i == 0 is not determined by the matrix."""
+    a = A33.copy()
+    a[2] = a[0] + 2j * a[1]  # rank 2
+
+    def f(a):
+        u, s, vh = np.linalg.svd(a)
+        return np.real(np.sum((u @ vh) * CM[:3, :3]))
+
+    with pytest.raises(NotImplementedError, match="zero one of a non-square or complex"):
+        sg.grad(f)(a)

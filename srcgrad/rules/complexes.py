@@ -48,8 +48,9 @@ LINEAR = frozenset({
 AS_IS = LINEAR | {
     _h.astype,  # (a cast: real_grad passes the adjoint, fitted to the input's dtype)
     np.var, np.std,
-    np.linalg.eigvals, np.linalg.eig,  # (their helpers are written in the convention:
-    # runtime/decompositions.py)
+    np.linalg.eigvals, np.linalg.eig, np.linalg.eigh, np.linalg.eigvalsh, np.linalg.svd,
+    # (their helpers are written in the convention: runtime/decompositions.py; eigh and
+    # svd refuse a loss that depends on the phases of complex vectors)
     np.linalg.norm,  # (abs and sign of complex values: z/|z|, their gradient in C as R^2)
     np.vdot,  # (its rule is written in the convention: rules/products.py)
 }

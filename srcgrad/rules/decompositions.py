@@ -5,7 +5,12 @@ Scope of a grad expression and the fields of an entry: ``entry.Rule``.
 Helpers the grad expressions call live in ``runtime/decompositions.py``.
 
 Real matrices, stacked ``(..., m, n)`` where NumPy stacks them (all but
-``lstsq`` and ``multi_dot``). A function returning a tuple (``slogdet``,
+``lstsq`` and ``multi_dot``). ``eigh``, ``eigvalsh`` and ``svd`` (and ``eig``,
+``eigvals``) take complex ones too, in TensorFlow's convention
+(``rules/complexes.py``): complex eigen- and singular vectors are unique up to
+a phase each (shared by ``u_i`` and ``v_i``), LAPACK's convention, so a loss
+must not depend on those phases (``|v|``, ``v v^H``, ``u v^H``); one that does
+is refused when the adjoint runs. A function returning a tuple (``slogdet``,
 ``eigh``, ``svd``, ``qr``, ``lstsq``) has the list of its items' adjoints as
 ``g``, zeros for the items not used.
 
@@ -103,5 +108,5 @@ METHODS = {}
 # Array attributes -> the function they stand for, as ``table.ATTRIBUTES``.
 ATTRIBUTES = {}
 # Called freely, never differentiated, as ``table.NONDIFF``.
-NONDIFF = {rt.reads_lower, rt.close_pairs, rt.repeated, rt.near_zero, rt.pinv_truncates,
-           rt.transposes, rt.factor_is_lower}
+NONDIFF = {rt.reads_lower, rt.close_pairs, rt.phase_dependent, rt.repeated, rt.near_zero,
+           rt.pinv_truncates, rt.transposes, rt.factor_is_lower}

@@ -14,15 +14,16 @@ rather than return a number.
 import numpy as np
 
 from .adjoints import not_differentiable
+from .selection import complex_input
 
 __all__ = [
     # differentiable
-    "fold_symmetric", "cholesky_grad", "eigh_grad", "eigvals_grad", "eig_grad", "svd_grad", "qr_grad", "pinv_grad",
+    "fold_symmetric", "fold_hermitian", "cholesky_grad", "eigh_grad", "eigvals_grad", "eig_grad", "svd_grad", "qr_grad", "pinv_grad",
     "lstsq_pinv", "lstsq_grad_a", "lstsq_grad_b", "matrix_power_grad", "multi_dot_grad",
     "triangle", "solve_triangular_grad_a", "solve_triangular_grad_b", "cho_factor_grad",
     "cho_solve_upper", "cho_solve_grad_b", "cho_solve_grad_c",
     # planning (non-differentiable)
-    "reads_lower", "close_pairs", "repeated", "near_zero", "pinv_truncates", "transposes",
+    "reads_lower", "close_pairs", "phase_dependent", "repeated", "near_zero", "pinv_truncates", "transposes",
     "factor_is_lower",
 ]
 
@@ -37,6 +38,23 @@ def fold_symmetric(grad, lower):
     """
     both = grad + np.matrix_transpose(grad)
     diagonal = grad * np.eye(np.shape(grad)[-1])
+    if lower:
+        return np.tril(both, -1) + diagonal
+    return np.triu(both, 1) + diagonal
+
+
+def fold_hermitian(grad, lower):
+    """``fold_symmetric`` for a function reading one triangle of a real symmetric or
+    complex Hermitian matrix (LAPACK's ``eigh``): the triangle read stands for the
+    other one conjugated, and the diagonal for its real part only.
+
+    An off-diagonal entry ``a_ij`` read stands for ``a_ij`` and ``conj(a_ji)``:
+    its adjoint is ``grad_ij + conj(grad_ji)``; a diagonal one, ``Re grad_ii``
+    (the imaginary part of the diagonal is never read). For real ``grad``,
+    ``fold_symmetric``.
+    """
+    both = grad + np.conj(np.matrix_transpose(grad))
+    diagonal = np.real(grad) * np.eye(np.shape(grad)[-1])
     if lower:
         return np.tril(both, -1) + diagonal
     return np.triu(both, 1) + diagonal
@@ -108,16 +126,24 @@ def eig_grad(grad, ans, a):
 
 
 def eigh_grad(grad, ans, UPLO):
-    """Adjoint of ``w, v = np.linalg.eigh(a, UPLO)`` from ``grad = [gw, gv]`` (Giles 2008).
+    """Adjoint of ``w, v = np.linalg.eigh(a, UPLO)`` from ``grad = [gw, gv]`` (Giles 2008),
+    real symmetric or complex Hermitian ``a``.
 
-    ``v (diag(gw) + F * (v^T gv)) v^T`` with ``F_ij = 1 / (w_j - w_i)`` off the
-    diagonal, folded onto the triangle ``UPLO`` names, the only one LAPACK reads.
+    ``v (diag(gw) + F * (v^H gv)) v^H`` with ``F_ij = 1 / (w_j - w_i)`` off the
+    diagonal, folded onto the triangle ``UPLO`` names, the only one LAPACK reads
+    (``fold_hermitian``).
 
     The eigenvectors of a repeated eigenvalue are not unique: a nonzero adjoint
     of one is refused (those of the other eigenvalues are unique, and their
     ``F`` terms finite). The eigenvalues alone get the gradient through
     LAPACK's eigenvectors: exact for functions symmetric in the repeated
     eigenvalues (trace, log-determinant), one subgradient for others (``w[0]``).
+
+    Complex eigenvectors are unique up to a phase each, which is LAPACK's
+    convention, not a function of the matrix: the loss must not depend on it
+    (``|v|``, ``v v^H``, ``v^H x``'s modulus...), and a result that does
+    (``Im diag(v^H gv) != 0``) is refused. Real ones are unique up to their sign
+    (the loss need not be invariant: the sign does not flip under small steps).
     """
     w = ans[0]
     v = ans[1]
@@ -125,28 +151,39 @@ def eigh_grad(grad, ans, UPLO):
     gv = grad[1]
     if np.any(np.logical_and(repeated(w), np.any(gv != 0, axis=-2))):
         return not_differentiable("an eigenvector of np.linalg.eigh of a repeated eigenvalue")
-    v_t = np.matrix_transpose(v)
+    v_h = np.conj(np.matrix_transpose(v))
+    vh_gv = np.matmul(v_h, gv)
+    if phase_dependent(vh_gv, gv):
+        return not_differentiable("a result of np.linalg.eigh of a complex matrix that depends "
+                                  "on the phases of its eigenvectors (LAPACK's convention, not "
+                                  "a function of the matrix; a loss of |v|, v v^H or |v^H x| "
+                                  "does not)")
     close = close_pairs(w)
     gaps = np.expand_dims(w, -2) - np.expand_dims(w, -1)
     f = np.where(close, 0.0, 1.0 / np.where(close, 1.0, gaps))
-    middle = f * np.matmul(v_t, gv) + np.expand_dims(gw, -2) * np.eye(np.shape(w)[-1])
-    return fold_symmetric(np.matmul(v, np.matmul(middle, v_t)), reads_lower(UPLO))
+    middle = f * vh_gv + np.expand_dims(gw, -2) * np.eye(np.shape(w)[-1])
+    return fold_hermitian(np.matmul(v, np.matmul(middle, v_h)), reads_lower(UPLO))
 
 
 def svd_grad(grad, ans, a, full_matrices, compute_uv, hermitian):
-    """Adjoint of ``np.linalg.svd(a, full_matrices, compute_uv, hermitian)`` (Townsend 2016).
+    """Adjoint of ``np.linalg.svd(a, full_matrices, compute_uv, hermitian)`` (Townsend 2016;
+    complex matrices as Wan and Zhang 2019), real or complex ``a``.
 
-    With ``a = U diag(s) V^T`` (``k = min(m, n)`` singular values) and
-    ``F_ij = 1 / (s_j^2 - s_i^2)`` off the diagonal::
+    With ``a = U diag(s) V^H`` (``k = min(m, n)`` singular values),
+    ``F_ij = 1 / (s_j^2 - s_i^2)`` off the diagonal and ``J = U^H gU``,
+    ``K = V^H gV`` (``gV = gVh^H``)::
 
-        U [(F * (U^T gU - gU^T U)) S + diag(gs) + S (F * (V^T gV - gV^T V))] V^T
-          + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T)
+        U [(F * (J - J^H)) S + diag(gs) + S (F * (K - K^H))
+           + i diag((Im diag J - Im diag K) / 2s)] V^H
+          + (I - U U^H) gU S^-1 V^H + U S^-1 gV^H (I - V V^H)
 
-    Singular vectors are unique only for a distinct singular value, nonzero if
-    ``a`` is not square, and only the first ``k``: a nonzero adjoint of any
-    other is refused. ``hermitian=True`` reads the
-    lower triangle only (NumPy goes through ``eigh``): the adjoint is folded
-    onto it.
+    (the imaginary diagonal term is 0 for real matrices). Singular vectors are
+    unique only for a distinct singular value, nonzero if ``a`` is not square (or
+    complex), and only the first ``k``: a nonzero adjoint of any other is
+    refused. Complex singular vectors are unique up to a phase shared by ``u_i``
+    and ``v_i``, LAPACK's convention: a loss that depends on it
+    (``Im diag(J + K) != 0``) is refused. ``hermitian=True`` reads the lower
+    triangle only (NumPy goes through ``eigh``): the adjoint is folded onto it.
     """
     if compute_uv:
         u = ans[0]
@@ -166,6 +203,7 @@ def svd_grad(grad, ans, a, full_matrices, compute_uv, hermitian):
     m = np.shape(a)[-2]
     n = np.shape(a)[-1]
     k = min(m, n)
+    complex_values = complex_input(u)
     if np.any(gu[..., k:] != 0) or np.any(gvh[..., k:, :] != 0):
         return not_differentiable(
             "np.linalg.svd's singular vectors past min(m, n) (full_matrices=True; any "
@@ -176,33 +214,42 @@ def svd_grad(grad, ans, a, full_matrices, compute_uv, hermitian):
     gvh = gvh[..., :k, :]
     zero = near_zero(s)
     used = np.logical_or(np.any(gu != 0, axis=-2), np.any(gvh != 0, axis=-1))
-    if m != n:
+    if m != n or complex_values:
         ambiguous = np.logical_or(repeated(s), zero)
     else:
         ambiguous = repeated(s)
     if np.any(np.logical_and(ambiguous, used)):
         return not_differentiable(
             "a singular vector of np.linalg.svd of a repeated singular value (or of a zero "
-            "one of a non-square matrix)")
-    v = np.matrix_transpose(vh)
-    u_gu = np.matmul(np.matrix_transpose(u), gu)
-    v_gv = np.matmul(vh, np.matrix_transpose(gvh))
+            "one of a non-square or complex matrix)")
+    v = np.conj(np.matrix_transpose(vh))
+    u_gu = np.matmul(np.conj(np.matrix_transpose(u)), gu)
+    v_gv = np.matmul(vh, np.conj(np.matrix_transpose(gvh)))
+    if phase_dependent(u_gu + v_gv, gu):
+        return not_differentiable(
+            "a result of np.linalg.svd of a complex matrix that depends on the phases of its "
+            "singular vectors (LAPACK's convention, not a function of the matrix; a loss of "
+            "|u|, u u^H, u v^H or |u^H x| does not)")
     close = close_pairs(s)
     squares = s * s
     gaps = np.expand_dims(squares, -2) - np.expand_dims(squares, -1)
     f = np.where(close, 0.0, 1.0 / np.where(close, 1.0, gaps))
-    middle = (f * (u_gu - np.matrix_transpose(u_gu))) * np.expand_dims(s, -2) \
+    middle = (f * (u_gu - np.conj(np.matrix_transpose(u_gu)))) * np.expand_dims(s, -2) \
         + np.expand_dims(gs, -2) * np.eye(k) \
-        + np.expand_dims(s, -1) * (f * (v_gv - np.matrix_transpose(v_gv)))
-    out = np.matmul(u, np.matmul(middle, vh))
+        + np.expand_dims(s, -1) * (f * (v_gv - np.conj(np.matrix_transpose(v_gv))))
     safe = np.where(zero, 1.0, s)  # where s is 0, gU and gV are 0 there (refused above)
+    if complex_values:
+        turn = np.imag(np.diagonal(u_gu, axis1=-2, axis2=-1)) \
+            - np.imag(np.diagonal(v_gv, axis1=-2, axis2=-1))
+        middle = middle + 1j * np.expand_dims(turn / (2.0 * safe), -2) * np.eye(k)
+    out = np.matmul(u, np.matmul(middle, vh))
     if m > k:
         out = out + np.matmul((gu - np.matmul(u, u_gu)) / np.expand_dims(safe, -2), vh)
     if n > k:
         rest = gvh - np.matmul(np.matmul(gvh, v), vh)
         out = out + np.matmul(u, rest / np.expand_dims(safe, -1))
     if hermitian:
-        return fold_symmetric(out, True)
+        return fold_hermitian(out, True)
     return out
 
 
@@ -525,6 +572,17 @@ def close_pairs(values):
     tol = np.shape(values)[-1] * np.finfo(np.result_type(values)).eps * scale
     gaps = np.abs(np.expand_dims(values, -2) - np.expand_dims(values, -1))
     return gaps <= np.expand_dims(tol, -1)
+
+
+def phase_dependent(diagonal_of, scale_of):
+    """Whether a loss depends on the phases of complex eigen- or singular vectors: the
+    diagonal of ``diagonal_of`` (``v^H gv``; ``U^H gU + V^H gV`` for the SVD) is not
+    real, to rounding relative to the adjoint ``scale_of``. Real vectors: never."""
+    if not complex_input(diagonal_of):
+        return False
+    parts = np.imag(np.diagonal(diagonal_of, axis1=-2, axis2=-1))
+    scale = np.max(np.abs(scale_of)) if np.size(scale_of) > 0 else 0.0
+    return bool(np.any(np.abs(parts) > 1e-9 * (1.0 + scale)))
 
 
 def repeated(values):
