@@ -3,7 +3,8 @@
 Scope of a grad expression and the fields of an entry: ``entry.Rule``. The
 builtin ``max``/``min`` give the gradient all to the first extreme argument
 (the one Python returns); ``math.hypot`` and ``math.atan2`` give 0 at the
-origin, as their NumPy twins.
+origin, as their NumPy twins, and ``math.copysign`` 0 at ``x == 0``, as ``abs``.
+``math.gamma``/``math.lgamma`` need no SciPy (``runtime/pymath.math_digamma``).
 """
 import builtins
 import math
@@ -43,11 +44,16 @@ TABLE = {
     math.fabs: _math("nonzero", x="g * np.sign(x)"),
     math.erf: _math(x="g * (2.0 / math.sqrt(math.pi)) * math.exp(-x * x)"),
     math.erfc: _math(x="-g * (2.0 / math.sqrt(math.pi)) * math.exp(-x * x)"),
+    math.gamma: _math("pos", x="g * ans * _sg.math_digamma(x)"),
+    math.lgamma: _math("pos", x="g * _sg.math_digamma(x)"),
     math.degrees: _math(x=DEGREES),
     math.radians: _math(x=RADIANS),
     math.atan2: Rule("y, x", rank="scalar", y="g * x / _sg.nonzero(x * x + y * y)",
                      x="-g * y / _sg.nonzero(x * x + y * y)"),
     math.pow: Rule("x, y", rank="scalar", **power("x", "y")),
+    # |x| with the sign of y: piecewise constant in y.
+    math.copysign: Rule("x, y", rank="scalar", nograd={"y"},
+                        x="g * np.sign(x) * math.copysign(1.0, y)"),
     math.hypot: Rule("*coordinates", rank="scalar",
                      coordinates="_sg.hypot_grad(g, ans, coordinates)"),
     math.fsum: Rule("seq", rank="scalar", seq="_sg.builtin_sum_grad(g, seq)"),
