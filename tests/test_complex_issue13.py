@@ -319,3 +319,72 @@ def test_complex_singular_vectors_of_a_zero_singular_value_are_refused():
 
     with pytest.raises(NotImplementedError, match="zero one of a non-square or complex"):
         sg.grad(f)(a)
+
+
+def test_jacobian_rows_of_complex_code():
+    """tape.jacobian: row k is the gradient of the real part of output k."""
+    a = A34.copy()
+    with sg.GradientTape(persistent=True) as tape:
+        tape.watch(a)
+        s = np.linalg.svd(a, compute_uv=False)
+        w = np.linalg.eigvalsh(a @ np.conj(a.T))
+        top = np.max(a, axis=1)
+    for out, f in [(s, lambda a, k: np.linalg.svd(a, compute_uv=False)[k]),
+                   (w, lambda a, k: np.linalg.eigvalsh(a @ np.conj(a.T))[k]),
+                   (top, lambda a, k: np.real(np.max(a, axis=1)[k]))]:
+        jac = tape.jacobian(out, a)
+        for k in range(3):
+            np.testing.assert_allclose(jac[k], fd_gradient(lambda a: f(a, k), (a,), 0),
+                                       rtol=1e-6, atol=1e-7)
+
+
+# -- np.linalg.norm(x, 'nuc'): the sum of the singular values, real and complex --------
+
+from tape_forms import assert_forms_agree, assert_forward_mode_agrees  # noqa: E402
+
+R34 = RNG.normal(size=(3, 4))
+R234 = RNG.normal(size=(2, 3, 4))
+
+NUCLEAR = {
+    "matrix": (lambda x: np.linalg.norm(x, "nuc"), R34),
+    "squared": (lambda x: np.linalg.norm(x.T, "nuc") ** 2, R34),
+    "axes": (lambda x: np.sum(np.linalg.norm(x, "nuc", axis=(0, 2)) * np.arange(1.0, 4.0)),
+             R234),
+    "axes_reversed_keepdims": (lambda x: np.sum(np.linalg.norm(x, ord="nuc", axis=(-1, 1),
+                                                               keepdims=True) ** 2), R234),
+    "stacked": (lambda x: np.sum(np.sqrt(np.linalg.norm(x, "nuc", axis=(1, 2)))), R234),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NUCLEAR))
+def test_nuclear_norm_of_real_matrices(name):
+    f, x = NUCLEAR[name]
+    want = fd_gradient(f, (x,), 0)
+    np.testing.assert_allclose(sg.grad(f)(x.copy()), want, rtol=1e-6, atol=1e-8)
+    assert_forms_agree(f, (x.copy(),), nonzero=True)
+    np.testing.assert_allclose(sg.function(taped_any)(f, [x.copy()])[0], want, rtol=1e-6,
+                               atol=1e-8)
+    assert_forward_mode_agrees(f, (x.copy(),))
+    check_grads(f, (x.copy(),), order=2, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(NUCLEAR))
+def test_nuclear_norm_of_complex_matrices(name):
+    f, x = NUCLEAR[name]
+    assert_every_form(f, (x + 1j * RNG.normal(size=x.shape),), rtol=1e-6, atol=1e-7)
+
+
+def test_nuclear_norm_is_the_sum_of_singular_values_and_its_jacobian_rows():
+    z = A34.copy()
+    got = sg.grad(lambda z: np.linalg.norm(z, "nuc"))(z)
+    u, s, vh = np.linalg.svd(z, full_matrices=False)
+    np.testing.assert_allclose(got, u @ vh, rtol=1e-12)  # U V^H
+    x = R234.copy()
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = np.linalg.norm(x, "nuc", axis=(1, 2))
+    jac = tape.jacobian(y, x)
+    for k in range(2):
+        np.testing.assert_allclose(
+            jac[k], fd_gradient(lambda x: np.linalg.norm(x, "nuc", axis=(1, 2))[k], (x,), 0),
+            rtol=1e-6, atol=1e-8)

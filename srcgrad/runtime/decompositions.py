@@ -18,12 +18,14 @@ from .selection import complex_input
 
 __all__ = [
     # differentiable
-    "fold_symmetric", "fold_hermitian", "cholesky_grad", "eigh_grad", "eigvals_grad", "eig_grad", "svd_grad", "qr_grad", "pinv_grad",
+    "fold_symmetric", "fold_hermitian", "cholesky_grad", "eigh_grad", "eigvals_grad",
+    "eig_grad", "svd_grad", "nuclear_norm_grad", "nuclear_norm_rows", "qr_grad", "pinv_grad",
     "lstsq_pinv", "lstsq_grad_a", "lstsq_grad_b", "matrix_power_grad", "multi_dot_grad",
     "triangle", "solve_triangular_grad_a", "solve_triangular_grad_b", "cho_factor_grad",
     "cho_solve_upper", "cho_solve_grad_b", "cho_solve_grad_c",
     # planning (non-differentiable)
-    "reads_lower", "close_pairs", "phase_dependent", "repeated", "near_zero", "pinv_truncates", "transposes",
+    "is_nuclear", "nuclear_axes", "reads_lower", "close_pairs", "phase_dependent", "repeated",
+    "near_zero", "pinv_truncates", "transposes",
     "factor_is_lower",
 ]
 
@@ -251,6 +253,29 @@ def svd_grad(grad, ans, a, full_matrices, compute_uv, hermitian):
     if hermitian:
         return fold_hermitian(out, True)
     return out
+
+
+def nuclear_norm_grad(grad, x, axis, keepdims):
+    """Adjoint of ``np.linalg.norm(x, 'nuc', axis, keepdims)``, the sum of the singular
+    values of the matrices over ``axis`` (the last two for a matrix): that of
+    ``np.sum(np.linalg.svd(x, compute_uv=False), -1)``, ``U V^H`` (``svd_grad``),
+    real or complex. Unique where no singular value is 0; at a zero one, the
+    subgradient ``svd_grad`` gives (LAPACK's ``u_i v_i^H`` of it)."""
+    axes = nuclear_axes(axis, np.ndim(x), 0)
+    if not keepdims:
+        grad = np.expand_dims(grad, axes)
+    y = np.moveaxis(x, axes, (-2, -1))
+    g = np.squeeze(np.moveaxis(grad, axes, (-2, -1)), -1)
+    s = np.linalg.svd(y, compute_uv=False)
+    out = svd_grad(g * np.ones(np.shape(s)), s, y, False, False, False)
+    return np.moveaxis(out, (-2, -1), axes)
+
+
+def nuclear_norm_rows(grad, ans, x, axis, keepdims):
+    """``nuclear_norm_grad`` on every row of ``grad`` (``tape.jacobian``)."""
+    if not keepdims:
+        grad = np.expand_dims(grad, nuclear_axes(axis, np.ndim(x), 1))
+    return grad * nuclear_norm_grad(np.ones(np.shape(ans)), x, axis, keepdims)
 
 
 def qr_grad(grad, ans, a, mode):
@@ -559,6 +584,21 @@ def cho_solve_grad_c(grad, ans, c_and_lower, b, overwrite_b):
 # Planning helpers (NONDIFF). Called on traced values in tests/test_rule_table.py:
 # only NumPy functions that dispatch (__array_function__), no ``.dtype``.
 # ---------------------------------------------------------------------------
+
+def is_nuclear(ord):
+    """Whether ``np.linalg.norm``'s ``ord`` is the nuclear norm, ``'nuc'``."""
+    return isinstance(ord, str) and ord == "nuc"
+
+
+def nuclear_axes(axis, ndim, lead):
+    """The two axes (nonnegative) of the matrices of ``np.linalg.norm(x, 'nuc', axis)``,
+    shifted by ``lead`` leading axes (of seed rows)."""
+    if axis is None:
+        axis = (ndim - 2, ndim - 1)
+    if len(axis) != 2:
+        not_differentiable(f"np.linalg.norm with ord='nuc' over axes {axis}")
+    return (axis[0] % ndim + lead, axis[1] % ndim + lead)
+
 
 def reads_lower(UPLO):
     """Whether ``np.linalg.eigh``/``eigvalsh`` read the lower triangle (``UPLO`` 'L')."""

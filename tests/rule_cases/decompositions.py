@@ -103,6 +103,10 @@ def _numpy_cases(C, R, M, spd, sym, negative_det):
         C(np.linalg.svd, R(2, 3, 5), False, False, id="values-batched"),
         C(np.linalg.svd, sym(4, 4), hermitian=True, id="hermitian"),
         C(np.linalg.svd, sym(4, 4), compute_uv=False, hermitian=True, id="hermitian-values"),
+        # ord='nuc' (its rule is rules/linalg.py's; its helper is here)
+        C(np.linalg.norm, R(3, 4), "nuc", id="nuc"),
+        C(np.linalg.norm, R(2, 3, 4), "nuc", (2, 0), True, id="nuc-axes-keepdims"),
+        C(np.linalg.norm, R(2, 4, 3), ord="nuc", axis=(1, 2), id="nuc-stacked"),
         C(np.linalg.qr, R(4, 3)),
         C(np.linalg.qr, M(3, 3), id="square"),
         C(np.linalg.qr, R(2, 5, 3), id="batched"),
