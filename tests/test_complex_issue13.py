@@ -388,3 +388,30 @@ def test_nuclear_norm_is_the_sum_of_singular_values_and_its_jacobian_rows():
         np.testing.assert_allclose(
             jac[k], fd_gradient(lambda x: np.linalg.norm(x, "nuc", axis=(1, 2))[k], (x,), 0),
             rtol=1e-6, atol=1e-8)
+
+
+# -- np.linalg.pinv of a rank-deficient matrix: no derivative, refused with the rewrite --
+
+def test_pinv_of_a_rank_deficient_matrix_is_refused_with_the_full_rank_rewrite():
+    """pinv(x.T @ x) for x of 5 rows and 7 columns: rank 5 of 7. NumPy's pinv jumps there
+    (central differences of pinv(A) itself along a random direction grow as 1/h^2),
+    so it is refused; pinv(x) @ pinv(x).T, the same matrix, goes through full-rank
+    factors and is differentiated exactly."""
+    x = RNG.normal(size=(5, 7))
+    weights = np.arange(49.0).reshape(7, 7)
+
+    def low_rank(x):
+        return np.sum(np.linalg.pinv(x.T @ x) * weights)
+
+    def factored(x):
+        p = np.linalg.pinv(x)
+        return np.sum((p @ p.T) * weights)
+
+    with pytest.raises(NotImplementedError, match=r"pinv\(x\) @ pinv\(x\).T"):
+        sg.grad(low_rank)(x)
+    assert factored(x) == pytest.approx(low_rank(x), rel=1e-9)
+    np.testing.assert_allclose(sg.grad(factored)(x), fd_gradient(low_rank, (x,), 0),
+                               rtol=1e-5, atol=1e-7)
+    assert_forms_agree(factored, (x,), nonzero=True)
+    assert_forward_mode_agrees(factored, (x,))
+    check_grads(factored, (x,), order=2)

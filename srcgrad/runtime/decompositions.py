@@ -325,15 +325,23 @@ def pinv_grad(grad, ans, a, hermitian):
 
     the derivative of a pseudo-inverse of constant rank. Only where ``p`` kept
     every singular value (rank ``min(m, n)``): where it dropped some, ``p`` jumps
-    as they cross the cutoff, and that is refused. ``hermitian=True`` reads the
-    lower triangle only (through ``eigh``): the adjoint is folded onto it.
+    as they cross the cutoff, and almost every perturbation raises the rank
+    (the dropped singular values, 0 to rounding, grow past NumPy's default
+    cutoff at once), so ``pinv`` has no derivative there; the formula holds
+    along matrices of that rank only (``pinv(x.T @ x)``), which the adjoint
+    cannot tell from ``a``. Refused, with the full-rank rewrite to use.
+    ``hermitian=True`` reads the lower triangle only (through ``eigh``): the
+    adjoint is folded onto it.
     """
     if hermitian:
         a = np.tril(a) + np.matrix_transpose(np.tril(a, -1))
     if pinv_truncates(a, ans):
         return not_differentiable(
             "np.linalg.pinv of a matrix whose small singular values it drops (rank below "
-            "min(m, n))")
+            "min(m, n): it jumps as a perturbation raises the rank, and has a derivative "
+            "only along matrices of that same rank, which srcgrad cannot tell from the "
+            "matrix; write it through full-rank factors, e.g. pinv(x.T @ x) as "
+            "pinv(x) @ pinv(x).T, whose gradient srcgrad computes)")
     p_t = np.matrix_transpose(ans)
     g_t = np.matrix_transpose(grad)
     rows = np.matmul(np.matmul(g_t, ans), p_t)
