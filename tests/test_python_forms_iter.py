@@ -8,7 +8,9 @@ by ``sg.value_and_grad`` and a ``GradientTape`` in plain code and in an
 ``assert_forward_mode_agrees``). What cannot be modelled exactly is refused,
 naming the construct.
 """
+import dataclasses
 import functools
+import typing
 import re
 
 import numpy as np
@@ -309,3 +311,150 @@ def test_function_chosen_by_a_missing_name_raises_as_python_does():
         sg.grad(layer_by_index)(X, 3)
     with pytest.raises(TypeError, match="'list' object is not callable"):
         sg.grad(layer_by_index)(X, slice(0, 1))
+
+
+# -- functions made by a call (closures) ------------------------------------------------
+
+def make_scale(a):
+    return lambda v: a * v
+
+
+def make_layer(w, b):
+    def layer(v):
+        return np.tanh(w * v + b)
+    return layer
+
+
+def made_once(x):
+    g = make_scale(x[0] ** 2)
+    return np.sum(g(x))
+
+
+def made_from_constants(x):
+    layers = [make_scale(w) for w in (0.5, 2.0, -1.5)]
+    y = x
+    for f in layers:
+        y = f(y)
+    return np.sum(y ** 2)
+
+
+def made_display(x):
+    fs = [make_layer(x[0], 0.1), make_layer(0.5, x[1]), np.sin]
+    y = x
+    for f in fs:
+        y = f(y)
+    return np.sum(y * x)
+
+
+def made_by_index(x):
+    fs = [make_layer(w, b) for w, b in ((0.5, 0.1), (1.5, -0.2))]
+    return np.sum(fs[0](x) * fs[1](x) + fs[-1](x[2]))
+
+
+def made_not_varied(x):
+    g = make_scale(3.0)
+    h = make_layer(0.7, 0.2)
+    return np.sum(h(g(x)))
+
+
+def made_keeps_its_own_values(x):
+    # Two closures of one factory: each reads its own ``a``.
+    double, triple = make_scale(2.0), make_scale(x[1])
+    return np.sum(double(x) * triple(x))
+
+
+@pytest.mark.parametrize("f", [made_once, made_from_constants, made_display, made_by_index,
+                               made_not_varied, made_keeps_its_own_values])
+def test_functions_made_by_a_call(f):
+    check_every_form(f)
+
+
+def made_in_a_loop(x):
+    s = 0.0
+    for i in range(3):
+        g = make_scale(x[i])  # another closure on each trip
+        s = s + np.sum(g(x))
+    return s
+
+
+def made_over_unknown_length(x):
+    fs = [make_scale(w) for w in x[:2]]
+    return sum(np.sum(f(x)) for f in fs)
+
+
+def test_functions_made_in_a_loop_are_refused():
+    with pytest.raises(sg.CompileError, match="a function a call makes inside a loop"):
+        sg.grad(made_in_a_loop)(X)
+    with pytest.raises(sg.CompileError, match="cannot tell at compile time which function"):
+        sg.grad(made_over_unknown_length)(X)
+
+
+# -- records built in the function -----------------------------------------------------
+
+@dataclasses.dataclass
+class Point:
+    x: float
+    y: float
+
+    def norm(self):
+        return np.sqrt(self.x ** 2 + self.y ** 2)
+
+    def scaled(self, k):
+        return Point(self.x * k, self.y * k)
+
+    @property
+    def area(self):
+        return self.x * self.y
+
+
+class Pair(typing.NamedTuple):
+    a: float
+    b: float
+
+    def total(self):
+        return self.a * np.exp(self.b)
+
+
+def point_method(x):
+    p = Point(x[0], x[1])
+    return p.norm() * p.x
+
+
+def point_inline(x):
+    return Point(x[0], x[1] ** 2).norm()
+
+
+def point_returned_by_a_method(x):
+    q = Point(x[0], x[1]).scaled(x[2])
+    return q.norm() + Point(x[1], x[3]).area
+
+
+def pair_method(x):
+    return Pair(x[0], x[1]).total() + Pair(b=x[2], a=x[3]).b
+
+
+@pytest.mark.parametrize("f", [point_method, point_inline, point_returned_by_a_method,
+                               pair_method])
+def test_records_built_here(f):
+    check_every_form(f)
+
+
+class PlainPoint:
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+
+def plain_point(x):
+    return PlainPoint(x[0], x[1]).x
+
+
+def method_of_a_returned_record(x):
+    return Point(x[0], x[1]).scaled(x[2]).norm()
+
+
+def test_records_refused_naming_the_remedy():
+    with pytest.raises(sg.CompileError, match="Make `PlainPoint` a dataclass"):
+        sg.grad(plain_point)(X)
+    with pytest.raises(sg.CompileError, match="Bind it to a name first"):
+        sg.grad(method_of_a_returned_record)(X)

@@ -28,6 +28,13 @@ from ...rules.entry import params as rule_params
 from . import closures, functions, inline
 
 
+class NotYet(Exception):
+    """The function a statement calls is known in the next round of the normalizer."""
+
+
+_WAITS = 4  # rounds a statement may wait for that (a factory returning a factory's function)
+
+
 # ``_sg`` helpers whose result is the same kind of value as their first argument.
 # Differentiating generated code again, a list's adjoint must stay known as a list.
 _KEEPS_KIND = frozenset({rt.add, rt.add_at, rt.add_at_zeros, rt.zeros_like, rt.seed_like,
@@ -112,10 +119,26 @@ def call(norm, node, out, dest, hint=None):
         # ``d.get(k, x)`` of a dict holding no differentiable value, the default one (an
         # empty parameter dict): a test when the code runs, which also checks it is a dict.
         return _dict_get(norm, node, out, dest, hint)
+    if obj is MISSING and isinstance(f, gast.Name) and f.id in norm.loop_closures:
+        raise norm.ctx.error(
+            f"`{f.id}` is a function a call makes inside a loop: each trip makes another, "
+            "over its own values, which srcgrad cannot tell apart once the call is inlined",
+            norm.cur, "make the functions before the loop (a list display, or a list "
+            "comprehension over constants), or pass the values to a plain function: f(a, v)")
+    if obj is MISSING and norm.changed and (isinstance(f, gast.Name) or isinstance(
+            f, gast.Subscript) and isinstance(f.value, gast.Name)) \
+            and getattr(norm.cur, "sg_waits", 0) < _WAITS:
+        # Maybe bound by a call inlined in this round (``g = make(a)``, ``fs = [make(a),
+        # make(b)]``): known in the next.
+        norm.cur.sg_waits = getattr(norm.cur, "sg_waits", 0) + 1
+        raise NotYet
     if obj is MISSING:
         raise norm.ctx.error(f"cannot tell at compile time which function "
                              f"`{gast.unparse(f).strip()}` is", norm.cur,
-                             "call a function or method that is known when the code is compiled")
+                             "call a function or method that is known when the code is "
+                             "compiled: a def or lambda, a module's function, or one of a "
+                             "list or dict display of them bound once (functions a call makes, "
+                             "[make(a) for a in (0.5, 2.0)], with items known when compiling)")
     if obj is builtins.sum and node.args and _iterator_call(norm, node.args[0]):
         # ``sum(map(f, xs))``: summed over the items the loop of a generator gives.
         item = norm.ctx.namer.fresh("item")
@@ -181,7 +204,12 @@ def call(norm, node, out, dest, hint=None):
             norm.cur, f"iterate it where it is made, or make a list: list({obj.__name__}(...))")
     if isinstance(obj, type):
         raise norm.ctx.error(f"creating a `{obj.__name__}` from differentiable values is not "
-                             "supported", norm.cur)
+                             "supported", norm.cur,
+                             f"make `{obj.__name__}` a dataclass (or a NamedTuple) of the "
+                             "values it holds, with no __post_init__: it is then built from "
+                             "its fields, and its methods and properties are compiled"
+                             if obj.__module__ not in ("builtins",) and not is_library(obj)
+                             else None)
     call_fn = getattr(type(obj), "__call__", None)
     if isinstance(call_fn, types.FunctionType) and not is_library(call_fn):
         receiver = norm.atom(f, out, "receiver")
@@ -270,10 +298,30 @@ def _record_default(cls, field):
     return MISSING if f.default is dataclasses.MISSING else f.default
 
 
+def _record_member(norm, receiver, attr, kind):
+    """The user function (``kind``: a method's, or a ``property``'s getter) that ``attr``
+    of a record built here (a dataclass or namedtuple, whose instances hold their fields
+    only) reads through its class, or None."""
+    cls = norm.ctx.records.get(getattr(receiver, "id", None))
+    if cls is None or attr in trees.record_fields(cls):
+        return None
+    member = inspect.getattr_static(cls, attr, None)
+    norm.ctx.guards.attribute(cls, attr, getattr(cls, attr, MISSING))  # (not replaced since)
+    if kind is property:
+        member = member.fget if isinstance(member, property) else None
+    return member if isinstance(member, types.FunctionType) and not is_library(member) \
+        else None
+
+
 def field(norm, node, out, dest, hint):
     """``p.W`` of a record built here: its item ``W`` (an index of a namedtuple)."""
     cls = norm.ctx.records[node.value.id]
     fields = trees.record_fields(cls)
+    getter = _record_member(norm, node.value, node.attr, property)
+    if getter is not None:  # ``p.area``, a property
+        return inline.inline(norm, getter, T.name(node.value.id),
+                             gast.Call(gast.Attribute(node.value, node.attr, gast.Load()),
+                                       [], []), out, dest or norm._dest(dest, hint))
     if node.attr not in fields:
         raise norm.ctx.error(f"attribute `.{node.attr}` of a `{cls.__name__}` of "
                              "differentiable values is not one of its fields", norm.cur)
@@ -537,6 +585,9 @@ def method(norm, node, out, dest, hint):
     if f.attr == "get" and not (isinstance(f.value, gast.Name) and f.value.id in norm.ctx.records):
         return _dict_get(norm, node, out, dest, hint)
     receiver = norm.atom(f.value, out, hint)
+    own = _record_member(norm, receiver, f.attr, types.FunctionType)
+    if own is not None:  # ``Point(x, y).norm()``: a method of a record built here
+        return inline.inline(norm, own, receiver, node, out, dest)
     if f.attr == "pop" and isinstance(receiver, gast.Name) and not node.args and not node.keywords:
         norm.ctx.containers.add(receiver.id)
         d = norm._dest(dest, hint)
@@ -545,6 +596,16 @@ def method(norm, node, out, dest, hint):
         norm.varied.add(d)
         return d
     spec = table.METHODS.get(f.attr)
+    if spec is None and norm.changed and getattr(norm.cur, "sg_waits", 0) < _WAITS:
+        # Maybe of a record a call inlined in this round returns (``p.scaled(k).norm()``).
+        norm.cur.sg_waits = getattr(norm.cur, "sg_waits", 0) + 1
+        raise NotYet
+    if spec is None and isinstance(f.value, gast.Call):
+        raise norm.ctx.error(
+            f"method `.{f.attr}()` of the value `{gast.unparse(f.value).strip()}` returns: "
+            "srcgrad cannot tell yet whether it is a record whose class has that method",
+            norm.cur, f"bind it to a name first: p = {gast.unparse(f.value).strip()}; "
+            f"p.{f.attr}(...)")
     if spec is None:
         raise norm.ctx.error(f"method `.{f.attr}()` of a differentiable value has no derivative "
                              "rule", norm.cur)

@@ -26,8 +26,9 @@ import types
 import gast
 import numpy as np
 
+from ...errors import CompileError
 from ...ir import anno, templates as T
-from ...ir.resolve import MISSING
+from ...ir.resolve import MISSING, is_library
 from ...ir.varied import expr_varied
 
 # Builtins a table may be passed to: they read its items, never change or keep it.
@@ -85,14 +86,18 @@ def _items(norm, display):
 
 
 def known_function(norm, node):
-    """Is ``node`` a function known when compiling: a def of the code bound once, or
-    a name or attribute of a module's function (read, and guarded, now)?"""
+    """Is ``node`` a function known when compiling: a def of the code bound once (or a
+    name bound once to one), or a name or attribute of a module's function (read, and
+    guarded, now)?"""
     if isinstance(node, gast.Name) and node.id in norm.scope.local_defs:
         return True
-    if not isinstance(node, (gast.Name, gast.Attribute)) \
+    if isinstance(node, gast.Name) and node.id in norm.scope.static:
+        obj = norm.scope.static[node.id]
+    elif not isinstance(node, (gast.Name, gast.Attribute)) \
             or expr_varied(node, norm.varied, norm.scope):
         return False
-    obj = norm.scope.value(node)
+    else:
+        obj = norm.scope.value(node)
     return isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, np.ufunc,
                             gast.FunctionDef))
 
@@ -177,3 +182,95 @@ def _lookup(items, key, is_dict):
     if type(key) not in (int, bool) or not -len(items) <= key < len(items):
         return None
     return items[key][1]
+
+
+# -- functions made by a call ---------------------------------------------------------
+#
+# ``make(a)`` whose body ends ``return inner`` (a def of its own, or a lambda, which is
+# hoisted into one) makes a closure over its own frame. Inlined, the frame is the
+# callee's renamed variables: the same closure, as long as one frame is made, which
+# holds where the call is not inside a loop (there, two closures made on two trips
+# would read one set of variables). Calls through such names in a loop are refused.
+
+def makes_function(norm, call):
+    """Is ``call`` a call of a user function that returns a def of its own?"""
+    if not isinstance(call, gast.Call) or isinstance(call.func, gast.Call):
+        return False
+    obj = norm.scope.value(call.func)
+    if isinstance(obj, gast.FunctionDef):
+        node = obj
+    elif isinstance(obj, types.FunctionType) and not is_library(obj):
+        try:
+            node = norm.ctx.source(obj).node
+        except CompileError:
+            return False
+    else:
+        return False
+    last = node.body[-1] if node.body else None
+    return isinstance(last, gast.Return) and isinstance(last.value, gast.Name) and any(
+        isinstance(s, gast.FunctionDef) and s.name == last.value.id for s in node.body)
+
+
+def made_display(norm, value):
+    """``[make(w) for w in (0.5, 2.0)]`` as ``[make(0.5), make(2.0)]``: one call (one
+    frame) per item, where the items are known when compiling; None otherwise."""
+    if not (isinstance(value, gast.ListComp) and len(value.generators) == 1
+            and makes_function(norm, value.elt)):
+        return None
+    gen = value.generators[0]
+    if gen.ifs:
+        return None
+    it = gen.iter
+    if isinstance(it, (gast.List, gast.Tuple)) and not any(isinstance(e, gast.Starred)
+                                                          for e in it.elts):
+        items = list(it.elts)
+    else:
+        values = norm._constant_sequence(it)
+        items = [T.const(v) for v in values] if values is not None else norm.facts.items(it)
+    bound = [_bind(gen.target, item) for item in items or ()]
+    if items is None or None in bound:
+        return None
+    return gast.List([_substituted(value.elt, b) for b in bound], gast.Load())
+
+
+def _bind(target, item):
+    """name -> expression, for ``target`` bound to the display ``item``; None if the
+    shapes differ or are not written out."""
+    if isinstance(target, gast.Name):
+        return {target.id: item}
+    if isinstance(target, (gast.Tuple, gast.List)) and isinstance(item, (gast.Tuple, gast.List)) \
+            and len(target.elts) == len(item.elts) \
+            and not any(isinstance(e, gast.Starred) for e in target.elts + item.elts):
+        out = {}
+        for t, e in zip(target.elts, item.elts):
+            inner = _bind(t, e)
+            if inner is None:
+                return None
+            out.update(inner)
+        return out
+    return None
+
+
+def _substituted(expr, bound):
+    class Substitute(gast.NodeTransformer):
+        def visit_Name(self, node):
+            return T.clone(bound[node.id]) if node.id in bound \
+                and isinstance(node.ctx, gast.Load) else node
+    return Substitute().visit(T.clone(expr))
+
+
+def pending(norm, it):
+    """Is ``it`` a name bound to a display of functions that calls inlined in this round
+    make (``fs = [fs_item, fs_item_2]`` after ``fs_item = make(a)``), known as a table
+    in the next round?"""
+    if not isinstance(it, gast.Name) or it.id in norm.function_tables:
+        return False
+    display = norm.facts.bound.get(it.id)
+    display = made_display(norm, display) or display
+    if not isinstance(display, (gast.List, gast.Tuple)):
+        return False
+    return any(makes_function(norm, e) or isinstance(e, gast.Name)
+               and e.id not in norm.scope.static and (
+                   makes_function(norm, norm.facts.bound.get(e.id))
+                   or isinstance(norm.facts.bound.get(e.id), gast.Name))
+               for e in display.elts)

@@ -90,6 +90,9 @@ def inline(norm, fn, receiver, node, out, dest):
     if dest is not None:
         final = anno.like(T.assign(dest, ret.value if ret.value is not None else T.const(None)), ret)
         final.sg_chain = chain
+        if isinstance(ret.value, gast.Name) and any(
+                isinstance(s, gast.FunctionDef) and s.name == ret.value.id for s in body):
+            final.sg_made_closure = True  # a closure over this call's frame (functions.py)
         out.append(final)
     norm.changed = True
     return dest

@@ -91,6 +91,8 @@ class Normalizer:
         self.custom_pairs = {}  # name -> custom_gradient function whose (y, grad_fn) it holds
         self.not_sequences = set()  # containers' names also bound to other values
         self.function_tables = {}  # name -> its functions, by key (functions.py)
+        self.loop_depth = 0  # loops around the statement normalized
+        self.loop_closures = set()  # names bound to a closure a call makes in a loop
 
     # -- driver --------------------------------------------------------------
     def run(self, fn, wrt):
@@ -150,7 +152,12 @@ class Normalizer:
         """Single-assignment locals bound to a nested def or a static object (or a
         container of Variables a tape watches, which nothing changes)."""
         mutated = self.facts.mutated
+        in_loops = _in_loops(body)
+        self.loop_closures = set()
         for s in walk_stmts(body):
+            if getattr(s, "sg_made_closure", False) and id(s) in in_loops:
+                self.loop_closures.add(s.targets[0].id)  # one name for closures of many trips
+                continue
             if isinstance(s, gast.FunctionDef) and self.counts.get(s.name) == 1:
                 self.scope.local_defs[s.name] = s
             elif (isinstance(s, gast.Assign) and len(s.targets) == 1
@@ -251,7 +258,25 @@ class Normalizer:
             out += self.stmt(s)
         return out
 
+    def loop_body(self, stmts):
+        self.loop_depth += 1
+        try:
+            return self.block(stmts)
+        finally:
+            self.loop_depth -= 1
+
     def stmt(self, s):
+        """``s`` normalized: the statements it becomes. One calling a function that a
+        statement before it, inlined in this round, binds (``g = make(a)`` then
+        ``g(x)``) waits for the next round, which knows the function."""
+        if isinstance(s, (gast.Assign, gast.Expr, gast.Return, gast.For)):
+            try:
+                return self._stmt(s)
+            except calls.NotYet:
+                return [s]
+        return self._stmt(s)
+
+    def _stmt(self, s):
         self.cur = s
         self.root = _root(s)
         written = getattr(s, "sg_as_written", None)
@@ -281,7 +306,7 @@ class Normalizer:
             s.orelse = self.block(s.orelse)
             return [s]
         if isinstance(s, gast.While):
-            s.body = self.block(s.body)
+            s.body = self.loop_body(s.body)
             return [s]
         if isinstance(s, gast.For):
             return self.for_loop(s)
@@ -334,6 +359,9 @@ class Normalizer:
             raise self.ctx.error("chained assignment (a = b = ...) is not supported", s,
                                  "assign each name separately")
         target, value = s.targets[0], s.value
+        made = self._functions_made(s)
+        if made is not None:
+            return made
         varied_value = expr_varied(value, self.varied, self.scope) \
             and not self._keys_of_a_dict(value)
         if isinstance(target, gast.Name):
@@ -437,6 +465,36 @@ class Normalizer:
                     " is not supported", s, "keep the value in a local variable")
             return [anno.set_kind(s, "opaque")]
         raise self.ctx.error("unsupported assignment target", s)
+
+    def _functions_made(self, s):
+        """``g = make(a)``, ``fs = [make(a), make(b)]``, ``fs = [make(w) for w in (a, b)]``
+        of a user function returning a closure (``functions.py``): each call inlined on
+        its own, so that ``g`` and the items of ``fs`` are functions known when compiling.
+        None for other statements."""
+        target, value = s.targets[0], s.value
+        if not isinstance(target, gast.Name):
+            return None
+        display = functions.made_display(self, value)
+        if display is not None:
+            value = display
+        if isinstance(value, (gast.List, gast.Tuple)) \
+                and any(functions.makes_function(self, e) for e in value.elts):
+            self.changed = True
+            binds, elts = [], []
+            for e in value.elts:
+                if functions.makes_function(self, e):
+                    name = self.ctx.namer.fresh(f"{target.id}_item")
+                    binds.append(anno.like(T.assign(name, e), s))
+                    e = T.name(name)
+                elts.append(e)
+            whole = anno.like(T.assign(target.id, type(value)(elts, gast.Load())), s)
+            return self.block(binds + [whole])
+        if functions.makes_function(self, value) and self.loop_depth == 0 \
+                and not expr_varied(value, self.varied, self.scope):
+            out = []
+            calls.call(self, value, out, target.id)
+            return out
+        return None
 
     def _keys_of_a_dict(self, value):
         """Is ``value`` ``list(d)``, ``tuple(d)``, ``sorted(d)`` (or of ``d.keys()``) of a
@@ -647,8 +705,12 @@ class Normalizer:
                 and not any(isinstance(n, gast.Break) for n in gast.walk(s)):
             return self.unroll(s, target, body, items)
         if not expr_varied(s.iter, self.varied, self.scope):
-            s.body = self.block(s.body)
+            s.body = self.loop_body(s.body)
             return [s]
+        if self.changed and functions.pending(self, s.iter) \
+                and getattr(self.cur, "sg_waits", 0) < 4:
+            self.cur.sg_waits = getattr(self.cur, "sg_waits", 0) + 1
+            raise calls.NotYet  # a loop over functions made in this round: unrolled in the next
         # Iterating over a differentiable sequence: index it, so each item's
         # adjoint lands in its slot of the sequence's adjoint.
         self.changed = True
@@ -1261,6 +1323,18 @@ class Normalizer:
         out += self.stmt(inner)
         self.cur = saved
         return d
+
+
+def _in_loops(body, inside=False):
+    """ids of the statements of ``body`` inside a ``for`` or ``while`` loop."""
+    out = set()
+    for s in body:
+        if inside:
+            out.add(id(s))
+        if isinstance(s, (gast.For, gast.While, gast.If)):
+            nested = inside or not isinstance(s, gast.If)
+            out |= _in_loops(s.body, nested) | _in_loops(s.orelse, nested)
+    return out
 
 
 def _enumerate_start(call):
