@@ -458,3 +458,32 @@ def test_records_refused_naming_the_remedy():
         sg.grad(plain_point)(X)
     with pytest.raises(sg.CompileError, match="Bind it to a name first"):
         sg.grad(method_of_a_returned_record)(X)
+
+
+def table_changed(x):
+    fs = [np.sin, np.cos]
+    fs.append(np.tanh)  # no longer the display's functions
+    return sum(np.sum(f(x)) for f in fs)
+
+
+def shuffle_in_place(items):
+    items.reverse()
+
+
+def table_passed_on(x):
+    fs = [np.sin, np.cos]
+    shuffle_in_place(fs)  # what it does to the list is not read when compiling
+    return np.sum(fs[0](x))
+
+
+def table_rebound(x):
+    fs = [np.sin, np.cos]
+    if x[0] > 0:
+        fs = [np.cos, np.sin]
+    return np.sum(fs[0](x))
+
+
+@pytest.mark.parametrize("f", [table_changed, table_passed_on, table_rebound])
+def test_tables_that_may_change_are_refused(f):
+    with pytest.raises(sg.CompileError, match="cannot tell at compile time which function"):
+        sg.grad(f)(X)

@@ -18,7 +18,9 @@ The pass repeats until nothing changes, because inlining a callee can make
 more variables varied. ``normalizer`` rewrites statements and expressions,
 ``calls`` decides what a call denotes, ``inline`` replaces a user call by the
 callee's body, ``structure`` tells the items and keys of the containers the code
-builds, ``closures`` lifts out a nested def whose gradient the code takes.
+builds, ``closures`` lifts out a nested def whose gradient the code takes,
+``functions`` resolves calls through lists and dicts of functions and the
+closures a call makes.
 """
 from .normalizer import Normalizer
 
