@@ -415,3 +415,22 @@ def test_pinv_of_a_rank_deficient_matrix_is_refused_with_the_full_rank_rewrite()
     assert_forms_agree(factored, (x,), nonzero=True)
     assert_forward_mode_agrees(factored, (x,))
     check_grads(factored, (x,), order=2)
+
+
+def test_real_decompositions_still_run_forward_over_their_gradient():
+    """The helpers' complex forms use no complex literal or np.conj: real code that calls
+    them, differentiated again, still compiles in forward mode (sg.hvp)."""
+    from srcgrad.forward import _forward
+
+    def f(a):
+        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        w, v = np.linalg.eigh(a @ a.T)
+        return np.sum(np.abs(u) ** 3) + np.sum(s ** 3) + np.linalg.norm(a, "nuc") \
+            + np.sum(v[:, 0] ** 4) + w[-1] ** 2
+
+    a = R34.copy()
+    assert _forward(sg.grad(f), (a,), [0]) is not None
+    v = RNG.normal(size=a.shape)
+    eps = 1e-6
+    numeric = (sg.grad(f)(a + eps * v) - sg.grad(f)(a - eps * v)) / (2 * eps)
+    np.testing.assert_allclose(sg.hvp(f)(a, v), numeric, rtol=1e-5, atol=1e-6)

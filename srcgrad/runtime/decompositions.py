@@ -14,6 +14,7 @@ rather than return a number.
 import numpy as np
 
 from .adjoints import not_differentiable
+from .complexes import conj
 from .selection import complex_input
 
 __all__ = [
@@ -55,7 +56,7 @@ def fold_hermitian(grad, lower):
     (the imaginary part of the diagonal is never read). For real ``grad``,
     ``fold_symmetric``.
     """
-    both = grad + np.conj(np.matrix_transpose(grad))
+    both = grad + conj(np.matrix_transpose(grad))
     diagonal = np.real(grad) * np.eye(np.shape(grad)[-1])
     if lower:
         return np.tril(both, -1) + diagonal
@@ -153,7 +154,7 @@ def eigh_grad(grad, ans, UPLO):
     gv = grad[1]
     if np.any(np.logical_and(repeated(w), np.any(gv != 0, axis=-2))):
         return not_differentiable("an eigenvector of np.linalg.eigh of a repeated eigenvalue")
-    v_h = np.conj(np.matrix_transpose(v))
+    v_h = conj(np.matrix_transpose(v))
     vh_gv = np.matmul(v_h, gv)
     if phase_dependent(vh_gv, gv):
         return not_differentiable("a result of np.linalg.eigh of a complex matrix that depends "
@@ -224,9 +225,9 @@ def svd_grad(grad, ans, a, full_matrices, compute_uv, hermitian):
         return not_differentiable(
             "a singular vector of np.linalg.svd of a repeated singular value (or of a zero "
             "one of a non-square or complex matrix)")
-    v = np.conj(np.matrix_transpose(vh))
-    u_gu = np.matmul(np.conj(np.matrix_transpose(u)), gu)
-    v_gv = np.matmul(vh, np.conj(np.matrix_transpose(gvh)))
+    v = conj(np.matrix_transpose(vh))
+    u_gu = np.matmul(conj(np.matrix_transpose(u)), gu)
+    v_gv = np.matmul(vh, conj(np.matrix_transpose(gvh)))
     if phase_dependent(u_gu + v_gv, gu):
         return not_differentiable(
             "a result of np.linalg.svd of a complex matrix that depends on the phases of its "
@@ -236,14 +237,14 @@ def svd_grad(grad, ans, a, full_matrices, compute_uv, hermitian):
     squares = s * s
     gaps = np.expand_dims(squares, -2) - np.expand_dims(squares, -1)
     f = np.where(close, 0.0, 1.0 / np.where(close, 1.0, gaps))
-    middle = (f * (u_gu - np.conj(np.matrix_transpose(u_gu)))) * np.expand_dims(s, -2) \
+    middle = (f * (u_gu - conj(np.matrix_transpose(u_gu)))) * np.expand_dims(s, -2) \
         + np.expand_dims(gs, -2) * np.eye(k) \
-        + np.expand_dims(s, -1) * (f * (v_gv - np.conj(np.matrix_transpose(v_gv))))
+        + np.expand_dims(s, -1) * (f * (v_gv - conj(np.matrix_transpose(v_gv))))
     safe = np.where(zero, 1.0, s)  # where s is 0, gU and gV are 0 there (refused above)
-    if complex_values:
-        turn = np.imag(np.diagonal(u_gu, axis1=-2, axis2=-1)) \
-            - np.imag(np.diagonal(v_gv, axis1=-2, axis2=-1))
-        middle = middle + 1j * np.expand_dims(turn / (2.0 * safe), -2) * np.eye(k)
+    # i (Im diag J - Im diag K) / 2s, as (q - conj(q)) / 4s with q = diag(J - K): 0 for
+    # real matrices (no complex literal, which would keep real code out of forward mode)
+    q = np.diagonal(u_gu - v_gv, axis1=-2, axis2=-1)
+    middle = middle + np.expand_dims((q - conj(q)) / (4.0 * safe), -2) * np.eye(k)
     out = np.matmul(u, np.matmul(middle, vh))
     if m > k:
         out = out + np.matmul((gu - np.matmul(u, u_gu)) / np.expand_dims(safe, -2), vh)
