@@ -204,6 +204,9 @@ def _seed_ones(backward, body):
             ones.add(s.targets[0].id)
     if not ones:
         return
+    # ``e`` itself, not a copy: not for an array the backward code restores in place
+    # (``y[1] = y_slot`` undoing ``y[1] *= 3``), which would change the adjoint too.
+    restored = _written_in_place(backward, body)
 
     def seed_times_constant(node):  # ``ones * 2``: (ones, 2)
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
@@ -220,6 +223,8 @@ def _seed_ones(backward, body):
             for left, other in ((node.left, node.right), (node.right, node.left)):
                 if isinstance(other, gast.Constant):
                     continue  # ``ones * 2`` as written: a number is no array to spare
+                if any(isinstance(n, gast.Name) and n.id in restored for n in gast.walk(other)):
+                    continue
                 if isinstance(left, gast.Name) and left.id in ones:
                     return T.expr("_sg.times_ones(e, s)", e=other, s=left.id)
                 scaled = seed_times_constant(left)
@@ -228,6 +233,40 @@ def _seed_ones(backward, body):
                                   s=scaled[0].id)
             return node
     backward[:] = [Rewrite().visit(s) for s in backward]
+
+
+def _written_in_place(backward, body):
+    """Names whose arrays ``backward`` writes into (``y[1] = v``, ``_sg.restore_slot(y,
+    ...)``), with the names that may share them (``z = y``, ``z = y[1:]``)."""
+    out = set()
+    for s in walk_stmts(backward):
+        for node in gast.walk(s):
+            if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
+                    and isinstance(node.value, gast.Name):
+                out.add(node.value.id)
+            elif isinstance(node, gast.Call) and node.args and isinstance(node.args[0], gast.Name) \
+                    and gast.unparse(node.func).strip() == "_sg.restore_slot":
+                out.add(node.args[0].id)
+            elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+                out.add(node.target.id)
+    pairs = [(s.targets[0].id, root) for s in walk_stmts(body + backward)
+             if isinstance(s, gast.Assign) and len(s.targets) == 1
+             and isinstance(s.targets[0], gast.Name) for root in [_viewed(s.value)] if root]
+    changed = True
+    while changed:
+        changed = False
+        for a, b in pairs:
+            if (a in out) != (b in out):
+                out |= {a, b}
+                changed = True
+    return out
+
+
+def _viewed(value):
+    """The name whose array ``value`` may be, or be a view of (``y``, ``y[1:]``, ``y.T``)."""
+    while isinstance(value, (gast.Subscript, gast.Attribute)):
+        value = value.value
+    return value.id if isinstance(value, gast.Name) else None
 
 
 def _drop_loop_leftovers(forward, backward, keep):
