@@ -128,3 +128,26 @@ def test_hessian_of_list_code(f):
     np.testing.assert_allclose(tape.jacobian(g, x), numeric, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(tape.gradient(g, x, output_gradients=np.array([1.0, 0.0])),
                                numeric[0], rtol=1e-6, atol=1e-8)
+
+
+def appended_then_stacked(s):
+    traj = []
+    for i in range(3):
+        s = s * 1.1
+        traj.append(np.sin(s))
+    traj = np.array(traj)  # the list's name, now the array
+    return np.sum(traj ** 2)
+
+
+def test_persistent_tape_gradient_twice_after_a_list_became_an_array():
+    """The backward code pops the list under the name it had before (``traj_prev``), which
+    the record's copy for a second run did not cover: the second gradient raised
+    ValueError (hunt 3)."""
+    s = np.array([1.0, 1.2, 2.0])
+    want = sg.grad(appended_then_stacked)(s)
+    with sg.GradientTape(persistent=True) as tape:
+        tape.watch(s)
+        y = appended_then_stacked(s)
+    for _ in range(3):
+        np.testing.assert_allclose(tape.gradient(y, s), want, rtol=1e-12)
+    np.testing.assert_allclose(tape.jacobian(y, s), want, rtol=1e-12)

@@ -149,7 +149,7 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     # New arrays or the inputs' own: only the inputs' are copied.
     generated.through_reads = sorted(set(reads) & through)
     # Restored in place by the backward code: a persistent tape gives each run its own copy.
-    generated.restored = {n for n in reads if _restored_in_place(n, bwd)}
+    generated.restored = _restored(reads, bwd)
     # ... all of it the record's own (stacks it pops, arrays the block made): then the
     # user's arrays are never written into by the backward code.
     generated.restores_only_own = all(
@@ -186,6 +186,24 @@ def _reported_if_live(stmts, grads_list, live):
 
 def _names_in(stmts):
     return {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name)}
+
+
+def _restored(reads, bwd):
+    """The names of ``reads`` whose objects the backward code ``bwd`` writes into, under
+    their own name or another it binds to them (``traj = traj_prev``, then
+    ``traj.pop()``: a name the block rebound from a list to an array)."""
+    written = {n for n in _names_in(bwd) if _restored_in_place(n, bwd)}
+    moves = [(s.targets[0].id, s.value.id) for s in walk_stmts(bwd)
+             if isinstance(s, gast.Assign) and len(s.targets) == 1
+             and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)]
+    changed = True
+    while changed:
+        changed = False
+        for a, b in moves:
+            if a in written and b not in written:
+                written.add(b)
+                changed = True
+    return {n for n in reads if n in written}
 
 
 def _restored_in_place(name, stmts):
