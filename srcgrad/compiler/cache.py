@@ -94,6 +94,10 @@ def _kind(value):
     if isinstance(value, np.generic):
         return ("scalar", value.dtype.char)
     if t is dict:  # its keys: ``d.get(k)`` and dict comprehensions are compiled for them
+        if len(value) <= UNROLL_MAX and _holds_objects(value.values()):
+            # Reads of its Variables are sources, its objects' methods resolved: a
+            # Variable where an array was, or another object, is other code.
+            return (dict, tuple((k, _kind(v)) for k, v in value.items()))
         return (dict, tuple(value))
     if t is Variable:  # its rank (ranks.py) and whether a tape watches it are compiled in
         return (Variable, value.dtype.char, value.ndim, value.trainable)
@@ -114,8 +118,9 @@ _DATA = frozenset({np.ndarray, float, int, complex, np.float64})  # passed over 
 
 
 def _holds_objects(items, depth=3):
-    return any(is_static_object(v) or depth > 1 and isinstance(v, (list, tuple))
-               and _holds_objects(v, depth - 1) for v in items)
+    return any(is_static_object(v) or depth > 1 and (
+        isinstance(v, (list, tuple)) and _holds_objects(v, depth - 1)
+        or type(v) is dict and _holds_objects(v.values(), depth - 1)) for v in items)
 
 
 def _structure(obj, depth):

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import CompileError
 from ..ir import anno, scopes, templates as T
-from ..ir.resolve import MISSING as _UNKNOWN, Guards, Scope, is_library
+from ..ir.resolve import MISSING as _UNKNOWN, Guards, Scope, constant_index, is_library
 from ..passes import contexts, fence
 from ..rules import table
 from . import codegen, source, watched_reads
@@ -62,8 +62,11 @@ class Context:
         self.sources = set()
         self.read_values = set()  # names holding the array read from a watched Variable
         self.watched_reads = None  # tapes: watched_reads.Reads, when values are watched at entry
+        self.cur = None  # the statement being normalized: where a refused read is
+        self.deciding_varied = False  # normalize's first look (``_check_followed``)
         self.scope.is_source = self._is_variable_read
         self.scope.calls_user_code = self._calls_user_code
+        self.scope.iterates_sources = self._iterates_sources
         self.top_locals = scopes.function_locals(src.node)
         # Rule expressions say ``np`` and ``math``: use the user's own names
         # when they mean those modules, else private cells.
@@ -115,19 +118,80 @@ class Context:
         obj = self.scope.value(node)
         if self.variable_sources and self.is_variable(obj) and getattr(obj, "trainable", False):
             return True
+        if obj is _UNKNOWN:
+            self._check_followed(node)
         if self.watched_reads is None:
             return False
         where = self._stored_at(node)
+        if where is None:
+            where = self._found_in_inputs(node)
         state = self.watched_reads.note(where, self.param_values) if where is not None else 0
         if state == watched_reads.LATER:
             text = gast.unparse(node).strip()
-            raise CompileError(
+            raise self.error(
                 f"`{text}` reads a value the GradientTape block watches only further on: "
                 "srcgrad differentiates such a read from the block's start or not at all, "
-                "and cannot tell which of its reads come after the watch", None, None,
+                "and cannot tell which of its reads come after the watch", self.cur,
                 "watch the value on the block's first lines (`tape.watch(...)` before any "
                 "other statement), or read it by the name the block watches")
         return state == watched_reads.SOURCE
+
+    def _iterates_sources(self, node):
+        """Does iterating ``node`` (``layers``, ``params.values()``, ``d.items()``) give, or
+        give objects holding, a Variable a tape watches or a value watched at the start?
+        (The loop is unrolled over the container, known when compiling.)"""
+        if not (self.variable_sources or self.watched_reads):
+            return False
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                and not node.args and node.func.attr in ("values", "items"):
+            node = node.func.value
+        if not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)):
+            return False
+        value = self.scope.value(node)
+        if type(value) not in (list, tuple, dict):
+            return False
+        watched = self.watched_reads.watched if self.watched_reads else None
+        return any(self.variable_sources and self.is_variable(leaf) and leaf.trainable
+                   or watched is not None and watched.state(leaf)
+                   for _, leaf in watched_reads.held_leaves(value, 3))
+
+    def _check_followed(self, node):
+        """Refuse a read by an index known only when the code runs (``layers[i].W``,
+        ``params[name]``) from a container holding Variables or watched values: which
+        of them it reads, and so whether it is a source, is not known when compiling."""
+        while isinstance(node, (gast.Attribute, gast.Subscript)) and not self.deciding_varied:
+            if isinstance(node, gast.Subscript) and constant_index(node.slice) is _UNKNOWN \
+                    and self._iterates_sources(node.value):
+                text = gast.unparse(node).strip()
+                raise self.error(
+                    f"`{text}` reads from a container holding values the GradientTape "
+                    "watches, by an index known only when the code runs: srcgrad cannot "
+                    "tell which value it reads", self.cur,
+                    "read with a constant index (`layers[0]`), loop over the container "
+                    "itself (`for layer in layers:`), or watch the value read "
+                    f"(`v = {text}`, `tape.watch(v)`) before the block")
+            node = node.value
+
+    def _found_in_inputs(self, node):
+        """Where a read of a local (``m.W`` in an unrolled ``for m in layers:``) reads from,
+        as a ``watched_reads.Locator`` from an input holding watched values (they are
+        static: ``_static_inputs``); None if it reads no data from one. A watched value
+        found nowhere else cannot be told apart at the next entry: refused."""
+        obj = self.scope.value(node) if isinstance(node, (gast.Attribute, gast.Subscript)) \
+            else _UNKNOWN
+        if obj is _UNKNOWN or not isinstance(obj, watched_reads._DATA):
+            return None
+        watched = self.watched_reads.watched
+        holders = {n: v for n, v in self.param_values.items() if n in self.scope.static
+                   and watched.holds(v)}
+        where = watched_reads.path_in(holders, obj) if holders else None
+        if where is None and watched.state(obj):
+            raise self.error(
+                f"`{gast.unparse(node).strip()}` reads a value the GradientTape watches from "
+                "a place srcgrad cannot follow from the block's inputs", self.cur,
+                "read it by the name the block watches, or through the object or container "
+                "the block reads (`model.layers[0].W`, `for layer in layers: layer.W`)")
+        return where
 
     def _stored_at(self, node):
         """Where ``node`` reads from (a ``watched_reads.Locator``): an attribute or constant
@@ -137,8 +201,8 @@ class Context:
         while isinstance(node, (gast.Attribute, gast.Subscript)):
             if isinstance(node, gast.Attribute):
                 path.append(("attr", node.attr))
-            elif isinstance(node.slice, gast.Constant):
-                path.append(("item", node.slice.value))
+            elif constant_index(node.slice) is not _UNKNOWN:
+                path.append(("item", constant_index(node.slice)))
             else:
                 return None
             node = node.value
@@ -171,7 +235,7 @@ class Context:
         return self._sources[fn]
 
     def error(self, message, stmt, remedy=None):
-        o = anno.origin(stmt)
+        o = anno.origin(stmt) if stmt is not None else None
         if o is None and hasattr(stmt, "lineno"):
             o = self.src.origin(stmt)
         return CompileError(self.in_user_names(message), o.short() if o else None, None,

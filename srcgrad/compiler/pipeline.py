@@ -390,12 +390,15 @@ def _region_def(region, params, modules=None):
 
 def _static_inputs(ctx, region, params, sample, watch_variables, is_variable):
     """Inputs whose methods and items resolve at compile time: objects, and containers
-    of Variables (``params[0]``, ``for v in params``)."""
+    of Variables or of values watched at the start (``params[0]``, ``for v in params``,
+    ``for layer in layers: layer.W``), whose reads are then sources."""
     assigned = set(tape_blocks.region_outputs(region))
     for p, value in zip(params, sample):
         if is_variable(value) or p in assigned:
             continue
-        if atoms.is_static_object(value) or (watch_variables and tape_blocks.holds_variables(value, is_variable)):
+        if atoms.is_static_object(value) \
+                or (watch_variables and tape_blocks.holds_variables(value, is_variable)) \
+                or ctx.watched_reads is not None and ctx.watched_reads.watched.holds(value):
             ctx.scope.static[p] = value
 
 

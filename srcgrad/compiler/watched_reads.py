@@ -70,6 +70,18 @@ class Watched:
             return LATER
         return 0
 
+    def holds(self, value):
+        """Does ``value`` (a container or an object) hold a value watched at the start?"""
+        return bool(self.start) and any(self.start.get(id(v)) is v
+                                        for _, v in held_leaves(value, _DEPTH))
+
+    def held_by(self, values):
+        """The names of ``values`` (name -> value) that hold a value watched at the start:
+        compiled code reads them as sources through static containers (``holds``), so
+        which ones do is part of what it was compiled for."""
+        return tuple((n, _layout(v, _DEPTH)) for n, v in values.items()
+                     if type(v) is not np.ndarray and self.holds(v))
+
     def pattern(self, locators, params):
         """What each of the reads ``locators`` gives now (``params``: the values of the
         block's inputs, by name)."""
@@ -130,6 +142,52 @@ def at_entry(values, start, chains, later, prewatched):
     after = {id(leaf): leaf for n in later if n in values for leaf in _leaves(values[n], 3)
              if id(leaf) not in first and type(leaf) not in PYTHON_NUMBERS}
     return Watched(first, after)
+
+
+_DEPTH = 4  # how deep ``holds`` and ``path_in`` look: ``model.layers[1].W``
+
+
+def held_leaves(value, depth, path=()):
+    """(path, leaf) of the items of lists, tuples and dicts and the attributes of objects
+    in ``value``, ``depth`` levels deep (paths: ``Locator`` steps)."""
+    t = type(value)
+    if depth and (t is list or t is tuple):
+        for i, v in enumerate(value):
+            yield from held_leaves(v, depth - 1, path + (("item", i),))
+    elif depth and t is dict:
+        for k, v in value.items():
+            yield from held_leaves(v, depth - 1, path + (("item", k),))
+    elif depth and _is_holder(value):
+        for k, v in vars(value).items():
+            yield from held_leaves(v, depth - 1, path + (("attr", k),))
+    elif isinstance(value, _DATA):
+        yield path, value
+
+
+def _is_holder(obj):
+    """An object whose attributes may hold watched values (a layer, a model)."""
+    return type(getattr(obj, "__dict__", None)) is dict and not isinstance(
+        obj, (type, types.ModuleType, types.FunctionType, types.MethodType, Variable))
+
+
+def _layout(value, depth):
+    """The lengths and keys of a container's lists, tuples and dicts: loops over one
+    holding watched values are unrolled (``normalizer.unroll``)."""
+    t = type(value)
+    if depth and (t is list or t is tuple):
+        return (t, tuple(_layout(v, depth - 1) for v in value))
+    if depth and t is dict:
+        return (t, tuple((k, _layout(v, depth - 1)) for k, v in value.items()))
+    return None
+
+
+def path_in(values, obj):
+    """A ``Locator`` from one of ``values`` (name -> value) to ``obj``, or None."""
+    for name, value in values.items():
+        for path, leaf in held_leaves(value, _DEPTH):
+            if leaf is obj and path:
+                return Locator(name, path, param=True)
+    return None
 
 
 def _leaves(value, depth):

@@ -250,6 +250,8 @@ class Scope:
         self.locals = set()
         self.is_source = lambda node: False  # set by tapes: reads of watched Variables
         self.calls_user_code = lambda call: False  # set by tapes: user code may read Variables
+        # set by tapes: ``params.values()`` of a container whose items are sources
+        self.iterates_sources = lambda node: False
 
     def lookup(self, name):
         """The object ``name`` denotes, or ``_MISSING`` when only known at run time."""
@@ -278,14 +280,25 @@ class Scope:
             obj = _get_attr(base, node.attr)
             self.guards.attribute(base, node.attr, obj)
             return obj
-        if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant):
+        if isinstance(node, gast.Subscript) and constant_index(node.slice) is not _MISSING:
             base = self.value(node.value)
             if base is _MISSING or not isinstance(base, (list, tuple, dict)):
                 return _MISSING
-            obj = _get_item(base, node.slice.value)
-            self.guards.item(base, node.slice.value, obj)
+            key = constant_index(node.slice)
+            obj = _get_item(base, key)
+            self.guards.item(base, key, obj)
             return obj
         return _MISSING
+
+
+def constant_index(node):
+    """The value of a constant index (``0``, ``"W"``, ``-1``), or MISSING."""
+    if isinstance(node, gast.Constant):
+        return node.value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) \
+            and isinstance(node.operand, gast.Constant) and type(node.operand.value) is int:
+        return -node.operand.value
+    return _MISSING
 
 
 MISSING = _MISSING

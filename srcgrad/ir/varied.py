@@ -82,7 +82,7 @@ def expr_varied(node, varied, scope):
     if isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)):
         inner = set(varied)
         for gen in node.generators:
-            if expr_varied(gen.iter, inner, scope):
+            if expr_varied(gen.iter, inner, scope) or scope.iterates_sources(gen.iter):
                 inner |= name_ids(gen.target)
         parts = [node.key, node.value] if isinstance(node, gast.DictComp) else [node.elt]
         return any(expr_varied(p, inner, scope) for p in parts)

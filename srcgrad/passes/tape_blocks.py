@@ -21,6 +21,7 @@ After::
     y = x * x
 """
 import copy
+import types
 
 import gast
 
@@ -496,9 +497,15 @@ def _constant(stmt):
 def holds_variables(value, is_variable, depth=3):
     """A container with Variables in it: ``[W1, W2]``, ``[(W1, b1), (W2, b2)]``, a dict."""
     items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) \
-        else ()
+        else _attributes(value)
     return any(is_variable(v) or depth > 1 and holds_variables(v, is_variable, depth - 1)
                for v in items)
+
+
+def _attributes(obj):
+    """An object's own attributes (a layer's ``W``): where models keep their Variables."""
+    d = getattr(obj, "__dict__", None)
+    return d.values() if type(d) is dict and not isinstance(obj, (type, types.ModuleType, types.FunctionType)) else ()
 
 
 def fake_watch(name, node):

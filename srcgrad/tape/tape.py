@@ -182,7 +182,7 @@ class _Record:
             if start or chains or later or self.prewatched else _NOTHING_WATCHED
         kinds = (tuple(self.inputs), tuple(_kind(v) for v in sample), watch_variables,
                  tuple(carried), as_arrays, tuple((n, id(m)) for n, m in self.modules.items()),
-                 bool(watched))
+                 watched.held_by(self.values) if watched else False)
         entry = self._compiled(kinds, sample, carried, watch_variables, as_arrays, True)
         if watched and not _reads_as_compiled(entry, self.values, watched):
             # Other reads give a watched value now (another parameter watched): the code

@@ -17,7 +17,7 @@ from ...ir.effects import HiddenWrites
 from ...ir.atoms import (OP_NAMES, OP_SYMBOLS, hint as _hint, is_constant as _is_constant,
                         is_simple_index as _is_simple_index, is_static_object as _is_static_object,
                         literal_items, number as _number, root as _root, short as _short)
-from ...ir.names import bound_names, walk_stmts
+from ...ir.names import bound_names, name_ids, walk_stmts
 from ...ir.resolve import MISSING, UNROLL_MAX
 from ...ir.scopes import function_locals
 from ...ir.varied import expr_varied
@@ -208,13 +208,19 @@ class Normalizer:
     def _varied(self, body, wrt):
         varied = set(wrt)
         changed = True
-        while changed:
-            changed = False
-            for s in walk_stmts(body):
-                for name in self._writes_if_varied(s, varied):
-                    if name not in varied:
-                        varied.add(name)
-                        changed = True
+        # (A read by a loop's index may be of a known item once the loop is unrolled:
+        # refused, if at all, when its statement is normalized.)
+        self.ctx.deciding_varied = True
+        try:
+            while changed:
+                changed = False
+                for s in walk_stmts(body):
+                    for name in self._writes_if_varied(s, varied):
+                        if name not in varied:
+                            varied.add(name)
+                            changed = True
+        finally:
+            self.ctx.deciding_varied = False
         return varied
 
     def _writes_if_varied(self, s, varied):
@@ -277,7 +283,7 @@ class Normalizer:
         return self._stmt(s)
 
     def _stmt(self, s):
-        self.cur = s
+        self.cur = self.ctx.cur = s
         self.root = _root(s)
         written = getattr(s, "sg_as_written", None)
         if written is not None:  # a statement of a tape block run as written
@@ -695,15 +701,19 @@ class Normalizer:
         return out
 
     def for_loop(self, s):
-        over_dict = self._dict_loop(s)
-        if over_dict is not None:
-            return over_dict
+        # Over objects, or a container of Variables or watched values: unrolled, so that
+        # what each iteration reads is known (before ``_dict_loop``'s loop over the keys).
         items = self._static_items(s.iter)
         target, body = _loop_target(s)
         if items and len(items) <= UNROLL_MAX \
-                and all(_fits(target, value) for value, _ in items) \
+                and (_fits([_bound(target, value, expr, self.scope.is_source,
+                                   self.scope.iterates_sources)
+                            for value, expr in items]) or self._indexes_a_holder(target, body)) \
                 and not any(isinstance(n, gast.Break) for n in gast.walk(s)):
             return self.unroll(s, target, body, items)
+        over_dict = self._dict_loop(s)
+        if over_dict is not None:
+            return over_dict
         if not expr_varied(s.iter, self.varied, self.scope):
             s.body = self.loop_body(s.body)
             return [s]
@@ -891,21 +901,47 @@ class Normalizer:
         self.changed = True
         out = []
         last = {}
+        rebound = {n for st in walk_stmts(body) for n in bound_names(st)}
         for value, expr in items:
-            mapping = {}
+            mapping, keys = {}, {}
             for leaf, leaf_value, leaf_expr in _leaves(target, value, expr):
                 name = self.ctx.namer.fresh(leaf)
                 bind = anno.set_kind(anno.like(T.assign(name, leaf_expr), s), "opaque")
-                if _is_static_object(leaf_value):
+                if _is_static_object(leaf_value) or type(leaf_value) in _CONTAINERS \
+                        and self.scope.iterates_sources(leaf_expr):
                     self.scope.static[name] = leaf_value
+                elif type(leaf_value) in _KEYS and leaf not in rebound:
+                    keys[name] = leaf_value  # a dict's key: ``params[k]`` reads a known item
                 out.append(bind)
                 mapping[leaf] = last[leaf] = name
             for stmt in body:
-                out.append(rename(copy.deepcopy(stmt), mapping))
+                out.append(_with_keys(rename(copy.deepcopy(stmt), mapping), keys))
         # Python leaves the loop variables bound to the last items.
         out += [anno.set_kind(anno.like(T.assign(leaf, T.name(name)), s), "opaque")
                 for leaf, name in last.items()]
         return out
+
+    def _int_value(self, node):
+        """An int known when compiling: a constant, or ``len`` of a container the code is
+        compiled for (its kind holds its length: ``cache._kind``)."""
+        if isinstance(node, gast.Constant):
+            return node.value
+        if isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords \
+                and self.scope.value(node.func) is builtins.len:
+            seq = self.scope.value(node.args[0])
+            if type(seq) in (list, tuple, dict) and self.scope.iterates_sources(node.args[0]):
+                return len(seq)
+        return None
+
+    def _indexes_a_holder(self, target, body):
+        """Does ``body`` read by the loop variable ``target`` (a key, an index) from a
+        container holding Variables or values a tape watches (``for k in params:
+        params[k]``, ``for i in range(len(layers)): layers[i]``)? Unrolled, each read
+        is of a known item."""
+        return isinstance(target, gast.Name) and any(
+            isinstance(n, gast.Subscript) and target.id in name_ids(n.slice)
+            and self.scope.iterates_sources(n.value)
+            for st in body for n in gast.walk(st))
 
     def _static_items(self, it):
         """(value, expression) of each item of an iterable known at compile time, or None.
@@ -924,15 +960,36 @@ class Normalizer:
                 return None
             return [(tuple(p[k][0] for p in parts), gast.Tuple([p[k][1] for p in parts], gast.Load()))
                     for k in range(min(map(len, parts)))]
+        if fn is builtins.range and 1 <= len(it.args) <= 3 and all(
+                type(self._int_value(a)) is int for a in it.args):
+            bounds = range(*(self._int_value(a) for a in it.args))
+            return [(k, T.const(k)) for k in bounds] if len(bounds) <= UNROLL_MAX else None
         if fn is builtins.enumerate and len(it.args) == 1:
             part = self._static_items(it.args[0])
             if part is None:
                 return None
             return [((k, v), gast.Tuple([T.const(k), e], gast.Load())) for k, (v, e) in enumerate(part)]
-        if isinstance(it, (gast.List, gast.Tuple)) and it.elts \
-                and all(isinstance(e, gast.Constant) for e in it.elts):
-            return [(e.value, copy.deepcopy(e)) for e in it.elts]  # ``zip(fs, (0.5, 2.0))``
+        if isinstance(it, (gast.List, gast.Tuple)) and it.elts and len(it.elts) <= UNROLL_MAX:
+            # ``for k in ("1", "2")``, ``for h in [encoder, decoder]``, ``zip(fs, (0.5, 2.0))``
+            values = [e.value if isinstance(e, gast.Constant) else self.scope.value(e)
+                      for e in it.elts]
+            return None if MISSING in values else list(zip(values, it.elts))
         seq = self.scope.value(it)
+        if isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) and not it.args \
+                and it.func.attr in ("keys", "values", "items"):
+            seq, it, how = self.scope.value(it.func.value), it.func.value, it.func.attr
+        else:
+            how = "keys"
+        if type(seq) is dict and len(seq) <= UNROLL_MAX:
+            # A dict known when compiling (one holding Variables or watched values: the
+            # code is compiled for its keys and kinds of values, ``cache._kind``).
+            def item(k):
+                return gast.Subscript(copy.deepcopy(it), T.const(k), gast.Load())
+            if how == "keys":
+                return [(k, T.const(k)) for k in seq]
+            if how == "values":
+                return [(v, item(k)) for k, v in seq.items()]
+            return [((k, v), gast.Tuple([T.const(k), item(k)], gast.Load())) for k, v in seq.items()]
         if not isinstance(seq, (list, tuple)) or len(seq) > UNROLL_MAX:
             return None
         return [(v, gast.Subscript(copy.deepcopy(it), T.const(k), gast.Load()))
@@ -1362,18 +1419,73 @@ def _loop_target(s):
     return s.target, s.body
 
 
-def _fits(target, value):
-    """Whether a loop variable ``target`` bound to ``value`` unrolls: every part is an
-    object known at compile time (an index from ``enumerate`` may be an int),
-    and at least one is an object."""
-    leaves = _leaves(target, value, None)
-    return leaves is not None and any(_is_static_object(v) for _, v, _ in leaves) \
-        and all(_is_static_object(v) or type(v) in _UNROLLED_CONSTANTS for _, v, _ in leaves)
+def _bound(target, value, expr, is_source, holds_sources):
+    """What a loop variable ``target`` bound to ``value`` (read as ``expr``) is bound to:
+    None if a part is not known at compile time; else whether a part is an object known
+    at compile time, a value a tape watches (``is_source``) or a container holding
+    some (``holds_sources``: a layer's dict), the others being dict keys (an index
+    from ``enumerate`` is an int) or data."""
+    leaves = _leaves(target, value, expr)
+    if leaves is None:
+        return None
+    parts = [p for _, v, e in leaves for p in _parts(v, e)]  # (``k_v`` of ``d.items()``)
+    if not all(_is_static_object(v) or type(v) in _UNROLLED_DATA
+               or type(v) in _CONTAINERS and holds_sources(e) for v, e in parts):
+        return None
+    return any(_is_static_object(v) or is_source(e)
+               or type(v) in _CONTAINERS and holds_sources(e) for v, e in parts)
 
 
+def _fits(bound):
+    """Whether a loop unrolls, by what each iteration binds (``_bound``): all known, and an
+    object or a watched value among them."""
+    return None not in bound and any(bound)
+
+
+def _parts(value, expr):
+    """(value, expression) of the parts of a tuple an unrolled loop binds to one name."""
+    if type(value) is tuple and isinstance(expr, gast.Tuple) and len(expr.elts) == len(value):
+        return [p for v, e in zip(value, expr.elts) for p in _parts(v, e)]
+    return [(value, expr)]
+
+
+_KEYS = (int, str)
 # Items an unrolled loop variable may be bound to besides objects: read when the code
 # runs (``rates[k]``, a constant written in a display), never compiled in.
 _UNROLLED_CONSTANTS = (int, float, bool, str, type(None))
+_UNROLLED_DATA = _UNROLLED_CONSTANTS + (np.ndarray, np.float64)
+_CONTAINERS = (list, tuple, dict)
+
+
+def _with_keys(stmt, keys):
+    """``stmt`` with the subscripts by an unrolled loop's key names (``keys``: name ->
+    key; ``d[k]``, ``d["W" + k]``, ``d[f"W{i}"]``) written with the key itself, as a
+    read of a known item."""
+    if keys:
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Subscript) and name_ids(node.slice) & set(keys):
+                key = _folded(node.slice, keys)
+                if type(key) in _KEYS:
+                    node.slice = T.const(key)
+    return stmt
+
+
+_FOLDED = (gast.Constant, gast.Name, gast.BinOp, gast.JoinedStr, gast.FormattedValue,
+           gast.Add, gast.Sub, gast.Mult, gast.Load)
+
+
+def _folded(node, keys):
+    """The value of an expression of constants and ``keys`` (name -> value), or None."""
+    if not all(isinstance(n, _FOLDED) for n in gast.walk(node)) or any(
+            isinstance(n, gast.Name) and n.id not in keys for n in gast.walk(node)) \
+            or any(isinstance(n, gast.FormattedValue) and (n.format_spec or n.conversion != -1)
+                   for n in gast.walk(node)):
+        return None
+    text = gast.unparse(node).strip()
+    try:
+        return eval(compile(text, "<key>", "eval"), {"__builtins__": {}}, dict(keys))
+    except Exception:
+        return None
 
 
 def _leaves(target, value, expr):

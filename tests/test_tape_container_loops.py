@@ -1,0 +1,209 @@
+"""Tape blocks that reach Variables, or values ``tape.watch`` watched, through the
+containers and objects that hold them: loops over a list of layers, over a parameter
+dict's keys, items or values, a list of per-layer dicts, ``range(len(layers))``, a
+generator expression. Each was a silent ``None`` gradient (TensorFlow gives the
+gradient); each is checked against ``sg.grad`` of the same loss on plain arrays, in
+plain code and in ``@sg.function``. Reads by an index known only when the code runs
+are refused, naming the line."""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+
+RNG = np.random.default_rng(11)
+X = RNG.normal(size=3)
+SHAPES = [((3, 3), (3,)), ((2, 3), (2,))]
+
+
+def _net(W1, b1, W2, b2):
+    h = np.tanh(W1 @ X + b1)
+    return np.sum(np.tanh(W2 @ h + b2) ** 2)
+
+
+ARRAYS = [RNG.normal(size=s) * 0.5 for pair in SHAPES for s in pair]
+WANT = sg.grad(_net, (0, 1, 2, 3))(*ARRAYS)
+
+
+class Dense:
+    def __init__(self, W, b):
+        self.W, self.b = W, b
+
+    def __call__(self, h):
+        return np.tanh(self.W @ h + self.b)
+
+
+def _variables():
+    return [sg.Variable(a.copy()) for a in ARRAYS]
+
+
+def layers_of_objects(vs):
+    layers = [Dense(vs[0], vs[1]), Dense(vs[2], vs[3])]
+    with sg.GradientTape() as tape:
+        h = X
+        for layer in layers:
+            h = layer(h)
+        loss = np.sum(h ** 2)
+    return tape.gradient(loss, vs)
+
+
+def layers_of_dicts(vs):
+    layers = [{"W": vs[0], "b": vs[1]}, {"W": vs[2], "b": vs[3]}]
+    with sg.GradientTape() as tape:
+        h = X
+        for layer in layers:
+            h = np.tanh(layer["W"] @ h + layer["b"])
+        loss = np.sum(h ** 2)
+    return tape.gradient(loss, vs)
+
+
+def dict_by_keys(vs):
+    params = {"W1": vs[0], "b1": vs[1], "W2": vs[2], "b2": vs[3]}
+    with sg.GradientTape() as tape:
+        h = X
+        for k in ("1", "2"):
+            h = np.tanh(params["W" + k] @ h + params[f"b{k}"])
+        loss = np.sum(h ** 2)
+        reg = 0.0
+        for name in params:
+            reg = reg + 0.0 * np.sum(params[name] ** 2)
+        loss = loss + reg
+    return tape.gradient(loss, vs)
+
+
+def dict_items_and_values(vs):
+    params = {"W1": vs[0], "b1": vs[1], "W2": vs[2], "b2": vs[3]}
+    with sg.GradientTape() as tape:
+        loss = _net(params["W1"], params["b1"], params["W2"], params["b2"])
+        for name, p in params.items():
+            loss = loss + 1e-3 * np.sum(p ** 2)
+        loss = loss + 1e-3 * sum(np.sum(p ** 2) for p in params.values())
+    return tape.gradient(loss, vs)
+
+
+def by_range_of_len(vs):
+    Ws, bs = [vs[0], vs[2]], [vs[1], vs[3]]
+    with sg.GradientTape() as tape:
+        h = X
+        for i in range(len(Ws)):
+            h = np.tanh(Ws[i] @ h + bs[i])
+        loss = np.sum(h ** 2)
+    return tape.gradient(loss, vs)
+
+
+def an_item_by_a_local(vs):
+    layers = [Dense(vs[0], vs[1]), Dense(vs[2], vs[3])]
+    with sg.GradientTape() as tape:
+        first = layers[0]
+        last = layers[-1]
+        loss = _net(first.W, first.b, last.W, last.b)
+    return tape.gradient(loss, vs)
+
+
+def generator_over_layers(vs):
+    layers = [Dense(vs[0], vs[1]), Dense(vs[2], vs[3])]
+    with sg.GradientTape() as tape:
+        loss = _net(vs[0], vs[1], vs[2], vs[3]) + sum(1e-3 * np.sum(l.W ** 2) for l in layers)
+    return tape.gradient(loss, vs)
+
+
+CASES = [
+    (layers_of_objects, WANT),
+    (layers_of_dicts, WANT),
+    (dict_by_keys, WANT),
+    (dict_items_and_values, [w + 2e-3 * 2 * a for w, a in zip(WANT, ARRAYS)]),
+    (by_range_of_len, WANT),
+    (an_item_by_a_local, WANT),
+    (generator_over_layers, [w + (2e-3 * a if k in (0, 2) else 0.0)
+                             for k, (w, a) in enumerate(zip(WANT, ARRAYS))]),
+]
+
+
+@pytest.mark.parametrize("block, want", CASES, ids=lambda v: getattr(v, "__name__", ""))
+def test_variables_reached_through_containers(block, want):
+    got = block(_variables())
+    assert all(g is not None for g in got)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("block, want", CASES, ids=lambda v: getattr(v, "__name__", ""))
+def test_the_same_in_sg_function(block, want):
+    got = sg.function(block)(_variables())
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+
+
+def test_a_layer_not_trainable_or_changed_between_runs():
+    vs = _variables()
+    np.testing.assert_allclose(layers_of_objects(vs)[0], WANT[0], rtol=1e-10)
+    frozen = [vs[0], vs[1], sg.Variable(ARRAYS[2], trainable=False), vs[3]]
+    got = layers_of_objects(frozen)
+    assert got[2] is None and got[3] is not None
+    got = layers_of_objects([vs[0], vs[1], ARRAYS[2], vs[3]])  # a plain array: no gradient
+    assert got[2] is None
+    np.testing.assert_allclose(got[3], WANT[3], rtol=1e-10)
+
+
+def _squares(params):
+    with sg.GradientTape() as tape:
+        y = np.sum(params["a"] ** 2) + np.sum(params["b"] ** 3)
+    return tape.gradient(y, [params["a"], params["b"]])
+
+
+def test_which_items_of_a_dict_are_variables_is_compiled_for():
+    """The code was reused for a dict with the same keys and a Variable elsewhere."""
+    one = np.ones(2)
+    got = _squares({"a": sg.Variable(one), "b": one})
+    assert got[1] is None
+    np.testing.assert_allclose(got[0], 2 * one)
+    got = _squares({"a": one, "b": sg.Variable(one)})
+    assert got[0] is None
+    np.testing.assert_allclose(got[1], 3 * one)
+    assert _squares({"a": one, "b": one}) == [None, None]
+
+
+class Holder:
+    pass
+
+
+def _watched_in_containers(ws, w):
+    held = Holder()
+    held.w = ws[1]
+    params = {"first": ws[0], "second": ws[1]}
+    with sg.GradientTape() as tape:
+        tape.watch(w)
+        y = 0.0
+        for v in ws:
+            y = y + np.sum(v ** 2)
+        for k in params:
+            y = y + np.sum(params[k] ** 3)
+        for k, v in params.items():
+            y = y + np.sum(np.sin(v))
+        y = y + sum(np.sum(v ** 4) for v in params.values())
+        for h in [held]:
+            y = y + np.sum(h.w)
+    return tape.gradient(y, w)
+
+
+def test_a_watched_array_read_from_the_containers_holding_it():
+    ws = [RNG.normal(size=2), RNG.normal(size=2)]
+    w = ws[1]
+    want = 2 * w + 3 * w ** 2 + np.cos(w) + 4 * w ** 3 + 1.0
+    np.testing.assert_allclose(_watched_in_containers(ws, w), want, rtol=1e-10)
+    np.testing.assert_allclose(sg.function(_watched_in_containers)(ws, w), want, rtol=1e-10)
+    # Another list, the first item watched this time: compiled for that.
+    other = [RNG.normal(size=2), RNG.normal(size=2)]
+    u = other[0]
+    want = 2 * u + 3 * u ** 2 + np.cos(u) + 4 * u ** 3
+    np.testing.assert_allclose(_watched_in_containers(other, u), want, rtol=1e-10)
+
+
+def _read_by_runtime_index(vs, i):
+    with sg.GradientTape() as tape:
+        y = np.sum(vs[i] ** 2)
+    return tape.gradient(y, vs)
+
+
+def test_a_read_by_an_index_known_only_when_running_is_refused():
+    with pytest.raises(sg.CompileError, match=r"vs\[i\].*test_tape_container_loops.py:\d+"):
+        _read_by_runtime_index(_variables(), 1)
