@@ -69,3 +69,23 @@ def test_copies_share_memory_where_the_originals_did(order):
     assert record["row"][2] == 100.0
     np.testing.assert_array_equal(record["strided"], record["base"][:, ::-2].T)
     np.testing.assert_array_equal(base, before)  # the user's array is untouched
+
+
+def _state_dict(w):
+    st = {"a": 0.0}
+    st["a"] += w * 2.0
+    st["c"] = st["a"] * w  # a key the block adds: the backward code takes it out again
+    return st["c"] * np.sin(w)
+
+
+def test_persistent_tape_twice_after_the_block_added_a_key():
+    """The backward code restores the dict in place (``restore_slot``), which the record's
+    copy for a second run did not cover: KeyError 'c' (hunt 3)."""
+    w = np.float64(0.7)
+    want = sg.grad(_state_dict)(w)
+    with sg.GradientTape(persistent=True) as tape:
+        tape.watch(w)
+        y = _state_dict(w)
+    for _ in range(3):
+        np.testing.assert_allclose(tape.gradient(y, w), want, rtol=1e-12)
+    np.testing.assert_allclose(want, 4 * w * np.sin(w) + 2 * w * w * np.cos(w), rtol=1e-12)

@@ -217,6 +217,9 @@ def _restored_in_place(name, stmts):
                     and isinstance(n.func.value, gast.Name) and n.func.value.id == name \
                     and n.func.attr in ("pop", "append", "extend", "insert", "remove", "clear"):
                 return True
+            if isinstance(n, gast.Call) and n.args and isinstance(n.args[0], gast.Name) \
+                    and n.args[0].id == name and gast.unparse(n.func).strip() == "_sg.restore_slot":
+                return True  # a dict's key the block added, taken out again
     return False
 
 
