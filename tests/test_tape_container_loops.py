@@ -207,3 +207,37 @@ def _read_by_runtime_index(vs, i):
 def test_a_read_by_an_index_known_only_when_running_is_refused():
     with pytest.raises(sg.CompileError, match=r"vs\[i\].*test_tape_container_loops.py:\d+"):
         _read_by_runtime_index(_variables(), 1)
+
+
+class Shift:
+    def __init__(self, b):
+        self.b = b
+
+    def __call__(self, x):
+        return x + self.b
+
+
+def _nested_through_a_method(model, x, v):
+    b = model.b
+    with sg.GradientTape() as outer:
+        with sg.GradientTape() as inner:
+            loss = np.sum(np.sin(model(x)) ** 3)
+        g = inner.gradient(loss, b)
+        gv = np.sum(g * v)
+    return g, outer.gradient(gv, b)
+
+
+def test_nested_tapes_reading_the_variable_in_a_method():
+    """The inner gradient of a Variable the block reads as ``self.b`` in a called method
+    was zeros, and so the Hessian-vector product (hunt 3): the nested block's adjoint of
+    that read is the source's when it is that Variable."""
+    x, v = np.array([1.0, 2.0]), np.array([0.3, -0.7])
+    b0 = np.array([0.5, -1.0])
+
+    def f(b):
+        return np.sum(np.sin(x + b) ** 3)
+
+    for run in (_nested_through_a_method, sg.function(_nested_through_a_method)):
+        g, hv = run(Shift(sg.Variable(b0.copy())), x, v)
+        np.testing.assert_allclose(g, sg.grad(f)(b0), rtol=1e-12)
+        np.testing.assert_allclose(hv, sg.hessian(f)(b0) @ v, rtol=1e-10)

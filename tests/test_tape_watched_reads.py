@@ -177,3 +177,36 @@ def test_watch_of_an_expression_further_on_is_refused():
 
     with pytest.raises(sg.CompileError, match="start of the block"):
         f(Model(np.array([1.0, 2.0])))
+
+
+V_GLOBAL = sg.Variable(np.array([0.3, -0.7, 1.1]))
+
+
+def _global_loss(x):
+    return np.sum(np.tanh(x @ V_GLOBAL))
+
+
+@pytest.mark.parametrize("watch_accessed", [False, True])
+def test_watched_variable_and_array_read_in_called_code(watch_accessed):
+    """With ``watch_accessed_variables=False``, a Variable the block watches and a function
+    it calls reads as a global (or a method as ``self.w``) is still the source: the call
+    was not differentiated at all (hunt 3: None)."""
+    with sg.GradientTape(watch_accessed_variables=watch_accessed) as tape:
+        tape.watch(V_GLOBAL)
+        y = _global_loss(X)
+    np.testing.assert_allclose(tape.gradient(y, V_GLOBAL), expected(V_GLOBAL.numpy()),
+                               rtol=1e-12)
+    model = Model(sg.Variable(np.array([0.2, 0.1, -0.4])))
+    with sg.GradientTape(watch_accessed_variables=watch_accessed) as tape:
+        tape.watch(model.w)
+        y = model.loss(X)
+    np.testing.assert_allclose(tape.gradient(y, model.w), expected(model.w.numpy()), rtol=1e-12)
+    w = np.array([1.0, -0.5, 0.5])
+    plain = Model(w)
+    with sg.GradientTape(watch_accessed_variables=watch_accessed) as tape:
+        tape.watch(w)
+        y = plain.loss(X)
+    np.testing.assert_allclose(tape.gradient(y, w), expected(w), rtol=1e-12)
+    with sg.GradientTape(watch_accessed_variables=False) as tape:  # not watched: None
+        y = _global_loss(X)
+    assert tape.gradient(y, V_GLOBAL) is None

@@ -93,8 +93,9 @@ class Context:
         return obj is not _UNKNOWN and (table.nondiff(obj) or table.rule(obj) is not None)
 
     def _calls_user_code(self, call):
-        """Under a tape, a call into user code may read Variables: differentiate it."""
-        if not self.variable_sources:
+        """Under a tape, a call into user code may read Variables, or values watched when
+        the block starts (``watched_reads``): differentiate it."""
+        if not (self.variable_sources or self.watched_reads):
             return False
         obj = self.scope.value(call.func)
         if isinstance(obj, gast.FunctionDef):
@@ -213,8 +214,10 @@ class Context:
         if name in self.param_values:
             return watched_reads.Locator(name, path, param=True) if path else None
         if name in self.scope.static:
-            root = self.scope.static[name]
-        elif name in self.scope.local_defs or name in self.scope.locals:
+            # (An object the code holds, a callee's global Variable among them: read as it
+            # is, which may be watched at one entry and not at the next.)
+            return watched_reads.Locator(self.scope.static[name], path)
+        if name in self.scope.local_defs or name in self.scope.locals:
             return None
         elif name in self.scope.freevars:
             root, path = self.scope.freevars[name], [("cell", None)] + path

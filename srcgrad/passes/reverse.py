@@ -450,9 +450,14 @@ class Reverse:
             return []
         if self.named_sources is not None:
             out = self.named_sources.get(name)
-            if out is None:
-                return []
-            return [T.assign(out, T.expr("a + b", a=out, b=self.d(name)))]
+            if out is not None:
+                return [T.assign(out, T.expr("a + b", a=out, b=self.d(name)))]
+            # A Variable read from where it is stored (``self.b`` in a method): the
+            # adjoint of the source it is when the code runs (given as the Variable or
+            # as its array).
+            return [gast.If(T.expr("_sg.is_source(v, n)", v=name, n=source),
+                            [T.assign(o, T.expr("a + b", a=o, b=self.d(name)))], [])
+                    for source, o in self.named_sources.items()]
         # A value the block computed is reported by its name (a str: watched values
         # never are), since it is matched to the value the block made when it ran.
         x = T.const(name) if getattr(s, "sg_output", False) else T.name(name)

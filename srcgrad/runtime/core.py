@@ -15,7 +15,7 @@ from ..errors import NotDifferentiableError
 from ..variables import Variable, read_only
 
 __all__ = [
-    "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "check_not_0d", "add_at", "add_at_zeros", "times_ones",
+    "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "check_not_0d", "add_at", "add_at_zeros", "times_ones", "is_source",
     "gather_items", "zero_at", "copy_slot", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "concat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "field", "field_grad",
@@ -395,6 +395,15 @@ def concat_grad(grad, a, b, which, lead):
 # While a tape runs a block's adjoint code: Variable -> the array the block
 # read, for Variables assigned since the block ran (see GradientTape._vjp).
 HELD = [None]
+
+
+def is_source(read, source):
+    """Is ``read`` (a Variable a nested tape's block read from where it is stored) the
+    source ``source``, given as the Variable or as the array it holds?"""
+    if read is source:
+        return True
+    read = read_value(read) if isinstance(read, Variable) else read
+    return read is (read_value(source) if isinstance(source, Variable) else source)
 
 
 def read_value(value):

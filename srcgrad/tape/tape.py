@@ -21,7 +21,7 @@ import functools
 import sys
 import types
 import warnings
-from collections import OrderedDict
+from collections import ChainMap, OrderedDict
 
 import numpy as np
 
@@ -176,8 +176,9 @@ class _Record:
         # Values watched from the block's start: reads of them from objects, containers,
         # globals are sources too (compiler/watched_reads.py).
         start, chains, later = once.watched_from_start(region)
+        # (A name the block watches may be a global: ``tape.watch(W)`` in a function.)
         watched = self.watched_at_entry = watched_reads.at_entry(
-            dict(self.modules, **self.values) if chains else self.values, start, chains,
+            ChainMap(self.values, self.modules, region.globals), start, chains,
             later, self.prewatched) \
             if start or chains or later or self.prewatched else _NOTHING_WATCHED
         kinds = (tuple(self.inputs), tuple(_kind(v) for v in sample), watch_variables,
