@@ -910,8 +910,11 @@ class Normalizer:
                 if _is_static_object(leaf_value) or type(leaf_value) in _CONTAINERS \
                         and self.scope.iterates_sources(leaf_expr):
                     self.scope.static[name] = leaf_value
-                elif type(leaf_value) in _KEYS and leaf not in rebound:
-                    keys[name] = leaf_value  # a dict's key: ``params[k]`` reads a known item
+                elif type(leaf_value) in _KEYS and isinstance(leaf_expr, gast.Constant) \
+                        and leaf not in rebound:
+                    # A dict's key, a range's or a display's: ``params[k]`` reads a known item.
+                    # (Not an int read from a list, whose kind does not hold its value.)
+                    keys[name] = leaf_value
                 out.append(bind)
                 mapping[leaf] = last[leaf] = name
             for stmt in body:
