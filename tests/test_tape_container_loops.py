@@ -241,3 +241,20 @@ def test_nested_tapes_reading_the_variable_in_a_method():
         g, hv = run(Shift(sg.Variable(b0.copy())), x, v)
         np.testing.assert_allclose(g, sg.grad(f)(b0), rtol=1e-12)
         np.testing.assert_allclose(hv, sg.hessian(f)(b0) @ v, rtol=1e-10)
+
+
+def _loop_with_break(vs):
+    layers = [Dense(vs[0], vs[1]), Dense(vs[2], vs[3])]
+    with sg.GradientTape() as tape:
+        h = X
+        for layer in layers:
+            h = layer(h)
+            if np.sum(h) > 100.0:
+                break
+        loss = np.sum(h ** 2)
+    return tape.gradient(loss, vs)
+
+
+def test_a_loop_over_layers_that_cannot_be_unrolled_is_refused():
+    with pytest.raises(sg.CompileError, match=r"loop over `layers`.*break.*container_loops.py:\d+"):
+        _loop_with_break(_variables())

@@ -711,6 +711,13 @@ class Normalizer:
                             for value, expr in items]) or self._indexes_a_holder(target, body)) \
                 and not any(isinstance(n, gast.Break) for n in gast.walk(s)):
             return self.unroll(s, target, body, items)
+        if self.scope.iterates_sources(s.iter):
+            # Not unrolled: which item each trip reads is not known when compiling.
+            raise self.ctx.error(
+                f"a loop over `{gast.unparse(s.iter).strip()}`, which holds values the "
+                "GradientTape watches, that srcgrad cannot unroll (a `break`, or more than "
+                f"{UNROLL_MAX} items)", s, "loop without `break` (skip trips with `continue` "
+                "or an `if`), or read the values by a constant index")
         over_dict = self._dict_loop(s)
         if over_dict is not None:
             return over_dict
@@ -976,7 +983,7 @@ class Normalizer:
             # ``for k in ("1", "2")``, ``for h in [encoder, decoder]``, ``zip(fs, (0.5, 2.0))``
             values = [e.value if isinstance(e, gast.Constant) else self.scope.value(e)
                       for e in it.elts]
-            return None if MISSING in values else list(zip(values, it.elts))
+            return None if any(v is MISSING for v in values) else list(zip(values, it.elts))
         seq = self.scope.value(it)
         if isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) and not it.args \
                 and it.func.attr in ("keys", "values", "items"):
