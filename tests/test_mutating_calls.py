@@ -22,9 +22,9 @@ from srcgrad.testing import check_grads
 from tape_forms import taped
 
 
-def add_at(x):
-    a = np.zeros(3)
-    np.add.at(a, [0, 0, 1], x)
+def multiply_at(x):
+    a = np.ones(3)
+    np.multiply.at(a, [0, 0, 1], x)  # (np.add.at is a scatter-add: tests/test_scatter_add.py)
     return np.sum(a * x)
 
 
@@ -160,7 +160,7 @@ class Box:
 
 
 CASES = [
-    (add_at, "`np.add.at(a, [0, 0, 1], x)` writes into `a`"),
+    (multiply_at, "`np.multiply.at(a, [0, 0, 1], x)` writes into `a`"),
     (copyto, "`np.copyto(a, x)` writes into `a`"),
     (put, "`np.put(a, [0], 5.0)` writes into `a`"),
     (place, "`np.place(a, a > 1.5, 0.0)` writes into `a`"),

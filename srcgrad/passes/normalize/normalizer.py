@@ -299,6 +299,10 @@ class Normalizer:
             return out
         if (k is not None and k != "opaque") or getattr(s, "sg_norule", None) is not None:
             return [s]
+        scattered = self._scatter_add(s)
+        if scattered is not None:
+            self.changed = True
+            return self.block(scattered)
         self.writes.check(s, lambda message, remedy: self.ctx.error(message, s, remedy))
         if isinstance(s, gast.If):
             taken = self._static_truth(s.test)
@@ -330,6 +334,31 @@ class Normalizer:
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
             return self.expr_stmt(s)
         return [anno.set_kind(s, "opaque")]
+
+    def _scatter_add(self, s):
+        """``np.add.at(a, index, v)`` (``np.subtract.at``) on differentiable values, as the
+        write it is: ``a[...] = add_at(a, index, v)``, a copy of ``a`` with ``v`` added at
+        ``index``, repeated indices accumulating (``runtime.add_at``, which has a rule).
+        The write is then checked and differentiated as any other: refused where ``a``'s
+        array may be shared. None for any other statement."""
+        call = s.value if isinstance(s, gast.Expr) else None
+        if not isinstance(call, gast.Call) or call.keywords or len(call.args) != 3:
+            return None
+        fn = self.scope.value(call.func)
+        ufunc = getattr(fn, "__self__", None)
+        if getattr(fn, "__name__", None) != "at" or ufunc not in (np.add, np.subtract) \
+                or not isinstance(call.args[0], gast.Name) \
+                or not expr_varied(call, self.varied, self.scope):
+            return None
+        base, index, value = call.args
+        if ufunc is np.subtract:
+            value = gast.UnaryOp(gast.USub(), value)
+        helper = self.ctx.inject(self.ctx.runtime.add_at, "add_at")
+        tmp = self.ctx.namer.fresh(f"{base.id}_scattered")
+        out = [T.assign(tmp, T.expr("f(a, i, v)", f=helper, a=base.id, i=index, v=value)),
+               T.assign(gast.Subscript(T.name(base.id), gast.Constant(Ellipsis, None),
+                                       gast.Store()), T.name(tmp))]
+        return [anno.like(T.fix_ctx(o), s) for o in out]
 
     def _rebind_aliases(self, s, name):
         """After an in-place update of ``name``'s private object: its other names

@@ -1,0 +1,82 @@
+"""``np.add.at`` / ``np.subtract.at`` into an array of the function's own (issue 13: a
+scatter-add, how graph code sums messages into nodes, was refused as a write srcgrad
+cannot see). Compiled as the write it is, ``a[...] = add_at(a, index, v)``: repeated
+indices accumulate. Checked against central differences to second order, in every
+form and in forward mode; a scatter into an array another name shares is refused."""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from srcgrad.testing import check_grads
+from tape_forms import assert_forms_agree, assert_forward_mode_agrees
+
+RNG = np.random.default_rng(5)
+EDGES = np.array([[0, 1], [1, 2], [2, 0], [1, 0], [2, 2]])
+
+
+def messages(x):
+    """Each edge sends tanh of its source's feature to its target, summed at the target."""
+    agg = np.zeros(3)
+    np.add.at(agg, EDGES[:, 1], np.tanh(x[EDGES[:, 0]]))
+    return np.sum(agg ** 2) + np.sum(agg * x[:3])
+
+
+def histogram_2d(x):
+    counts = np.ones((3, 2)) * x[0]
+    np.add.at(counts, (np.array([0, 2, 2]), np.array([1, 0, 0])), x[1:4] ** 2)
+    np.subtract.at(counts, [1, 1], np.outer(x[:2], x[2:4]))
+    return np.sum(np.sin(counts))
+
+
+def basic_index(x):
+    out = x * 2.0
+    np.add.at(out, slice(1, 3), x[:2])
+    return np.sum(out ** 3)
+
+
+def in_a_loop(x):
+    out = np.zeros(2)
+    for k in range(3):
+        np.add.at(out, [k % 2, 0], x[k] * x[k + 1])
+    return np.sum(np.exp(out))
+
+
+CASES = [messages, histogram_2d, basic_index, in_a_loop]
+X = RNG.normal(size=4) * 0.5
+
+
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+def test_against_central_differences_to_second_order(f):
+    check_grads(f, (X,), order=2)
+
+
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+def test_every_form_agrees(f):
+    assert_forms_agree(f, (X,), nonzero=True)
+
+
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+def test_forward_mode(f):
+    assert_forward_mode_agrees(f, (X,))
+
+
+def test_the_value_found_by_hand():
+    def f(x):
+        out = np.zeros(3)
+        np.add.at(out, [0, 1, 1, 2], x)
+        return np.sum(out ** 2)
+
+    x = np.array([0.3, 1.2, -0.7, 2.1])
+    np.testing.assert_allclose(sg.grad(f)(x), [0.6, 1.0, 1.0, 4.2], rtol=1e-12)
+
+
+def shared(x):
+    out = np.zeros(3)
+    view = out
+    np.add.at(out, [0, 1], x[:2])
+    return np.sum(view * x[:3])
+
+
+def test_a_scatter_into_a_shared_array_is_refused():
+    with pytest.raises(sg.CompileError, match="shared"):
+        sg.grad(shared)(X)
