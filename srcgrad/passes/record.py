@@ -153,7 +153,8 @@ class Recorder:
                 target = gast.Subscript(T.name(base), index, gast.Store())
                 # A string key is a dict's, which the write may add: saved as missing,
                 # taken out again when restored.
-                by_key = isinstance(index, gast.Constant) and isinstance(index.value, str)
+                by_key = isinstance(index, gast.Constant) and isinstance(index.value, str) \
+                    or getattr(s, "sg_by_key", False) and not isinstance(index, gast.Constant)
                 if by_key:
                     slot = T.expr("_sg.save_slot(a, i)", a=base, i=index)
 

@@ -491,7 +491,10 @@ class Normalizer:
                                              w=T.const(o.short() if o else "?")), "opaque"))
             atom = self.atom(value, out, hint=base.id + "_item")
             node = T.assign(gast.Subscript(T.name(base.id), index, gast.Store()), atom)
-            out.append(self._mark(node, "setitem"))
+            # A dict's key known only when running may be one the write adds (record.py).
+            by_key = base.id in self.ctx.dicts or isinstance(self.facts.bound.get(base.id),
+                                                             gast.Dict)
+            out.append(self._mark(node, "setitem", by_key=by_key))
             return out
         if isinstance(target, gast.Attribute):
             if varied_value:
