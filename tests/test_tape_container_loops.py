@@ -258,3 +258,34 @@ def _loop_with_break(vs):
 def test_a_loop_over_layers_that_cannot_be_unrolled_is_refused():
     with pytest.raises(sg.CompileError, match=r"loop over `layers`.*break.*container_loops.py:\d+"):
         _loop_with_break(_variables())
+
+
+class Named:
+    def __init__(self, w):
+        self.w = w
+        self.name = "w"
+
+    def weight(self):
+        return getattr(self, "w")
+
+
+def _by_getattr(model):
+    with sg.GradientTape() as tape:
+        y = np.sum(getattr(model, "w") * X) + np.sum(model.weight() ** 2)
+    return tape.gradient(y, model.w)
+
+
+def _by_getattr_of_a_runtime_name(model):
+    with sg.GradientTape() as tape:
+        y = np.sum(getattr(model, model.name) * X)
+    return tape.gradient(y, model.w)
+
+
+def test_a_variable_read_by_getattr():
+    """``getattr(m, "w")`` is the attribute read ``m.w`` (it gave None, hunt 3); by a name
+    known only when running, refused."""
+    w = np.array([0.3, 0.2, -0.5])
+    for run in (_by_getattr, sg.function(_by_getattr)):
+        np.testing.assert_allclose(run(Named(sg.Variable(w))), X + 2 * w, rtol=1e-12)
+    with pytest.raises(sg.CompileError, match=r"getattr\(model, model.name\).*container_loops"):
+        _by_getattr_of_a_runtime_name(Named(sg.Variable(w)))

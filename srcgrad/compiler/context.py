@@ -98,6 +98,13 @@ class Context:
         if not (self.variable_sources or self.watched_reads):
             return False
         obj = self.scope.value(call.func)
+        if obj is builtins.getattr and len(call.args) >= 2 and not self.deciding_varied \
+                and not isinstance(call.args[1], gast.Constant) and self._holds_sources(
+                    self.scope.value(call.args[0])):
+            raise self.error(
+                f"`{gast.unparse(call).strip()}` reads an attribute named when the code runs "
+                "from an object holding values the GradientTape watches: srcgrad cannot tell "
+                "which it reads", self.cur, "read the attribute by its name (`obj.w`)")
         if isinstance(obj, gast.FunctionDef):
             return True
         if isinstance(obj, types.MethodType):
@@ -149,7 +156,12 @@ class Context:
         if not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)):
             return False
         value = self.scope.value(node)
-        if type(value) not in (list, tuple, dict):
+        return type(value) in (list, tuple, dict) and self._holds_sources(value)
+
+    def _holds_sources(self, value):
+        """Does ``value`` (a container, an object) hold a Variable a tape watches or a
+        value watched at the start?"""
+        if value is _UNKNOWN or not (self.variable_sources or self.watched_reads):
             return False
         watched = self.watched_reads.watched if self.watched_reads else None
         return any(self.variable_sources and self.is_variable(leaf) and leaf.trainable

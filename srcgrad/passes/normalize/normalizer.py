@@ -1,6 +1,7 @@
 """The ``Normalizer``: the statement-by-statement rewriting the package docstring describes."""
 import builtins
 import copy
+import keyword
 import operator
 import re
 import types
@@ -101,6 +102,7 @@ class Normalizer:
             self.scope.locals = set(self.counts) | function_locals(fn)
             self.facts = Facts(self, fn)
             self._find_static(fn.body)
+            _constant_getattrs(fn.body, self.scope)
             self.shared = shared_names(fn.body, self.scope)
             self.private = private_updates(fn.body, self.scope)
             self.varied = self._varied(fn.body, wrt)
@@ -1459,6 +1461,27 @@ def _loop_target(s):
                                     if isinstance(n, gast.Name)}:
         return first.targets[0], s.body[1:]
     return s.target, s.body
+
+
+def _constant_getattrs(body, scope):
+    """``getattr(obj, "w")`` as the attribute read ``obj.w`` it is, so that what it reads
+    (a Variable a tape watches) is seen as such (hunt 3: a silent None)."""
+    for node in gast.walk(gast.Module(body, [])):
+        for field, value in gast.iter_fields(node):
+            items = value if isinstance(value, list) else [value]
+            for k, child in enumerate(items):
+                if isinstance(child, gast.Call) and len(child.args) == 2 and not child.keywords \
+                        and isinstance(child.args[1], gast.Constant) \
+                        and isinstance(child.args[1].value, str) \
+                        and child.args[1].value.isidentifier() \
+                        and not keyword.iskeyword(child.args[1].value) \
+                        and scope.value(child.func) is builtins.getattr:
+                    new = anno.like(gast.Attribute(child.args[0], child.args[1].value,
+                                                   gast.Load()), child)
+                    if isinstance(value, list):
+                        value[k] = new
+                    else:
+                        setattr(node, field, new)
 
 
 def _bound(target, value, expr, is_source, holds_sources):
