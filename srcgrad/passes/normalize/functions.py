@@ -207,8 +207,9 @@ def makes_function(norm, call):
     else:
         return False
     last = node.body[-1] if node.body else None
-    return isinstance(last, gast.Return) and isinstance(last.value, gast.Name) and any(
-        isinstance(s, gast.FunctionDef) and s.name == last.value.id for s in node.body)
+    if not (isinstance(last, gast.Return) and isinstance(last.value, gast.Name)):
+        return False
+    return any(isinstance(s, gast.FunctionDef) and s.name == last.value.id for s in node.body)
 
 
 def made_display(norm, value):

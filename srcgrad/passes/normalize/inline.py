@@ -29,6 +29,9 @@ class _Rename(gast.NodeTransformer):
     def visit_FunctionDef(self, node):
         if node.name in self.mapping:
             node.name = self.mapping[node.name]
+        # Its defaults are evaluated where it is defined: outer names.
+        node.args.defaults = [self.visit(d) for d in node.args.defaults]
+        node.args.kw_defaults = [d if d is None else self.visit(d) for d in node.args.kw_defaults]
         # Parameters of a nested def shadow outer names: leave them alone.
         inner = function_locals(node)
         saved = self.mapping
@@ -106,6 +109,16 @@ def _renamed_callee(norm, fn, label, chain):
     Returns (the def, old name -> new name, a nested def's default expressions or None).
     """
     if isinstance(fn, gast.FunctionDef):
+        a = fn.args
+        computed = [d for d in a.defaults + a.kw_defaults if d is not None and any(
+            isinstance(n, gast.Name) and n.id in norm.scope.locals for n in gast.walk(d))]
+        if computed:
+            # Python evaluates it once, where the def runs; inlined, it would be read
+            # where the call is, after the names it reads may have changed.
+            raise norm.ctx.error(
+                f"calling `{label}`, whose default value `{gast.unparse(computed[0]).strip()}` "
+                "is computed from local variables when it is defined, is not supported", norm.cur,
+                f"pass the value as an argument to `{label}`, or give it a constant default")
         callee = copy.deepcopy(fn)
         src = None
         defaults_src = list(callee.args.defaults)
