@@ -519,3 +519,30 @@ def test_get_of_a_parameter_dict_with_a_differentiated_default(d):
     check_grads(get_or_default, (d, 2.0), wrt=(0, 1), order=2)
     g_d, g_x = sg.grad(get_or_default, wrt=(0, 1))(d, 2.0)
     assert g_x == pytest.approx(0.0 if "item_1" in d else 4.0)
+
+
+def _squared(h):
+    return h * h
+
+
+def _scaled_tanh(h, w, scale=1.0):
+    return np.tanh(h * w) * scale
+
+
+def squared_twice(x):
+    return np.sum(_squared(_squared(x)))
+
+
+def layer_of_a_layer(x):
+    return np.sum(_scaled_tanh(_scaled_tanh(x, x[0], scale=0.5), 3.0) + _squared(_scaled_tanh(x, 2.0)))
+
+
+@pytest.mark.parametrize("f", [squared_twice, layer_of_a_layer], ids=lambda f: f.__name__)
+def test_a_function_called_on_its_own_result(f):
+    """``sq(sq(x))``, ``layer(layer(h))``: the inner call is the outer call's argument,
+    evaluated by the caller, not a recursive call (it was refused as recursion: the
+    argument's binding carried the callee's chain of inlined calls; hunt 3)."""
+    x = np.array([0.3, -0.5, 0.8])
+    check_grads(f, (x,), order=2)
+    from tape_forms import assert_forms_agree
+    assert_forms_agree(f, (x,), nonzero=True)

@@ -78,11 +78,12 @@ def inline(norm, fn, receiver, node, out, dest):
                              "rewrite the recursion as a loop")
     if len(chain) > 40:
         raise norm.ctx.error("calls nested too deeply to inline", norm.cur)
-    chain = chain + (key,)
+    caller, chain = chain, chain + (key,)
     callee, mapping, defaults_src = _renamed_callee(norm, fn, label, chain)
     for p, value in _arguments(norm, fn, callee, mapping, defaults_src, receiver, node, label):
         bind = anno.like(T.assign(p, value), norm.cur)
-        bind.sg_chain = chain
+        # (An argument is the caller's expression: ``sq(sq(x))`` is no recursion.)
+        bind.sg_chain = caller
         obj = norm.scope.value(value) if isinstance(value, (gast.Name, gast.Attribute)) else MISSING
         if obj is not MISSING and is_static_object(obj):
             norm.scope.static[p] = obj
