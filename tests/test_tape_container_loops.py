@@ -289,3 +289,37 @@ def test_a_variable_read_by_getattr():
         np.testing.assert_allclose(run(Named(sg.Variable(w))), X + 2 * w, rtol=1e-12)
     with pytest.raises(sg.CompileError, match=r"getattr\(model, model.name\).*container_loops"):
         _by_getattr_of_a_runtime_name(Named(sg.Variable(w)))
+
+
+def _activations_zipped(acts, vs):
+    layers = [Dense(vs[0], vs[1]), Dense(vs[2], vs[3])]
+    with sg.GradientTape() as tape:
+        h = X
+        for layer, act in zip(layers, acts):
+            h = act(layer.W @ h + layer.b)
+        loss = np.sum(h ** 2)
+    return tape.gradient(loss, vs)
+
+
+def test_layers_zipped_with_activations_held_in_a_list():
+    """A local list of activation functions zipped with the layers: the loop was not
+    unrolled and every gradient None (hunt 3)."""
+    for run in (_activations_zipped, sg.function(_activations_zipped)):
+        got = run([np.tanh, np.tanh], _variables())
+        for g, w in zip(got, WANT):
+            np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+        other = run([np.tanh, np.sin], _variables())  # other functions: compiled for them
+        assert not np.allclose(other[0], WANT[0])
+
+
+def _zipped_with_a_generator(vs):
+    with sg.GradientTape() as tape:
+        y = 0.0
+        for v, c in zip(vs, (c * 1.0 for c in range(4))):
+            y = y + c * np.sum(v)
+    return tape.gradient(y, vs)
+
+
+def test_a_zip_over_variables_that_cannot_be_unrolled_is_refused():
+    with pytest.raises(sg.CompileError, match=r"loop over `zip\(vs, .*container_loops"):
+        _zipped_with_a_generator(_variables())

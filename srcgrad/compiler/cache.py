@@ -101,7 +101,7 @@ def _kind(value):
         return (dict, tuple(value))
     if t is Variable:  # its rank (ranks.py) and whether a tape watches it are compiled in
         return (Variable, value.dtype.char, value.ndim, value.trainable)
-    if (t is list or t is tuple) and len(value) <= UNROLL_MAX and _holds_objects(value):
+    if unrolled(value):
         # Loops over it were unrolled (normalizer.unroll): one item more or less,
         # or another kind of item, is other code.
         return (t, tuple(_kind(v) for v in value))
@@ -112,6 +112,13 @@ def _kind(value):
     if hasattr(value, "__dict__"):
         return (t, _structure(value, 3))
     return t
+
+
+def unrolled(value):
+    """Is ``value`` a list or tuple of objects, whose kind holds its items' (loops over it
+    are unrolled)?"""
+    t = type(value)
+    return (t is list or t is tuple) and len(value) <= UNROLL_MAX and _holds_objects(value)
 
 
 _DATA = frozenset({np.ndarray, float, int, complex, np.float64})  # passed over by _structure

@@ -153,6 +153,10 @@ class Context:
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
                 and not node.args and node.func.attr in ("values", "items"):
             node = node.func.value
+        if isinstance(node, gast.Call) and not node.keywords \
+                and self.scope.value(node.func) in (builtins.zip, builtins.enumerate,
+                                                    builtins.reversed):
+            return any(self._iterates_sources(a) for a in node.args)
         if not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)):
             return False
         value = self.scope.value(node)

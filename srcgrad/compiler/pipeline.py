@@ -24,7 +24,7 @@ from ..passes.desugar import desugar
 from ..passes.reverse import Reverse, int_names
 from ..runtime import complexes as complexes_rt, fft as fft_rt
 from .. import trees
-from . import watched_reads
+from . import cache, watched_reads
 from ..variables import Variable
 from . import codegen, source
 from .context import Context, Generated
@@ -389,14 +389,15 @@ def _region_def(region, params, modules=None):
 
 
 def _static_inputs(ctx, region, params, sample, watch_variables, is_variable):
-    """Inputs whose methods and items resolve at compile time: objects, and containers
-    of Variables or of values watched at the start (``params[0]``, ``for v in params``,
+    """Inputs whose methods and items resolve at compile time: objects, lists of objects
+    (the code is compiled for their kinds: ``cache._kind``), and containers of
+    Variables or of values watched at the start (``params[0]``, ``for v in params``,
     ``for layer in layers: layer.W``), whose reads are then sources."""
     assigned = set(tape_blocks.region_outputs(region))
     for p, value in zip(params, sample):
         if is_variable(value) or p in assigned:
             continue
-        if atoms.is_static_object(value) \
+        if atoms.is_static_object(value) or cache.unrolled(value) \
                 or (watch_variables and tape_blocks.holds_variables(value, is_variable)) \
                 or ctx.watched_reads is not None and ctx.watched_reads.watched.holds(value):
             ctx.scope.static[p] = value
