@@ -63,3 +63,22 @@ def test_another_name_for_the_number_is_not_watched_with_it(wrap):
 @pytest.mark.parametrize("wrap", [lambda f: f, sg.function], ids=["plain", "sg.function"])
 def test_distinct_objects_are_distinct_sources(wrap):
     np.testing.assert_allclose(wrap(distinct_objects)(), [2.0, 3.0])
+
+
+def test_another_name_for_a_watched_python_float_is_refused():
+    """``x = w; tape.watch(w)`` with ``w`` a Python float and the block reading ``x``: one
+    object, as two equal constants are (``K = 1.0; T = 1.0``), so another name for the
+    watched value cannot be told from an equal constant. It gave None (hunt 3): refused."""
+    import srcgrad as sg
+    w = 0.7
+    x = w
+    with pytest.raises(sg.CompileError, match=r"`x` holds the very Python number.*as `w`"):
+        with sg.GradientTape() as tape:
+            tape.watch(w)
+            y = x ** 3 * 2.0
+    w = np.float64(0.7)
+    x = w
+    with sg.GradientTape() as tape:
+        tape.watch(w)
+        y = x ** 3 * 2.0
+    assert tape.gradient(y, w) == pytest.approx(6 * 0.7 ** 2)

@@ -82,6 +82,18 @@ def watch_marker(node, region, known=None, rebound=(), namer=None):
         names += [n for n, v in known.items()
                   if type(v) not in PYTHON_NUMBERS and n not in names
                   and (v is value or any(v is item for item in items))]
+        # ... which cannot tell another name for a watched Python number (``x = w``)
+        # from an equal constant: refused rather than guessed.
+        same = [n for n, v in known.items() if type(v) in PYTHON_NUMBERS and n != name
+                and n not in names and (v is value or any(v is item for item in items))]
+        if same:
+            raise region.error(
+                f"`{same[0]}` holds the very Python number the GradientTape watches as "
+                f"`{name}`: srcgrad cannot tell another name for the watched value "
+                f"(`{same[0]} = {name}`) from an equal constant (CPython shares equal "
+                "constants: `K = 1.0; T = 1.0` are one object)", node,
+                f"watch a NumPy scalar or an array (`{name} = np.float64({name})` before "
+                "the block, and the other name bound to it after)")
     markers = []
     for name in dict.fromkeys(names):
         marker = gast.Expr(gast.Call(T.name("_sg_watch"), [T.name(name)], []))
