@@ -8,7 +8,9 @@
 - ``refused``: srcgrad raised ``sg.CompileError`` (allowed by the contract);
 - ``inconclusive``: the differences are unstable where the gradient disagrees
   or could not be checked (a kink or a flipping branch within the step), or,
-  for second order, the first-order gradient is already wrong;
+  for second order, the first-order gradient is already wrong, or, for
+  ``model``, the plain program does not run on ``sg.Variable`` inputs (an
+  in-place update of a Variable raises ``TypeError`` by design);
 - ``FAIL``: a wrong gradient, value or shape, a changed input, any other
   exception (a crash) or a timeout.
 
@@ -34,7 +36,7 @@ from . import fd
 from .harness import module_source
 from .program import copies
 
-FORMS = ("grad", "value", "tape", "function", "second", "tree", "jvp", "complex")
+FORMS = ("grad", "value", "tape", "function", "second", "tree", "jvp", "complex", "model")
 TIME_LIMIT = 30            # seconds per form: compiling included
 PLAIN_TIME_LIMIT = 10      # seconds for the plain calls of a program (a shrinking step can
                            # delete the ``k += 1`` of a while loop)
@@ -247,6 +249,27 @@ class _Checker:
     def _function(self, given):
         value, grads = self.module.function_f(*given)
         return self._judge(grads, value)
+
+    def _model(self, given):
+        """Each input a trainable ``sg.Variable`` in a container the tape block reads
+        (harness.model_style); the plain program must first run the same on Variables."""
+        problem = self._on_variables(given)
+        if problem:
+            return Outcome("inconclusive", "not a program of Variables", problem)
+        value, grads = self.module.model_f(*given)
+        return self._judge(grads, value)
+
+    def _on_variables(self, given):
+        """Why ``f`` called plainly with Variables is no test of the tape, or ''."""
+        try:
+            with np.errstate(over="raise"):
+                value = self.f(*(sg.Variable(a) for a in copies(given)))
+            value = float(value)
+        except Exception as e:
+            return f"the plain call with Variables raised {_error_text(e)}"
+        if not abs(value - self.value) <= VALUE_RTOL * self.scale:
+            return f"the plain call with Variables gave {value!r}, with arrays {self.value!r}"
+        return ""
 
     _NO_VALUE = object()
 

@@ -59,12 +59,13 @@ def reproducer(program, forms, outcome):
         "tree": "sg.grad(dict_f)(dict(zip(f.__code__.co_varnames, ARGS))), "
                 "sg.value_and_grad(tuple_f)(tuple(ARGS))",
         "complex": f"sg.grad(complex_f, wrt={wrt})(*ARGS)",
+        "model": "model_f(*ARGS)",
         "jvp": "__import__('srcgrad.compiler.tangents').compiler.tangents.compile_tangent("
                f"f, list(range({len(program.args)})), ARGS).text",
     }
     second = "second" in forms and second_order_eligible(program)
     module = module_source(program, np.shape(program.args[0]) if second else None,
-                           tapes=bool({"tape", "function"} & set(forms)))
+                           tapes=bool({"tape", "function", "model"} & set(forms)))
     prints = "".join(f"print({calls[form]!r}, {calls[form]})\n" for form in forms)
     detail = "".join(f"# {line}\n" for line in outcome.detail.splitlines())
     return (f"# {program.name}, form {forms[0]}: {outcome.kind}\n{detail}"
