@@ -80,3 +80,55 @@ def shared(x):
 def test_a_scatter_into_a_shared_array_is_refused():
     with pytest.raises(sg.CompileError, match="shared"):
         sg.grad(shared)(X)
+
+
+SRC = np.array([0, 1, 2, 3, 4, 0, 2, 1])
+DST = np.array([1, 2, 3, 4, 0, 2, 0, 1])
+
+
+def degree_normalized(h, W):
+    """Message passing whose degrees are counted into an array made anew each layer:
+    the writes of a layer come after every read of the previous layer's array (it was
+    refused as a write after the gradient computation read `deg`; hunt 3)."""
+    for layer in range(2):
+        msg = np.tanh(h[SRC] @ W)
+        agg = np.zeros_like(h)
+        for e in range(len(SRC)):
+            agg[DST[e]] += msg[e]
+        deg = np.zeros(h.shape[0])
+        for e in range(len(SRC)):
+            deg[DST[e]] += 1.0
+        h = h + agg / np.maximum(deg, 1.0)[:, None]
+    return np.sum(h ** 2)
+
+
+def read_between(h, W):
+    for layer in range(2):
+        deg = np.ones(h.shape[0])
+        h = h * deg[:, None]
+        for e in range(len(SRC)):
+            deg[DST[e]] += 1.0
+        h = h + np.tanh(h @ W) / deg[:, None]
+    return np.sum(h ** 2)
+
+
+def read_in_the_writing_loop(h, W):
+    for layer in range(2):
+        deg = np.ones(h.shape[0])
+        for e in range(len(SRC)):
+            deg[DST[e]] += 1.0
+            h = h + 0.1 * np.tanh(h @ W) * deg[:, None]
+    return np.sum(h ** 2)
+
+
+def test_an_array_made_anew_each_trip_and_written_after_its_reads():
+    h, W = RNG.normal(size=(5, 3)) * 0.5, RNG.normal(size=(3, 3)) * 0.5
+    check_grads(degree_normalized, (h, W), wrt=(0, 1), order=1)
+    assert_forms_agree(degree_normalized, (h, W), nonzero=True)
+
+
+@pytest.mark.parametrize("f", [read_between, read_in_the_writing_loop], ids=lambda f: f.__name__)
+def test_a_write_after_a_read_of_the_same_trips_array_stays_refused(f):
+    h, W = RNG.normal(size=(5, 3)) * 0.5, RNG.normal(size=(3, 3)) * 0.5
+    with pytest.raises(sg.CompileError, match="after the gradient computation has read `deg`"):
+        sg.grad(f)(h, W)

@@ -128,6 +128,10 @@ def hidden_write(call, scope):
     return None
 
 
+_NEW_ARRAYS = {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like,
+               np.full_like}
+
+
 def _root_name(node):
     while isinstance(node, (gast.Attribute, gast.Subscript, gast.Starred)):
         node = node.value
@@ -168,6 +172,15 @@ def _parts(s, scope):
 
 
 def _targets(target):
+    """The names a binding target binds, or whose object it writes into (an index is only
+    read: ``a[idx[i]] = v`` makes ``a`` hold ``v``, not ``idx`` or ``i``)."""
+    if isinstance(target, (gast.Subscript, gast.Attribute)):
+        root = _root_name(target)
+        return {root} if root else set()
+    if isinstance(target, (gast.Tuple, gast.List)):
+        return set().union(set(), *(_targets(e) for e in target.elts))
+    if isinstance(target, gast.Starred):
+        return _targets(target.value)
     return {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
 
 
@@ -237,12 +250,19 @@ class HiddenWrites:
         self._order = {}
         self._loop = {}  # statement -> the outermost loop around it
         self._readers = []  # (position, loop, names read) of statements involving varied values
-        self._index(body, None)
+        self._loops = {}  # statement -> the loops around it, outermost first
+        self._ends = {}  # loop -> the position of the last statement in it
+        self._loop_start = {}  # loop -> its own position
+        self._fresh = {}  # name -> (position, loops) of statements binding it to a new array
+        self._index(body, None, (), True)
 
-    def _index(self, body, loop):
+    def _index(self, body, loop, loops, in_loop_body):
         for s in body:
             self._order[id(s)] = len(self._order)
             self._loop[id(s)] = loop
+            self._loops[id(s)] = loops
+            if loops and in_loop_body and self._binds_new_array(s):
+                self._fresh.setdefault(s.targets[0].id, []).append((self._order[id(s)], loops))
             for names in _parts(s, self.scope):
                 names = [n for n in names if not self._is_code(n)]
                 for a in names:
@@ -253,8 +273,24 @@ class HiddenWrites:
                 self._readers.append((self._order[id(s)], loop, loads))
             if isinstance(s, (gast.If, gast.For, gast.While)):
                 inner = loop if loop is not None or isinstance(s, gast.If) else id(s)
-                self._index(s.body, inner)
-                self._index(s.orelse, inner)
+                is_loop = not isinstance(s, gast.If)
+                inside = loops + (id(s),) if is_loop else loops
+                self._index(s.body, inner, inside, is_loop)
+                self._index(s.orelse, inner, loops, False)
+                if is_loop:
+                    self._ends[id(s)] = len(self._order) - 1
+                    self._loop_start[id(s)] = self._order[id(s)]
+
+    def _binds_new_array(self, s):
+        """``a = np.zeros(n)`` (``ones``, ``empty``, ``full`` and their ``_like`` forms,
+        ``b.copy()``): a statement binding one name to an array no other name holds."""
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1
+                and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)):
+            return False
+        f = s.value.func
+        if isinstance(f, gast.Attribute) and f.attr == "copy" and not s.value.args:
+            return True
+        return self.scope.value(f) in _NEW_ARRAYS
 
     def _is_code(self, name):
         """A name denoting a module, function or class (``np``, ``_sg``): no array to share.
@@ -303,11 +339,36 @@ class HiddenWrites:
             return False
         group = self._find(root)
         here, loop = self._order[id(s)], self._loop[id(s)]
+        if self._fresh_in_each_trip(root, group, here, self._loops[id(s)]):
+            return True
         for position, reader_loop, names in self._readers:
             if any(self._find(n) == group for n in names) and (
                     position <= here or loop is not None and reader_loop == loop):
                 return False
         return True
+
+    def _fresh_in_each_trip(self, root, group, here, loops):
+        """Is the array written into at ``here`` (in ``loops``) one each trip of a loop
+        around it binds ``root`` to anew (``deg = np.zeros(n)`` then ``deg[d] += 1.0``
+        in an inner loop), read by the gradient computation only before that binding
+        or after the write's own inner loops? (Reads of earlier trips' arrays are of
+        other arrays; ``root`` must have no other name.)"""
+        if any(self._find(n) == group for n in self._parent if n != root):
+            return False
+        for start, fresh_loops in self._fresh.get(root, ()):
+            if not (start < here and fresh_loops and loops[:len(fresh_loops)] == fresh_loops):
+                continue
+            inner = loops[len(fresh_loops):]  # loops around the write, not the binding
+            end = self._ends[fresh_loops[-1]]
+            if not any(self._find(n) == group for position, _, names in self._readers
+                       if start < position <= end for n in names
+                       if position <= here or any(self._ends[i] >= position for i in inner
+                                                  if self._order_of_loop(i) < position)):
+                return True
+        return False
+
+    def _order_of_loop(self, loop):
+        return self._loop_start[loop]
 
     def store_harmless(self, s, base):
         """May ``s`` write into ``base``'s array (a value that does not depend on the
