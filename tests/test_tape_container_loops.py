@@ -323,3 +323,52 @@ def _zipped_with_a_generator(vs):
 def test_a_zip_over_variables_that_cannot_be_unrolled_is_refused():
     with pytest.raises(sg.CompileError, match=r"loop over `zip\(vs, .*container_loops"):
         _zipped_with_a_generator(_variables())
+
+
+def _aliased(h):
+    a = h
+    return np.sum(a)
+
+
+def _rebound_then_aliased(x):
+    x = x * 1.0
+    a = x
+    return np.sum(x) + np.sum(a)
+
+
+def test_another_name_for_a_variable_read_from_a_container():
+    """``x = params[0]; h = x``: ``h`` was read as the Variable again, a second source the
+    tape matched to nothing (None; fuzzer ``model`` form, 38 programs); through a
+    layer's attribute, a rebound and aliased parameter lost one path ([1, 1] for [2, 2])."""
+    w0 = np.array([0.5, -1.0])
+    params = {"x": sg.Variable(w0)}
+    layers = [Dense(sg.Variable(w0.copy()), None)]
+    with sg.GradientTape(persistent=True) as tape:
+        x = params["x"]
+        h = x
+        y1 = np.sum(h * h)
+        y2 = _aliased(params["x"])
+        y3 = _rebound_then_aliased(layers[0].W)
+    np.testing.assert_allclose(tape.gradient(y1, params["x"]), 2 * w0)
+    np.testing.assert_allclose(tape.gradient(y2, params)["x"], np.ones(2))
+    np.testing.assert_allclose(tape.gradient(y3, layers[0].W), 2 * np.ones(2))
+
+
+def test_augmented_assignments_after_a_loop_gathering_variables():
+    """``for w in vs: args.append(w)`` then ``c += np.sum(args[0])``: the update was
+    decided not differentiable before the loop was unrolled (None, zeros; fuzzer)."""
+    y0 = np.array([2.0, 3.0, 4.0])
+    vs = [sg.Variable(y0)]
+    with sg.GradientTape(persistent=True) as tape:
+        args = []
+        for w in vs:
+            args.append(w)
+        c = 0.0
+        c += np.sum(args[0] ** 2)
+        a = args[0] * 1.0
+        a += 2.0
+        a[0] += 2.0
+        d = np.sum(a * a)
+    np.testing.assert_allclose(tape.gradient(c, vs[0]), 2 * y0)
+    want = 2 * (y0 + 2.0 + np.array([2.0, 0.0, 0.0]))
+    np.testing.assert_allclose(tape.gradient(d, vs[0]), want)

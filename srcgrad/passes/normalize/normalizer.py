@@ -292,6 +292,13 @@ class Normalizer:
             as_written.check(written, self.varied, self.scope,
                              lambda message, remedy: self.ctx.error(message, s, remedy))
         k = anno.kind(s)
+        if k in (None, "copy") and isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name) \
+                and s.value.id in self.ctx.read_values:
+            # Another name for a Variable's array read (``x = params[0]; h = x``): that
+            # array too, not the Variable its static value says (a second source).
+            self.ctx.read_values.add(s.targets[0].id)
+            self.scope.static.pop(s.targets[0].id, None)
         if k in ("getitem", "copy") and self.scope.is_source(s.value):
             # An item found, since, to be a Variable a tape watches (``W = layer[0]`` once
             # ``layer`` is known to hold Variables): read as one.
@@ -377,7 +384,14 @@ class Normalizer:
         Python runs it: into ``a``'s array, which its views and other names share
         (``g = b.reshape(-1); g -= d`` changes ``b``). Where the backward pass may
         read that array as it was before (``store_harmless``), ``a`` must hold a
-        number, which the update rebinds (``t += h`` in a loop): checked when it runs."""
+        number, which the update rebinds (``t += h`` in a loop): checked when it runs.
+
+        Decided once nothing else changes: a loop unrolled or a call inlined in this
+        round may make the value differentiable (``args.append(w)`` of a Variable,
+        then ``c += np.sum(args[0])``), which the next round sees."""
+        if not self.deciding:
+            self.deferred = True
+            return [s]
         o = anno.origin(s)
         if isinstance(base, gast.Name) and not self.writes.store_harmless(s, base):
             guard = T.stmt("_sg.check_not_array(x, n, w, op)", x=base.id, n=T.const(base.id),
