@@ -21,9 +21,10 @@ from ..runtime import adjoints as _h
 from . import complexes, convolutions, decompositions, elementwise, fft, helpers, layout, linalg, \
     moments, order_stats, polynomials, products, python, reductions, selection, sequences, shapes, \
     special, stats, ufuncs
+from . import integration
 
 _FAMILIES = (layout, selection, sequences, decompositions, special, complexes, fft, stats,
-             convolutions, ufuncs, polynomials, order_stats, moments)
+             convolutions, ufuncs, polynomials, order_stats, moments, integration)
 PRIMITIVES = {**elementwise.TABLE, **reductions.TABLE, **products.TABLE, **linalg.TABLE,
               **shapes.TABLE, **python.TABLE}
 for _family in _FAMILIES:

@@ -28,6 +28,7 @@ from ..runtime import adjoints as _h
 from ..runtime import complexes as _rt
 from . import complexes, convolutions, decompositions, elementwise, helpers, layout, \
     moments, order_stats, polynomials, python, special, stats, ufuncs
+from . import integration
 from .elementwise import POWER_CONSTANT_EXPONENT
 from .entry import params
 
@@ -114,6 +115,7 @@ EXPLICIT.update(ufuncs.EXPLICIT)
 EXPLICIT.update(polynomials.EXPLICIT)
 EXPLICIT.update(order_stats.EXPLICIT)
 EXPLICIT.update(moments.EXPLICIT)
+EXPLICIT.update(integration.EXPLICIT)
 
 _SEQUENCES = (helpers.SEQUENCE_CONCAT, helpers.SEQUENCE_REPEAT, helpers.SEQUENCE_COPY)
 

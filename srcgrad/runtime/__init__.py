@@ -21,6 +21,7 @@ from .stats import *  # noqa: F401,F403
 from .polynomials import *  # noqa: F401,F403
 from .order_stats import *  # noqa: F401,F403
 from .moments import *  # noqa: F401,F403
+from .integration import *  # noqa: F401,F403
 from .pymath import *  # noqa: F401,F403
 from .ufuncs import *  # noqa: F401,F403
 # Forward mode's explicit tangents (rules/tangents.py)
