@@ -315,3 +315,27 @@ def test_unconnected_items_of_displays_are_none(placement):
     a, b, c = run(nested_item_not_connected)(Z.copy())
     assert a is None and b is None
     np.testing.assert_allclose(c, 2.0 * Z, rtol=1e-13)
+
+
+def _kept_before_rebinding(x):
+    with sg.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        h = np.sin(x)
+        first = h  # the same array under a second name
+        kept = first
+        h = h * 2.0  # h rebound: `first` and `kept` hold the value it had
+        y = np.sum(h ** 2) + np.sum(kept * x)
+    return tape.gradient(y, first), tape.gradient(y, kept), tape.gradient(y, h)
+
+
+def test_a_source_kept_under_another_name_before_its_name_is_rebound():
+    """``first = h; h = h * 2``: ``gradient(y, first)`` is the gradient with respect to the
+    value ``h`` was bound to (it was None: watched where ``first`` was bound, which no
+    target reaches by that name; hunt 3)."""
+    x = np.array([0.3, -0.6, 0.9])
+    want = 8 * np.sin(x) + x
+    for run in (_kept_before_rebinding, sg.function(_kept_before_rebinding)):
+        g_first, g_kept, g_h = run(x)
+        np.testing.assert_allclose(g_first, want, rtol=1e-12)
+        np.testing.assert_allclose(g_kept, want, rtol=1e-12)
+        np.testing.assert_allclose(g_h, 4 * np.sin(x), rtol=1e-12)

@@ -431,13 +431,46 @@ def watch_where_bound(body, region, groups):
         if bound:
             first = min(last[n] for n in bound)
             at.setdefault(first, []).extend(n for n in bound if last[n] == first)
+    # A name last bound as a copy of another the block rebinds after (``first = h``,
+    # then ``h = h * 2``): the value is the one ``h`` was bound to before, whose
+    # adjoint there includes what flows through both names; reported as ``first``.
+    made = {}
+    for i in list(at):
+        for n in list(at[i]):
+            j, via = _made_at(body, i, n, last)
+            if j is not None:
+                at[i].remove(n)
+                at.setdefault(j, []).append(n)
+                made[n] = via
     for i in sorted(at, reverse=True):
-        markers = [m for n in at[i] for m in tape_blocks.watch_marker(
-            tape_blocks.fake_watch(n, body[i]), region)]
-        for m in markers:
-            m.sg_output = True  # reported by name: the tape holds the value the block made
+        markers = []
+        for n in at[i]:
+            for m in tape_blocks.watch_marker(tape_blocks.fake_watch(made.get(n, n), body[i]),
+                                              region):
+                m.sg_output = True  # reported by name: the tape holds the value the block made
+                m.sg_report_as = n
+                markers.append(m)
         body[i + 1:i + 1] = markers
     return {n: i for i, names in at.items() for n in names}
+
+
+def _made_at(body, i, name, last):
+    """Where the value ``name`` is last bound to (at top-level statement ``i``) was made,
+    if that binding copies another name the block rebinds after it: (position, that
+    name), or (None, None)."""
+    s = body[i]
+    if not (isinstance(s, gast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)):
+        return None, None
+    other = s.value.id
+    if last.get(other, -1) <= i:
+        return None, None  # not rebound after: watched under its own name as before
+    made = [j for j in range(i) if other in tape_blocks.bound_in(body[j])]
+    if not made:
+        return None, None
+    j = made[-1]
+    inner, via = _made_at(body, j, other, {**last, other: i + 1})
+    return (inner, via) if inner is not None else (j, other)
 
 def without_placeholders(forward, names):
     """``forward`` without the recorder's ``x = None`` placeholders (``sg_preinit``) of

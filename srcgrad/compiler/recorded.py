@@ -75,6 +75,14 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
         (n, path): activity.analyze(node.body, wrt, {leaf}).active
         for n in active for path, leaf in _display_items(node.body, n)}
     order = watch_where_bound(body, region, [(n,) for n in active])
+    # A value watched under the name it was made with, reported as another (``first =
+    # h`` then ``h`` rebound): a target reaching that name reaches the reported one.
+    for s in body:
+        shown = getattr(s, "sg_report_as", None)
+        if shown is not None and shown != s.sg_watched:
+            for reached in reaches.values():
+                if s.sg_watched in reached:
+                    reached.add(shown)
     _comment_with_statement(body)
     seeds = [ctx.namer.fresh(f"seed_{n}") for n in active]
     watched_log = ctx.namer.fresh("watched")

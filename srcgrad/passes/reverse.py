@@ -460,7 +460,8 @@ class Reverse:
                     for source, o in self.named_sources.items()]
         # A value the block computed is reported by its name (a str: watched values
         # never are), since it is matched to the value the block made when it ran.
-        x = T.const(name) if getattr(s, "sg_output", False) else T.name(name)
+        x = T.const(getattr(s, "sg_report_as", name)) if getattr(s, "sg_output", False) \
+            else T.name(name)
         return [T.stmt("l.append((x, g))", l=self.grads_list, x=x, g=self.d(name))]
 
     def _append(self, s, state):
