@@ -339,3 +339,26 @@ def test_a_source_kept_under_another_name_before_its_name_is_rebound():
         np.testing.assert_allclose(g_first, want, rtol=1e-12)
         np.testing.assert_allclose(g_kept, want, rtol=1e-12)
         np.testing.assert_allclose(g_h, 4 * np.sin(x), rtol=1e-12)
+
+
+def _filled_in_a_loop(x):
+    with sg.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        h = x
+        hs = []
+        for i in range(3):
+            h = np.tanh(h) + 0.1
+            hs.append(h)
+        y = np.sum(hs[-1] ** 2) + np.sum(hs[1])
+    return tape, y, hs
+
+
+@pytest.mark.parametrize("pick", [lambda hs: hs, lambda hs: hs[1], lambda hs: hs[-1]],
+                         ids=["the list", "an item", "the last item, also bound to h"])
+def test_a_source_held_by_a_container_the_block_fills_is_refused(pick):
+    """The adjoint of a container the block appends to is reported where it is bound
+    (``hs = []``), which is not its items': zeros or an IndexError before (hunt 3)."""
+    tape, y, hs = _filled_in_a_loop(np.array([0.3, -0.6, 0.9]))
+    with pytest.raises(sg.CompileError, match="`hs`, a container the GradientTape block fills"):
+        tape.gradient(y, pick(hs))
+    assert tape.gradient(y, [y])[0] == 1.0  # (targets and other sources still work)

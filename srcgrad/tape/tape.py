@@ -353,6 +353,21 @@ class _Record:
                 continue  # reported where the block watched it (``W = p["W"]; tape.watch(W)``)
             seen.add(id(source))  # (a source given twice gets its adjoint in both places)
             names = [n for n in by_name if self.outputs.get(n) is source]
+            # (A value also held by a container the block fills is read through it too.)
+            found = self.item_path(entry, source) if entry.filled else None
+            if found is None and not names:
+                found = self.item_path(entry, source)
+            filled = [n for n in names + ([found[0]] if found else []) if n in entry.filled]
+            if filled:
+                region = self.region
+                raise CompileError(
+                    f"a source is {'' if filled[0] in names else 'an item of '}`{filled[0]}`, a container "
+                    f"the GradientTape block fills after binding it (an append or an item "
+                    "written): srcgrad reports a container's adjoint where it is bound, "
+                    "which is not its items'", region.origin(region).short(), None,
+                    "take the gradient with respect to each item's value under a name of "
+                    "its own in the block that no container holds, or build the container "
+                    "at once from such names (a list or dict display)")
             if names:
                 first = min(entry.order[n] for n in names)
                 for n in names:
@@ -360,7 +375,6 @@ class _Record:
                         out.append((source, by_name[n], None))
                 continue
             # An item of a container the block built (``y = outs[0]`` after it).
-            found = self.item_path(entry, source)
             if found is not None and found[0] in by_name:
                 adjoint = by_name[found[0]]
                 for k in found[1]:
