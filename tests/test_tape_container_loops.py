@@ -271,7 +271,8 @@ class Named:
 
 def _by_getattr(model):
     with sg.GradientTape() as tape:
-        y = np.sum(getattr(model, "w") * X) + np.sum(model.weight() ** 2)
+        y = np.sum(getattr(model, "w") * X) + np.sum(model.weight() ** 2) \
+            + np.sum(getattr(model, "w", None) * X)
     return tape.gradient(y, model.w)
 
 
@@ -282,11 +283,12 @@ def _by_getattr_of_a_runtime_name(model):
 
 
 def test_a_variable_read_by_getattr():
-    """``getattr(m, "w")`` is the attribute read ``m.w`` (it gave None, hunt 3); by a name
-    known only when running, refused."""
+    """``getattr(m, "w")``, and ``getattr(m, "w", None)`` of an object that has ``w``, is
+    the attribute read ``m.w`` (they gave None, hunt 3); by a name known only when
+    running, refused."""
     w = np.array([0.3, 0.2, -0.5])
     for run in (_by_getattr, sg.function(_by_getattr)):
-        np.testing.assert_allclose(run(Named(sg.Variable(w))), X + 2 * w, rtol=1e-12)
+        np.testing.assert_allclose(run(Named(sg.Variable(w))), 2 * X + 2 * w, rtol=1e-12)
     with pytest.raises(sg.CompileError, match=r"getattr\(model, model.name\).*container_loops"):
         _by_getattr_of_a_runtime_name(Named(sg.Variable(w)))
 

@@ -99,12 +99,14 @@ class Context:
             return False
         obj = self.scope.value(call.func)
         if obj is builtins.getattr and len(call.args) >= 2 and not self.deciding_varied \
-                and not isinstance(call.args[1], gast.Constant) and self._holds_sources(
+                and (not isinstance(call.args[1], gast.Constant) or len(call.args) == 3) \
+                and self._holds_sources(
                     self.scope.value(call.args[0])):
             raise self.error(
-                f"`{gast.unparse(call).strip()}` reads an attribute named when the code runs "
-                "from an object holding values the GradientTape watches: srcgrad cannot tell "
-                "which it reads", self.cur, "read the attribute by its name (`obj.w`)")
+                f"`{gast.unparse(call).strip()}` reads an attribute named when the code runs, "
+                "or one the object may not have, from an object holding values the "
+                "GradientTape watches: srcgrad cannot tell which it reads", self.cur,
+                "read the attribute by its name (`obj.w`)")
         if isinstance(obj, gast.FunctionDef):
             return True
         if isinstance(obj, types.MethodType):

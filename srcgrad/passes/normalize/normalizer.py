@@ -1484,18 +1484,27 @@ def _constant_getattrs(body, scope):
         for field, value in gast.iter_fields(node):
             items = value if isinstance(value, list) else [value]
             for k, child in enumerate(items):
-                if isinstance(child, gast.Call) and len(child.args) == 2 and not child.keywords \
-                        and isinstance(child.args[1], gast.Constant) \
+                if isinstance(child, gast.Call) and len(child.args) in (2, 3) \
+                        and not child.keywords and isinstance(child.args[1], gast.Constant) \
                         and isinstance(child.args[1].value, str) \
                         and child.args[1].value.isidentifier() \
                         and not keyword.iskeyword(child.args[1].value) \
-                        and scope.value(child.func) is builtins.getattr:
+                        and scope.value(child.func) is builtins.getattr \
+                        and (len(child.args) == 2 or _has_attribute(scope, child)):
                     new = anno.like(gast.Attribute(child.args[0], child.args[1].value,
                                                    gast.Load()), child)
                     if isinstance(value, list):
                         value[k] = new
                     else:
                         setattr(node, field, new)
+
+
+def _has_attribute(scope, call):
+    """``getattr(obj, "w", default)`` of an object known when compiling that has ``w``
+    (the read is guarded: another object compiles anew)."""
+    obj = scope.value(call.args[0])
+    return obj is not MISSING and scope.value(
+        gast.Attribute(call.args[0], call.args[1].value, gast.Load())) is not MISSING
 
 
 def _bound(target, value, expr, is_source, holds_sources):
