@@ -211,3 +211,20 @@ def test_a_construct_the_compiler_refuses_is_refused_at_entry(placement):
     f = writes_through_copyto if placement == "plain" else sg.function(writes_through_copyto)
     with pytest.raises(sg.CompileError, match=r"np.copyto\(a, x \* 2.0\).*test_tape_entry"):
         f(np.array([1.0, 2.0, 3.0]))
+
+
+class _Trainer:
+    def grad(self, x):
+        with sg.GradientTape() as self.tape:
+            self.tape.watch(x)
+            y = np.sum(x ** 2)
+        return self.tape.gradient(y, x)
+
+
+def test_a_tape_bound_to_an_attribute_is_refused_naming_the_line():
+    """Python binds ``as self.tape`` after ``__enter__``, where the block already ran:
+    an AttributeError from inside the block before (hunt 3); a clear refusal now."""
+    x = np.array([1.0, 2.0])
+    for run in (_Trainer().grad, sg.function(_Trainer.grad).__get__(_Trainer())):
+        with pytest.raises(sg.CompileError, match=r"as self.tape:.*test_tape_entry.py:\d+"):
+            run(x)

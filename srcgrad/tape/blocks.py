@@ -149,6 +149,15 @@ def _locate(frame):
             if getattr(s, "lineno", None) != lineno:
                 continue
             if isinstance(s, gast.With):
+                target = s.items[0].optional_vars
+                if target is not None and not isinstance(target, gast.Name):
+                    # Python binds it after ``__enter__``, in which the block already runs.
+                    raise CompileError(
+                        f"`with ... as {gast.unparse(target).strip()}:` binds the "
+                        "GradientTape to an attribute or item, which srcgrad cannot bind before "
+                        "the block runs (in __enter__)", f"{os.path.basename(filename)}:{lineno}",
+                        None, "bind it to a name: `with sg.GradientTape() as tape:`, then "
+                        f"`{gast.unparse(target).strip()} = tape` after the block if needed")
                 mangle(s, class_of(frame.f_code))  # a method's private names, as Python runs them
                 return Region(filename, lineno, s.body, _tape_name(s.items[0]), frame.f_globals,
                               key=(filename, lineno, s.col_offset), with_stmt=s,
