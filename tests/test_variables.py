@@ -565,3 +565,10 @@ def test_ufuncs_on_variables_and_subclasses_return_fresh_arrays():
             assert type(result) is np.ndarray and result.flags.writeable
             assert not np.shares_memory(result, v.read_value())
     assert type(np.sin(Variable(0.5))) is np.float64
+
+
+def test_sg_grad_of_a_variable_says_what_to_do():
+    import srcgrad as sg
+    v = sg.Variable(np.ones(2))
+    with pytest.raises(TypeError, match=r"is an sg.Variable: pass its value \(`v.numpy\(\)`\)"):
+        sg.grad(lambda x: np.sum(x ** 2))(v)

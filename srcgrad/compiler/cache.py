@@ -181,6 +181,11 @@ def _check_differentiable(value, index, name):
     elif isinstance(value, (float, complex, np.inexact)) or (
             isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.inexact)):
         return
+    elif isinstance(value, Variable):
+        raise TypeError(
+            f"grad differentiates plain values, but argument {index} ({name!r}) is an "
+            "sg.Variable: pass its value (`v.numpy()`), or take the gradient with a "
+            "GradientTape, which watches trainable Variables")
     else:
         kind = f"a {type(value).__name__}"
     raise TypeError(
