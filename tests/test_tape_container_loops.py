@@ -374,3 +374,34 @@ def test_augmented_assignments_after_a_loop_gathering_variables():
     np.testing.assert_allclose(tape.gradient(c, vs[0]), 2 * y0)
     want = 2 * (y0 + 2.0 + np.array([2.0, 0.0, 0.0]))
     np.testing.assert_allclose(tape.gradient(d, vs[0]), want)
+
+
+def _appended_in_the_block(x):
+    acts = [np.tanh]
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        acts.append(np.sin)
+        h = x
+        for a in acts:
+            h = a(h)
+        y = np.sum(h)
+    return tape.gradient(y, x)
+
+
+def _variables_appended_in_the_block(vs, w):
+    with sg.GradientTape() as tape:
+        vs.append(w)
+        y = 0.0
+        for v in vs:
+            y = y + np.sum(v ** 2)
+    return tape.gradient(y, w)
+
+
+def test_a_container_the_block_changes_in_place_is_not_compiled_in():
+    """A list the block appends to was unrolled as it was at the start (a function
+    appended was skipped: a wrong gradient; a Variable appended: None). Refused now."""
+    x = np.array([0.3, 0.5])
+    with pytest.raises(sg.CompileError, match="which function `a` is"):
+        _appended_in_the_block(x)
+    with pytest.raises(sg.CompileError, match="a container the block changes in place"):
+        _variables_appended_in_the_block([sg.Variable(np.ones(2))], sg.Variable(np.ones(2)))

@@ -162,6 +162,10 @@ class Context:
         if not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)):
             return False
         value = self.scope.value(node)
+        if value is _UNKNOWN and isinstance(node, gast.Name):
+            # (A container the block changes in place is not static: what it holds at
+            # the start still tells that its loops may read sources.)
+            value = self.param_values.get(node.id, _UNKNOWN)
         return type(value) in (list, tuple, dict) and self._holds_sources(value)
 
     def _holds_sources(self, value):

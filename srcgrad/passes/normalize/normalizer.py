@@ -763,9 +763,10 @@ class Normalizer:
             # Not unrolled: which item each trip reads is not known when compiling.
             raise self.ctx.error(
                 f"a loop over `{gast.unparse(s.iter).strip()}`, which holds values the "
-                "GradientTape watches, that srcgrad cannot unroll (a `break`, or more than "
-                f"{UNROLL_MAX} items)", s, "loop without `break` (skip trips with `continue` "
-                "or an `if`), or read the values by a constant index")
+                "GradientTape watches, that srcgrad cannot unroll (a `break`, more than "
+                f"{UNROLL_MAX} items, or a container the block changes in place)", s,
+                "loop without `break` (skip trips with `continue` or an `if`), build the "
+                "container before the block, or read the values by a constant index")
         over_dict = self._dict_loop(s)
         if over_dict is not None:
             return over_dict
