@@ -405,3 +405,26 @@ def test_a_container_the_block_changes_in_place_is_not_compiled_in():
         _appended_in_the_block(x)
     with pytest.raises(sg.CompileError, match="a container the block changes in place"):
         _variables_appended_in_the_block([sg.Variable(np.ones(2))], sg.Variable(np.ones(2)))
+
+
+def _add_activation(acts):
+    acts.append(np.sin)
+
+
+def _appended_by_a_helper(x):
+    acts = [np.tanh]
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        _add_activation(acts)
+        h = x
+        for a in acts:
+            h = a(h)
+        y = np.sum(h)
+    return tape.gradient(y, x)
+
+
+def test_a_container_a_called_helper_changes_is_refused():
+    """The block's code is compiled for the list as it was at the start; a helper that
+    appends to it would leave the unrolled loop reading the old items (a wrong gradient)."""
+    with pytest.raises(sg.CompileError, match=r"`acts.append\(np.sin\)` changes a container"):
+        _appended_by_a_helper(np.array([0.3, 0.5]))

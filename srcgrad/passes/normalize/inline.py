@@ -87,6 +87,9 @@ def inline(norm, fn, receiver, node, out, dest):
         obj = norm.scope.value(value) if isinstance(value, (gast.Name, gast.Attribute)) else MISSING
         if obj is not MISSING and is_static_object(obj):
             norm.scope.static[p] = obj
+        elif isinstance(value, gast.Name) and (type(norm.scope.static.get(value.id)) in (list, dict)
+                                               or value.id in norm.compiled_containers):
+            norm.compiled_containers.add(p)  # (changing it is refused: normalizer)
         out.append(bind)
     body = callee.body
     ret = body[-1]

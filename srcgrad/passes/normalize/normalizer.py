@@ -11,7 +11,7 @@ import numpy as np
 
 from ... import trees
 from ...ir import anno, templates as T
-from ...ir.aliasing import shared_names
+from ...ir.aliasing import MUTATORS as _MUTATORS, shared_names
 from ...ir.private import private_updates
 from ..reverse import _index_expr
 from ...ir.effects import HiddenWrites
@@ -94,6 +94,8 @@ class Normalizer:
         self.function_tables = {}  # name -> its functions, by key (functions.py)
         self.loop_depth = 0  # loops around the statement normalized
         self.loop_closures = set()  # names bound to a closure a call makes in a loop
+        # A callee's parameters bound to a list or dict the code is compiled for (static).
+        self.compiled_containers = set()
 
     # -- driver --------------------------------------------------------------
     def run(self, fn, wrt):
@@ -308,6 +310,7 @@ class Normalizer:
             return out
         if (k is not None and k != "opaque") or getattr(s, "sg_norule", None) is not None:
             return [s]
+        self._check_static_unchanged(s)
         scattered = self._scatter_add(s)
         if scattered is not None:
             self.changed = True
@@ -343,6 +346,25 @@ class Normalizer:
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
             return self.expr_stmt(s)
         return [anno.set_kind(s, "opaque")]
+
+    def _check_static_unchanged(self, s):
+        """Refuse ``acts.append(f)`` (or an item written) into a list or dict the code is
+        compiled for as it was when compiling (loops over it unrolled, its items read):
+        a helper the block calls changing it would leave the code reading the old items."""
+        f = s.value.func if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) else None
+        if isinstance(f, gast.Attribute) and f.attr in _MUTATORS and isinstance(f.value, gast.Name):
+            name = f.value.id
+        elif isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript) \
+                and isinstance(s.targets[0].value, gast.Name):
+            name = s.targets[0].value.id
+        else:
+            return
+        if type(self.scope.static.get(name)) in (list, dict) or name in self.compiled_containers:
+            raise self.ctx.error(
+                f"`{gast.unparse(s).strip()}` changes a container srcgrad compiled the code "
+                "for as it was when the code started (its items are read when compiling)", s,
+                "build a new list or dict instead (`acts = acts + [f]`), or change it "
+                "before the GradientTape block")
 
     def _scatter_add(self, s):
         """``np.add.at(a, index, v)`` (``np.subtract.at``) on differentiable values, as the
