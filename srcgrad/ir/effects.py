@@ -351,10 +351,9 @@ class HiddenWrites:
         """Is the array written into at ``here`` (in ``loops``) one each trip of a loop
         around it binds ``root`` to anew (``deg = np.zeros(n)`` then ``deg[d] += 1.0``
         in an inner loop), read by the gradient computation only before that binding
-        or after the write's own inner loops? (Reads of earlier trips' arrays are of
-        other arrays; ``root`` must have no other name.)"""
-        if any(self._find(n) == group for n in self._parent if n != root):
-            return False
+        or after the write's own inner loops? (Only names bound after the binding can
+        hold that array, and a reader of any name that may share it counts: reads of
+        earlier trips' arrays, under other names, are of other arrays.)"""
         for start, fresh_loops in self._fresh.get(root, ()):
             if not (start < here and fresh_loops and loops[:len(fresh_loops)] == fresh_loops):
                 continue

@@ -89,7 +89,9 @@ def inline(norm, fn, receiver, node, out, dest):
             norm.scope.static[p] = obj
         elif isinstance(value, gast.Name) and (type(norm.scope.static.get(value.id)) in (list, dict)
                                                or value.id in norm.compiled_containers):
-            norm.compiled_containers.add(p)  # (changing it is refused: normalizer)
+            # (changing it is refused: normalizer._check_static_unchanged)
+            norm.compiled_containers[p] = norm.scope.static.get(
+                value.id, norm.compiled_containers.get(value.id))
         out.append(bind)
     body = callee.body
     ret = body[-1]

@@ -95,7 +95,7 @@ class Normalizer:
         self.loop_depth = 0  # loops around the statement normalized
         self.loop_closures = set()  # names bound to a closure a call makes in a loop
         # A callee's parameters bound to a list or dict the code is compiled for (static).
-        self.compiled_containers = set()
+        self.compiled_containers = {}
 
     # -- driver --------------------------------------------------------------
     def run(self, fn, wrt):
@@ -359,7 +359,8 @@ class Normalizer:
             name = s.targets[0].value.id
         else:
             return
-        if type(self.scope.static.get(name)) in (list, dict) or name in self.compiled_containers:
+        value = self.scope.static.get(name, self.compiled_containers.get(name))
+        if type(value) in (list, dict) and _compiled_in(value):
             raise self.ctx.error(
                 f"`{gast.unparse(s).strip()}` changes a container srcgrad compiled the code "
                 "for as it was when the code started (its items are read when compiling)", s,
@@ -1520,6 +1521,15 @@ def _constant_getattrs(body, scope):
                         value[k] = new
                     else:
                         setattr(node, field, new)
+
+
+def _compiled_in(container):
+    """May the code read ``container``'s items when compiling (objects, Variables or
+    arrays a tape may watch in it: loops over it unrolled, calls resolved), rather than
+    when it runs (a log of numbers)?"""
+    items = container.values() if type(container) is dict else container
+    return any(_is_static_object(v) or type(v) is np.ndarray
+               or type(v) in (list, tuple, dict) and _compiled_in(v) for v in items)
 
 
 def _has_attribute(scope, call):
