@@ -100,8 +100,7 @@ class Context:
         obj = self.scope.value(call.func)
         if obj is builtins.getattr and len(call.args) >= 2 and not self.deciding_varied \
                 and (not isinstance(call.args[1], gast.Constant) or len(call.args) == 3) \
-                and self._holds_sources(
-                    self.scope.value(call.args[0])):
+                and self._holds_sources(self.scope.value(call.args[0])):
             raise self.error(
                 f"`{gast.unparse(call).strip()}` reads an attribute named when the code runs, "
                 "or one the object may not have, from an object holding values the "

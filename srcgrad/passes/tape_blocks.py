@@ -517,7 +517,8 @@ def holds_variables(value, is_variable, depth=3):
 def _attributes(obj):
     """An object's own attributes (a layer's ``W``): where models keep their Variables."""
     d = getattr(obj, "__dict__", None)
-    return d.values() if type(d) is dict and not isinstance(obj, (type, types.ModuleType, types.FunctionType)) else ()
+    code = (type, types.ModuleType, types.FunctionType)
+    return d.values() if type(d) is dict and not isinstance(obj, code) else ()
 
 
 def fake_watch(name, node):

@@ -360,10 +360,11 @@ class _Record:
             filled = [n for n in names + ([found[0]] if found else []) if n in entry.filled]
             if filled:
                 region = self.region
+                what = "" if filled[0] in names else "an item of "
                 raise CompileError(
-                    f"a source is {'' if filled[0] in names else 'an item of '}`{filled[0]}`, a container "
-                    f"the GradientTape block fills after binding it (an append or an item "
-                    "written): srcgrad reports a container's adjoint where it is bound, "
+                    f"a source is {what}`{filled[0]}`, a container the GradientTape block "
+                    "fills after binding it (an append or an item written): srcgrad "
+                    "reports a container's adjoint where it is bound, "
                     "which is not its items'", region.origin(region).short(), None,
                     "take the gradient with respect to each item's value under a name of "
                     "its own in the block that no container holds, or build the container "

@@ -20,7 +20,8 @@ more variables varied. ``normalizer`` rewrites statements and expressions,
 callee's body, ``structure`` tells the items and keys of the containers the code
 builds, ``closures`` lifts out a nested def whose gradient the code takes,
 ``functions`` resolves calls through lists and dicts of functions and the
-closures a call makes.
+closures a call makes, ``unroll`` unrolls loops over containers known when
+compiling (layers, parameter dicts holding Variables a tape watches).
 """
 from .normalizer import Normalizer
 
