@@ -36,7 +36,7 @@ def loop(norm, s):
 
 
 def unroll(norm, s, target, body, items):
-    """``for layer in norm.layers:`` over objects known at compile time.
+    """``for layer in self.layers:`` over objects known at compile time.
 
     Also ``for W, b in zip(weights, biases)``, ``for W, b in layers`` (pairs)
     and ``enumerate``. Each iteration gets its own copy of the body, with
@@ -69,6 +69,7 @@ def unroll(norm, s, target, body, items):
             for leaf, name in last.items()]
     return out
 
+
 def _int_value(norm, node):
     """An int known when compiling: a constant, or ``len`` of a container the code is
     compiled for (its kind holds its length: ``cache._kind``)."""
@@ -81,6 +82,7 @@ def _int_value(norm, node):
             return len(seq)
     return None
 
+
 def _indexes_a_holder(norm, target, body):
     """Does ``body`` read by the loop variable ``target`` (a key, an index) from a
     container holding Variables or values a tape watches (``for k in params:
@@ -91,10 +93,12 @@ def _indexes_a_holder(norm, target, body):
         and norm.scope.iterates_sources(n.value)
         for st in body for n in gast.walk(st))
 
+
 def static_items(norm, it):
     """(value, expression) of each item of an iterable known at compile time, or None.
 
-    A list or tuple of objects, and ``zip`` / ``enumerate`` of such.
+    A list or tuple known when compiling, a display of known values, a dict's keys,
+    values or items, ``range`` of known bounds, and ``zip`` / ``enumerate`` of such.
     """
     fn = norm.scope.value(it.func) if isinstance(it, gast.Call) else MISSING
     if isinstance(it, gast.Call) and it.keywords:
