@@ -148,8 +148,9 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     generated.order = order
     # Containers the block fills after binding them (appends, item writes): watched where
     # bound, their adjoint there is not their items' (refused as sources: tape.backward).
-    generated.filled = {s.value.func.value.id if anno.kind(s) == "append" else s.targets[0].value.id
-                        for s in walk_stmts(body) if anno.kind(s) in ("append", "setitem")}
+    generated.filled = {
+        s.value.func.value.id if anno.kind(s) == "append" else s.targets[0].value.id
+        for s in walk_stmts(body) if anno.kind(s) in ("append", "setitem")}
     generated.reaches = reaches
     generated.item_reaches = item_reaches
     # What the user can reach and may write into before the backward code reads it.

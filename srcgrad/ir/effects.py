@@ -361,13 +361,10 @@ class HiddenWrites:
             end = self._ends[fresh_loops[-1]]
             if not any(self._find(n) == group for position, _, names in self._readers
                        if start < position <= end for n in names
-                       if position <= here or any(self._ends[i] >= position for i in inner
-                                                  if self._order_of_loop(i) < position)):
+                       if position <= here or any(self._loop_start[i] < position <= self._ends[i]
+                                                  for i in inner)):
                 return True
         return False
-
-    def _order_of_loop(self, loop):
-        return self._loop_start[loop]
 
     def store_harmless(self, s, base):
         """May ``s`` write into ``base``'s array (a value that does not depend on the
