@@ -31,7 +31,7 @@ containers), see ``ir/escapes.py`` and ``tape/kept.py``.
 import gast
 
 from ..ir import anno, escapes, templates as T
-from ..ir.names import loads_in, walk_stmts
+from ..ir.names import loads_in, walk_stmts, written_into
 from ..passes import activity, lifetimes, tape_blocks
 from ..passes.cleanup import cleanup
 from . import codegen
@@ -205,7 +205,7 @@ def _restored(reads, bwd):
     """The names of ``reads`` whose objects the backward code ``bwd`` writes into, under
     their own name or another it binds to them (``traj = traj_prev``, then
     ``traj.pop()``: a name the block rebound from a list to an array)."""
-    written = {n for n in _names_in(bwd) if _restored_in_place(n, bwd)}
+    written = written_into(bwd)
     moves = [(s.targets[0].id, s.value.id) for s in walk_stmts(bwd)
              if isinstance(s, gast.Assign) and len(s.targets) == 1
              and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)]
@@ -217,23 +217,6 @@ def _restored(reads, bwd):
                 written.add(b)
                 changed = True
     return {n for n in reads if n in written}
-
-
-def _restored_in_place(name, stmts):
-    """Does the backward code write into ``name``'s object (a slot, a list)?"""
-    for s in stmts:
-        for n in gast.walk(s):
-            if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store) \
-                    and isinstance(n.value, gast.Name) and n.value.id == name:
-                return True
-            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
-                    and isinstance(n.func.value, gast.Name) and n.func.value.id == name \
-                    and n.func.attr in ("pop", "append", "extend", "insert", "remove", "clear"):
-                return True
-            if isinstance(n, gast.Call) and n.args and isinstance(n.args[0], gast.Name) \
-                    and n.args[0].id == name and gast.unparse(n.func).strip() == "_sg.restore_slot":
-                return True  # a dict's key the block added, taken out again
-    return False
 
 
 def _display_items(body, name, depth=3):

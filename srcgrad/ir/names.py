@@ -74,6 +74,30 @@ def written_names(s):
     return []
 
 
+_LIST_WRITES = frozenset({"pop", "append", "extend", "insert", "remove", "clear"})
+
+
+def written_into(stmts):
+    """Names whose objects generated code ``stmts`` writes into: a slot or attribute
+    stored (``y[1] = v``), a list changed (``stack.pop()``), a dict slot restored
+    (``_sg.restore_slot(d, k, v)``), an augmented assignment (in place on an array)."""
+    out = set()
+    for s in stmts:
+        for n in gast.walk(s):
+            if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store) \
+                    and isinstance(n.value, gast.Name):
+                out.add(n.value.id)
+            elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute):
+                if isinstance(n.func.value, gast.Name) and n.func.attr in _LIST_WRITES:
+                    out.add(n.func.value.id)
+                elif n.args and isinstance(n.args[0], gast.Name) and n.func.attr == "restore_slot" \
+                        and isinstance(n.func.value, gast.Name) and n.func.value.id == "_sg":
+                    out.add(n.args[0].id)
+            elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+                out.add(n.target.id)
+    return out
+
+
 def bound_names(s):
     """Names ``s`` binds, a ``for`` loop's target included (``a[i] = v`` binds none:
     it writes into ``a``)."""

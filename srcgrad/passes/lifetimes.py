@@ -35,7 +35,7 @@ import gast
 
 from ..ir import anno, templates as T
 from ..ir.aliasing import MUTATORS
-from ..ir.names import binding_counts, bound_names, walk_stmts
+from ..ir.names import binding_counts, bound_names, walk_stmts, written_into
 from ..ir.shapes import shape_source
 
 # ``_sg`` helpers -> the positions of arguments they use only for shape and dtype.
@@ -238,17 +238,7 @@ def _seed_ones(backward, body):
 def _written_in_place(backward, body):
     """Names whose arrays ``backward`` writes into (``y[1] = v``, ``_sg.restore_slot(y,
     ...)``), with the names that may share them (``z = y``, ``z = y[1:]``)."""
-    out = set()
-    for s in walk_stmts(backward):
-        for node in gast.walk(s):
-            if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
-                    and isinstance(node.value, gast.Name):
-                out.add(node.value.id)
-            elif isinstance(node, gast.Call) and node.args and isinstance(node.args[0], gast.Name) \
-                    and gast.unparse(node.func).strip() == "_sg.restore_slot":
-                out.add(node.args[0].id)
-            elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
-                out.add(node.target.id)
+    out = written_into(backward)
     pairs = [(s.targets[0].id, root) for s in walk_stmts(body + backward)
              if isinstance(s, gast.Assign) and len(s.targets) == 1
              and isinstance(s.targets[0], gast.Name) for root in [_viewed(s.value)] if root]
