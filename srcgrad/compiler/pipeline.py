@@ -488,6 +488,7 @@ def _made_at(body, i, name, last):
     inner, via = _made_at(body, j, other, {**last, other: i + 1})
     return (inner, via) if inner is not None else (j, other)
 
+
 def without_placeholders(forward, names):
     """``forward`` without the recorder's ``x = None`` placeholders (``sg_preinit``) of
     ``names``: a block whose loop runs no trip leaves such a variable as it was."""
