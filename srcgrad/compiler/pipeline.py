@@ -15,8 +15,7 @@ import gast
 import numpy as np
 
 from ..ir import anno, atoms, templates as T
-from ..ir.names import bound_names, loads_in, stores, walk_stmts
-from ..ir.aliasing import MUTATORS
+from ..ir.names import bound_names, loads_in, stores, walk_stmts, written_into
 from ..ir.resolve import Guards
 from ..passes import activity, contexts, fence, lambdas, lifetimes, normalize, ranks, recompute, \
     record, repeatable, tape_blocks
@@ -395,7 +394,7 @@ def _static_inputs(ctx, region, params, sample, watch_variables, is_variable):
     (the code is compiled for their kinds: ``cache._kind``), and containers of
     Variables or of values watched at the start (``params[0]``, ``for v in params``,
     ``for layer in layers: layer.W``), whose reads are then sources."""
-    assigned = set(tape_blocks.region_outputs(region)) | _filled(region.statements)
+    assigned = set(tape_blocks.region_outputs(region)) | written_into(region.statements)
     for p, value in zip(params, sample):
         if is_variable(value) or p in assigned:
             continue
@@ -403,20 +402,6 @@ def _static_inputs(ctx, region, params, sample, watch_variables, is_variable):
                 or (watch_variables and tape_blocks.holds_variables(value, is_variable)) \
                 or ctx.watched_reads is not None and ctx.watched_reads.watched.holds(value):
             ctx.scope.static[p] = value
-
-
-def _filled(statements):
-    """Names of containers the statements change in place (``acts.append(f)``,
-    ``params["w"] = v``, ``del d[k]``): what they hold is not known when compiling."""
-    out = set()
-    for node in gast.walk(gast.Module(list(statements), [])):
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
-                and node.func.attr in MUTATORS and isinstance(node.func.value, gast.Name):
-            out.add(node.func.value.id)
-        elif isinstance(node, gast.Subscript) and isinstance(node.ctx, (gast.Store, gast.Del)) \
-                and isinstance(node.value, gast.Name):
-            out.add(node.value.id)
-    return out
 
 
 def _watch_after_last_reset(node, region, names):

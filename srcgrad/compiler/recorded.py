@@ -205,7 +205,7 @@ def _restored(reads, bwd):
     """The names of ``reads`` whose objects the backward code ``bwd`` writes into, under
     their own name or another it binds to them (``traj = traj_prev``, then
     ``traj.pop()``: a name the block rebound from a list to an array)."""
-    written = written_into(bwd)
+    written = written_into(bwd, attributes=True)
     moves = [(s.targets[0].id, s.value.id) for s in walk_stmts(bwd)
              if isinstance(s, gast.Assign) and len(s.targets) == 1
              and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)]

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..rules import table
 from . import templates as T
-from .names import walk_stmts
+from .names import MUTATORS, walk_stmts
 
 
 def _load_counts(body):
@@ -80,8 +80,6 @@ def _may_keep(call, scope):
 
 
 # Methods that change the list or dict they are called on.
-MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
-                       "setdefault", "popitem", "sort", "reverse"})
 
 
 def _transient_views(body, loads, scope):

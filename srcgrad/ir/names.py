@@ -74,27 +74,48 @@ def written_names(s):
     return []
 
 
-_LIST_WRITES = frozenset({"pop", "append", "extend", "insert", "remove", "clear"})
+# Methods that change the list or dict they are called on.
+MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
+                      "setdefault", "popitem", "sort", "reverse"})
 
 
-def written_into(stmts):
-    """Names whose objects generated code ``stmts`` writes into: a slot or attribute
-    stored (``y[1] = v``), a list changed (``stack.pop()``), a dict slot restored
-    (``_sg.restore_slot(d, k, v)``), an augmented assignment (in place on an array)."""
+def written_into(stmts, attributes=False):
+    """Names whose objects ``stmts`` change in place: a method that changes a list or
+    dict (``u.append(v)``, ``stack.pop()``, ``d.update(e)``), a slot stored or deleted
+    (``y[1] = v``, ``del d[k]``), a generated helper writing into its first argument
+    (``_sg.restore_slot(d, k, v)``, ``_sg.update(a, op, b)``), an augmented assignment
+    of a name (in place on an array); ``attributes``: an attribute stored, too."""
+    stored = (gast.Subscript, gast.Attribute) if attributes else gast.Subscript
     out = set()
     for s in stmts:
         for n in gast.walk(s):
-            if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store) \
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                    and isinstance(n.func.value, gast.Name):
+                if n.func.value.id == "_sg":
+                    if n.func.attr in ("restore_slot", "update") and n.args \
+                            and isinstance(n.args[0], gast.Name):
+                        out.add(n.args[0].id)
+                elif n.func.attr in MUTATORS:
+                    out.add(n.func.value.id)
+            elif isinstance(n, stored) and isinstance(n.ctx, (gast.Store, gast.Del)) \
                     and isinstance(n.value, gast.Name):
                 out.add(n.value.id)
-            elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute):
-                if isinstance(n.func.value, gast.Name) and n.func.attr in _LIST_WRITES:
-                    out.add(n.func.value.id)
-                elif n.args and isinstance(n.args[0], gast.Name) and n.func.attr == "restore_slot" \
-                        and isinstance(n.func.value, gast.Name) and n.func.value.id == "_sg":
-                    out.add(n.args[0].id)
             elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
                 out.add(n.target.id)
+    return out
+
+
+def shared_with(names, pairs):
+    """``names`` with every name a pair ``(a, b)`` links to one of them, transitively:
+    names that may hold the same object (``z = y``, a view ``z = y[1:]``)."""
+    out = set(names)
+    changed = bool(out)
+    while changed:
+        changed = False
+        for a, b in pairs:
+            if (a in out) != (b in out):
+                out |= {a, b}
+                changed = True
     return out
 
 

@@ -34,8 +34,7 @@ import copy
 import gast
 
 from ..ir import anno, templates as T
-from ..ir.aliasing import MUTATORS
-from ..ir.names import binding_counts, bound_names, walk_stmts, written_into
+from ..ir.names import binding_counts, bound_names, shared_with, walk_stmts, written_into
 from ..ir.shapes import shape_source
 
 # ``_sg`` helpers -> the positions of arguments they use only for shape and dtype.
@@ -238,18 +237,10 @@ def _seed_ones(backward, body):
 def _written_in_place(backward, body):
     """Names whose arrays ``backward`` writes into (``y[1] = v``, ``_sg.restore_slot(y,
     ...)``), with the names that may share them (``z = y``, ``z = y[1:]``)."""
-    out = written_into(backward)
-    pairs = [(s.targets[0].id, root) for s in walk_stmts(body + backward)
+    views = [(s.targets[0].id, root) for s in walk_stmts(body + backward)
              if isinstance(s, gast.Assign) and len(s.targets) == 1
              and isinstance(s.targets[0], gast.Name) for root in [_viewed(s.value)] if root]
-    changed = True
-    while changed:
-        changed = False
-        for a, b in pairs:
-            if (a in out) != (b in out):
-                out |= {a, b}
-                changed = True
-    return out
+    return shared_with(written_into(backward), views)
 
 
 def _viewed(value):
@@ -457,31 +448,12 @@ def _mutated_in_place(code):
     a stand-in of one that changes later would not hold the shape it had (a list
     emptied by the backward pass's ``pop`` read as the one it was: fuzzer-style
     second-order crash, realistic-program hunt C1)."""
-    out = set()
-    for node in (n for s in code for n in T.walk(s)):
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
-                and isinstance(node.func.value, gast.Name):
-            if node.func.attr in MUTATORS:
-                out.add(node.func.value.id)
-            elif node.func.value.id == "_sg" and node.func.attr in ("restore_slot", "update") \
-                    and node.args and isinstance(node.args[0], gast.Name):
-                out.add(node.args[0].id)
-        elif isinstance(node, gast.Subscript) and isinstance(node.ctx, (gast.Store, gast.Del)) \
-                and isinstance(node.value, gast.Name):
-            out.add(node.value.id)
     # A name copied to or from a changed one holds the same object (``ops = arrays``,
     # then ``arrays.pop()``: third derivative through ``np.tensordot``, autograd's suite).
     copies = [(s.targets[0].id, s.value.id) for s in walk_stmts(code)
               if isinstance(s, gast.Assign) and len(s.targets) == 1
               and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)]
-    changed = bool(out)
-    while changed:
-        changed = False
-        for a, b in copies:
-            if (a in out) != (b in out):
-                out |= {a, b}
-                changed = True
-    return out
+    return shared_with(written_into(code), copies)
 
 
 
