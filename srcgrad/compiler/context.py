@@ -45,6 +45,10 @@ class Context:
         # names bound to a list or tuple display of records of one class -> that class
         self.records = {}
         self.record_items = {}
+        # objects of plain classes built in the code, kept as their attributes: name ->
+        # objects.Obj, and other names for them -> the name (passes/normalize/objects.py)
+        self.objects = {}
+        self.object_aliases = {}
         self.tuples = {}
         self.cells = {"_sg": codegen.runtime_cell()}
         self.runtime = self.cells["_sg"].cell_contents

@@ -34,6 +34,7 @@ from ..ir import anno, escapes, templates as T
 from ..ir.names import loads_in, walk_stmts, written_into
 from ..passes import activity, lifetimes, tape_blocks
 from ..passes.cleanup import cleanup
+from ..passes.normalize import objects
 from . import codegen
 from .context import Generated
 from .pipeline import region_front, reverse_and_record, trim_forward, watch_where_bound, \
@@ -97,6 +98,7 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
         rows=seeds[0] if rows and seeds else None,
         read_after=lambda state: set())  # (the user's variables are read before it)
     out = T.name(rev.grads_list)
+    forward = forward + objects.made_for_outputs(ctx, outputs)
     # The end of the block: the user's variables are read here.
     point = gast.Expr(gast.Tuple([T.name(n) for n in outputs], gast.Load()))
     cleanup(backward, ctx.namer.adjoints.values(), loads_in([gast.Expr(out)]))

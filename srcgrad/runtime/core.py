@@ -19,7 +19,7 @@ __all__ = [
     "gather_items", "zero_at", "copy_slot", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "concat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "field", "field_grad",
-    "field_index", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "updated_in_place",
+    "field_index", "new_object", "set_attributes", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "updated_in_place",
 ]
 
 
@@ -709,6 +709,17 @@ def field_grad(grad, record, name, lead=0):
             zero = zeros_like(getattr(record, f.name))
             out[f.name] = np.zeros(rows + np.shape(zero)) if lead else zero
     return out
+
+
+def new_object(cls):
+    """An object a tape block built and kept as its attributes (``passes/normalize/
+    objects.py``), made for the user's variables after the block: its ``__init__`` is
+    not run again (it ran, inlined); ``set_attributes`` gives it its attributes."""
+    return cls.__new__(cls)
+
+
+def set_attributes(obj, names, values):
+    obj.__dict__.update(zip(names, values))
 
 
 def field_index(record, name):

@@ -25,7 +25,7 @@ from ...ir.resolve import MISSING, is_library
 from ...ir.varied import expr_varied
 from ...rules import helpers, table
 from ...rules.entry import params as rule_params
-from . import closures, functions, inline
+from . import closures, functions, inline, objects
 
 
 class NotYet(Exception):
@@ -203,13 +203,7 @@ def call(norm, node, out, dest, hint=None):
             "or a comprehension iterates, and inside sum(...), list(...) and tuple(...)",
             norm.cur, f"iterate it where it is made, or make a list: list({obj.__name__}(...))")
     if isinstance(obj, type):
-        raise norm.ctx.error(f"creating a `{obj.__name__}` from differentiable values is not "
-                             "supported", norm.cur,
-                             f"make `{obj.__name__}` a dataclass (or a NamedTuple) of the "
-                             "values it holds, with no __post_init__: it is then built from "
-                             "its fields, and its methods and properties are compiled"
-                             if obj.__module__ not in ("builtins",) and not is_library(obj)
-                             else None)
+        _refuse_built(norm, obj)
     call_fn = getattr(type(obj), "__call__", None)
     if isinstance(call_fn, types.FunctionType) and not is_library(call_fn):
         receiver = norm.atom(f, out, "receiver")
@@ -219,6 +213,24 @@ def call(norm, node, out, dest, hint=None):
                          remedy="use a supported NumPy function, or wrap it with "
                          "srcgrad.custom_gradient")
     return _opaque(norm, node, out, dest, hint, error)
+
+
+def _refuse_built(norm, cls):
+    """``Model(W)`` of a class whose objects are not kept as their attributes
+    (objects.py): refused, saying why."""
+    why = objects.plain_class(cls)
+    user_class = cls.__module__ != "builtins" and not is_library(cls)
+    if why is None:
+        why = ("the object is used other than through its attributes and methods (passed to "
+               "code srcgrad does not compile, returned, put in a list or dict), its name is "
+               "bound to other values, or it is built where the code may not run it (in a "
+               "comprehension, a condition, after a read it could change)")
+    raise norm.ctx.error(
+        f"creating a `{cls.__name__}` from differentiable values is not supported"
+        + (f": {why}" if user_class else ""), norm.cur,
+        f"bind the object to a name used only for it (m = {cls.__name__}(...)), use it "
+        f"through its attributes and methods, or make `{cls.__name__}` a dataclass (or a "
+        "NamedTuple) of the values it holds" if user_class else None)
 
 
 def _iterator_call(norm, node):

@@ -132,6 +132,8 @@ def _renamed_callee(norm, fn, label, chain):
         src = norm.ctx.source(fn)
         callee = T.clone(src.node)  # as parsed: no annotations to copy
         defaults_src = None
+    if src is not None:
+        _explicit_super(norm, fn, callee)
     prefix = _prefix(fn, label)
     local = function_locals(callee) if src is None else src.names[0]
     mapping = {n: norm.ctx.namer.fresh(f"{prefix}_{n}") for n in sorted(local)}
@@ -149,6 +151,19 @@ def _renamed_callee(norm, fn, label, chain):
             anno.like(s, norm.cur)
         s.sg_chain = chain
     return callee, mapping, defaults_src
+
+
+def _explicit_super(norm, fn, callee):
+    """``super()`` in a method reads its class from a cell and its object from the first
+    parameter; inlined, neither is there: ``super(Cls, self)`` says both."""
+    if "__class__" not in fn.__code__.co_freevars:
+        return
+    cls = fn.__closure__[fn.__code__.co_freevars.index("__class__")].cell_contents
+    params = callee.args.posonlyargs + callee.args.args
+    for node in gast.walk(callee):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+                and node.func.id == "super" and not node.args and params:
+            node.args = [norm.ctx.constant(cls), gast.Name(params[0].id, gast.Load(), None, None)]
 
 
 def _arguments(norm, fn, callee, mapping, defaults_src, receiver, node, label):

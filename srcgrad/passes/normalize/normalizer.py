@@ -23,7 +23,7 @@ from ...ir.scopes import function_locals
 from ...ir.varied import expr_varied
 from ...rules import table
 from .. import as_written
-from . import calls, functions, unroll
+from . import calls, functions, objects, unroll
 from .inline import rename
 from .items import items_forwarded
 from .structure import Facts
@@ -99,6 +99,7 @@ class Normalizer:
     # -- driver --------------------------------------------------------------
     def run(self, fn, wrt):
         for _ in range(200):
+            objects.scalarize(self, fn)
             self.counts = _assigned_names(fn.body)
             self.scope.locals = set(self.counts) | function_locals(fn)
             self.facts = Facts(self, fn)
@@ -106,7 +107,7 @@ class Normalizer:
             unroll.constant_getattrs(fn.body, self.scope)
             self.shared = shared_names(fn.body, self.scope)
             self.private = private_updates(fn.body, self.scope)
-            self.varied = self._varied(fn.body, wrt)
+            self.varied = self._varied(fn.body, set(wrt) | set(self.ctx.objects))
             self.function_tables = functions.tables(self, fn.body)
             functions.note_items(self, fn.body)
             self.writes = HiddenWrites(fn.body, self.varied, self.scope)
@@ -121,6 +122,7 @@ class Normalizer:
             if deferred:
                 continue
             if not self.changed:
+                objects.check_escapes(self, fn)
                 if not self.ctx.tape_region:
                     # (In a tape's block an item of a container may be asked for as a
                     # target or a source after it: its adjoint flows through the container.)

@@ -1,0 +1,564 @@
+"""Objects of the user's plain classes built in the compiled code, kept as their attributes.
+
+``pend = Pendulum(length, damping)`` then ``pend.run(20, 0.05)``: the object
+never exists in the generated code. Each attribute becomes a local variable
+named after it (``pend_theta`` for ``pend.theta``, ``self.theta`` in a method
+called on it); ``__init__``, methods, properties and ``__call__`` are
+inlined with ``self`` standing for the object, so that ``self.omega =
+self.omega + dt * a`` is an assignment to ``pend_omega`` and is differentiated
+as any other. Names that are other names for the object (``self`` of each
+inlined method, ``sim = pend``, an attribute holding it) become the object's
+name, which is known when compiling: an object is one allocation bound once.
+
+What this cannot model exactly is refused, naming the line: the object used
+as a value other code receives (``print(pend)``, a list of objects, returned
+from the compiled function, an operator on it), a name bound to two objects,
+classes that change how attributes work (``__getattr__``, ``__setattr__``,
+``__slots__``, ``__new__``, bases from libraries), an attribute read that is
+never set, and a property or method assigned over. Run as a pass at the start
+of each round of the normalizer, before its analyses: what one round inlines
+(a method's body, reading ``self.x``) is rewritten in the next.
+"""
+import dataclasses
+import inspect
+import types
+
+import gast
+
+from ... import trees
+from ...ir import anno, templates as T
+from ...ir.names import walk_stmts
+from ...ir.resolve import MISSING, is_library
+from . import inline
+
+_ROUNDS = 60  # rewrites inside one pass (objects in attributes of objects)
+# Class attributes an object's attribute may fall back on: kept as the constants they are.
+_IMMUTABLE = (bool, int, float, complex, str, bytes, type(None), tuple, frozenset)
+_CHANGES_ATTRIBUTES = ("__getattr__", "__getattribute__", "__setattr__", "__delattr__",
+                       "__new__", "__slots__", "__set_name__")
+
+
+@dataclasses.dataclass
+class Obj:
+    """An object built in the compiled code: its class, where it is built, and the local
+    variable holding each attribute."""
+
+    cls: type
+    where: object
+    fields: dict = dataclasses.field(default_factory=dict)
+    set: set = dataclasses.field(default_factory=set)  # attributes some statement assigns
+    read: dict = dataclasses.field(default_factory=dict)  # attribute -> a statement reading it
+
+
+def plain_class(cls):
+    """Why instances of ``cls`` cannot be kept as their attributes, or None if they can."""
+    if type(cls) is not type:
+        return "its class has a metaclass"
+    for k in cls.__mro__[:-1]:
+        if is_library(k) or k.__module__ == "builtins":
+            return f"it derives from `{k.__qualname__}`"
+        changes = [a for a in _CHANGES_ATTRIBUTES if a in vars(k)]
+        if changes:
+            return f"`{k.__qualname__}` defines `{changes[0]}`"
+    if trees.record_fields(cls) is not None or dataclasses.is_dataclass(cls):
+        return "it is a record (dataclass or namedtuple)"
+    init = inspect.getattr_static(cls, "__init__")
+    if init is not object.__init__ and not isinstance(init, types.FunctionType):
+        return "its `__init__` is not a Python function"
+    return None
+
+
+def scalarize(norm, fn):
+    """Rewrite, in ``fn``, the objects built and the attributes, methods and names of the
+    objects known: see the module docstring. Returns whether anything changed."""
+    any_change = False
+    for _ in range(_ROUNDS):
+        rewriter = _Rewrite(norm, fn)
+        fn.body = rewriter.block(fn.body)
+        if not rewriter.changed:
+            return any_change
+        any_change = True
+    raise norm.ctx.error("objects nested too deeply to compile", fn)
+
+
+def check_escapes(norm, fn):
+    """After the last round: nothing may still use an object as a value."""
+    objects = norm.ctx.objects
+    if not objects:
+        return
+    for s in walk_stmts(fn.body):
+        for node in _own_nodes(s):
+            if isinstance(node, gast.Name) and node.id in objects:
+                raise _escape(norm, s, node.id)
+    for name, o in objects.items():
+        for attr, stmt in o.read.items():
+            if attr not in o.set and _class_default(o.cls, attr) is MISSING:
+                raise norm.ctx.error(
+                    f"`{_user(norm, name)}.{attr}` is read, but no statement sets it", stmt,
+                    f"set `self.{attr}` in `{o.cls.__qualname__}.__init__`")
+
+
+def made_for_outputs(ctx, outputs):
+    """Statements making, at the end of a tape block, the objects it built that its
+    variables ``outputs`` name, and those their attributes hold (each once, however
+    many hold it): the user's code after the block reads real objects."""
+    def root(name):
+        while name in ctx.object_aliases:
+            name = ctx.object_aliases[name]
+        return name if name in ctx.objects else None
+
+    order, todo = [], [r for r in map(root, outputs) if r is not None]
+    while todo:
+        name = todo.pop()
+        if name in order:
+            continue
+        order.append(name)
+        todo += [r for r in map(root, ctx.objects[name].fields.values()) if r is not None]
+    made = [T.assign(n, T.expr("_sg.new_object(cls)", cls=ctx.constant(ctx.objects[n].cls)))
+            for n in order]
+    for n in order:
+        o = ctx.objects[n]
+        attrs = sorted(o.set)
+        values = [T.name(root(o.fields[a]) or o.fields[a]) for a in attrs]
+        made.append(T.stmt("_sg.set_attributes(obj, names, values)", obj=n,
+                           names=T.const(tuple(attrs)), values=gast.Tuple(values, gast.Load())))
+    aliases = [T.assign(n, T.name(root(n))) for n in outputs
+               if root(n) is not None and root(n) != n]
+    return made + aliases
+
+
+def _own_nodes(s):
+    """The expressions of statement ``s``, not of the statements nested in it."""
+    if isinstance(s, (gast.If, gast.While)):
+        return gast.walk(s.test)
+    if isinstance(s, gast.For):
+        return [*gast.walk(s.target), *gast.walk(s.iter)]
+    return gast.walk(s)
+
+
+def _user(norm, name):
+    return norm.ctx.in_user_names(name)
+
+
+def _escape(norm, stmt, name):
+    o = norm.ctx.objects[name]
+    return norm.ctx.error(
+        f"the `{o.cls.__qualname__}` object `{_user(norm, name)}` (built at {o.where}) is used "
+        "as a value here: srcgrad compiles an object built in differentiated code into its "
+        "attributes, which only its methods, properties and attribute reads and writes "
+        "(and functions it is passed to) can use", stmt,
+        "pass the attributes the code needs (obj.x) rather than the object, or build the "
+        "object outside the differentiated function")
+
+
+def _class_default(cls, attr):
+    value = inspect.getattr_static(cls, attr, MISSING)
+    if value is MISSING or callable(value) or hasattr(type(value), "__get__"):
+        return MISSING
+    return value
+
+
+class _Rewrite(gast.NodeTransformer):
+    """One sweep over a body: objects built are expanded, names for them followed,
+    attributes and members of them rewritten."""
+
+    def __init__(self, norm, fn):
+        self.norm = norm
+        self.ctx = norm.ctx
+        self.objects = norm.ctx.objects
+        self.aliases = norm.ctx.object_aliases
+        self.counts = _binding_counts(fn.body)
+        self.fn = fn
+        self.changed = False
+        self.cur = None
+        self._note_aliases(fn.body)
+
+    # -- names for objects -------------------------------------------------
+    def _root(self, name):
+        seen = set()
+        while name in self.aliases and name not in seen:
+            seen.add(name)
+            name = self.aliases[name]
+        return name if name in self.objects else None
+
+    def _note_aliases(self, body):
+        """``t = obj`` (``self`` bound by an inlined method, ``sim = pend``): ``t`` is
+        another name for the object, if nothing else binds it."""
+        grew = True
+        while grew:
+            grew = False
+            for s in walk_stmts(body):
+                if not (isinstance(s, gast.Assign) and len(s.targets) == 1
+                        and isinstance(s.targets[0], gast.Name)
+                        and isinstance(s.value, gast.Name)):
+                    continue
+                t, root = s.targets[0].id, self._root(s.value.id)
+                if root is None or t in self.aliases or t in self.objects:
+                    continue
+                if self.counts.get(t, 0) != 1:
+                    raise self.ctx.error(
+                        f"`{_user(self.norm, t)}` is bound to the `{self.objects[root].cls.__qualname__}` "
+                        "object built here and to other values: srcgrad compiles such an object "
+                        "into its attributes, and needs each name for it bound once", s,
+                        "use a new name for each object and each other value")
+                self.aliases[t] = root
+                grew = True
+
+    # -- statements --------------------------------------------------------
+    def block(self, stmts):
+        out = []
+        for s in stmts:
+            out += self.stmt(s)
+        return out
+
+    def stmt(self, s):
+        self.cur = s
+        if isinstance(s, (gast.Assign, gast.Expr, gast.Return)) and s.value is not None:
+            hoisted = []
+            value = self._hoisted(s, s.value, hoisted)
+            if hoisted:
+                s.value = value
+                self.changed = True
+                return self.block(hoisted + [s])
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name):
+            t = s.targets[0].id
+            if isinstance(s.value, gast.Name) and self._root(s.value.id) is not None \
+                    and self._root(t) is not None:
+                self.changed = True
+                return []  # another name for the object: read as the object's
+            built = self._built(s)
+            if built is not None:
+                self.changed = True
+                return built
+        if isinstance(s, (gast.If, gast.While)):
+            s.test = self.visit(s.test)
+            s.body = self.block(s.body)
+            s.orelse = self.block(s.orelse)
+            return [s]
+        if isinstance(s, gast.For):
+            s.target, s.iter = self.visit(s.target), self.visit(s.iter)
+            s.body = self.block(s.body)
+            s.orelse = self.block(s.orelse)
+            return [s]
+        if isinstance(s, gast.FunctionDef):
+            return [s]
+        s = self.visit(s)
+        if any(isinstance(n, _Bound) for n in gast.walk(s)):
+            raise self.ctx.error("a method of an object built in differentiated code, used as "
+                                 "a value (not called), is not supported", s,
+                                 "call it where it is read, or wrap it: lambda v: obj.m(v)")
+        return [s]
+
+    def _allocation(self, node):
+        if not isinstance(node, gast.Call):
+            return False
+        cls = self.norm.scope.value(node.func)
+        return isinstance(cls, type) and not is_library(cls) and cls.__module__ != "builtins" \
+            and plain_class(cls) is None
+
+    def _hoisted(self, s, expr, out):
+        """``expr`` with its calls up to the last object it builds bound to names first
+        (``t = Model(W)`` before ``t.loss(x)``), in the order Python makes them; ``expr``
+        itself if it builds none, or if a read comes before one (``x[0] + Acc(x).run()``,
+        where the call could change what ``x[0]`` read)."""
+        order = list(_evaluation_order(expr))
+        built = [i for i, n in enumerate(order) if self._allocation(n)]
+        if not built or (order[built[-1]] is expr and isinstance(s, gast.Assign)
+                         and isinstance(s.targets[0], gast.Name)):
+            return expr
+        before = order[:built[-1] + 1]
+        calls = {id(n) for n in before if isinstance(n, gast.Call)}
+        inside = {id(d) for n in before if id(n) in calls for d in gast.walk(n)}
+        if any(id(n) not in inside and not isinstance(n, _PURE) for n in before):
+            return expr
+        hint = self.ctx.result_hint if isinstance(s, gast.Return) else "t"
+
+        class Hoist(gast.NodeTransformer):
+            def visit_Call(inner, node):
+                inner.generic_visit(node)
+                if id(node) not in calls:
+                    return node
+                t = self.ctx.namer.fresh(_hint_of(node, hint))
+                out.append(anno.like(T.assign(t, node), s))
+                return T.name(t)
+
+        return Hoist().visit(expr)
+
+    def _built(self, s):
+        """``name = Cls(args)`` of a plain class, bound once and used only as an object:
+        the object noted, the class's attribute defaults it uses and ``__init__`` inlined."""
+        call, name = s.value, s.targets[0].id
+        if not isinstance(call, gast.Call) or name in self.objects:
+            return None
+        cls = self.norm.scope.value(call.func)
+        if not isinstance(cls, type) or is_library(cls) or cls.__module__ == "builtins":
+            return None
+        why = plain_class(cls)
+        if why is not None or self.counts.get(name, 0) != 1 or self._escapes(name):
+            return None
+        o = anno.origin(s)
+        self.objects[name] = Obj(cls, o.short() if o else "?")
+        self.ctx.guards.attribute(cls, "__init__", getattr(cls, "__init__"))
+        init = inspect.getattr_static(cls, "__init__")
+        out = []
+        if init is object.__init__:
+            if call.args or call.keywords:
+                raise self.ctx.error(f"`{cls.__qualname__}()` takes no arguments", s)
+        else:
+            self.norm.cur = self.ctx.cur = s
+            inline.inline(self.norm, init, T.name(name), call, out, None)
+        return self._defaults(name, cls, s) + out
+
+    def _defaults(self, name, cls, s):
+        """Each class attribute an instance may read before setting it
+        (``count = 0`` then ``self.count += 1``): its field starts as the class's."""
+        out = []
+        for k in reversed(cls.__mro__[:-1]):
+            for attr, value in vars(k).items():
+                if attr.startswith("__") or _class_default(cls, attr) is MISSING:
+                    continue
+                if not isinstance(value, _IMMUTABLE):
+                    continue  # (a shared list or array: read as the class's own, below)
+                field = self._field(name, attr)
+                self.ctx.guards.attribute(cls, attr, value)
+                out.append(anno.like(T.assign(field, self.ctx.constant(value)), s))
+                self.objects[name].set.add(attr)
+        return out
+
+    def _escapes(self, name):
+        """Is the object ``name`` would hold used, in the body as it is now, other than as
+        an object (attributes, methods, calls of code that is inlined, other names)?"""
+        names = {name}
+        grew = True
+        while grew:
+            grew = False
+            for s in walk_stmts(self.fn.body):
+                if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                        and isinstance(s.targets[0], gast.Name) \
+                        and isinstance(s.value, gast.Name) and s.value.id in names \
+                        and s.targets[0].id not in names:
+                    names.add(s.targets[0].id)
+                    grew = True
+        for s in walk_stmts(self.fn.body):
+            for parent in _own_nodes(s):
+                for child in gast.iter_child_nodes(parent):
+                    if isinstance(child, gast.Name) and child.id in names \
+                            and not self._object_use(parent, child, s):
+                        return True
+        return False
+
+    def _object_use(self, parent, child, s):
+        if isinstance(parent, gast.Attribute):
+            return True
+        if isinstance(parent, gast.Call):
+            if parent.func is child:
+                return True
+            fn = self.norm.scope.value(parent.func)
+            if fn in (isinstance, getattr, setattr):
+                return parent.args and parent.args[0] is child
+            return fn is MISSING or isinstance(fn, (types.FunctionType, types.MethodType, type)) \
+                and not is_library(fn)
+        if isinstance(parent, gast.keyword):
+            return True  # (its call is looked at as the keyword's parent's)
+        if isinstance(parent, gast.Assign):
+            return parent.value is child or child in parent.targets
+        if isinstance(parent, gast.Compare):
+            return isinstance(parent.ops[0], (gast.Is, gast.IsNot))
+        return False
+
+    # -- expressions -------------------------------------------------------
+    def visit_Name(self, node):
+        root = self._root(node.id)
+        if root is not None and root != node.id:
+            self.changed = True
+            return gast.Name(root, node.ctx, None, None)
+        return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot)):
+            sides = [node.left, node.comparators[0]]
+            if any(isinstance(e, gast.Name) and e.id in self.objects for e in sides) \
+                    and any(isinstance(e, gast.Constant) and e.value is None for e in sides):
+                self.changed = True  # an object is never None
+                return T.const(isinstance(node.ops[0], gast.IsNot))
+        return node
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if isinstance(node.value, gast.Call) and isinstance(node.value.func, gast.Name) \
+                and node.value.func.id == "super" and len(node.value.args) == 2:
+            return self._super_member(node)
+        if not (isinstance(node.value, gast.Name) and node.value.id in self.objects):
+            return node
+        name, attr = node.value.id, node.attr
+        o = self.objects[name]
+        member = inspect.getattr_static(o.cls, attr, MISSING)
+        self.ctx.guards.attribute(o.cls, attr, getattr(o.cls, attr, MISSING))
+        store = isinstance(node.ctx, gast.Store)
+        if member is not MISSING and _class_default(o.cls, attr) is MISSING:
+            if store:
+                raise self.ctx.error(
+                    f"assigning `{_user(self.norm, name)}.{attr}`, which `{o.cls.__qualname__}` "
+                    "defines as a method or property, is not supported", self.cur,
+                    "give the attribute another name")
+            return self._member(name, o, attr, member)
+        self.changed = True
+        if store:
+            o.set.add(attr)
+        else:
+            o.read.setdefault(attr, self.cur)
+            if attr not in o.set and attr not in o.fields and member is not MISSING:
+                # A class attribute no statement sets on the object: the class's own.
+                return self.ctx.constant(member)
+        return gast.Name(self._field(name, attr), node.ctx, None, None)
+
+    def _field(self, name, attr):
+        o = self.objects[name]
+        if attr not in o.fields:
+            o.fields[attr] = self.ctx.namer.fresh(f"{name}_{attr}")
+            self.ctx.note_renames({f"{_user(self.norm, name)}.{attr}": o.fields[attr]})
+        return o.fields[attr]
+
+    def _member(self, name, o, attr, member):
+        """``obj.method`` (called), ``obj.prop``, a static or class method: the function
+        called with the object as ``self``, for the normalizer to inline."""
+        self.changed = True
+        if isinstance(member, property):
+            if member.fget is None or is_library(member.fget):
+                raise self.ctx.error(f"property `{attr}` of `{o.cls.__qualname__}` has no "
+                                     "Python getter", self.cur)
+            return gast.Call(self._inject(member.fget), [T.name(name)], [])
+        if isinstance(member, staticmethod):
+            return _Bound(self._inject(member.__func__), [])
+        if isinstance(member, classmethod):
+            return _Bound(self._inject(member.__func__), [self.ctx.constant(o.cls)])
+        if isinstance(member, types.FunctionType) and not is_library(member):
+            return _Bound(self._inject(member), [T.name(name)])
+        raise self.ctx.error(f"attribute `{attr}` of `{o.cls.__qualname__}` "
+                             f"(a `{type(member).__name__}`) is not supported on an object "
+                             "built in differentiated code", self.cur)
+
+    def _inject(self, fn):
+        return T.name(self.ctx.inject(fn, fn.__name__))
+
+    def _super_member(self, node):
+        """``super(Cls, obj).m``, what an inlined ``super().m`` becomes (inline.py)."""
+        start, obj = node.value.args
+        cls = self.norm.scope.value(start)
+        if not (isinstance(obj, gast.Name) and obj.id in self.objects) or not isinstance(cls, type):
+            return node
+        o = self.objects[obj.id]
+        mro = o.cls.__mro__
+        for k in mro[mro.index(cls) + 1:]:
+            if node.attr in vars(k):
+                member = vars(k)[node.attr]
+                if member is object.__init__:
+                    self.changed = True
+                    return _Bound(None, [])  # nothing to do
+                return self._member(obj.id, o, node.attr, member)
+        raise self.ctx.error(f"`super().{node.attr}` of `{o.cls.__qualname__}` is not found",
+                             self.cur)
+
+    def visit_Call(self, node):
+        func = node.func
+        root = self._root(func.id) if isinstance(func, gast.Name) else None
+        if root is not None:
+            # ``obj(x)``: its class's ``__call__``
+            self.generic_visit(node)
+            o = self.objects[root]
+            member = inspect.getattr_static(o.cls, "__call__", MISSING)
+            if member is MISSING:
+                raise self.ctx.error(f"a `{o.cls.__qualname__}` object is not callable", self.cur)
+            bound = self._member(root, o, "__call__", member)
+            return gast.Call(bound.func, bound.first + node.args, node.keywords)
+        fn = self.norm.scope.value(func) if isinstance(func, gast.Name) else MISSING
+        if fn in (getattr, setattr, isinstance) and node.args \
+                and isinstance(node.args[0], gast.Name) and self._root(node.args[0].id):
+            return self._builtin_on_object(fn, node)
+        self.generic_visit(node)
+        if isinstance(node.func, _Bound):
+            b = node.func
+            if b.func is None:  # ``super().__init__()`` reaching ``object``
+                return T.const(None)
+            return gast.Call(b.func, b.first + node.args, node.keywords)
+        return node
+
+    def _builtin_on_object(self, fn, node):
+        self.changed = True
+        root = self._root(node.args[0].id)
+        if fn is isinstance:
+            cls = self.norm.scope.value(node.args[1]) if len(node.args) == 2 else MISSING
+            if cls is MISSING:
+                raise self.ctx.error("isinstance of an object built in differentiated code "
+                                     "needs a class known when compiling", self.cur)
+            return T.const(isinstance(self.objects[root].cls, type) and
+                           issubclass(self.objects[root].cls, cls))
+        attr = node.args[1] if len(node.args) > 1 else None
+        if not (isinstance(attr, gast.Constant) and isinstance(attr.value, str)) \
+                or fn is getattr and len(node.args) != 2 or fn is setattr and len(node.args) != 3:
+            raise self.ctx.error(f"`{fn.__name__}` of an object built in differentiated code "
+                                 "needs the attribute's name as a string constant", self.cur)
+        if fn is getattr:
+            return self.visit(gast.Attribute(T.name(root), attr.value, gast.Load()))
+        raise self.ctx.error("`setattr` on an object built in differentiated code is not "
+                             "supported", self.cur, f"write `{_user(self.norm, root)}."
+                             f"{attr.value} = ...`")
+
+
+class _Bound(gast.AST):
+    """A member read off an object, before its call is seen: the function and the
+    arguments that go first (the object, or its class)."""
+
+    _fields = ()
+
+    def __init__(self, func, first):
+        super().__init__()
+        self.func, self.first = func, first
+
+
+# What may be evaluated before an object is built without the order mattering.
+_PURE = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Tuple, gast.List,
+         gast.expr_context, gast.operator, gast.unaryop, gast.keyword)
+# Expressions that run part of what they hold only sometimes, or later.
+_BARRIERS = (gast.BoolOp, gast.IfExp, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
+             gast.GeneratorExp, gast.Dict, gast.Starred, gast.NamedExpr)
+
+
+def _evaluation_order(node):
+    """The parts of ``node`` in the order Python finishes evaluating them (the operands
+    before the operation); a barrier is one part, its insides not looked into."""
+    if not isinstance(node, _BARRIERS):
+        for child in gast.iter_child_nodes(node):
+            yield from _evaluation_order(child)
+    yield node
+
+
+def _hint_of(call, default):
+    f = call.func
+    name = f.id if isinstance(f, gast.Name) else f.attr if isinstance(f, gast.Attribute) \
+        else default
+    return name.lower() if name[:1].isupper() else default
+
+
+def _binding_counts(body):
+    counts = {}
+    for s in walk_stmts(body):
+        targets = s.targets if isinstance(s, gast.Assign) else \
+            [s.target] if isinstance(s, gast.For) else []
+        for t in targets:
+            for n in _bound(t):
+                counts[n] = counts.get(n, 0) + 1
+    return counts
+
+
+def _bound(target):
+    """The names an assignment target binds (not those of ``a.x`` or ``a[i]``)."""
+    if isinstance(target, gast.Name):
+        return [target.id]
+    if isinstance(target, gast.Starred):
+        return _bound(target.value)
+    if isinstance(target, (gast.Tuple, gast.List)):
+        return [n for e in target.elts for n in _bound(e)]
+    return []
