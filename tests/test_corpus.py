@@ -181,11 +181,11 @@ def test_gradient(corpus_func):
 
 
 @pytest.mark.corpus_exclude("no_second_order")
-def test_second_order(corpus_func):
-    from srcgrad.testing import check_grads
-
+def test_second_order(corpus_func, check_second_order):
+    # check_grads(order=2)'s checks, each gradient's gradient compiled once for all the
+    # float arguments (not once per pair of them): tests/conftest.py.
     args = make_args(corpus_func)
-    check_grads(corpus_func, args, order=2, wrt=_wrt(args))
+    check_second_order(corpus_func, args, wrt=_wrt(args))
 
 
 @pytest.mark.corpus_select("float32_safe")
