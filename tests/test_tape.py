@@ -203,28 +203,8 @@ def test_seeds_script_in_subprocess(script):
     check_training_losses(printed["training"])
 
 
-def test_example_tape_seeds_script_exits_zero():
-    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "tape_seeds.py")],
-                          capture_output=True, text=True, cwd=str(ROOT), timeout=300)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert "MISMATCH" not in proc.stdout
-
-
-def test_example_jacobians_script_exits_zero():
-    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "jacobians.py")],
-                          capture_output=True, text=True, cwd=str(ROOT), timeout=300)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert proc.stdout.count(" ok") == 4 and "MISMATCH" not in proc.stdout, proc.stdout
-
-
-def test_example_train_mlp_tape_loss_falls():
-    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "train_mlp_tape.py"),
-                           "--steps", "30"],
-                          capture_output=True, text=True, cwd=str(ROOT), timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    losses = [float(m) for m in re.findall(r"loss\s+([0-9.eE+-]+)", proc.stdout)]
-    assert len(losses) >= 3, proc.stdout
-    assert losses[-1] < 0.5 * losses[0], losses
+# examples/tape_seeds.py, jacobians.py and train_mlp_tape.py (--steps 30, the loss falls)
+# run, with what they print checked, in tests/test_examples.py.
 
 
 # ---------------------------------------------------------------- IPython
