@@ -219,3 +219,95 @@ def test_model_form_is_inconclusive_when_f_does_not_run_on_variables(tmp_path):
     assert outcome["grad"].status == "ok"
     assert (outcome["model"].status, outcome["model"].kind) == \
         ("inconclusive", "not a program of Variables")
+
+
+# ---------------------------------------------------------------- the object form
+
+# Scopes the rewrite must respect: a comprehension variable and a nested function's
+# parameter and local named like f's variables, a default argument and a lambda, a
+# parameter that is also a loop target (read into a local), a name that is both a loop
+# target and assigned (stays plain), a closure reading a variable rebound after it.
+SCOPES = Program("scopes", """\
+def f(x, y):
+    a = x * 2.0
+    k = np.array([0, 1])
+    a[k] += 0.5
+    a[np.array([2])] -= y
+    b = [a[i] * y for i in range(2)]
+    c = np.stack([c * 1.5 for c in a])
+
+    def inner(a, k=a):
+        c = a + k
+        return np.sum(c) + np.sum(b[0]) * y
+
+    c = inner(x) + np.sum([a for a in a])
+    for i in range(2):
+        a = a + i
+    g = sum(r * 2.0 for r in a) + inner(a)
+    h = (lambda a, q=c: a * 3.0 + q)(c)
+    for x in a:
+        c = c + np.sum(x)
+    e = 0.5
+    for e in a:
+        g += e
+    e += 1.0
+    y *= 2.0
+    return np.sum(a) + c + g + h + np.sum(e) + y
+""", (np.array([0.3, -1.2, 0.7]), 0.4), frozenset())
+
+
+def _object_styles():
+    import itertools
+
+    from tools.fuzz.objects import ENTRIES, ObjectStyle
+    for entry, *flags in itertools.product(ENTRIES, *[(False, True)] * 6):
+        yield ObjectStyle(entry, *flags)
+    for entry in ENTRIES:  # which read is the property's, which statements move, boxed
+        for pick in range(1, 40):
+            yield ObjectStyle(entry, prop=True, part=True, box=pick % 2 == 0, pick=pick)
+
+
+@pytest.mark.parametrize("program", [SCOPES, TWO_INPUTS, EARLY], ids=lambda p: p.name)
+def test_object_rewrite_runs_plainly_as_f_in_every_style(program, tmp_path):
+    import importlib.util
+
+    for k, style in enumerate(_object_styles()):
+        path = tmp_path / f"objects_{program.name}_{k}.py"
+        path.write_text(module_source(program, tapes=False, object_style_=style))
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        args = [np.copy(a) for a in program.args]
+        assert module.object_f(*args) == module.f(*program.args), (str(style), path.read_text())
+        assert f"# object_f: {style}" in path.read_text()
+
+
+def test_object_style_is_drawn_from_the_name():
+    from tools.fuzz.objects import ENTRIES, object_style
+
+    assert object_style("7:3") == object_style("7:3")
+    styles = [object_style(f"7:{i}") for i in range(200)]
+    assert {s.entry for s in styles} == set(ENTRIES)
+    for flag in ("bound", "subclass", "prop", "part", "keywords", "box"):
+        assert {getattr(s, flag) for s in styles} == {False, True}
+
+
+@pytest.mark.parametrize("entry", ["run", "call", "helper"])
+def test_object_form_on_programs_srcgrad_compiles(entry, monkeypatch, tmp_path):
+    import tools.fuzz.harness as harness
+    from tools.fuzz.objects import ObjectStyle
+
+    for k, program in enumerate((TWO_INPUTS, EARLY)):
+        style = ObjectStyle(entry, bound=bool(k), subclass=not k, prop=True, part=bool(k))
+        monkeypatch.setattr(harness, "object_style", lambda name: style)
+        outcome = check(program, ["object"], tmp_path)["object"]
+        assert outcome.status == "ok", (str(style), outcome)
+
+
+def test_object_form_reports_a_wrong_rewrite_as_a_harness_error(monkeypatch, tmp_path):
+    import tools.fuzz.harness as harness
+
+    monkeypatch.setattr(harness, "object_wrapper",
+                        lambda f, style, taken: "def object_f(x):\n    return 1.0\n")
+    outcome = check(SMOOTH, ["object"], tmp_path)["object"]
+    assert (outcome.status, outcome.kind) == ("harness", "object_f differs from f")

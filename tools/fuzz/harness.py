@@ -17,6 +17,9 @@ calling frame), so every program is written to a real ``.py`` file:
   global's container), read by the tape block without ``tape.watch``; the
   container style is drawn from the program's name (``model_style``), so a
   failure reproduces. Returns ``(value, [gradients])``.
+- ``object_f``: ``f``'s state in an object of a plain class built inside it
+  (objects.py; the style drawn from the program's name by ``object_style``).
+  If the rewrite cannot model ``f``, ``OBJECT_F_PROBLEM`` says why instead.
 """
 import ast
 import random
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .objects import Untransformable, object_style, object_wrapper
 from .program import IMPORTS
 
 # A fixed direction for second order: any vector with no special structure.
@@ -115,18 +119,32 @@ def _complex_wrapper(f):
             f"    return f({params}) + 0.0 * np.real(1j)\n")
 
 
-def module_source(program, second_shape=None, tapes=True, style=None):
+def module_source(program, second_shape=None, tapes=True, style=None, objects=True,
+                  object_style_=None):
     """The module text; ``second_shape`` (the input's shape) adds ``second_f``; ``style``
-    overrides the ``model_f`` style drawn from the program's name."""
+    overrides the ``model_f`` style drawn from the program's name, ``object_style_`` that
+    of ``object_f``."""
     f = function_def(program.source)
     parts = [IMPORTS, program.source.rstrip() + "\n", _tree_wrappers(f), _complex_wrapper(f)]
     if tapes:
         parts += [_tape_wrapper("tape_f", f, decorated=False),
                   _tape_wrapper("function_f", f, decorated=True),
                   _model_wrapper(f, style or model_style(program.name))]
+    if objects:
+        parts.append(_object_part(program, f, object_style_ or object_style(program.name)))
     if second_shape is not None:
         parts.append(_second_wrapper(f, second_shape))
     return "\n\n".join(parts)
+
+
+def _object_part(program, f, style):
+    taken = {n.id for n in ast.walk(ast.parse(program.source)) if isinstance(n, ast.Name)}
+    taken |= {n.name for n in ast.walk(ast.parse(program.source))
+              if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    try:
+        return object_wrapper(f, style, taken)
+    except Untransformable as e:
+        return f"OBJECT_F_PROBLEM = {str(e)!r}\n"
 
 
 # ---------------------------------------------------------------- model_f: Variables in containers

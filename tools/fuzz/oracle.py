@@ -12,7 +12,9 @@
   ``model``, the plain program does not run on ``sg.Variable`` inputs (an
   in-place update of a Variable raises ``TypeError`` by design);
 - ``FAIL``: a wrong gradient, value or shape, a changed input, any other
-  exception (a crash) or a timeout.
+  exception (a crash) or a timeout;
+- ``harness``: a defect of the fuzzer, not of srcgrad: ``object_f`` called
+  plainly does not give exactly ``f``'s value (objects.py rewrote ``f`` wrongly).
 
 A program that is not a valid test by itself (its plain call raises, overflows
 anywhere inside, is not finite, or changes its inputs) raises ``InvalidProgram``: a generator defect,
@@ -36,7 +38,8 @@ from . import fd
 from .harness import module_source
 from .program import copies
 
-FORMS = ("grad", "value", "tape", "function", "second", "tree", "jvp", "complex", "model")
+FORMS = ("grad", "value", "tape", "function", "second", "tree", "jvp", "complex", "model",
+         "object")
 TIME_LIMIT = 30            # seconds per form: compiling included
 PLAIN_TIME_LIMIT = 10      # seconds for the plain calls of a program (a shrinking step can
                            # delete the ``k += 1`` of a while loop)
@@ -49,7 +52,7 @@ _modules = itertools.count()
 
 @dataclass(frozen=True)
 class Outcome:
-    status: str       # "ok", "refused", "inconclusive" or "FAIL"
+    status: str       # "ok", "refused", "inconclusive", "FAIL" or "harness"
     kind: str = ""    # FAIL: what went wrong; refused: the construct srcgrad names
     detail: str = ""  # expected and got, or the error message
 
@@ -258,6 +261,38 @@ class _Checker:
             return Outcome("inconclusive", "not a program of Variables", problem)
         value, grads = self.module.model_f(*given)
         return self._judge(grads, value)
+
+    def _object(self, given):
+        """``f``'s state in an object built inside the differentiated function (objects.py):
+        ``value_and_grad`` and ``grad`` of ``object_f``, once its plain call is ``f``'s."""
+        fn = getattr(self.module, "object_f", None)
+        if fn is None:
+            return Outcome("inconclusive", "no object form",
+                           getattr(self.module, "OBJECT_F_PROBLEM", "object_f missing"))
+        problem = self._plain_object(fn)
+        if problem:
+            return Outcome("harness", "object_f differs from f", problem)
+        value, grads = sg.value_and_grad(fn, wrt=self.wrt)(*given)
+        outcome = self._judge(_as_list(grads, self.wrt), value)
+        if outcome.status != "ok":
+            return outcome
+        return self._judge(_as_list(sg.grad(fn, wrt=self.wrt)(*given), self.wrt))
+
+    def _plain_object(self, fn):
+        """Why the plain call of ``object_f`` is not exactly ``f``'s, or ''."""
+        given = copies(self.args)
+        try:
+            with _time_limit(PLAIN_TIME_LIMIT), np.errstate(over="raise"):
+                value = fn(*given)
+        except _Timeout:
+            return "the plain call of object_f did not finish"
+        except Exception as e:
+            return f"the plain call of object_f raised {_error_text(e)}"
+        if not _is_float_scalar(value) or float(value) != self.value:
+            return f"object_f gave {value!r}, f {self.value!r}"
+        if _changed(given, self.args):
+            return "the plain call of object_f changed its inputs"
+        return ""
 
     def _on_variables(self, given):
         """Why ``f`` called plainly with Variables is no test of the tape, or ''."""

@@ -6,7 +6,7 @@ from .harness import module_source
 from .oracle import second_order_eligible
 from .program import args_literal
 
-STATUSES = ("ok", "refused", "inconclusive", "FAIL")
+STATUSES = ("ok", "refused", "inconclusive", "FAIL", "harness")
 
 
 def summary(report):
@@ -21,9 +21,19 @@ def summary(report):
         fails = report.feature_fails.get(feature, {})
         text = ", ".join(f"{form} {n}" for form, n in sorted(fails.items())) or "-"
         lines.append(f"{feature:16}{report.feature_programs.get(feature, 0):>10}  {text}")
+    if report.harness:
+        lines += ["", "HARNESS ERRORS (defects of the fuzzer, not of srcgrad):"]
+        lines += [f"  {name} {form}: {detail}" for name, form, detail in report.harness]
     if report.refusals:
         lines += ["", "refusals (sg.CompileError):"]
         lines += [f"{n:>6}  {what}" for what, n in report.refusals.most_common()]
+    if report.refusals_by_form.get("object"):  # what to support next for built objects
+        lines += ["", "refusals of the object form:"]
+        lines += [f"{n:>6}  {what}" for what, n in report.refusals_by_form["object"].most_common()]
+        beyond = report.refused_beyond_grad.get("object")
+        if beyond:
+            lines += ["", "  of which on programs whose grad form is ok:"]
+            lines += [f"{n:>6}  {what}" for what, n in beyond.most_common()]
     return "\n".join(lines)
 
 
@@ -60,12 +70,14 @@ def reproducer(program, forms, outcome):
                 "sg.value_and_grad(tuple_f)(tuple(ARGS))",
         "complex": f"sg.grad(complex_f, wrt={wrt})(*ARGS)",
         "model": "model_f(*ARGS)",
+        "object": f"sg.value_and_grad(object_f, wrt={wrt})(*ARGS)",
         "jvp": "__import__('srcgrad.compiler.tangents').compiler.tangents.compile_tangent("
                f"f, list(range({len(program.args)})), ARGS).text",
     }
     second = "second" in forms and second_order_eligible(program)
     module = module_source(program, np.shape(program.args[0]) if second else None,
-                           tapes=bool({"tape", "function", "model"} & set(forms)))
+                           tapes=bool({"tape", "function", "model"} & set(forms)),
+                           objects="object" in forms)
     prints = "".join(f"print({calls[form]!r}, {calls[form]})\n" for form in forms)
     detail = "".join(f"# {line}\n" for line in outcome.detail.splitlines())
     return (f"# {program.name}, form {forms[0]}: {outcome.kind}\n{detail}"

@@ -40,6 +40,10 @@ class Report:
     feature_programs: Counter = field(default_factory=Counter)          # programs using it
     feature_fails: dict = field(default_factory=lambda: defaultdict(Counter))  # feat -> form -> n
     refusals: Counter = field(default_factory=Counter)
+    refusals_by_form: dict = field(default_factory=lambda: defaultdict(Counter))
+    # refusals of a form on programs whose ``grad`` form is ok: what that form adds
+    refused_beyond_grad: dict = field(default_factory=lambda: defaultdict(Counter))
+    harness: list = field(default_factory=list)   # (program name, form, detail)
     failures: list = field(default_factory=list)
 
     @property
@@ -86,6 +90,11 @@ def _record(report, program, outcomes):
         report.counts[form][outcome.status] += 1
         if outcome.status == "refused":
             report.refusals[_construct(outcome.kind)] += 1
+            report.refusals_by_form[form][_construct(outcome.kind)] += 1
+            if form != "grad" and outcomes.get("grad", outcome).status == "ok":
+                report.refused_beyond_grad[form][_construct(outcome.kind)] += 1
+        elif outcome.status == "harness":
+            report.harness.append((program.name, form, outcome.detail))
         elif outcome.status == "FAIL":
             failing[form] = outcome
             for feature in program.features:
@@ -96,7 +105,7 @@ def _record(report, program, outcomes):
 
 def _construct(message):
     """A refusal message without the user's names, for counting kinds of refusal."""
-    return re.sub(r"`[^`]*`", "`…`", message)
+    return re.sub(r"[\w.]+\.py:\d+", "…", re.sub(r"`[^`]*`", "`…`", message))
 
 
 def _shrink_all(report, directory, limit):
