@@ -177,8 +177,9 @@ def test_every_form_agrees(f):
 
 
 @pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
-def test_second_order(f):
-    check_grads(f, (Z, W), order=2, rtol=1e-4, atol=1e-6)
+def test_second_order(f, check_second_order):
+    # check_grads(order=2), one compile per gradient: conftest.py
+    check_second_order(f, (Z, W), rtol=1e-4, atol=1e-6)
 
 
 # -- every rule that holds for complex values as written (rules/complexes.py AS_IS), and

@@ -109,8 +109,9 @@ IDS = [f.__name__ for f, _ in CASES]
 
 
 @pytest.mark.parametrize("f, args", CASES, ids=IDS)
-def test_against_central_differences_to_second_order(f, args):
-    check_grads(f, args, wrt=tuple(range(len(args))), order=2)
+def test_against_central_differences_to_second_order(f, args, check_second_order):
+    # check_grads(order=2), one compile per gradient: conftest.py
+    check_second_order(f, args, wrt=tuple(range(len(args))))
 
 
 @pytest.mark.parametrize("f, args", CASES, ids=IDS)

@@ -110,8 +110,8 @@ IDS = [f.__name__ for f, _ in CASES]
 
 
 @pytest.mark.parametrize("f, args", CASES, ids=IDS)
-def test_against_finite_differences_to_second_order(f, args):
-    check_grads(f, args, order=2)
+def test_against_finite_differences_to_second_order(f, args, check_second_order):
+    check_second_order(f, args)  # check_grads(order=2), one compile per gradient: conftest.py
 
 
 @pytest.mark.parametrize("f, args", CASES, ids=IDS)
