@@ -1256,10 +1256,9 @@ def test_first_order(func):
 
 
 @pytest.mark.parametrize("func", PARAMS)
-def test_second_order(func):
-    from srcgrad.testing import check_grads
-
-    check_grads(func, draw_args(func), order=2)
+def test_second_order(func, check_second_order):
+    # check_grads(order=2), one compile per gradient: conftest.py
+    check_second_order(func, draw_args(func))
 
 
 def test_the_functions_run_and_return_scalars():
