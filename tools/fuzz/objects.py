@@ -35,8 +35,9 @@ reproduces; the plain call of ``object_f`` must give exactly ``f``'s value
 - ``subclass``: the object is of a subclass whose ``__init__`` calls
   ``super().__init__`` and sets one more attribute, and which holds the body;
 - ``prop``: one attribute read goes through a property;
-- ``part``: a run of statements moved into a second method ``part(self)``
-  called from the body;
+- ``part``: runs of statements moved into one to three more methods
+  ``part(self)`` called from the body (a later one may contain the call of an
+  earlier one: methods calling methods);
 - ``keywords``: the object built with keyword arguments;
 - ``box``: one variable kept in an object of another plain class held by an
   attribute (``self.box.a``), built by ``__init__``.
@@ -69,7 +70,7 @@ class ObjectStyle:
                  "bound to a name" if self.bound else "built in the call",
                  "subclass calling super().__init__" if self.subclass else "",
                  "a property read" if self.prop else "",
-                 "a second method" if self.part else "",
+                 f"up to {1 + self.pick % 3} more methods" if self.part else "",
                  "keyword arguments" if self.keywords else "",
                  "one variable in a boxed object" if self.box else ""]
         return ", ".join(w for w in words if w)
@@ -119,11 +120,13 @@ def object_wrapper(f, style, taken=()):
         if prop:
             read = f"self.{box}.{prop[1]}" if prop[1] == boxed else f"self.{prop[1]}"
             methods.append((prop[0], f"@property\ndef {prop[0]}(self):\n    return {read}\n"))
-    if style.part:
-        moved = _move_part(body, this, bound_plain | set(plain_params), fresh, style.pick)
-        if moved:
-            name, part_body = moved
-            methods.append((name, _def(name, ["self"], _rebind(part_body, this, "self"))))
+    if style.part:  # one to three methods; a later one may take in an earlier one's call
+        for k in range(1 + style.pick % 3):
+            moved = _move_part(body, this, bound_plain | set(plain_params), fresh,
+                               style.pick // 3 + k)
+            if moved:
+                name, part_body = moved
+                methods.append((name, _def(name, ["self"], _rebind(part_body, this, "self"))))
 
     init = _def("__init__", ["self"] + params,
                 ([f"self.{box} = {box_class}()"] if box else [])
