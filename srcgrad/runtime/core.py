@@ -266,6 +266,8 @@ def add_at(base, index, grad):
         out[index] += grad
     else:
         np.add.at(out, index, grad)
+    if out.ndim == 0 and not isinstance(base, np.ndarray):
+        return out[()]  # the adjoint of a NumPy scalar (``s[()]``, ``s[...]``) stays a scalar
     return out
 
 
@@ -278,6 +280,10 @@ def add_at_zeros(like, index, grad):
     if isinstance(base, (list, dict)):
         base[index] = add(base[index], grad)
         return base
+    if not isinstance(base, np.ndarray):
+        # ``s[()]`` / ``s[...]`` of a NumPy scalar (a reduction's np.float64): NumPy
+        # scalars take no item assignment, so add into a 0-d array and give a scalar back.
+        return add_at(base, index, grad)
     kind = getattr(grad, "dtype", None)  # (``dtype == None`` is True in NumPy: test ``is``)
     if type(grad) is not float and (kind is None or kind != base.dtype):
         dtype = np.result_type(base, grad)  # a complex adjoint, or a wider one
