@@ -4,6 +4,10 @@
 text and substitutes each placeholder name by a copy of the node given
 (a string means a plain name). Every placeholder given must be used: a
 template that silently ignores an argument hides a bug.
+
+The names a template's text says itself (``_sg``, ``np``, ``len``, ``range``,
+``reversed``...) are marked ``sg_own``: they mean srcgrad's runtime, NumPy and the
+builtins, never the user's variables of the same names (``codegen`` makes sure).
 """
 from functools import lru_cache
 
@@ -12,7 +16,20 @@ import gast
 
 @lru_cache(maxsize=None)
 def _parse(text):
-    return gast.parse(text).body
+    body = gast.parse(text).body
+    for s in body:
+        for n in walk(s):
+            if n.__class__ is gast.Name:
+                n.sg_own = True  # (copied with the node; placeholders are replaced)
+    return body
+
+
+def own_name(id_):
+    """A name meaning srcgrad's own object (``_sg``, a builtin, a module), as the names
+    of a template's text are: never the user's variable of that name."""
+    node = name(id_)
+    node.sg_own = True
+    return node
 
 
 def clone(node):

@@ -652,7 +652,7 @@ class _RuleSubst(gast.NodeTransformer):
 
 def _rule_expr(text, subs, g, ans, modules):
     tree = T._parse(text)[0].value
-    mapping = {name: T.name(alias) for name, alias in modules.items()}
+    mapping = {name: T.own_name(alias) for name, alias in modules.items()}
     mapping.update(subs)
     mapping["g"] = g
     mapping["ans"] = ans

@@ -225,13 +225,16 @@ class Tangent:
         """``sum(dot * W)`` over the reduced axes, ``W`` the adjoint of ones (a reduction
         or ``det``: see rules/tangents.py)."""
         t = s.targets[0].id
-        ones = T.expr("np.ones_like(x)", x=t)
+        # NumPy by the name the rules use (``module_names``): the user's ``np`` only where
+        # it is NumPy (a module may say ``import numpy as onp``, or ``np = 4``).
+        numpy = T.own_name(self.ctx.module_names["np"])
+        ones = T.expr("np.ones_like(x)", np=numpy, x=t)
         weights = _rule_expr(s.sg_rule.grads[p], subs, ones, T.name(t), self.ctx.module_names)
         if form == "determinant":
-            return T.expr("np.sum(d * w, axis=(-2, -1))", d=dot, w=weights)
+            return T.expr("np.sum(d * w, axis=(-2, -1))", np=numpy, d=dot, w=weights)
         axis = subs.get("axis", T.const(None))
         keepdims = subs.get("keepdims", T.const(False))
-        return T.expr("np.sum(d * w, axis=a, keepdims=k)", d=dot, w=weights,
+        return T.expr("np.sum(d * w, axis=a, keepdims=k)", np=numpy, d=dot, w=weights,
                       a=copy.deepcopy(axis), k=copy.deepcopy(keepdims))
 
     def _substituted(self, s, dots, form):
