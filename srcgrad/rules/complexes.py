@@ -38,7 +38,7 @@ LINEAR = frozenset({
     np.reshape, np.ravel, _h.flatten, np.transpose, np.matrix_transpose, np.swapaxes,
     np.moveaxis, np.expand_dims, np.squeeze, np.broadcast_to, np.flip, np.triu, np.tril,
     np.concatenate, np.hstack, np.vstack, _h.join_r, _h.join_c, np.stack, np.copy,
-    np.array, np.asarray, _h.item, np.full, np.full_like,
+    np.array, np.asarray, _h.arrayed, _h.item, np.full, np.full_like,
     np.repeat, np.tile, np.roll, np.split, np.array_split, np.hsplit, np.vsplit,
     np.dsplit, np.diag, np.diagonal, np.atleast_1d, np.atleast_2d, np.atleast_3d,
     np.flipud, np.fliplr, np.rot90, np.rollaxis, np.column_stack, np.dstack, np.append,

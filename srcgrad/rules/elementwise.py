@@ -18,7 +18,7 @@ Conventions at non-smooth points, chosen once here:
 import numpy as np
 
 from ..runtime import adjoints as _h
-from .entry import Rule
+from .entry import Rule, array_operands
 
 
 def _unary(domain="real", **grads):
@@ -26,6 +26,16 @@ def _unary(domain="real", **grads):
 
 
 def _binary(d1="real", d2="real", **grads):
+    """A broadcasting entry in ``x1, x2``, either of which may be a list or tuple (NumPy
+    reads array_likes): the grads read them as arrays where an operator takes them."""
+    grads = {p: array_operands(e, {"x1", "x2"}) for p, e in grads.items()}
+    return Rule("x1, x2", broadcast=True, rank="elementwise", domain={"x1": d1, "x2": d2}, **grads)
+
+
+def _arithmetic(d1="real", d2="real", **grads):
+    """The entry of a Python operator's function (``*``, ``/``): its grads compute with
+    the operands as written (``g * x2``: ``g`` is an array wherever a list operand
+    broadcasts)."""
     return Rule("x1, x2", broadcast=True, rank="elementwise", domain={"x1": d1, "x2": d2}, **grads)
 
 
@@ -84,10 +94,10 @@ TABLE = {
     np.rad2deg: _unary(x=DEGREES),
     np.degrees: _unary(x=DEGREES),
     # ---- two arguments (broadcasting)
-    np.add: _binary(x1="g", x2="g"),
-    np.subtract: _binary(x1="g", x2="-g"),
-    np.multiply: _binary(x1="g * x2", x2="g * x1"),
-    np.true_divide: _binary("real", "nonzero", x1="g / x2", x2="-g * x1 / (x2 * x2)"),
+    np.add: _arithmetic(x1="g", x2="g"),
+    np.subtract: _arithmetic(x1="g", x2="-g"),
+    np.multiply: _arithmetic(x1="g * x2", x2="g * x1"),
+    np.true_divide: _arithmetic("real", "nonzero", x1="g / x2", x2="-g * x1 / (x2 * x2)"),
     np.power: _binary("pos", "real", **power("x1", "x2")),
     np.float_power: _binary("pos", "real", **power("x1", "x2")),
     np.maximum: _binary(**_MAXIMUM),
@@ -104,10 +114,11 @@ TABLE = {
     np.fmod: _binary("real", "pos", x1="g", x2="-g * np.trunc(x1 / x2)"),
     np.clip: Rule(_CLIP, broadcast=True, rank="elementwise",
                   a="_sg.clip_grad(g, a, a_min, a_max, min, max)",
-                  a_min="g * np.where(a < a_min, 1.0, 0.0)",
-                  a_max="g * np.where(a > a_max, 1.0, 0.0)",
-                  min="g * np.where(a < min, 1.0, 0.0)",
-                  max="g * np.where(a > max, 1.0, 0.0)"),
+                  **{p: array_operands(e, {"a", "a_min", "a_max", "min", "max"}) for p, e in dict(
+                      a_min="g * np.where(a < a_min, 1.0, 0.0)",
+                      a_max="g * np.where(a > a_max, 1.0, 0.0)",
+                      min="g * np.where(a < min, 1.0, 0.0)",
+                      max="g * np.where(a > max, 1.0, 0.0)").items()}),
     np.where: Rule("condition, x, y", broadcast=True, rank="elementwise", nograd={"condition"},
                    x="np.where(condition, g, 0.0)", y="np.where(condition, 0.0, g)"),
     _h.sigmoid: Rule("a, b", broadcast=True, rank="elementwise",

@@ -126,3 +126,76 @@ def params(rule):
             out.append(Param(a.id, d))
         _SIGNATURES[rule.signature] = tuple(out)
     return _SIGNATURES[rule.signature]
+
+
+def array_operands(expr, names, helpers=False):
+    """Grad expression ``expr`` with the parameters ``names`` read as arrays where a
+    Python operator takes them: ``x2 - 1`` becomes ``_sg.arrayed(x2) - 1``.
+
+    NumPy functions take array_likes, so ``np.power([1.5, 2.0], x)`` and
+    ``x ** [1.0, 2.0]`` are fine in user code; an operator of the grad expression
+    is not (``[1.0, 2.0] - 1`` fails, ``[0.5] > 0`` raises, ``[1.0] == 0`` is one
+    ``False``). A parameter an operator meets alongside an array for sure (``ans``,
+    a ``np.`` call) is left as it is: NumPy broadcasts the list there.
+
+    ``helpers``: also where the expression passes them to an ``_sg.`` helper (helpers
+    that compute with them by operators, as ``_sg.gamma_score(z, a)`` does).
+    """
+    import gast
+
+    tree = gast.parse(expr).body[0].value
+
+    def array_for_sure(node):
+        if isinstance(node, gast.Name):
+            return node.id == "ans"
+        return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+            and isinstance(node.func.value, gast.Name) and node.func.value.id == "np"
+
+    def arrayed(node, others):
+        if isinstance(node, gast.Name) and node.id in names \
+                and not (others and all(array_for_sure(o) for o in others)):
+            return gast.parse(f"_sg.arrayed({node.id})").body[0].value
+        return node
+
+    def is_helper(node):
+        return isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name) \
+            and node.func.value.id == "_sg" and node.func.attr != "arrayed"
+
+    class Rewrite(gast.NodeTransformer):
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            if helpers and is_helper(node):
+                node.args = [arrayed(a, []) for a in node.args]
+            return node
+
+        def visit_BinOp(self, node):
+            self.generic_visit(node)
+            node.left, node.right = arrayed(node.left, [node.right]), \
+                arrayed(node.right, [node.left])
+            return node
+
+        def visit_UnaryOp(self, node):
+            self.generic_visit(node)
+            node.operand = arrayed(node.operand, [])
+            return node
+
+        def visit_Compare(self, node):
+            self.generic_visit(node)
+            operands = [node.left] + node.comparators
+            new = [arrayed(o, operands[:i] + operands[i + 1:]) for i, o in enumerate(operands)]
+            node.left, node.comparators = new[0], new[1:]
+            return node
+
+    tree = Rewrite().visit(tree)
+    out = gast.unparse(tree).strip()
+    return expr if out == gast.unparse(gast.parse(expr).body[0].value).strip() else out
+
+
+def with_array_operands(rule, names=None, helpers=False):
+    """``rule`` with its grads rewritten by ``array_operands`` for ``names`` (by default
+    every parameter)."""
+    names = {p.name for p in params(rule)} if names is None else set(names)
+    return Rule(rule.signature, rule.broadcast, rank=rule.rank, by_rank=rule.by_rank,
+                by_rank_rows=rule.by_rank_rows, rows=rule.rows, view=rule.view,
+                domain=rule.domain, nograd=rule.nograd, tangent=rule.tangent,
+                **{p: array_operands(e, names, helpers) for p, e in rule.grads.items()})

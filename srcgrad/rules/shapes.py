@@ -67,6 +67,8 @@ TABLE = {
                    object="_sg.array_grad(_sg.real_grad(g, ans), object)"),
     np.asarray: Rule(_ASARRAY, rank="from_list", view=True,
                      a="_sg.array_grad(_sg.real_grad(g, ans), a)"),
+    # (A list or tuple operand of a grad expression read as an array, rules/entry.py.)
+    _h.arrayed: Rule("a", rank="from_list", view=True, a="_sg.array_grad(_sg.real_grad(g, ans), a)"),
     _h.astype: Rule("a, dtype, order='K', casting='unsafe', subok=True, copy=True",
                     a="_sg.reshape_like(_sg.real_grad(g, ans), a)"),
     _h.item: Rule("a", a="_sg.reshape_like(g, a)"),

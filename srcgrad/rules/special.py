@@ -12,7 +12,7 @@ Scope of a grad expression and the fields of an entry: ``entry.Rule``.
 Helpers the grad expressions call live in ``runtime/special.py``; they reach
 SciPy through ``_sg`` (grad expressions see ``np``, ``math`` and ``_sg``).
 """
-from .entry import Rule
+from .entry import Rule, params, with_array_operands
 
 TABLE = {}
 METHODS = {}
@@ -94,6 +94,11 @@ if _special is not None:
     # scipy.special.zeta is Python over this ufunc, which the slopes call.
     from scipy.special._ufuncs import _zeta
     TABLE[_zeta] = Rule("x, q", **_UNARY, nograd={"x"}, q="g * _sg.zeta_slope(x, q)")
+    # Any argument of these ufuncs may be a list or tuple (an order ``v`` given as
+    # ``[0.0, 1.0]``): the grads read them as arrays where they compute with them.
+    for _fn, _rule in list(TABLE.items()):
+        if _rule.broadcast and len(params(_rule)) > 1:
+            TABLE[_fn] = with_array_operands(_rule, helpers=True)
     INTERNAL = {_zeta}  # called by the rules' helpers, not by users
     # Piecewise constant: the sign of gamma(x).
     NONDIFF = {_special.gammasgn}

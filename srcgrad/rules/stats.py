@@ -32,7 +32,7 @@ The ppf's are those of the inverse: ``1 / pdf(ans)`` in ``q``, 1 in ``loc``, ``z
 Scope of a grad expression and the fields of an entry: ``entry.Rule``.
 """
 from ..runtime import stats as _rt
-from .entry import Rule
+from .entry import Rule, array_operands
 from .selection import lead_rule
 
 TABLE = {}
@@ -105,7 +105,10 @@ def _continuous(name, shapes, support):
         ppf=(quantile, inverse_slopes("")),
         isf=(quantile, inverse_slopes("-")),
     )
-    return {method: Rule(sig, rank="elementwise", broadcast=True, **grads)
+    # (Any argument may be a list or tuple, which scipy reads as an array.)
+    names = {"x", "q", "loc", "scale", *shapes}
+    return {method: Rule(sig, rank="elementwise", broadcast=True,
+                         **{p: array_operands(e, names, helpers=True) for p, e in grads.items()})
             for method, (sig, grads) in forms.items()}
 
 
@@ -119,7 +122,7 @@ def _poisson():
                  cdf=f"-g * np.exp({last})", sf=f"g * np.exp({last})",
                  logcdf=f"-g * {ratio}", logsf=f"g * {ratio}")
     return {method: Rule("k, mu, loc=0", rank="elementwise", broadcast=True,
-                         nograd={"k", "loc"}, mu=mu)
+                         nograd={"k", "loc"}, mu=array_operands(mu, {"k", "mu", "loc"}, True))
             for method, mu in grads.items()}
 
 

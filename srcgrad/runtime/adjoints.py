@@ -32,7 +32,7 @@ __all__ = [
     "written",
     # primitives with their own rule
     "broadcast_to", "add_reduce", "sigmoid", "einsum_list", "astype", "flatten", "item",
-    "join_r", "join_c", "singular_cofactors",
+    "join_r", "join_c", "singular_cofactors", "arrayed",
     # planning (non-differentiable)
     "einsum_slot_plan", "dot_subscripts", "inner_subscripts", "tensordot_subscripts",
     "inverse_axes", "concat_offsets", "inexact", "flat_scalars", "reduced_size", "axis_slice",
@@ -151,14 +151,15 @@ def clip_grad(grad, a, a_min, a_max, min, max):
 
     ``min``/``max`` are NumPy 2's keyword spellings of ``a_min``/``a_max``.
     """
+    # (np.less / np.greater: any operand may be a list, which NumPy reads as an array.)
     if a_min is not None:
-        grad = np.where(a < a_min, 0.0, grad)
+        grad = np.where(np.less(a, a_min), 0.0, grad)
     if min is not None:
-        grad = np.where(a < min, 0.0, grad)
+        grad = np.where(np.less(a, min), 0.0, grad)
     if a_max is not None:
-        grad = np.where(a > a_max, 0.0, grad)
+        grad = np.where(np.greater(a, a_max), 0.0, grad)
     if max is not None:
-        grad = np.where(a > max, 0.0, grad)
+        grad = np.where(np.greater(a, max), 0.0, grad)
     return grad
 
 
@@ -457,6 +458,21 @@ def survivors(like, index):
     keep = np.zeros(flat.size, dtype=bool)
     keep[last] = True
     return keep.reshape(np.shape(slots))
+
+
+def arrayed(a):
+    """``a`` as NumPy reads an array_like operand: a list or tuple becomes an array,
+    anything else is returned as it is.
+
+    Grad expressions compute with their operands as arrays (``x2 - 1``, ``x1 > 0``,
+    ``x * x``), where a Python list or tuple would repeat, fail or compare as a whole
+    (``x ** [1.0, 2.0]``, ``np.interp([0.5], [0.0, 1.0], fp)``). A Python float stays
+    a float, so that it keeps promoting like a Python scalar (``float32 ** (y - 1)``).
+    A primitive helper: its rule is ``np.asarray``'s (``rules/shapes.py``).
+    """
+    if isinstance(a, (list, tuple)):
+        return np.asarray(a)
+    return a
 
 
 def nonzero(x):

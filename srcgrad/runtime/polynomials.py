@@ -6,7 +6,7 @@ rows on ``g`` (``tape.jacobian``), 0 otherwise.
 """
 import numpy as np
 
-from .adjoints import not_differentiable
+from .adjoints import arrayed, not_differentiable
 from .ufuncs import axes_between
 
 __all__ = ["polyval_grad_p", "polyval_slope", "vander_slopes"]
@@ -29,7 +29,7 @@ def polyval_slope(p, x):
     if isinstance(p, np.poly1d):  # (its items count from the constant term up)
         return not_differentiable("np.polyval of a np.poly1d (pass p.coeffs)")
     n = len(p)
-    slope = 0.0 * x
+    slope = 0.0 * arrayed(x)  # (a list of points, as np.polyval reads it)
     for i in range(n - 1):
         slope = slope * x + p[i] * (n - 1 - i)
     return slope

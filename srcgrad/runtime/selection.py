@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .adjoints import astype, not_differentiable
+from .adjoints import arrayed, astype, not_differentiable
 
 __all__ = [
     # differentiable
@@ -143,6 +143,7 @@ def imag_input_grad(g, val):
 def interp_grad_x(g, x, xp, fp, period):
     """Adjoint for ``x`` of ``np.interp(x, xp, fp)``: ``g`` times the slope of the segment
     ``x`` lies in, 0 outside ``[xp[0], xp[-1])``; at a knot, the segment to its right."""
+    x, xp = arrayed(x), arrayed(xp)  # (lists, as np.interp reads them: compared below)
     segment = interp_segment(np.searchsorted(xp, x, side="right"), np.size(xp), period,
                              complex_input(x) or complex_input(fp))
     if np.size(xp) < 2:
@@ -161,6 +162,7 @@ def interp_grad_fp(g, x, xp, fp, left, right, period, lead):
     The weights are computed from ``x`` here, so that their derivative in ``x`` is
     right: 0 outside ``[xp[0], xp[-1])``, as for the adjoint of ``x``.
     """
+    x, xp = arrayed(x), arrayed(xp)  # (lists, as np.interp reads them: compared below)
     segment = interp_segment(np.searchsorted(xp, x, side="right"), np.size(xp), period,
                              complex_input(x) or complex_input(fp))
     below = np.logical_and(x < xp[0], left is not None)
@@ -182,6 +184,7 @@ def interp_grad_fp(g, x, xp, fp, left, right, period, lead):
 def interp_grad_outside(g, x, xp, fp, value, side, period, lead):
     """Adjoint of ``left`` (``side`` -1) or ``right`` (1) of ``np.interp``: ``g`` summed
     where ``x`` is below ``xp[0]`` (or above ``xp[-1]``)."""
+    x, xp = arrayed(x), arrayed(xp)  # (lists, as np.interp reads them: compared below)
     if side < 0:
         outside = x < xp[0]
     else:
