@@ -51,12 +51,16 @@ SEQUENCE_CONCAT = Rule("a, b", a="_sg.concat_grad(g, a, b, 0, 0)",
                        b="_sg.concat_grad(g, a, b, 1, 0)",
                        rows={"a": "_sg.concat_grad(g, a, b, 0, 1)",
                              "b": "_sg.concat_grad(g, a, b, 1, 1)"})
-SEQUENCE_REPEAT = Rule("a, n", a="_sg.repeat_grad(g, a, n)")
+# (``[1.0, 2.0] * x`` of an array ``x`` is NumPy's product, not a repetition: then ``n``
+# is differentiated, and its adjoint is the product's, the list read as an array.)
+SEQUENCE_REPEAT = Rule("a, n", a="_sg.repeat_grad(g, a, n)",
+                       n="_sg.unbroadcast(g * _sg.arrayed(a), n)",
+                       rows={"n": "_sg.unbroadcast_rows(g * _sg.arrayed(a), n)"})
 # ``list(seq)`` / ``tuple(seq)`` of a list or tuple: the same items (arrays iterated
 # by rows are made lists first, passes/normalize/calls.sequence_call).
 SEQUENCE_COPY = Rule("iterable", iterable="g", rows={"iterable": "g"})
 
-NONDIFF = {rt.dict_keys, rt.dict_sorted, rt.dict_counted, rt.dict_has, rt.check_unpack, rt.check_count, rt.field_index, rt.seed_like, rt.like, rt.zeros_like, rt.check_scalar, rt.check_not_array,
+NONDIFF = {rt.repeats, rt.dict_keys, rt.dict_sorted, rt.dict_counted, rt.dict_has, rt.check_unpack, rt.check_count, rt.field_index, rt.seed_like, rt.like, rt.zeros_like, rt.check_scalar, rt.check_not_array,
            rt.check_not_view, stop_gradient, rt.enter_context, rt.exit_context,
            rt.check_item_update, rt.updated_in_place, rt.update,
            rt.check_not_0d, rt.check_has_key}

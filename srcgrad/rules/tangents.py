@@ -133,6 +133,10 @@ def form(func, rule):
     if any(p.variadic and p.name in rule.grads for p in params(rule)) \
             and func not in LINEAR and func is not np.einsum:
         return None  # (a list of grads for the operands spread out: an explicit rule's)
+    if rule is helpers.SEQUENCE_REPEAT:
+        # ``seq * n``: linear in ``seq`` for a count ``n``; NumPy's product when ``n`` is
+        # a differentiated array (``[1.0, 2.0] * x``): one operand's tangent at a time.
+        return "bilinear"
     if any(rule is r for r in _SEQUENCES):
         return "linear"
     try:

@@ -16,7 +16,7 @@ from ..variables import Variable, read_only
 
 __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "check_not_0d", "add_at", "add_at_zeros", "times_ones", "is_source",
-    "gather_items", "zero_at", "copy_slot", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "concat_grad", "HELD", "read_value", "Like", "like",
+    "gather_items", "zero_at", "copy_slot", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "repeats", "concat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "field", "field_grad",
     "field_index", "new_object", "set_attributes", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "updated_in_place",
@@ -375,11 +375,24 @@ def copy_slot(value):
     return value
 
 
+def repeats(count):
+    """Does ``seq * count`` of a list or tuple repeat it (an integer count, as Python's
+    ``list.__mul__`` takes), rather than multiply it as NumPy does (an array count)?"""
+    try:
+        operator.index(count)
+    except TypeError:
+        return False
+    return True
+
+
 def repeat_grad(grad, seq, count):
     """Adjoint of ``seq * count`` for a list or tuple: the copies' adjoints summed; for
-    an array (a name the compiler took for a list), of the product."""
+    an array (a name the compiler took for a list), or a list times an array (NumPy's
+    product), of the product."""
     if not isinstance(seq, (list, tuple)):
         return unbroadcast(grad * count, seq)
+    if not repeats(count):
+        return list(unbroadcast(grad * count, np.asarray(seq)))
     n = len(seq)
     out = [grad[i] for i in range(n)]
     for k in range(1, len(grad) // n):
