@@ -21,6 +21,8 @@ Before/after::
 """
 import ast
 import builtins
+import importlib
+import importlib.util
 import inspect
 import sys
 import textwrap
@@ -64,6 +66,7 @@ def export_source(fn, wrt=0, args=None, mode="reverse"):
             module.value(name, generated.__globals__[name], f"the gradient of {fn.__qualname__}")
         elif not hasattr(builtins, name):
             raise CompileError(f"export: the gradient reads `{name}`, which is not defined")
+    text = _with_defaults(text, fn, module, forward=mode == "forward")
     helpers = sorted({n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
                       and isinstance(n.value, ast.Name) and n.value.id == "_sg"})
     for name in helpers:
@@ -76,6 +79,78 @@ def export_source(fn, wrt=0, args=None, mode="reverse"):
             "value_and_grad": "The value and the gradient"}.get(mode, "The gradient")
     what = ("along " if mode == "forward" else "with respect to ") + ", ".join(names)
     return module.text(text, helpers, origin, kind, what)
+
+
+# The default of a tangent parameter after defaulted arguments (forward mode): a call
+# that leaves it out is refused, never run with an argument taken for it.
+_MISSING = "_MISSING_TANGENT"
+
+
+def _with_defaults(text, fn, module, forward):
+    """``text`` with the defaults of ``fn``'s parameters on the generated function's,
+    so that it is called as ``fn`` is (``grad_loss(w)`` for ``loss(w, lam=0.1)``).
+
+    A default that cannot be written into the module (an object of the user's) leaves
+    its parameter, and the ones before it, without one. Forward mode's tangents come
+    after the arguments: after a default they default to a marker that the function
+    refuses, so they must be passed (by keyword when arguments are left out)."""
+    tree = ast.parse(text)
+    node = tree.body[-1] if tree.body else None
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return text
+    if not isinstance(node, ast.FunctionDef) or node.args.vararg or node.args.kwarg \
+            or node.args.kwonlyargs or node.args.posonlyargs or any(
+                p.kind not in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY) for p in params) \
+            or len(node.args.args) < len(params):
+        return text
+    names = [a.arg for a in node.args.args]
+    written = []
+    for i, p in enumerate(params):
+        source = None
+        if p.default is not inspect.Parameter.empty:
+            source = _default_source(p.default, f"{names[i]}_default", module,
+                                     f"the default of `{p.name}`")
+        written.append(source)
+    first = len(written)
+    while first > 0 and written[first - 1] is not None:
+        first -= 1
+    if first == len(params):
+        return text
+    tangents = names[len(params):] if forward else []
+    if not forward and len(names) != len(params):
+        return text
+    signature = [n if i < first else f"{n}={written[i]}" for i, n in enumerate(names[:len(params)])]
+    signature += [f"{t}={_MISSING}" for t in tangents]
+    lines = text.splitlines()
+    start = node.lineno - 1
+    end = next(i for i in range(start, node.body[0].lineno - 1)
+               if lines[i].rstrip().endswith(":"))
+    head = lines[start][:node.col_offset] + f"def {node.name}({', '.join(signature)}):"
+    indent = " " * node.body[0].col_offset
+    guards = []
+    if tangents:
+        module.items.setdefault(_MISSING, f"{_MISSING} = object()  # (a tangent not passed)")
+        for t in tangents:
+            guards += [f"{indent}if {t} is {_MISSING}:",
+                       f"{indent}    raise TypeError(\"{node.name}() missing the tangent "
+                       f"'{t}' (pass the tangents by keyword when leaving out defaulted "
+                       f"arguments)\")"]
+    lines[start:end + 1] = [head] + guards
+    return "\n".join(lines) + "\n"
+
+
+def _default_source(value, name, module, where):
+    """The text of a parameter default in the exported module: a literal, or the name of a
+    module constant holding it; None when it cannot be written."""
+    if value is None or type(value) in (bool, int, float, complex, str) or _plain_tuple(value):
+        return repr(value)
+    try:
+        module.value(name, value, where)
+    except CompileError:
+        return None
+    return name
 
 
 def _tangent_code(fn, wrt, args):
@@ -139,14 +214,15 @@ class _Module:
             return
         if isinstance(obj, types.ModuleType):
             return self._import(name, obj, "srcgrad's runtime")
-        if inspect.isfunction(obj) or inspect.isclass(obj) and _in_runtime(obj):
+        if inspect.isfunction(obj) or inspect.isclass(obj) and (_in_runtime(obj) or _in_errors(obj)):
             source = textwrap.dedent(inspect.getsource(obj))
             self.items[name] = None  # placeholder: a helper that reads itself is not revisited
             scope = vars(inspect.getmodule(obj))
+            source = self._relative_imports(source, obj, scope)
             for free in sorted(_free_names(ast.parse(source).body[0])):
                 if free in scope:
                     self._helper_name(free, scope)
-                elif not hasattr(builtins, free):
+                elif free not in self.items and not hasattr(builtins, free):
                     raise CompileError(f"export: srcgrad's `{name}` reads `{free}`, not found")
             del self.items[name]
             self.items[name] = source
@@ -155,6 +231,31 @@ class _Module:
             self.items[name] = f"class {name}:\n    \"\"\"{_STUBS[obj.__name__]}.\"\"\"\n"
             return
         self.value(name, obj, "srcgrad's runtime")
+
+    def _relative_imports(self, source, obj, scope):
+        """``source`` without its imports from srcgrad's own modules (``from ..errors
+        import NotDifferentiableError`` in a helper's body): an exported module cannot
+        import srcgrad, so what they bind is written into the module (a helper, or an
+        error class of ``srcgrad.errors``), and read from there."""
+        tree = ast.parse(source)
+        found = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level]
+        if not found:
+            return source
+        package = inspect.getmodule(obj).__name__.rpartition(".")[0]
+        lines = source.splitlines()
+        for node in sorted(found, key=lambda n: n.lineno, reverse=True):
+            home = importlib.import_module(
+                importlib.util.resolve_name("." * node.level + (node.module or ""), package))
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                if bound != alias.name:
+                    raise CompileError(f"export: srcgrad's `{obj.__name__}` imports "
+                                       f"`{alias.name}` as `{bound}`")
+                self._helper_name(alias.name, vars(home))
+            indent = lines[node.lineno - 1][:node.col_offset]
+            names = ", ".join(a.name for a in node.names)
+            lines[node.lineno - 1:node.end_lineno] = [f"{indent}pass  # ({names}: defined above)"]
+        return "\n".join(lines) + "\n"
 
     def _helper_name(self, free, scope):
         """A module-level name a helper reads: another helper, a module, or a constant
@@ -231,6 +332,13 @@ def _binding_statement(scope, name):
 
 def _in_runtime(obj):
     return getattr(obj, "__module__", "").startswith(runtime.__name__)
+
+
+def _in_errors(obj):
+    """An error class of srcgrad's (``CompileError``...): plain Python, copied as it is."""
+    from . import errors
+
+    return getattr(obj, "__module__", None) == errors.__name__
 
 
 def _library_home(obj):

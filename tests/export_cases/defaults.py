@@ -1,0 +1,27 @@
+"""Functions with parameter defaults and with refusals raised at run time, exported
+by tests/test_export_defaults.py."""
+import numpy as np
+
+
+def ridge(w, lam=0.1, X=np.array([[1.0, 0.5], [-0.3, 1.2]]), y=np.array([1.0, -1.0]), p=2):
+    return np.sum((X @ w - y) ** p) + lam * np.sum(w ** 2)
+
+
+class Opaque:
+    pass
+
+
+OPAQUE = Opaque()
+
+
+def with_object_default(w, obj=OPAQUE, lam=0.5):
+    return np.sum(np.sin(w)) * lam
+
+
+def sorted_by_key(x):
+    srt = sorted(x, key=lambda v: abs(v))
+    return srt[0] * 3.0 + srt[-1]
+
+
+def interp_points(x):
+    return np.sum(np.interp(x, np.array([0.0, 1.0, 2.0]), np.array([0.5, -1.0, 2.0])) ** 2)
