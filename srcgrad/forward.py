@@ -101,7 +101,9 @@ def _forward(f, args, wrt):
         try:
             entry = compile_tangent(code, [len(bound) + i for i in wrt],
                                     list(bound + tuple(args) + rest))
-        except CompileError:
+        except CompileError as e:
+            if _final(e):
+                raise
             entry = None  # no tangent rule for something it computes
         per_fn[key] = entry
     if entry is None:
@@ -110,6 +112,13 @@ def _forward(f, args, wrt):
         return entry.fn if not bound else functools.partial(entry.fn, *bound)
     n = len(args)
     return lambda *given: entry.fn(*bound, *given[:n], *rest, *given[n:], **keywords)
+
+
+def _final(error):
+    """A forward-mode refusal that no fallback answers, raised as it is: the
+    transposition would fail too, naming srcgrad's own generated code (forward mode
+    through a custom_gradient). Others are answered by the transposition."""
+    return getattr(error, "sg_final", False)
 
 
 def _forward_tree(f, primals):
@@ -127,8 +136,13 @@ def _forward_tree(f, primals):
     args, kwargs = compiled._bind(tuple(primals), {})
     parts = {i: trees.flatten(args[i], compiled._name(i)) for i in compiled.wrt
              if trees.is_tree(args[i])}
-    key = ("tree",) + tuple((i, t) for i, (_, t) in parts.items()) + tuple(
-        _kind(leaf) for p in primals for leaf in trees.leaves(p))
+    # The function of the leaves takes every parameter: the primals' leaves, then the
+    # parameters left to their defaults (keyword-only ones by keyword), then the tangents.
+    nbound = len(compiled.bound)
+    rest = tuple(args[nbound + len(primals):])
+    key = ("tree", len(rest), tuple(kwargs)) + tuple((i, t) for i, (_, t) in parts.items()) + \
+        tuple(_kind(leaf) for p in primals for leaf in trees.leaves(p)) + \
+        tuple(map(_kind, rest + tuple(kwargs.values())))
     try:
         per_fn = _FORWARD.setdefault(compiled.f, {})
     except TypeError:
@@ -136,18 +150,20 @@ def _forward_tree(f, primals):
     entry = per_fn.get(key, False)
     if entry is False or entry is not None and not entry[0].guards.valid():
         leaves_fn, _ = compiled._of_leaves(args, kwargs, parts)
-        sample = list(args[:len(compiled.bound)]) + [
-            leaf for p in primals for leaf in trees.leaves(p)]
+        sample = list(args[:nbound]) + [
+            leaf for p in primals for leaf in trees.leaves(p)] + list(rest)
         try:  # (no leaves at all: nothing to run forward mode on)
             entry = None if leaves_fn is None else \
                 (compile_tangent(leaves_fn.f, list(leaves_fn.wrt), sample), leaves_fn)
-        except CompileError:
+        except CompileError as e:
+            if _final(e):
+                raise
             entry = None
         per_fn[key] = entry
     if entry is None:
         return None
     code, leaves_fn = entry
-    bound = list(args[:len(compiled.bound)])
+    bound = list(args[:nbound])
 
     def run(primals, tangents):
         for p, t in zip(primals, tangents):
@@ -155,7 +171,7 @@ def _forward_tree(f, primals):
                 raise ValueError("jvp: a tangent does not have the structure of its primal")
         leaves = [leaf for p in primals for leaf in trees.leaves(p)]
         dots = [leaf for t in tangents for leaf in trees.leaves(t)]
-        return code.fn(*bound, *leaves, *dots)
+        return code.fn(*bound, *leaves, *rest, *dots, **kwargs)
     return run
 
 

@@ -16,6 +16,7 @@ Before/after (normalized body of ``return np.sum(np.sin(x) * y)``, ``y`` constan
                                    result_dot = np.sum(z_dot)
 """
 import copy
+import os
 
 import gast
 
@@ -111,8 +112,12 @@ class Tangent:
             return [anno.like(gast.While(s.test, body, []), s)]
         kind = anno.kind(s)
         out = [s]
+        if kind == "custom_pair" and all(self.read(a) is None for a in s.value.args):
+            kind = None  # a custom_gradient function of constants: constant
         handler = getattr(self, f"_{kind}", None) if kind else None
         if handler is None:
+            if kind == "custom_pair":
+                raise self._through_custom(s)
             if kind in ("custom", "custom_pair", "watch", "read") or getattr(
                     s, "sg_norule", None) is not None and set(written_names(s)) & self.varied:
                 raise self._unsupported(s, f"a statement of kind {kind}")
@@ -121,6 +126,31 @@ class Tangent:
             return out
         handler(s, out)
         return out
+
+    def _custom(self, s, out):
+        """``y = pair[0]`` of a custom_gradient call: constant where the call's operands
+        are (``_through_custom`` refused the others)."""
+        self.set(s.targets[0].id, None, out)
+
+    def _through_custom(self, s):
+        """Forward mode through a custom_gradient function: its grad_fn gives
+        vector-Jacobian products only. Final: the transposition of reverse mode would
+        differentiate that grad_fn, which srcgrad never does."""
+        pair = self.ctx.scope.value(s.value.func)
+        fn = getattr(pair, "__srcgrad_custom_pair__", None)
+        name = getattr(fn, "__name__", None) or "a custom_gradient function"
+        code = getattr(fn, "__code__", None)
+        where = f" ({os.path.basename(code.co_filename)}:{code.co_firstlineno})" if code else ""
+        o = anno.origin(s)
+        error = CompileError(
+            f"forward mode (sg.jvp) through custom_gradient `{name}`{where} is not supported: "
+            "its grad_fn gives vector-Jacobian products, not directional derivatives",
+            o.short() if o else None,
+            remedy=f"for a jvp, call a plain version of `{name}` (without custom_gradient); "
+                   "sg.grad and GradientTape use its grad_fn (a directional derivative is the "
+                   "gradient's dot product with the direction)")
+        error.sg_final = True  # (sg.jvp raises it: no fallback computes this)
+        return error
 
     def _unsupported(self, s, what):
         o = anno.origin(s)
@@ -134,9 +164,35 @@ class Tangent:
 
     def _getitem(self, s, out):
         base = self.read(s.value.value)
-        value = None if base is None else gast.Subscript(base, copy.deepcopy(s.value.slice),
-                                                         gast.Load())
+        if base is None:
+            value = None
+        elif self._inserts_missing_keys(s.value.value.id):
+            # A defaultdict (Counter...) inserts the key a read misses: its tangent, a
+            # plain dict of the keys set so far, reads a missing key as zeros.
+            value = T.expr("_sg.tangent(t.get(i), x)", t=base, i=copy.deepcopy(s.value.slice),
+                           x=s.targets[0].id)
+        else:
+            value = gast.Subscript(base, copy.deepcopy(s.value.slice), gast.Load())
         self.set(s.targets[0].id, value, out)
+
+    def _inserts_missing_keys(self, name, seen=None):
+        """``name`` is bound to a dict that makes an item a read misses (``__missing__``:
+        ``collections.defaultdict``, ``Counter``), here or through a copy of it."""
+        seen = set() if seen is None else seen
+        if name in seen:
+            return False
+        seen.add(name)
+        for b in self.body_index.get(name, ()):
+            value = getattr(b, "value", None)
+            if anno.kind(b) == "copy" and isinstance(value, gast.Name):
+                if self._inserts_missing_keys(value.id, seen):
+                    return True
+            elif isinstance(value, gast.Call):
+                made = self.ctx.scope.value(value.func)
+                if isinstance(made, type) and issubclass(made, dict) \
+                        and hasattr(made, "__missing__"):
+                    return True
+        return False
 
     def _literal(self, s, out):
         items = literal_items(s.value)
