@@ -30,7 +30,8 @@ _MARK = re.compile(r"^(\s*)('__comment__.*'|\"__comment__.*\")$")
 _ALIASES = {}
 _BUILTINS_READ = {}
 # -> (the code, its header, builtins it reads by its own names and the user's code by the
-# same names): printed again, with the own ones renamed, where the module shadows them.
+# same names): printed again, with the own ones renamed, where the module shadows them
+# (until the text is loaded).
 _SHARED = {}
 # The objects srcgrad's own names (``templates.own_name``) mean, and what they are
 # called when the user's code has a variable of that name.
@@ -145,8 +146,8 @@ def unparse(fn_node, header, shadowed=()):
                          (_SHARED, (fn_node, header, user_too) if user_too else None)):
         if value:
             table[text] = value
-            while len(table) > (64 if table is _SHARED else 256):  # (kept after loading:
-                table.pop(next(iter(table)))                      # it may be loaded again)
+            while len(table) > (64 if table is _SHARED else 256):  # (printed, not loaded)
+                table.pop(next(iter(table)))
     _PENDING[text] = _LineOrigins(text, [anno.origin(s) for s in _printed(module)])
     while len(_PENDING) > 64:  # printed but never loaded (forward_text, srcgrad show)
         _PENDING.pop(next(iter(_PENDING)))
@@ -213,12 +214,13 @@ def load(text, fn_name, globals_, cells, label):
     linecache.cache[filename] = (len(text), None, lines, filename)
     if text in _PENDING:
         GENERATED_ORIGINS[filename] = _PENDING.pop(text)
-    shared = _SHARED.get(text)
+    shared = _SHARED.pop(text, None)  # (the code is not kept alive past loading)
     if shared is not None:
         nodes, header, names = shared
         shadowed = {n for n in names if _shadows(globals_, n)}
         if shadowed:
             text = unparse(nodes, header, shadowed)
+            _SHARED.pop(text, None)
             lines = text.splitlines(True)
             linecache.cache[filename] = (len(text), None, lines, filename)
             if text in _PENDING:
