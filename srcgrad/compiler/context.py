@@ -65,6 +65,7 @@ class Context:
         self.is_variable = lambda value: False
         self.sources = set()
         self.read_values = set()  # names holding the array read from a watched Variable
+        self.read_from = {}  # those names -> the Variable (what ``isinstance`` of them tests)
         self.watched_reads = None  # tapes: watched_reads.Reads, when values are watched at entry
         self.cur = None  # the statement being normalized: where a refused read is
         self.deciding_varied = False  # normalize's first look (``_check_followed``)

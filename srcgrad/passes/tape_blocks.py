@@ -31,6 +31,22 @@ from ..ir.scopes import free_names
 from . import as_written, contexts
 
 
+def _check_watches_in_loop(loop, tape_name, region):
+    """``for v in xs: tape.watch(v)``: each trip watches another value under one name,
+    which a marker (reporting the name's adjoint) cannot tell apart: refused."""
+    bound = {n.id for n in gast.walk(loop) if isinstance(n, gast.Name)
+             and isinstance(n.ctx, gast.Store)}
+    for s in walk_stmts(loop.body):
+        if _is_tape_call(s, tape_name, "watch") and s.value.args and any(
+                isinstance(n, gast.Name) and n.id in bound for n in gast.walk(s.value.args[0])):
+            arg = gast.unparse(s.value.args[0]).strip()
+            raise region.error(
+                f"`{tape_name}.watch({arg})` inside a loop that binds `{arg}` anew each trip "
+                "is not supported: srcgrad watches a variable, not each value it holds",
+                s, "watch the whole list before the loop (`tape.watch(xs)`), and ask for "
+                "the gradients with respect to it")
+
+
 def watch_marker(node, region, known=None, rebound=(), namer=None):
     """``tape.watch(x)`` becomes markers: the backward pass reports x's adjoint there.
 
@@ -305,6 +321,8 @@ class Prepare:
         if isinstance(s, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr)) and self.inner:
             # ``inner.gradient(y, x)`` anywhere in the statement (``[0]`` of it, in a call).
             _InnerGradients(self, s).visit(s)
+        if isinstance(s, (gast.For, gast.While)):
+            _check_watches_in_loop(s, tape_name, region)
         for field in ("body", "orelse"):
             if isinstance(s, (gast.If, gast.For, gast.While)):
                 loop = in_loop or isinstance(s, (gast.For, gast.While))

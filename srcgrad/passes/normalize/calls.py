@@ -146,6 +146,15 @@ def call(norm, node, out, dest, hint=None):
             T.name(item, store=True), node.args[0], [], 0)])
         return call(norm, anno.like(gast.Call(f, [gen] + node.args[1:], node.keywords), node),
                     out, dest, hint)
+    if obj is builtins.abs and len(node.args) == 1 and not node.keywords:
+        operand = norm.atom(node.args[0], out, hint)
+        dunder = record_operator(norm, builtins.abs, [operand])
+        if dunder is not None:
+            return inline_dunder(norm, dunder, out, norm._dest(dest, hint))
+        node = anno.like(gast.Call(node.func, [operand], []), node)
+    tested = type_test_of_variable(norm, node)
+    if tested is not None:  # (the Variable's, not the array read from it)
+        return norm.expr(anno.like(T.const(tested), node), out, dest, hint)
     spelled = _as_operator(obj, node)
     if spelled is not None:  # ``operator.mul(a, b)``, ``f = operator.add; f(a, b)``
         return norm.expr(anno.like(spelled, node), out, dest, hint)
@@ -231,6 +240,89 @@ def _refuse_built(norm, cls):
         f"bind the object to a name used only for it (m = {cls.__name__}(...)), use it "
         f"through its attributes and methods, or make `{cls.__name__}` a dataclass (or a "
         "NamedTuple) of the values it holds" if user_class else None)
+
+
+_DUNDERS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "truediv",
+            gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.Pow: "pow", gast.MatMult: "matmul",
+            gast.USub: "neg", gast.Invert: "invert", "getitem": "getitem", builtins.abs: "abs"}
+
+
+def record_operator(norm, op, operands):
+    """``u @ v``, ``-u``, ``u[i]``, ``abs(u)`` where an operand is a dataclass built here
+    (a record, ctx.records): (its class's method for it, the arguments), to inline as
+    Python calls it; None if no operand is such a record, or it is a namedtuple without
+    its own method (a tuple's operators: ``p + q`` joins). Refused where the class has
+    no such method: the array rule would run on the record."""
+    name = _DUNDERS.get(op if isinstance(op, str) or callable(op) and not isinstance(op, type)
+                        else type(op))
+    if name is not None and any(getattr(a, "id", None) in norm.maybe_records for a in operands):
+        # ``w = 2.0 * u`` inlined ``Vec.__rmul__`` this round: whether ``w`` is a record
+        # is known in the next one (each round settles one more call).
+        raise NotYet
+    kinds = [norm.ctx.records.get(getattr(a, "id", None)) for a in operands]
+    if name is None or not any(kinds):
+        return None
+    order = [(0, f"__{name}__")]
+    if len(operands) == 2 and name != "getitem":
+        order.append((1, f"__r{name}__"))
+    for i, dunder in order:
+        cls = kinds[i]
+        member = inspect.getattr_static(cls, dunder, None) if cls is not None else None
+        if isinstance(member, types.FunctionType) and not is_library(member):
+            norm.ctx.guards.attribute(cls, dunder, member)
+            args = [operands[i]] + [a for j, a in enumerate(operands) if j != i]
+            if isinstance(args[-1], gast.Slice):
+                raise norm.ctx.error(f"a slice passed to `{cls.__name__}.{dunder}` is not "
+                                     "supported", norm.cur, "pass the start and stop to a method")
+            return member, args
+    if all(k is None or trees.is_namedtuple_class(k) for k in kinds):
+        return None
+    cls = next(k for k in kinds if k is not None)
+    raise norm.ctx.error(f"`{cls.__name__}` defines no `__{name}__` for this operation on it",
+                         norm.cur, f"define `__{name}__` in `{cls.__name__}`, or compute "
+                         "with its fields")
+
+
+def inline_dunder(norm, dunder, out, d):
+    fn, args = dunder
+    return inline.inline(norm, fn, None, gast.Call(T.name(fn.__name__), args, []), out, d)
+
+
+def _super_member(norm, f):
+    """The method ``super(Cls, r).m`` calls, ``r`` a record built here: the class after
+    ``Cls`` in ``r``'s class's order that defines ``m``, if a user function; else None."""
+    if not (isinstance(f.value, gast.Call) and norm.scope.value(f.value.func) is super
+            and len(f.value.args) == 2 and isinstance(f.value.args[1], gast.Name)):
+        return None
+    start, receiver = norm.scope.value(f.value.args[0]), f.value.args[1].id
+    cls = norm.ctx.records.get(receiver)
+    if cls is None or not isinstance(start, type) or start not in cls.__mro__:
+        return None
+    for k in cls.__mro__[cls.__mro__.index(start) + 1:]:
+        if f.attr in vars(k):
+            member = vars(k)[f.attr]
+            norm.ctx.guards.attribute(k, f.attr, member)
+            return member if isinstance(member, types.FunctionType) and not is_library(member) \
+                else None
+    return None
+
+
+def type_test_of_variable(norm, node):
+    """``isinstance(v, sg.Variable)`` where ``v`` holds the array read from a Variable a
+    tape watches (what the compiled code computes with): the Variable's answer, known
+    when compiling; None for any other expression."""
+    if not (isinstance(node, gast.Call) and len(node.args) == 2 and not node.keywords
+            and isinstance(node.args[0], gast.Name)
+            and node.args[0].id in norm.ctx.read_from
+            and norm.scope.value(node.func) is isinstance):
+        return None
+    cls = norm.scope.value(node.args[1])
+    if cls is MISSING:
+        return None
+    try:
+        return isinstance(norm.ctx.read_from[node.args[0].id], cls)
+    except TypeError:
+        return None
 
 
 def _iterator_call(norm, node):
@@ -594,6 +686,9 @@ def _dict_get(norm, node, out, dest, hint):
 
 def method(norm, node, out, dest, hint):
     f = node.func
+    inherited = _super_member(norm, f)
+    if inherited is not None:  # ``super().energy()`` in a record's method (inline.py)
+        return inline.inline(norm, inherited, f.value.args[1], node, out, dest)
     if f.attr == "get" and not (isinstance(f.value, gast.Name) and f.value.id in norm.ctx.records):
         return _dict_get(norm, node, out, dest, hint)
     receiver = norm.atom(f.value, out, hint)

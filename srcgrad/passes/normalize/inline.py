@@ -10,6 +10,7 @@ import copy
 
 import gast
 
+from ... import trees
 from ...ir import anno, templates as T
 from ...ir.atoms import is_static_object
 from ...ir.names import walk_stmts
@@ -73,14 +74,21 @@ def inline(norm, fn, receiver, node, out, dest):
     chain = getattr(norm.cur, "sg_chain", ())
     key = fn if not isinstance(fn, gast.FunctionDef) else id(fn)
     label = fn.name if isinstance(fn, gast.FunctionDef) else fn.__name__
-    if key in chain:
-        raise norm.ctx.error(f"recursive call to `{label}` is not supported", norm.cur,
-                             "rewrite the recursion as a loop")
     if len(chain) > 40:
+        if key in chain:
+            raise norm.ctx.error(
+                f"recursive call to `{label}` is not supported: its constant arguments do not "
+                "end the recursion within 40 calls when compiled", norm.cur,
+                "rewrite the recursion as a loop")
         raise norm.ctx.error("calls nested too deeply to inline", norm.cur)
     caller, chain = chain, chain + (key,)
     callee, mapping, defaults_src = _renamed_callee(norm, fn, label, chain)
-    for p, value in _arguments(norm, fn, callee, mapping, defaults_src, receiver, node, label):
+    binds = _arguments(norm, fn, callee, mapping, defaults_src, receiver, node, label)
+    statics = _static_parameters(norm, callee, binds)
+    if key in caller:
+        _check_recursion(norm, key, label, statics, callee)
+    norm.static_args.update(statics)
+    for p, value in binds:
         bind = anno.like(T.assign(p, value), norm.cur)
         # (An argument is the caller's expression: ``sq(sq(x))`` is no recursion.)
         bind.sg_chain = caller
@@ -97,6 +105,11 @@ def inline(norm, fn, receiver, node, out, dest):
     ret = body[-1]
     out += body[:-1]
     if dest is not None:
+        returned = _record_returned(norm, callee, ret)
+        if returned is not None:  # (``return Vec(self.a * s)``: a record, known now)
+            norm.ctx.records[dest] = returned
+        elif any(isinstance(n, gast.Call) and _builds_record(norm, n) for n in gast.walk(callee)):
+            norm.maybe_records.add(dest)  # known in the next round (calls.record_operator)
         final = anno.like(T.assign(dest, ret.value if ret.value is not None else T.const(None)), ret)
         final.sg_chain = chain
         if isinstance(ret.value, gast.Name) and any(
@@ -105,6 +118,69 @@ def inline(norm, fn, receiver, node, out, dest):
         out.append(final)
     norm.changed = True
     return dest
+
+
+def _builds_record(norm, call):
+    return _record_class(norm, call) is not None
+
+
+def _record_class(norm, node):
+    """The record class (dataclass, namedtuple) ``node`` calls, or None."""
+    if not isinstance(node, gast.Call) or not isinstance(node.func, (gast.Name, gast.Attribute)):
+        return None
+    cls = norm.scope.value(node.func)
+    return cls if isinstance(cls, type) and trees.record_fields(cls) is not None else None
+
+
+def _record_returned(norm, callee, ret):
+    """The record class every value ``callee`` returns is built by, or None."""
+    value = ret.value
+    if isinstance(value, gast.Name):
+        values = [s.value for s in walk_stmts(callee.body) if isinstance(s, gast.Assign)
+                  and any(isinstance(t, gast.Name) and t.id == value.id for t in s.targets)]
+    else:
+        values = [value]
+    classes = {_record_class(norm, v) for v in values}
+    return classes.pop() if len(classes) == 1 and values else None
+
+
+def _static_parameters(norm, callee, binds):
+    """Parameters bound to constants of the code (``depth=3``, ``k - 1`` of another such)
+    that the callee never rebinds: their tests are decided when compiling."""
+    from .normalizer import static_argument
+
+    rebound = {n.id for s in callee.body for n in gast.walk(s)
+               if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    rebound |= {name for s in callee.body for n in gast.walk(s)
+                if isinstance(n, (gast.Global, gast.Nonlocal)) for name in n.names}
+    out = {}
+    for p, value in binds:
+        v = static_argument(value, norm.known_constants())
+        if v is not MISSING and p not in rebound:
+            out[p] = v
+    return out
+
+
+_RECURSION_MAX = 256  # inlined calls of one recursive function, in all
+
+
+def _check_recursion(norm, key, label, statics, callee):
+    """A recursive call is inlined when an argument that decides it is a constant of the
+    code (``bspline(x, knots, k - 1)`` down to ``if k == 0``): the tests on it are
+    decided when compiling, so the inlining ends where the recursion does. Otherwise
+    (or when it does not end soon) it is refused."""
+    count = norm.recursions.get(key, 0) + 1
+    norm.recursions[key] = count
+    if not statics:
+        raise norm.ctx.error(
+            f"recursive call to `{label}` is not supported: none of its arguments is a "
+            "constant of the code that decides when the recursion ends", norm.cur,
+            "rewrite the recursion as a loop, or pass the depth as an int constant "
+            f"(`{label}(x, depth=3)`, tested as `if depth == 0:`)")
+    if count > _RECURSION_MAX:
+        raise norm.ctx.error(
+            f"recursive call to `{label}` is not supported: its recursion goes deeper than "
+            f"{_RECURSION_MAX} calls when compiled", norm.cur, "rewrite the recursion as a loop")
 
 
 def _renamed_callee(norm, fn, label, chain):
@@ -193,7 +269,7 @@ def _arguments(norm, fn, callee, mapping, defaults_src, receiver, node, label):
             raise norm.ctx.error(f"`{label}` got multiple values for argument `{kw.arg}`",
                                  norm.cur)
         given[target] = kw.value
-    defaults = _defaults(norm, fn, callee, defaults_src)
+    defaults = _defaults(norm, fn, callee, defaults_src, mapping)
     for p in pos_params + [k.id for k in a.kwonlyargs]:
         if p in given:
             value = given[p]
@@ -213,7 +289,7 @@ def _arguments(norm, fn, callee, mapping, defaults_src, receiver, node, label):
     return binds
 
 
-def _defaults(norm, fn, callee, defaults_src):
+def _defaults(norm, fn, callee, defaults_src, mapping):
     a = callee.args
     pos = [p.id for p in a.posonlyargs + a.args]
     out = {}
@@ -227,12 +303,9 @@ def _defaults(norm, fn, callee, defaults_src):
     values = fn.__defaults__ or ()
     for p, v in zip(pos[len(pos) - len(values):], values):
         out[p] = norm.ctx.constant(v)
-    for p in a.kwonlyargs:
-        kwd = fn.__kwdefaults__ or {}
-        original = p.id
-        for orig, val in kwd.items():
-            if p.id.endswith("_" + orig) or p.id == orig:
-                original = orig
-        if original in kwd:
-            out[p.id] = norm.ctx.constant(kwd[original])
+    kwd = fn.__kwdefaults__ or {}
+    for original, value in kwd.items():
+        # (renamed after the callee: ``layer_training``, ``layer_training_2`` for the
+        # second call inlined)
+        out[mapping.get(original, original)] = norm.ctx.constant(value)
     return out

@@ -23,7 +23,7 @@ from ...ir.scopes import function_locals
 from ...ir.varied import expr_varied
 from ...rules import table
 from .. import as_written
-from . import calls, functions, objects, unroll
+from . import calls, functions, objects, properties, unroll
 from .inline import rename
 from .items import items_forwarded
 from .structure import Facts
@@ -95,11 +95,22 @@ class Normalizer:
         self.loop_closures = set()  # names bound to a closure a call makes in a loop
         # A callee's parameters bound to a list or dict the code is compiled for (static).
         self.compiled_containers = {}
+        # Parameters of inlined calls bound to a constant of the code (``depth=3``,
+        # ``k - 1`` of such a parameter): their tests are decided when compiling, which
+        # is what lets recursion on them be inlined (inline.py).
+        self.static_args = {}
+        self.recursions = {}  # function -> how many times its recursion was inlined
+        self.constants = {}  # name -> the constant the code run so far bound it to
+        self.shared_with_defs = set()
+        self.objects_pending = False
+        self.maybe_records = set()  # results of calls inlined this round that may be records
 
     # -- driver --------------------------------------------------------------
     def run(self, fn, wrt):
         for _ in range(200):
             objects.scalarize(self, fn)
+            properties.inline_getters(self, fn)
+            self.objects_pending = objects.pending(self, fn)
             self.counts = _assigned_names(fn.body)
             self.scope.locals = set(self.counts) | function_locals(fn)
             self.facts = Facts(self, fn)
@@ -115,6 +126,11 @@ class Normalizer:
             self.appended_aliases = _appended_aliases(fn.body)
             self.changed = False
             self.deferred = False
+            self.constants = {}
+            self.maybe_records = set()
+            # (Names a nested def reads or writes, or declared global or nonlocal, may
+            # change when a call runs: never a known constant.)
+            self.shared_with_defs = _names_of_nested_defs(fn.body)
             fn.body = self.block(fn.body)
             # An in-place update that may be of a shared array waits while calls are
             # inlined (what a helper returns may prove it private); then it is decided.
@@ -266,8 +282,37 @@ class Normalizer:
     def block(self, stmts):
         out = []
         for s in stmts:
-            out += self.stmt(s)
+            made = self.stmt(s)
+            self._track_constants(made)
+            out += made
         return out
+
+    def _track_constants(self, stmts):
+        """Names bound to a constant by the code run so far, as it runs in order
+        (``returned = True``, the flag an early return is desugared to): a test on one
+        is decided when compiling, so that a recursion's base case ends its inlining."""
+        for s in stmts:
+            value = static_argument(s.value, self.known_constants()) \
+                if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name) else MISSING
+            self._forget([s])
+            if value is not MISSING and s.targets[0].id not in self.shared_with_defs:
+                self.constants[s.targets[0].id] = value
+
+    def known_constants(self):
+        """Name -> constant, for the statement being normalized: parameters bound to
+        constants, and names the code run so far bound to one."""
+        return {**self.static_args, **self.constants}
+
+    def _forget(self, stmts):
+        """Names bound anywhere in ``stmts`` (handlers, comprehensions, ``:=`` included)
+        no longer hold a known constant."""
+        for s in stmts:
+            for node in gast.walk(s):
+                if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+                    self.constants.pop(node.id, None)
+                elif isinstance(node, (gast.FunctionDef, gast.ClassDef)):
+                    self.constants.pop(node.name, None)
 
     def loop_body(self, stmts):
         self.loop_depth += 1
@@ -301,6 +346,8 @@ class Normalizer:
             # Another name for a Variable's array read (``x = params[0]; h = x``): that
             # array too, not the Variable its static value says (a second source).
             self.ctx.read_values.add(s.targets[0].id)
+            if s.value.id in self.ctx.read_from:
+                self.ctx.read_from[s.targets[0].id] = self.ctx.read_from[s.value.id]
             self.scope.static.pop(s.targets[0].id, None)
         if k in ("getitem", "copy") and self.scope.is_source(s.value):
             # An item found, since, to be a Variable a tape watches (``W = layer[0]`` once
@@ -325,9 +372,14 @@ class Normalizer:
                 # values read are guarded (ir/resolve.py): another one compiles anew.
                 self.changed = True
                 return self.block(s.body if taken else s.orelse)
+            known = dict(self.constants)
             s.body = self.block(s.body)
+            self.constants = dict(known)
             s.orelse = self.block(s.orelse)
+            self.constants = known
             return [s]
+        if isinstance(s, (gast.While, gast.For)):
+            self._forget([s])  # (what a later trip sees)
         if isinstance(s, gast.While):
             s.body = self.loop_body(s.body)
             return [s]
@@ -437,6 +489,9 @@ class Normalizer:
         made = self._functions_made(s)
         if made is not None:
             return made
+        if (isinstance(target, gast.Subscript) or getattr(s, "sg_inplace", False)) \
+                and self._waits_for_objects():
+            return [s]
         varied_value = expr_varied(value, self.varied, self.scope) \
             and not self._keys_of_a_dict(value)
         if isinstance(target, gast.Name):
@@ -544,6 +599,15 @@ class Normalizer:
             return [anno.set_kind(s, "opaque")]
         raise self.ctx.error("unsupported assignment target", s)
 
+    def _waits_for_objects(self):
+        """Does a write wait for the methods of objects (objects.py) still to be inlined?
+        One may make another name for the array written (``self.b = self.a``), which
+        decides whether the write is allowed; it is decided once they are inlined."""
+        if self.objects_pending and not self.deciding:
+            self.deferred = True
+            return True
+        return False
+
     def _functions_made(self, s):
         """``g = make(a)``, ``fs = [make(a), make(b)]``, ``fs = [make(w) for w in (a, b)]``
         of a user function returning a closure (``functions.py``): each call inlined on
@@ -636,11 +700,23 @@ class Normalizer:
         if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
             inner = self._static_truth(test.operand)
             return None if inner is None else not inner
+        arg = static_argument(test, self.known_constants())
+        if arg is not MISSING:
+            return bool(arg)
+        tested = calls.type_test_of_variable(self, test)
+        if tested is not None:
+            return tested
         if isinstance(test, gast.BoolOp):
-            parts = [self._static_truth(v) for v in test.values]
-            if any(p is None for p in parts):
-                return None
-            return all(parts) if isinstance(test.op, gast.And) else any(parts)
+            # Decided by the first part that decides it, as Python evaluates it
+            # (``depth <= 0 or abs(err) < tol``: the rest is not run).
+            settles = isinstance(test.op, gast.Or)
+            for v in test.values:
+                part = self._static_truth(v)
+                if part is None:
+                    return None
+                if part == settles:
+                    return settles
+            return not settles
         if isinstance(test, gast.Compare) and len(test.ops) == 1 and all(
                 isinstance(n, gast.Constant) for n in (test.left, test.comparators[0])) \
                 and type(test.ops[0]) in _COMPARE:  # literals (a comprehension's keys)
@@ -732,6 +808,8 @@ class Normalizer:
         if not expr_varied(call, self.varied, self.scope):
             return [anno.set_kind(s, "opaque")]
         f = call.func
+        if isinstance(f, gast.Attribute) and f.attr in _MUTATORS and self._waits_for_objects():
+            return [s]
         if isinstance(f, gast.Attribute) and f.attr == "append" and isinstance(f.value, gast.Name) \
                 and len(call.args) == 1 and not call.keywords:
             if f.value.id in self.appended_aliases:
@@ -1003,6 +1081,9 @@ class Normalizer:
         self.varied.add(var)
         d = self._dest(dest, hint)
         self.ctx.read_values.add(d)  # an array now, no longer the Variable
+        variable = self.scope.value(node)
+        if variable is not MISSING:
+            self.ctx.read_from[d] = variable
         self.scope.static.pop(d, None)
         read = T.assign(d, T.expr("_sg.read_value(v)", v=var))
         calls._prim(self, read, self.ctx.runtime.read_value, [T.name(var)], {}, out, d)
@@ -1053,6 +1134,9 @@ class Normalizer:
         left = self.atom(node.left, out, hint)
         right = self.atom(node.right, out, hint)
         d = self._dest(dest, hint)
+        dunder = calls.record_operator(self, node.op, [left, right])
+        if dunder is not None:  # ``u @ v`` of dataclasses defining ``__matmul__``
+            return calls.inline_dunder(self, dunder, out, d)
         stmt = T.assign(d, gast.BinOp(left, node.op, right))
         if seq is not None:
             return self._sequence_op(stmt, node.op, left, right, seq, out, d)
@@ -1066,6 +1150,9 @@ class Normalizer:
             return self.expr(node.operand, out, dest, hint)
         operand = self.atom(node.operand, out, hint)
         d = self._dest(dest, hint)
+        dunder = calls.record_operator(self, node.op, [operand])
+        if dunder is not None:
+            return calls.inline_dunder(self, dunder, out, d)
         stmt = T.assign(d, gast.UnaryOp(node.op, operand))
         return calls._prim(self, stmt, table.OPERATORS["USub"], [operand], {}, out, d)
 
@@ -1076,6 +1163,10 @@ class Normalizer:
         value = self.atom(node.value, out, hint)
         index = self.index(node.slice, out)
         d = self._dest(dest, hint)
+        if isinstance(value, gast.Name) and value.id in self.ctx.records:
+            dunder = calls.record_operator(self, "getitem", [value, index])
+            if dunder is not None:  # ``u[i]`` of a dataclass defining ``__getitem__``
+                return calls.inline_dunder(self, dunder, out, d)
         out.append(self._mark(T.assign(d, gast.Subscript(value, index, gast.Load())), "getitem"))
         kinds = self.ctx.record_items.get(getattr(value, "id", None), {})
         if isinstance(index, gast.Slice):  # ``layers[:-1]``: a list of the same records
@@ -1382,6 +1473,50 @@ _COMPARE = {gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Lt: operator.lt,
 # Values whose truth and equality a test may be decided on when compiling: those an
 # object's kind includes (compiler/cache._structure), so that another one compiles anew.
 _PLAIN_CONSTANTS = (bool, str, type(None))
+_STATIC_ARGUMENTS = (bool, int, str, type(None))
+_ARITHMETIC = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
+               gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod}
+
+
+def _names_of_nested_defs(body):
+    out = set()
+    for s in body:
+        for node in gast.walk(s):
+            if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+                out |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+            elif isinstance(node, (gast.Global, gast.Nonlocal)):
+                out |= set(node.names)
+    return out
+
+
+def static_argument(node, static_args):
+    """The value of ``node`` if it is made only of the code's constants (ints, bools,
+    strings, None) and parameters bound to them (``static_args``), else MISSING."""
+    if isinstance(node, gast.Constant):
+        return node.value if type(node.value) in _STATIC_ARGUMENTS else MISSING
+    if isinstance(node, gast.Name):
+        return static_args.get(node.id, MISSING)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.Not)):
+        v = static_argument(node.operand, static_args)
+        if v is MISSING or isinstance(node.op, gast.USub) and type(v) is not int:
+            return MISSING
+        return -v if isinstance(node.op, gast.USub) else not v
+    if isinstance(node, gast.BinOp) and type(node.op) in _ARITHMETIC:
+        a, b = (static_argument(n, static_args) for n in (node.left, node.right))
+        if type(a) is not int or type(b) is not int or \
+                isinstance(node.op, (gast.FloorDiv, gast.Mod)) and b == 0:
+            return MISSING
+        return _ARITHMETIC[type(node.op)](a, b)
+    if isinstance(node, gast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
+        a, b = (static_argument(n, static_args) for n in (node.left, node.comparators[0]))
+        if a is MISSING or b is MISSING or not any(isinstance(n, gast.Name)
+                                                   for n in gast.walk(node)):
+            return MISSING  # (literals alone: decided above, as they always were)
+        try:
+            return bool(_COMPARE[type(node.ops[0])](a, b))
+        except TypeError:
+            return MISSING
+    return MISSING
 
 
 def _appended_aliases(body):

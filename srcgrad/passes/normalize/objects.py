@@ -81,6 +81,13 @@ def scalarize(norm, fn):
     raise norm.ctx.error("objects nested too deeply to compile", fn)
 
 
+def pending(norm, fn):
+    """Is an object still named in ``fn`` (a call taking it, to be inlined)?"""
+    objects = norm.ctx.objects
+    return bool(objects) and any(isinstance(n, gast.Name) and n.id in objects
+                                 for s in fn.body for n in gast.walk(s))
+
+
 def check_escapes(norm, fn):
     """After the last round: nothing may still use an object as a value."""
     objects = norm.ctx.objects

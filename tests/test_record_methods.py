@@ -1,0 +1,103 @@
+"""Dataclasses built in differentiated code, used as Python uses them (hunt 4).
+
+Operators their class defines (``__matmul__``, ``__mul__``/``__rmul__``, ``__neg__``,
+``__abs__``, ``__getitem__``) were taken for the NumPy primitive: crashes, and a forward
+mode that returned a ``Vec`` for a number. ``super().energy()`` in a dataclass's
+method crashed ('__class__ cell not found'). A keyword-only parameter with a default,
+passed in one call and left out in the next, was refused ('missing argument').
+Checked against central differences to second order, in every form."""
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from srcgrad.testing import check_grads
+from tape_forms import assert_forms_agree, assert_forward_mode_agrees
+
+X = np.array([0.6, -0.4, 1.2])
+
+
+def check_every_form(f, args=(X,)):
+    check_grads(f, args, order=2, wrt=list(range(len(args))))
+    assert_forms_agree(f, args, nonzero=True)
+    assert_forward_mode_agrees(f, args)
+
+
+@dataclass
+class Vec:
+    a: np.ndarray
+
+    def __matmul__(self, o):
+        return np.dot(self.a, o.a)
+
+    def __abs__(self):
+        return np.sqrt(np.dot(self.a, self.a))
+
+    def __getitem__(self, i):
+        return self.a[i] * 2.0
+
+    def __mul__(self, s):
+        return Vec(self.a * s)
+
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        return Vec(-self.a)
+
+    def energy(self):
+        return np.sum(self.a ** 2)
+
+
+@dataclass
+class Tilted(Vec):
+    def energy(self):
+        return super().energy() + np.sum(self.a)
+
+
+def products(x):
+    u = Vec(x)
+    return u @ u + abs(u) * u[1]
+
+
+def scaled(x):
+    u = Vec(x)
+    w = 2.0 * u
+    v = -(u * 3.0)
+    return w @ v + abs(w)
+
+
+def inherited(x):
+    return Tilted(x).energy() * Tilted(x[::-1]).energy()
+
+
+@pytest.mark.parametrize("f", [products, scaled, inherited])
+def test_methods_python_calls_for_a_dataclass(f):
+    check_every_form(f)
+
+
+@dataclass
+class Bare:
+    a: np.ndarray
+
+
+def no_operator(x):
+    return np.sum(Bare(x) @ Bare(x))
+
+
+def test_an_operator_the_class_does_not_define_is_refused():
+    with pytest.raises(sg.CompileError) as e:
+        sg.grad(no_operator)(X)
+    assert "`Bare` defines no `__matmul__`" in str(e.value)
+
+
+def layer(x, *, training=False):
+    return x * (0.5 if training else 1.0)
+
+
+def keyword_default_then_omitted(x):
+    return np.sum(layer(x, training=True) ** 2) + np.sum(layer(x))
+
+
+def test_keyword_only_default_in_a_second_call():
+    check_every_form(keyword_default_then_omitted)
