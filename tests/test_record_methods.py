@@ -101,3 +101,27 @@ def keyword_default_then_omitted(x):
 
 def test_keyword_only_default_in_a_second_call():
     check_every_form(keyword_default_then_omitted)
+
+
+@dataclass
+class Affine:  # eq=True: unhashable, which crashed on entering the block
+    W: object
+
+    def __call__(self, x):
+        return x @ self.W
+
+
+AFFINE = Affine(np.array([[0.5, -0.2], [0.1, 0.3], [0.2, 0.4]]))
+
+
+def call_global_affine(x):
+    return np.sum(AFFINE(x) ** 2)
+
+
+def test_unhashable_callable_objects():
+    W = AFFINE.W
+    np.testing.assert_allclose(sg.grad(call_global_affine)(X), 2 * (X @ W) @ W.T, rtol=1e-12)
+    a = Affine(sg.Variable(W.copy()))
+    with sg.GradientTape() as tape:
+        y = np.sum(a(X) ** 2)
+    np.testing.assert_allclose(tape.gradient(y, a.W), 2 * np.outer(X, X @ W), rtol=1e-12)

@@ -58,6 +58,12 @@ def pure_assignment(s):
 
 _FROM_STRING = {builtins.eval, builtins.exec, builtins.compile}
 
+
+def _among(fn, group):
+    """``fn in group`` by identity: a callable may be unhashable (a dataclass with
+    ``__call__``) or compare equal to what it is not."""
+    return any(fn is g for g in group)
+
 # Functions that write into their first argument.
 _WRITES_FIRST = {np.copyto, np.put, np.place, np.putmask, np.fill_diagonal, np.put_along_axis,
                  np.random.shuffle, builtins.setattr, builtins.delattr, operator.setitem,
@@ -104,7 +110,7 @@ def hidden_write(call, scope):
     """
     f = call.func
     fn = scope.value(f)
-    if fn in _FROM_STRING:
+    if _among(fn, _FROM_STRING):
         return fn.__name__, None
     library = fn is MISSING or is_library(fn) or isinstance(fn, np.ufunc)
     for kw in call.keywords:
@@ -115,7 +121,7 @@ def hidden_write(call, scope):
         return "out=", call.args[fn.nin]  # np.add(a, b, c) writes into c
     if isinstance(getattr(fn, "__self__", None), np.ufunc) and fn.__name__ == "at" and call.args:
         return "at", call.args[0]  # np.add.at(a, idx, v)
-    if fn in _WRITES_FIRST and call.args:
+    if _among(fn, _WRITES_FIRST) and call.args:
         return fn.__name__, call.args[0]
     if isinstance(f, gast.Attribute) and f.attr in _WRITING_METHODS \
             and (fn is MISSING or _is_method_of_data(fn)):
@@ -290,7 +296,7 @@ class HiddenWrites:
         f = s.value.func
         if isinstance(f, gast.Attribute) and f.attr == "copy" and not s.value.args:
             return True
-        return self.scope.value(f) in _NEW_ARRAYS
+        return _among(self.scope.value(f), _NEW_ARRAYS)
 
     def _is_code(self, name):
         """A name denoting a module, function or class (``np``, ``_sg``): no array to share.
