@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
+from srcgrad.errors import NotDifferentiableError
 
 X = np.array([0.5, -1.0, 2.0])
 
@@ -107,3 +108,21 @@ def test_watching_a_loop_variable_is_refused():
         watch_each_in_a_loop(ys)
     assert "`t.watch(v)` inside a loop" in str(e.value)
     assert "test_tape_hidden_reads.py:" in str(e.value)
+
+
+def sorted_by_a_lambda(x):
+    srt = sorted(x, key=lambda v: abs(v))
+    return srt[0] * 3.0 + srt[-1]
+
+
+def test_lambda_of_a_called_function_in_a_block_is_the_backward_codes_too():
+    """(It was NameError: the lambda, hoisted to a def in the forward code, was not passed
+    to the backward code; now the same answer as sg.grad: not differentiable.)"""
+    with pytest.raises(NotDifferentiableError, match="sorted with key="):
+        sg.grad(sorted_by_a_lambda)(X)
+    x = X.copy()
+    with sg.GradientTape() as t:
+        t.watch(x)
+        y = sorted_by_a_lambda(x)
+    with pytest.raises(NotDifferentiableError, match="sorted with key="):
+        t.gradient(y, x)

@@ -204,9 +204,11 @@ def once_watched(stmts, live=None):
 
 
 def bound_in(s):
-    """Names ``s`` (and the blocks in it) binds or deletes."""
+    """Names ``s`` (and the blocks in it) binds or deletes, a def's name included (a
+    lambda hoisted to one: the backward code may call it)."""
     return {n.id for n in gast.walk(s) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, (gast.Store, gast.Del))}
+            and isinstance(n.ctx, (gast.Store, gast.Del))} | {
+        n.name for n in gast.walk(s) if isinstance(n, gast.FunctionDef)}
 
 
 def _is_tape_call(stmt, tape_name, method):
