@@ -39,7 +39,9 @@ hash by identity, so they work as dict keys and set members. Membership tests
 in lists (``v in some_list``) use ``==`` and are therefore *not* reliable; use
 ``any(x is v for x in some_list)``.
 """
+import contextlib
 import enum
+import threading
 import weakref
 
 import numpy as np
@@ -144,6 +146,31 @@ _MUTATING_FUNCTIONS = frozenset(
 # --------------------------------------------------------------------------
 # Variable
 # --------------------------------------------------------------------------
+
+_NOTING = threading.local()  # .logs: id -> Variable dicts of the tape blocks running
+
+
+def _note_read(variable):
+    """A Variable computed with as itself, not read through ``read_value``: what the code
+    a tape compiled reads where it could not tell a Variable would be (``vars(m)["w"]``,
+    a container's own ``__iter__``, a Variable made in the block)."""
+    logs = getattr(_NOTING, "logs", None)
+    if logs:
+        for log in logs:
+            log[id(variable)] = variable
+
+
+@contextlib.contextmanager
+def noting_reads():
+    """Note, while a block's compiled code runs, the Variables computed with as themselves."""
+    log = {}
+    logs = _NOTING.__dict__.setdefault("logs", [])
+    logs.append(log)
+    try:
+        yield log
+    finally:
+        logs.remove(log)
+
 
 class Variable(NDArrayOperatorsMixin):
     """A named, optionally trainable cell holding an immutable NumPy array.
@@ -273,6 +300,7 @@ class Variable(NDArrayOperatorsMixin):
 
     # ------------------------------------------------------- NumPy protocols
     def __array__(self, dtype=None, copy=None):
+        _note_read(self)
         if dtype is not None and np.dtype(dtype) != self.dtype:
             if copy is False:
                 raise ValueError(
@@ -284,6 +312,7 @@ class Variable(NDArrayOperatorsMixin):
         return self._value
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        _note_read(self)
         if method == "__call__" and not kwargs:
             # The common case (``v * x``, ``np.sin(v)``): a new result, so nothing
             # to guard and no read-only memory to copy away from.
@@ -302,6 +331,7 @@ class Variable(NDArrayOperatorsMixin):
         return _fresh(getattr(ufunc, method)(*inputs, **kwargs))
 
     def __array_function__(self, func, types, args, kwargs):
+        _note_read(self)
         if "out" in kwargs and _contains_variable(kwargs["out"]):
             raise _inplace_error(f"{func.__name__} with out=", self)
         if func in _MUTATING_FUNCTIONS:
@@ -315,9 +345,11 @@ class Variable(NDArrayOperatorsMixin):
         return len(self._value)
 
     def __getitem__(self, key):
+        _note_read(self)
         return _fresh(self._value[_unwrap(key)])
 
     def __iter__(self):
+        _note_read(self)
         if self._value.ndim == 0:
             raise TypeError("iteration over a 0-d sg.Variable")
         return (_fresh(row) for row in self._value)

@@ -46,8 +46,9 @@ def _matcher(obj, value, i):
         return (f"(type({v} := {value}) is METHOD and {v}.__func__ is f{i} "
                 f"and {v}.__self__ is s{i})"), {f"f{i}": obj.__func__, f"s{i}": obj.__self__}
     if t is list and len(obj) <= UNROLL_MAX:
+        # (``tk``: ``k`` names the attribute an attribute's check reads)
         return (f"({value} is o{i} and len(o{i}) == {len(obj)} "
-                f"and all(map(is_, tokens(o{i}), k{i})))"), {f"o{i}": obj, f"k{i}": _tokens(obj)}
+                f"and all(map(is_, tokens(o{i}), tk{i})))"), {f"o{i}": obj, f"tk{i}": _tokens(obj)}
     return f"{value} is o{i}", {f"o{i}": obj}
 
 

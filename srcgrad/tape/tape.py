@@ -140,7 +140,11 @@ class _Record:
             break
         if isinstance(entry, _Cannot):
             raise entry.error
-        outs, watched, record = entry.forward(*sample)
+        with variables.noting_reads() as read_as_such:
+            outs, watched, record = entry.forward(*sample)
+        # (Those the compiled code read as sources are the block's own.)
+        self.unfollowed = [v for v in read_as_such.values()
+                           if all(v is not w for w in watched)]
         unwrapped = {id(a): self.values[n] for n, a in zip(self.inputs, sample) if n in plain}
         watched = [unwrapped.get(id(v), v) for v in watched]
         bound = {n: unwrapped.get(id(v), v) for n, v in zip(entry.outputs, outs)
@@ -576,8 +580,34 @@ class GradientTape:
             raise ValueError("output_gradients must have the structure of target")
         self._check_not_lost(flat_targets)
         grads = self._vjp(flat_targets, seeds, flat_sources)
+        self._check_followed(grads, flat_sources)
         return rebuild(list(runtime.distinct([_finish(g, s, unconnected)
                                               for g, s in zip(grads, flat_sources)])))
+
+    def _check_followed(self, grads, sources):
+        """A Variable the block computed with through code srcgrad did not follow as a
+        read of it (``vars(m)["w"]``, ``next(iter(ws))``, a container's ``__iter__``, one
+        made in the block): an error, where its gradient would be None or miss what
+        flowed through those reads."""
+        for g, s in zip(grads, sources):
+            if not isinstance(s, Variable):
+                continue
+            watched = s.trainable and self.watch_accessed_variables \
+                or any(s is w for w in self._watched_values)
+            record = next((r for r in self._records
+                           if any(s is v for v in getattr(r, "unfollowed", ()))), None)
+            if watched and record is not None:
+                raise CompileError(
+                    f"the Variable {s.name!r} (shape {s.shape}) was computed with in the "
+                    "GradientTape block at "
+                    f"{record.region.origin(record.region).short()} where srcgrad could not "
+                    "tell it would be a Variable (read through vars(), dict.get, next(iter()), "
+                    "list(d.values()), a container's own __iter__ or __getitem__, or made in "
+                    "the block): its gradient would be None, or miss what those reads "
+                    "contribute", None,
+                    None, "read it where srcgrad sees it: an attribute (obj.w), a constant "
+                    "item (params['w'], ws[0]), a for loop over a list or dict; make "
+                    "Variables before the block")
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE):
         """d target / d sources: for each source, shape ``target.shape + source.shape``.
