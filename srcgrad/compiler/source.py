@@ -209,12 +209,14 @@ def _source_lines(fn):
     """
     code = fn.__code__
     lnum = code.co_firstlineno - 1
-    if fn.__name__ != "<lambda>" and not hasattr(fn, "__wrapped__"):
+    if fn.__name__ != "<lambda>":
         lines = linecache.getlines(code.co_filename, fn.__globals__)
         last = _last_line(code)
         if last is not None and 0 <= lnum < last <= len(lines) and _DEF_LINE.match(lines[lnum]):
             return lines[lnum:last], lnum + 1
-    return inspect.getsourcelines(fn)
+    # (Of the code object: ``inspect`` would follow a ``functools.wraps`` wrapper's
+    # ``__wrapped__`` to the function it wraps, whose code is not what runs.)
+    return inspect.getsourcelines(code)
 
 
 def parse_function(fn):
@@ -250,7 +252,7 @@ def parse_function(fn):
                 text = "".join(linecache.getlines(filename, fn.__globals__))
                 start, line = 1, code.co_firstlineno
             else:
-                lines, start = inspect.getsourcelines(fn)  # the block as inspect finds it
+                lines, start = inspect.getsourcelines(code)  # the block as inspect finds it
                 text = textwrap.dedent("".join(lines))
             module = gast.parse(text)
     except SyntaxError as exc:
