@@ -5,6 +5,8 @@ adjoint of ``a[i] = v`` assumes no other variable sees ``a``. Where another
 name may share the array, the compiler refuses (``a[i] = v``) or checks at run
 time (``x += v``) instead of giving a wrong gradient.
 """
+import types
+
 import gast
 import numpy as np
 
@@ -35,6 +37,7 @@ def shared_names(body, scope):
     """
     loads = _load_counts(body)
     shared = set()
+    moves = []  # (target, the name moved into it)
     transient = _transient_views(body, loads, scope)
     for s in walk_stmts(body):
         if not isinstance(s, (gast.Assign, gast.Expr)):
@@ -42,6 +45,8 @@ def shared_names(body, scope):
         if not getattr(s, "sg_inplace", False) and id(s) not in transient:
             for target, part in _bindings(s):
                 shared |= _shared_by(target, part, loads, scope)
+                if isinstance(part, gast.Name) and part.id != target:
+                    moves.append((target, part.id))
         for n in _walk_value(s):
             # An array put into a container, or a view of it (``[a[0], a[1]]``), is
             # reachable through the container's items.
@@ -53,9 +58,20 @@ def shared_names(body, scope):
                 if isinstance(f, gast.Attribute) and f.attr == "append" or _may_keep(n, scope):
                     for a in list(n.args) + [k.value for k in n.keywords]:
                         shared |= _shared_sources(a, scope)
+    # A name moved into another (read once, by the copy) hands over its array, and with
+    # it whoever else holds it: ``a = h; b = a`` (an inlined call's ``v = h`` then
+    # ``y = v``), ``b[0] = ...`` writes into ``h``.
+    grew = True
+    while grew:
+        grew = False
+        for target, source in moves:
+            if source in shared and target not in shared:
+                shared.add(target)
+                grew = True
     return shared
 
 
+_USER_CODE = (types.FunctionType, types.MethodType)
 # Builtins that keep no reference to their arguments (``max(a, b)`` returns one).
 _KEEP_NOTHING = frozenset({len, range, float, int, bool, print, isinstance, abs, round, str,
                            repr, type, hash})
@@ -96,6 +112,24 @@ def _transient_views(body, loads, scope):
     """
     safe = set()
     seen_stmts = {}
+    # What each name's array may have come from (``b = a``, ``b = a[1:]``): a write into
+    # ``b`` is a write into those too (``a = h; b = a; b[0] = 0`` writes into ``h``).
+    came_from = {}
+    for s in walk_stmts(body):
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name):
+            base = _shared_source(s.value, scope)
+            if base is not None and base != s.targets[0].id:
+                came_from.setdefault(s.targets[0].id, set()).add(base)
+
+    def through_copies(names):
+        out, todo = set(names), list(names)
+        while todo:
+            for b in came_from.get(todo.pop(), ()):
+                if b not in out:
+                    out.add(b)
+                    todo.append(b)
+        return out
 
     def parts(stmt):
         """The names in ``stmt`` and the names it writes into (``b[i] = ...``, ``b += v``), once."""
@@ -113,7 +147,7 @@ def _transient_views(body, loads, scope):
                 elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
                         and n.func.attr in MUTATORS and isinstance(n.func.value, gast.Name):
                     written.add(n.func.value.id)  # ``t.append(v)``: into t's list
-            found = seen_stmts[id(stmt)] = (names, written)
+            found = seen_stmts[id(stmt)] = (names, through_copies(written))
         return found
 
     blocks = [body] + [getattr(s, f) for s in walk_stmts(body) for f in ("body", "orelse")
@@ -128,6 +162,7 @@ def _transient_views(body, loads, scope):
                 continue
             view, total, seen = s.targets[0].id, loads.get(s.targets[0].id, 0), 0
             valued, last = False, i  # a read whose derivative needs the value; the last read
+            copied = False  # a read binding another name to the array (``b = view``)
             for j, later in enumerate(block[i + 1:], i + 1):
                 if seen == total:
                     break
@@ -143,8 +178,12 @@ def _transient_views(body, loads, scope):
                 if reads:
                     last = j
                     valued = valued or not _reads_no_value(later, view)
+                    copied = copied or isinstance(later, gast.Assign) \
+                        and isinstance(later.value, gast.Name) and later.value.id == view
             if seen == total and valued and any(base in parts(t)[1] for t in block[last:]):
                 seen = -1  # written into after the last read: changed for the backward pass
+            if seen == total and copied and any({view, base} & parts(t)[1] for t in block[last:]):
+                seen = -1  # the array, under another name, written into: ``b = view; b[0] = 0``
             if seen == total:
                 safe.add(id(s))
     return safe
@@ -213,6 +252,13 @@ def _shared_by(target, value, loads, scope):
         return {target} | sources
     if isinstance(value, (gast.Attribute, gast.Subscript)):
         return {target}  # an object's attribute or a container's item
+    if isinstance(value, gast.Call) and isinstance(scope.value(value.func), _USER_CODE) \
+            and _may_keep(value, scope):
+        # A user function's result may be an argument's array (``y = ident(h)``): until
+        # it is inlined, which shows what it returns, a write into ``y`` waits.
+        args = list(value.args) + [k.value for k in value.keywords]
+        held = set().union(*(_shared_sources(a, scope) for a in args))
+        return {target} | held if held else set()
     return set()
 
 
