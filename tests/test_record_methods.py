@@ -125,3 +125,37 @@ def test_unhashable_callable_objects():
     with sg.GradientTape() as tape:
         y = np.sum(a(X) ** 2)
     np.testing.assert_allclose(tape.gradient(y, a.W), 2 * np.outer(X, X @ W), rtol=1e-12)
+
+
+@dataclass
+class Layer:
+    W: np.ndarray
+    b: np.ndarray
+
+
+@dataclass
+class MLP:
+    layers: list
+    scale: float
+
+
+def weight_decay(model):
+    """(It was refused, 'attribute `.W` of a differentiable value has no derivative rule':
+    the records in a record's field were not known as records.)"""
+    return model.scale * sum(np.sum(l.W ** 2) for l in model.layers)
+
+
+def forward_loop(model):
+    h = np.array([0.5, -1.0])
+    for layer in model.layers:
+        h = np.tanh(layer.W @ h + layer.b)
+    return np.sum(h ** 2) + weight_decay(model)
+
+
+def test_records_in_a_records_field():
+    model = MLP([Layer(np.array([[0.3, -0.2], [0.1, 0.4]]), np.array([0.1, -0.1])),
+                 Layer(np.array([[0.5, 0.2], [-0.3, 0.1]]), np.array([0.0, 0.2]))], 0.1)
+    for f in (weight_decay, forward_loop):
+        check_grads(f, (model,), order=2)
+        g = sg.grad(f)(model)
+        assert isinstance(g, MLP) and isinstance(g.layers[1], Layer)

@@ -45,6 +45,7 @@ class Context:
         # names bound to a list or tuple display of records of one class -> that class
         self.records = {}
         self.record_items = {}
+        self.record_fields = {}  # a record built here -> its fields' atoms
         # objects of plain classes built in the code, kept as their attributes: name ->
         # objects.Obj, and other names for them -> the name (passes/normalize/objects.py)
         self.objects = {}

@@ -365,6 +365,8 @@ def record(norm, node, cls, out, dest, hint):
     out.append(norm._mark(T.assign(d, display), "literal"))
     norm.ctx.containers.add(d)
     norm.ctx.records[d] = cls
+    # (what each field holds: a list of records read back as one, ``model.layers``)
+    norm.ctx.record_fields[d] = dict(zip(fields, values))
     norm.varied.add(d)
     return d
 
@@ -441,7 +443,14 @@ def field(norm, node, out, dest, hint):
         norm.varied.add(d)
         return d
     stmt = T.assign(d, T.expr("_sg.field(r, name)", r=node.value.id, name=T.const(node.attr)))
-    return _prim(norm, stmt, rt.field, [T.name(node.value.id), T.const(node.attr)], {}, out, d)
+    d = _prim(norm, stmt, rt.field, [T.name(node.value.id), T.const(node.attr)], {}, out, d)
+    held = norm.ctx.record_fields.get(node.value.id, {}).get(node.attr)
+    if isinstance(held, gast.Name):  # a record, or a list of records, in the field
+        if held.id in norm.ctx.records:
+            norm.ctx.records[d] = norm.ctx.records[held.id]
+        if held.id in norm.ctx.record_items:
+            norm.ctx.record_items[d] = norm.ctx.record_items[held.id]
+    return d
 
 
 def _opaque(norm, node, out, dest, hint, error):

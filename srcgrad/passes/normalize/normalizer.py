@@ -799,7 +799,8 @@ class Normalizer:
             self.ctx.containers.add(copy_name)
         if name in self.ctx.dicts:
             self.ctx.dicts.add(copy_name)
-        for kinds in (self.ctx.records, self.ctx.record_items, self.ctx.dict_keys):
+        for kinds in (self.ctx.records, self.ctx.record_items, self.ctx.dict_keys,
+                      self.ctx.record_fields):
             if name in kinds:
                 kinds[copy_name] = kinds[name]
 
