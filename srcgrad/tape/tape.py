@@ -617,6 +617,7 @@ class GradientTape:
         """
         unconnected = UnconnectedGradients.parse(unconnected_gradients)
         self._start_differentiating(sys._getframe(1))
+        _check_one_array(target, "jacobian")
         flat_sources, rebuild = _flatten(sources)
         shape = np.shape(target)
         size = int(np.prod(shape, dtype=int))
@@ -635,6 +636,7 @@ class GradientTape:
         backward pass runs over ``target.shape[1:]`` rows, not ``target.size``.
         """
         unconnected = UnconnectedGradients.parse(unconnected_gradients)
+        _check_one_array(target, "batch_jacobian")
         t_shape, s_shape = np.shape(target), np.shape(source)
         if len(t_shape) == 0 or len(s_shape) == 0 or s_shape[0] != t_shape[0]:
             raise ValueError(f"batch_jacobian needs target and source with the same first "
@@ -965,3 +967,13 @@ def _flatten(structure):
         return [structure], _only
     pairs, treedef = trees.flatten(structure, strict=False)
     return [leaf for _, leaf in pairs], functools.partial(trees.unflatten, treedef)
+
+
+def _check_one_array(target, method):
+    """``jacobian``'s target is one array, as TensorFlow's is: a tuple, list, dict or
+    record of them has no one Jacobian."""
+    if isinstance(target, (list, tuple, dict)) or trees.is_tree(target):
+        raise TypeError(
+            f"tape.{method}'s target must be one array (or number), not a "
+            f"{type(target).__name__}: call it once for each array, or stack them first "
+            "(np.concatenate of their ravel())")
