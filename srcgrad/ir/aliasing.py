@@ -112,20 +112,20 @@ def _transient_views(body, loads, scope):
     """
     safe = set()
     seen_stmts = {}
-    # What each name's array may have come from (``b = a``, ``b = a[1:]``): a write into
-    # ``b`` is a write into those too (``a = h; b = a; b[0] = 0`` writes into ``h``).
-    came_from = {}
+    # The names each name's array may be handed on to (``b = a``, ``b = a[1:]``).
+    handed_to = {}
     for s in walk_stmts(body):
         if isinstance(s, gast.Assign) and len(s.targets) == 1 \
                 and isinstance(s.targets[0], gast.Name):
             base = _shared_source(s.value, scope)
             if base is not None and base != s.targets[0].id:
-                came_from.setdefault(s.targets[0].id, set()).add(base)
+                handed_to.setdefault(base, set()).add(s.targets[0].id)
 
-    def through_copies(names):
+    def holders(names):
+        """``names`` and every name their arrays are handed on to."""
         out, todo = set(names), list(names)
         while todo:
-            for b in came_from.get(todo.pop(), ()):
+            for b in handed_to.get(todo.pop(), ()):
                 if b not in out:
                     out.add(b)
                     todo.append(b)
@@ -147,7 +147,7 @@ def _transient_views(body, loads, scope):
                 elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
                         and n.func.attr in MUTATORS and isinstance(n.func.value, gast.Name):
                     written.add(n.func.value.id)  # ``t.append(v)``: into t's list
-            found = seen_stmts[id(stmt)] = (names, through_copies(written))
+            found = seen_stmts[id(stmt)] = (names, written)
         return found
 
     blocks = [body] + [getattr(s, f) for s in walk_stmts(body) for f in ("body", "orelse")
@@ -162,7 +162,7 @@ def _transient_views(body, loads, scope):
                 continue
             view, total, seen = s.targets[0].id, loads.get(s.targets[0].id, 0), 0
             valued, last = False, i  # a read whose derivative needs the value; the last read
-            copied = False  # a read binding another name to the array (``b = view``)
+            copied = set()  # names a read binds to the array (``b = view``)
             for j, later in enumerate(block[i + 1:], i + 1):
                 if seen == total:
                     break
@@ -178,12 +178,22 @@ def _transient_views(body, loads, scope):
                 if reads:
                     last = j
                     valued = valued or not _reads_no_value(later, view)
-                    copied = copied or isinstance(later, gast.Assign) \
-                        and isinstance(later.value, gast.Name) and later.value.id == view
+                    if isinstance(later, gast.Assign) and isinstance(later.value, gast.Name) \
+                            and later.value.id == view:
+                        copied |= {n.id for t in later.targets for n in gast.walk(t)
+                                   if isinstance(n, gast.Name)}
             if seen == total and valued and any(base in parts(t)[1] for t in block[last:]):
                 seen = -1  # written into after the last read: changed for the backward pass
-            if seen == total and copied and any({view, base} & parts(t)[1] for t in block[last:]):
-                seen = -1  # the array, under another name, written into: ``b = view; b[0] = 0``
+            # A read handing the array to another name (``b = view``; ``base = view`` hands
+            # it back: one name again): that name written into (``b[0] = 0`` writes into
+            # ``base``), or, when ``view`` is the whole array (``view = base``), ``base``
+            # written into while the other name holds it. (An item read, ``view =
+            # base[1]``, is a copy when ``base`` is a vector; where it may be a view, the
+            # write into ``base`` checks it when run.)
+            others = holders(copied - {base}) if copied - {base} else set()
+            hit = others | {base} if others and isinstance(s.value, gast.Name) else others
+            if seen == total and hit and any(hit & parts(t)[1] for t in block[last:]):
+                seen = -1
             if seen == total:
                 safe.add(id(s))
     return safe

@@ -21,6 +21,7 @@ of each round of the normalizer, before its analyses: what one round inlines
 """
 import dataclasses
 import inspect
+import sys
 import types
 
 import gast
@@ -54,6 +55,8 @@ def plain_class(cls):
     """Why instances of ``cls`` cannot be kept as their attributes, or None if they can."""
     if type(cls) is not type:
         return "its class has a metaclass"
+    if cls.__module__.split(".")[0] in sys.stdlib_module_names:
+        return "it is a class of Python's standard library"
     for k in cls.__mro__[:-1]:
         if is_library(k) or k.__module__ == "builtins":
             return f"it derives from `{k.__qualname__}`"
