@@ -31,7 +31,7 @@ containers), see ``ir/escapes.py`` and ``tape/kept.py``.
 import gast
 
 from ..ir import anno, escapes, templates as T
-from ..ir.names import loads_in, walk_stmts, written_into
+from ..ir.names import handed_on, loads_in, walk_stmts, written_into
 from ..passes import activity, lifetimes, tape_blocks
 from ..passes.cleanup import cleanup
 from ..passes.normalize import objects
@@ -211,14 +211,7 @@ def _restored(reads, bwd):
     moves = [(s.targets[0].id, s.value.id) for s in walk_stmts(bwd)
              if isinstance(s, gast.Assign) and len(s.targets) == 1
              and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)]
-    changed = True
-    while changed:
-        changed = False
-        for a, b in moves:
-            if a in written and b not in written:
-                written.add(b)
-                changed = True
-    return {n for n in reads if n in written}
+    return {n for n in reads if n in handed_on(written, moves)}
 
 
 def _display_items(body, name, depth=3):

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..rules import table
 from . import templates as T
-from .names import MUTATORS, walk_stmts
+from .names import MUTATORS, handed_on, walk_stmts
 
 
 def _load_counts(body):
@@ -37,7 +37,7 @@ def shared_names(body, scope):
     """
     loads = _load_counts(body)
     shared = set()
-    moves = []  # (target, the name moved into it)
+    moves = []  # (a name, the name it is copied into)
     transient = _transient_views(body, loads, scope)
     for s in walk_stmts(body):
         if not isinstance(s, (gast.Assign, gast.Expr)):
@@ -46,7 +46,7 @@ def shared_names(body, scope):
             for target, part in _bindings(s):
                 shared |= _shared_by(target, part, loads, scope)
                 if isinstance(part, gast.Name) and part.id != target:
-                    moves.append((target, part.id))
+                    moves.append((part.id, target))
         for n in _walk_value(s):
             # An array put into a container, or a view of it (``[a[0], a[1]]``), is
             # reachable through the container's items.
@@ -61,14 +61,7 @@ def shared_names(body, scope):
     # A name moved into another (read once, by the copy) hands over its array, and with
     # it whoever else holds it: ``a = h; b = a`` (an inlined call's ``v = h`` then
     # ``y = v``), ``b[0] = ...`` writes into ``h``.
-    grew = True
-    while grew:
-        grew = False
-        for target, source in moves:
-            if source in shared and target not in shared:
-                shared.add(target)
-                grew = True
-    return shared
+    return handed_on(shared, moves)
 
 
 _USER_CODE = (types.FunctionType, types.MethodType)
@@ -112,24 +105,12 @@ def _transient_views(body, loads, scope):
     """
     safe = set()
     seen_stmts = {}
-    # The names each name's array may be handed on to (``b = a``, ``b = a[1:]``).
-    handed_to = {}
-    for s in walk_stmts(body):
-        if isinstance(s, gast.Assign) and len(s.targets) == 1 \
-                and isinstance(s.targets[0], gast.Name):
-            base = _shared_source(s.value, scope)
-            if base is not None and base != s.targets[0].id:
-                handed_to.setdefault(base, set()).add(s.targets[0].id)
-
-    def holders(names):
-        """``names`` and every name their arrays are handed on to."""
-        out, todo = set(names), list(names)
-        while todo:
-            for b in handed_to.get(todo.pop(), ()):
-                if b not in out:
-                    out.add(b)
-                    todo.append(b)
-        return out
+    # Each name's array handed on to another (``b = a``, ``b = a[1:]``).
+    handed = [(base, s.targets[0].id) for s in walk_stmts(body)
+              if isinstance(s, gast.Assign) and len(s.targets) == 1
+              and isinstance(s.targets[0], gast.Name)
+              for base in [_shared_source(s.value, scope)]
+              if base is not None and base != s.targets[0].id]
 
     def parts(stmt):
         """The names in ``stmt`` and the names it writes into (``b[i] = ...``, ``b += v``), once."""
@@ -190,7 +171,7 @@ def _transient_views(body, loads, scope):
             # written into while the other name holds it. (An item read, ``view =
             # base[1]``, is a copy when ``base`` is a vector; where it may be a view, the
             # write into ``base`` checks it when run.)
-            others = holders(copied - {base}) if copied - {base} else set()
+            others = handed_on(copied - {base}, handed)
             hit = others | {base} if others and isinstance(s.value, gast.Name) else others
             if seen == total and hit and any(hit & parts(t)[1] for t in block[last:]):
                 seen = -1

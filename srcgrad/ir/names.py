@@ -119,6 +119,20 @@ def shared_with(names, pairs):
     return out
 
 
+def handed_on(names, pairs):
+    """``names`` with, transitively, every ``b`` of a pair ``(a, b)`` whose ``a`` is among
+    them: where what they hold goes (``b = a`` hands ``a``'s array to ``b``)."""
+    out = set(names)
+    changed = bool(out)
+    while changed:
+        changed = False
+        for a, b in pairs:
+            if a in out and b not in out:
+                out.add(b)
+                changed = True
+    return out
+
+
 def bound_names(s):
     """Names ``s`` binds, a ``for`` loop's target included (``a[i] = v`` binds none:
     it writes into ``a``)."""
