@@ -519,7 +519,8 @@ class Normalizer:
             if inplace:
                 # ``x += v`` is rebinding only if x is not an array: check at run time.
                 guard = T.stmt("_sg.check_not_array(x, n, w, op)", x=target.id,
-                               n=T.const(self.ctx.in_user_names(target.id)), w=T.const(o.short() if o else "?"),
+                               n=T.const(self.ctx.in_user_names(target.id)),
+                               w=T.const(o.short() if o else "?"),
                                op=T.const(OP_SYMBOLS.get(type(value.op), "+")))
                 out.append(self._mark(guard, "opaque"))
                 s.sg_inplace = False
@@ -528,7 +529,8 @@ class Normalizer:
                 # ``x += v`` keeps a 0-d array an array where ``x + v`` gives a number
                 # (its other names then no longer see the next update): checked.
                 guard = T.stmt("_sg.check_not_0d(x, n, w, op)", x=target.id,
-                               n=T.const(self.ctx.in_user_names(target.id)), w=T.const(o.short() if o else "?"),
+                               n=T.const(self.ctx.in_user_names(target.id)),
+                               w=T.const(o.short() if o else "?"),
                                op=T.const(OP_SYMBOLS.get(type(value.op), "+")))
                 out.append(self._mark(guard, "opaque"))
             self.expr(value, out, target.id)

@@ -206,8 +206,9 @@ class _Rewrite(gast.NodeTransformer):
                 if root is None or t in self.aliases or t in self.objects:
                     continue
                 if self.counts.get(t, 0) != 1:
+                    cls = self.objects[root].cls.__qualname__
                     raise self.ctx.error(
-                        f"`{_user(self.norm, t)}` is bound to the `{self.objects[root].cls.__qualname__}` "
+                        f"`{_user(self.norm, t)}` is bound to the `{cls}` "
                         "object built here and to other values: srcgrad compiles such an object "
                         "into its attributes, and needs each name for it bound once", s,
                         "use a new name for each object and each other value")
