@@ -243,6 +243,82 @@ def test_generated_code_names_the_attributes():
     assert "# grad of: self.omega = self.omega + dt * a" in source
 
 
+# -- lists of objects, known when compiling ----------------------------------------------
+
+class Layer:
+    def __init__(self, W, b):
+        self.W, self.b = W, b
+
+    def __call__(self, h):
+        return np.tanh(self.W * h + self.b)
+
+
+class MLP:
+    def __init__(self, p):
+        self.layers = [Layer(p[0], p[1]), Layer(p[2], p[3])]
+
+    def __call__(self, h):
+        for layer in self.layers:
+            h = layer(h)
+        return h
+
+    def decay(self):
+        return sum(np.sum(l.W ** 2) for l in self.layers)
+
+
+def mlp_of_a_list(x):
+    m = MLP(x)
+    return np.sum(m(np.array([0.5, -1.0])) ** 2) + 0.1 * m.decay() \
+        + len(m.layers) * m.layers[-1].b
+
+
+def through_layers(layers, h):  # the list passed to a helper
+    for i, layer in enumerate(layers):
+        h = layer(h) * (i + 1)
+    return h
+
+
+def list_to_a_helper(x):
+    layers = [Layer(x[0], x[1]), Layer(x[2], 0.5)]
+    return np.sum(through_layers(layers, np.array([0.3, 0.7]))) \
+        + sum(l.b for l in reversed(layers)) + [l.W for l in layers][1]
+
+
+def springs_listed(x):
+    springs = [Spring(x[0]), Spring(x[1] ** 2), Spring(2.0)]
+    e = 0.0
+    for i, s in enumerate(springs):
+        e = e + s(x[i + 1] - x[i])
+    return e
+
+
+@pytest.mark.parametrize("f", [mlp_of_a_list, list_to_a_helper, springs_listed])
+def test_lists_of_objects(f):
+    check_every_form(f)
+
+
+def appended(x):
+    springs = [Spring(x[0]), Spring(x[1])]
+    springs.append(Spring(x[2]))
+    return springs[0](x[1])
+
+
+def by_a_runtime_index(x, i=1):
+    springs = [Spring(x[0]), Spring(x[1])]
+    return springs[i](x[2])
+
+
+def test_a_list_display_of_objects():
+    """(Refused before lists of objects were known when compiling.)"""
+    check_grads(in_a_list, (X,), order=2)
+
+
+def test_lists_of_objects_changed_or_indexed_when_running_are_refused():
+    for f in (appended, by_a_runtime_index):
+        with pytest.raises(sg.CompileError, match="creating a `Spring`"):
+            sg.grad(f)(X)
+
+
 # -- on a tape, the object is the user's after the block --------------------------------
 
 def test_object_built_in_a_tape_block_is_there_after_it():
@@ -403,7 +479,6 @@ def method_overwritten(x):
 @pytest.mark.parametrize("f, words", [
     (passed_to_print, ["creating a `Spring`", "passed to code srcgrad does not compile"]),
     (returned, ["creating a `Spring`", "not supported"]),
-    (in_a_list, ["creating a `Spring`", "not supported"]),
     (bound_twice, ["creating a `Spring`", "bound to other values"]),
     (never_set, ["`s.damping` is read, but no statement sets it"]),
     (dynamic, ["`Dynamic` defines `__getattr__`"]),

@@ -50,6 +50,7 @@ class Context:
         # objects.Obj, and other names for them -> the name (passes/normalize/objects.py)
         self.objects = {}
         self.object_aliases = {}
+        self.object_lists = {}  # a name bound to a display of objects -> their names
         self.tuples = {}
         self.cells = {"_sg": codegen.runtime_cell()}
         self.runtime = self.cells["_sg"].cell_contents

@@ -30,7 +30,7 @@ from ... import trees
 from ...ir import anno, templates as T
 from ...ir.names import walk_stmts
 from ...ir.resolve import MISSING, is_library
-from . import inline
+from . import inline, object_lists
 
 _ROUNDS = 60  # rewrites inside one pass (objects in attributes of objects)
 # Class attributes an object's attribute may fall back on: kept as the constants they are.
@@ -86,9 +86,9 @@ def scalarize(norm, fn):
 
 def pending(norm, fn):
     """Is an object still named in ``fn`` (a call taking it, to be inlined)?"""
-    objects = norm.ctx.objects
-    return bool(objects) and any(isinstance(n, gast.Name) and n.id in objects
-                                 for s in fn.body for n in gast.walk(s))
+    held = set(norm.ctx.objects) | set(norm.ctx.object_lists)
+    return bool(held) and any(isinstance(n, gast.Name) and n.id in held
+                              for s in fn.body for n in gast.walk(s))
 
 
 def check_escapes(norm, fn):
@@ -100,6 +100,11 @@ def check_escapes(norm, fn):
         for node in _own_nodes(s):
             if isinstance(node, gast.Name) and node.id in objects:
                 raise _escape(norm, s, node.id)
+            if isinstance(node, gast.Name) and node.id in norm.ctx.object_lists:
+                raise norm.ctx.error(
+                    f"the list of objects `{_user(norm, node.id)}` is used here other than "
+                    "by a constant index, a loop over it, len() or a comprehension", s,
+                    "read its objects by constant indices or loop over it")
     for name, o in objects.items():
         for attr, stmt in o.read.items():
             if attr not in o.set and _class_default(o.cls, attr) is MISSING:
@@ -202,11 +207,13 @@ class _Rewrite(gast.NodeTransformer):
                         and isinstance(s.targets[0], gast.Name)
                         and isinstance(s.value, gast.Name)):
                     continue
-                t, root = s.targets[0].id, self._root(s.value.id)
+                t = s.targets[0].id
+                root = self._root(s.value.id) or object_lists.list_root(self, s.value.id)
                 if root is None or t in self.aliases or t in self.objects:
                     continue
                 if self.counts.get(t, 0) != 1:
-                    cls = self.objects[root].cls.__qualname__
+                    cls = self.objects[root].cls.__qualname__ if root in self.objects \
+                        else "list of"
                     raise self.ctx.error(
                         f"`{_user(self.norm, t)}` is bound to the `{cls}` "
                         "object built here and to other values: srcgrad compiles such an object "
@@ -234,21 +241,32 @@ class _Rewrite(gast.NodeTransformer):
         if isinstance(s, gast.Assign) and len(s.targets) == 1 \
                 and isinstance(s.targets[0], gast.Name):
             t = s.targets[0].id
-            if isinstance(s.value, gast.Name) and self._root(s.value.id) is not None \
-                    and self._root(t) is not None:
+            if isinstance(s.value, gast.Name) and (
+                    self._root(s.value.id) is not None and self._root(t) is not None
+                    or object_lists.list_root(self, s.value.id) is not None
+                    and object_lists.list_root(self, t) is not None):
                 self.changed = True
                 return []  # another name for the object: read as the object's
             built = self._built(s)
             if built is not None:
                 self.changed = True
                 return built
+            roots = object_lists.display_of_objects(self, s)
+            if roots is not None:  # ``layers = [dense, dense_2]``: a name for them
+                self.ctx.object_lists[t] = roots
+                self.changed = True
+                return []
         if isinstance(s, (gast.If, gast.While)):
             s.test = self.visit(s.test)
             s.body = self.block(s.body)
             s.orelse = self.block(s.orelse)
             return [s]
         if isinstance(s, gast.For):
-            s.target, s.iter = self.visit(s.target), self.visit(s.iter)
+            s.iter = self.visit(s.iter)
+            unrolled = object_lists.unrolled(self, s)
+            if unrolled is not None:
+                return self.block(unrolled)
+            s.target = self.visit(s.target)
             s.body = self.block(s.body)
             s.orelse = self.block(s.orelse)
             return [s]
@@ -376,15 +394,35 @@ class _Rewrite(gast.NodeTransformer):
             return parent.value is child or child in parent.targets
         if isinstance(parent, gast.Compare):
             return isinstance(parent.ops[0], (gast.Is, gast.IsNot))
+        if isinstance(parent, (gast.List, gast.Tuple)) and s is not None:
+            # ``layers = [dense, dense_2]`` used only as object_lists.py rewrites
+            return isinstance(s, gast.Assign) and s.value is parent and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name) \
+                and self.counts.get(s.targets[0].id, 0) == 1 \
+                and all(isinstance(e, gast.Name) for e in parent.elts) \
+                and object_lists.list_kept(self, s.targets[0].id, s)
         return False
 
     # -- expressions -------------------------------------------------------
     def visit_Name(self, node):
-        root = self._root(node.id)
+        root = self._root(node.id) or object_lists.list_root(self, node.id)
         if root is not None and root != node.id:
             self.changed = True
             return gast.Name(root, node.ctx, None, None)
         return node
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        if isinstance(node.value, gast.Name) and object_lists.list_root(self, node.value.id) \
+                and object_lists.constant_index(node.slice) is not None:
+            return object_lists.item(self, node)
+        return node
+
+    def visit_ListComp(self, node):
+        shown = object_lists.displayed(self, node)
+        return self.visit(shown) if shown is not None else self.generic_visit(node)
+
+    visit_GeneratorExp = visit_ListComp
 
     def visit_Compare(self, node):
         self.generic_visit(node)
@@ -485,6 +523,11 @@ class _Rewrite(gast.NodeTransformer):
             bound = self._member(root, o, "__call__", member)
             return gast.Call(bound.func, bound.first + node.args, node.keywords)
         fn = self.norm.scope.value(func) if isinstance(func, gast.Name) else MISSING
+        if fn is len and len(node.args) == 1 and isinstance(node.args[0], gast.Name) \
+                and object_lists.list_root(self, node.args[0].id):
+            self.changed = True
+            return T.const(len(self.ctx.object_lists[object_lists.list_root(
+                self, node.args[0].id)]))
         if fn in (getattr, setattr, isinstance) and node.args \
                 and isinstance(node.args[0], gast.Name) and self._root(node.args[0].id):
             return self._builtin_on_object(fn, node)

@@ -1,0 +1,220 @@
+"""Lists and tuples of objects built in the compiled code (objects.py), known when compiling.
+
+``layers = [Dense(W1, b1), Dense(W2, b2)]`` (or ``self.layers = [...]`` in an
+``__init__``): each object is kept as its attributes, and the list is only a
+name for them, in order. Its uses are rewritten to the objects: ``layers[0]``
+(a constant index) is the first; ``for layer in layers:`` (also over
+``enumerate`` or ``reversed`` of it) is unrolled, the body once per object;
+``len(layers)`` is a constant; ``[l.W for l in layers]`` and a generator
+expression over it are the display of the items. Another name for the list
+(``self.layers``, a parameter it is passed to) is the list. Anything else
+(an append, an item written, a slice, an index known only when running, the
+list passed to code srcgrad does not compile) leaves the list a value: its
+objects are then refused (objects.py) as before.
+"""
+import copy
+
+import gast
+
+from ...ir import anno, templates as T
+from ...ir.names import walk_stmts
+
+_ITERATORS = ("enumerate", "reversed")
+
+
+def display_of_objects(rw, s):
+    """The roots of ``s``'s objects if ``s`` binds a name, once, to a list or tuple
+    display of objects whose every use is one this module rewrites; else None."""
+    if not (isinstance(s, gast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], gast.Name) and isinstance(s.value, (gast.List, gast.Tuple))
+            and s.value.elts):
+        return None
+    roots = [rw._root(e.id) if isinstance(e, gast.Name) else None for e in s.value.elts]
+    if None in roots or rw.counts.get(s.targets[0].id, 0) != 1:
+        return None
+    return roots if list_kept(rw, s.targets[0].id, s) else None
+
+
+def list_kept(rw, name, defining):
+    """Is every use of the list ``name`` (and of other names bound to it) one this module
+    rewrites? ``defining``: the statement binding it."""
+    names = {name}
+    grew = True
+    while grew:
+        grew = False
+        for s in walk_stmts(rw.fn.body):
+            if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                    and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name) \
+                    and s.value.id in names and s.targets[0].id not in names:
+                if rw.counts.get(s.targets[0].id, 0) != 1:
+                    return False
+                names.add(s.targets[0].id)
+                grew = True
+    iterated = set()
+    for s in walk_stmts(rw.fn.body):
+        if isinstance(s, gast.For):
+            iterated.add(id(s.iter))
+        for n in gast.walk(s):
+            if isinstance(n, gast.comprehension):
+                iterated.add(id(n.iter))
+    for s in walk_stmts(rw.fn.body):
+        if s is defining:
+            continue
+        nodes = list(gast.walk(s)) if not isinstance(s, (gast.If, gast.While, gast.For)) else \
+            [s] + list(gast.walk(getattr(s, "test", None) or s.iter)) + list(
+                gast.walk(getattr(s, "target", gast.Pass())))
+        for parent in nodes:
+            for child in gast.iter_child_nodes(parent):
+                if isinstance(child, gast.Name) and child.id in names \
+                        and not _kept_use(rw, parent, child, iterated):
+                    return False
+    return True
+
+
+def constant_index(node):
+    """The int ``node`` is (``0``, ``-1``), or None."""
+    if isinstance(node, gast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        inner = constant_index(node.operand)
+        return None if inner is None else -inner
+    return None
+
+
+def _kept_use(rw, parent, child, iterated):
+    if isinstance(parent, gast.Subscript):
+        return parent.value is child and isinstance(parent.ctx, gast.Load) \
+            and constant_index(parent.slice) is not None
+    if isinstance(parent, (gast.For, gast.comprehension)):
+        return parent.iter is child and id(child) in iterated
+    if isinstance(parent, gast.Assign):
+        return parent.value is child
+    if isinstance(parent, gast.Call):
+        fn = rw.norm.scope.value(parent.func)
+        if getattr(fn, "__name__", None) in _ITERATORS + ("len",) and fn.__module__ == "builtins":
+            return len(parent.args) == 1 and (fn is len or id(parent) in iterated)
+        return rw._object_use(parent, child, None)
+    return False
+
+
+def list_root(rw, name):
+    seen = set()
+    while name in rw.aliases and name not in seen:
+        seen.add(name)
+        name = rw.aliases[name]
+    return name if name in rw.ctx.object_lists else None
+
+
+def item(rw, node):
+    """``layers[0]`` of a list of objects: the object."""
+    root = list_root(rw, node.value.id)
+    items = rw.ctx.object_lists[root]
+    index = constant_index(node.slice)
+    if not -len(items) <= index < len(items):
+        raise rw.ctx.error(f"index {index} of a list of {len(items)} objects", rw.cur)
+    rw.changed = True
+    return T.name(items[index])
+
+
+def _iterated(rw, it):
+    """(the objects in the order a loop takes them, whether with their index) if ``it``
+    is a list of objects, ``enumerate`` or ``reversed`` of one; else None."""
+    if isinstance(it, gast.Name) and list_root(rw, it.id):
+        return rw.ctx.object_lists[list_root(rw, it.id)], False
+    if isinstance(it, gast.Call) and len(it.args) == 1 and not it.keywords \
+            and isinstance(it.args[0], gast.Name) and list_root(rw, it.args[0].id):
+        fn = rw.norm.scope.value(it.func)
+        items = rw.ctx.object_lists[list_root(rw, it.args[0].id)]
+        if fn is enumerate:
+            return list(enumerate(items)), True
+        if fn is reversed:
+            return items[::-1], False
+    return None
+
+
+def unrolled(rw, s):
+    """``for layer in layers:`` over a list of objects: the body once per object, with
+    ``layer`` the object's name; None for another loop."""
+    found = _iterated(rw, s.iter)
+    if found is None:
+        return None
+    items, indexed = found
+    body = list(s.body)
+    index, target = (s.target.elts if indexed and isinstance(s.target, gast.Tuple)
+                     and len(s.target.elts) == 2 else (None, s.target))
+    first = body[0] if body else None
+    if indexed and index is None and isinstance(first, gast.Assign) \
+            and isinstance(first.value, gast.Name) and first.value.id == getattr(target, "id", None) \
+            and isinstance(first.targets[0], gast.Tuple) and len(first.targets[0].elts) == 2:
+        index, target = first.targets[0].elts  # (desugar unpacks ``i, v`` first in the body)
+        body = body[1:]
+    if indexed and not isinstance(index, gast.Name) or not isinstance(target, gast.Name):
+        raise rw.ctx.error("a loop over a list of objects binds one name to each (and its "
+                           "index, with enumerate)", s)
+    if any(isinstance(n, (gast.Break, gast.Continue)) for n in _own_flow(body)) or any(
+            isinstance(n, gast.Name) and n.id == target.id and not isinstance(n.ctx, gast.Load)
+            for b in body for n in gast.walk(b)):
+        raise rw.ctx.error(
+            "a loop over a list of objects with `break`, `continue`, or its variable bound "
+            "again in the body is not supported", s,
+            "skip objects with an `if` in the body, and use another name for other values")
+    out = []
+    for it in items:
+        k, obj = it if indexed else (None, it)
+        if indexed:
+            out.append(anno.like(T.assign(index.id, T.const(k)), s))
+        out += [_substituted(copy.deepcopy(b), target.id, obj) for b in body]
+    rw.changed = True
+    return out + list(s.orelse)
+
+
+def displayed(rw, node):
+    """``[l.W for l in layers]`` / ``(... for l in layers)``: the display of the items;
+    None for another comprehension."""
+    if len(node.generators) != 1 or node.generators[0].ifs or node.generators[0].is_async:
+        return None
+    gen = node.generators[0]
+    found = _iterated(rw, gen.iter)
+    if found is None:
+        return None
+    items, indexed = found
+    target = gen.target
+    if indexed:
+        if not (isinstance(target, gast.Tuple) and len(target.elts) == 2
+                and all(isinstance(e, gast.Name) for e in target.elts)):
+            return None
+        index, target = target.elts
+    if not isinstance(target, gast.Name):
+        return None
+    elts = []
+    for it in items:
+        k, obj = it if indexed else (None, it)
+        elt = _substituted(copy.deepcopy(node.elt), target.id, obj)
+        if indexed:
+            elt = _substituted(elt, index.id, None, T.const(k))
+        elts.append(elt)
+    rw.changed = True
+    kind = gast.List if isinstance(node, gast.ListComp) else gast.Tuple
+    return kind(elts, gast.Load())
+
+
+def _own_flow(body):
+    """``break``/``continue`` of this loop (not of loops nested in it)."""
+    for s in body:
+        if isinstance(s, (gast.Break, gast.Continue)):
+            yield s
+        elif isinstance(s, gast.If):
+            yield from _own_flow(s.body)
+            yield from _own_flow(s.orelse)
+        elif isinstance(s, (gast.With, gast.Try)):
+            yield from _own_flow(getattr(s, "body", []))
+
+
+def _substituted(node, name, obj, value=None):
+    class Sub(gast.NodeTransformer):
+        def visit_Name(self, n):
+            if n.id == name and isinstance(n.ctx, gast.Load):
+                return copy.deepcopy(value) if value is not None else \
+                    gast.Name(obj, gast.Load(), None, None)
+            return n
+    return Sub().visit(node)
