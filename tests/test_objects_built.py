@@ -491,3 +491,35 @@ def test_refused_naming_the_line(f, words):
     assert "test_objects_built.py:" in message
     for w in words:
         assert w in message
+
+
+class Closing:
+    def __init__(self, x):
+        self.x = x
+
+    def part(self):
+        def inner(c):
+            return np.sum(c) + np.sum(self.x)  # a closure over the object
+        self.g = inner(self.x * 2.0)
+
+    def scaled(self):
+        f = lambda v: self.x * v  # noqa: E731  (a lambda is a def to the compiler)
+        return np.sum(f(3.0))
+
+
+def closure_over_the_object(x):  # (fuzzer 35211:207: NameError in the generated code)
+    o = Closing(x)
+    o.part()
+    return o.g
+
+
+def lambda_over_the_object(x):
+    return Closing(x).scaled()
+
+
+def test_functions_defined_over_an_object_are_refused():
+    """(They crashed: NameError in the generated code, the object never being a value.)"""
+    with pytest.raises(sg.CompileError, match="reads the object `o` built there"):
+        sg.grad(closure_over_the_object)(X)
+    with pytest.raises(sg.CompileError, match="reads the object `closing` built there"):
+        sg.grad(lambda_over_the_object)(X)

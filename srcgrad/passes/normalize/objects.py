@@ -30,6 +30,7 @@ from ... import trees
 from ...ir import anno, templates as T
 from ...ir.names import walk_stmts
 from ...ir.resolve import MISSING, is_library
+from ...ir.scopes import free_names
 from . import inline, object_lists
 
 _ROUNDS = 60  # rewrites inside one pass (objects in attributes of objects)
@@ -271,6 +272,7 @@ class _Rewrite(gast.NodeTransformer):
             s.orelse = self.block(s.orelse)
             return [s]
         if isinstance(s, gast.FunctionDef):
+            self._check_not_captured(s)
             return [s]
         s = self.visit(s)
         if any(isinstance(n, _Bound) for n in gast.walk(s)):
@@ -278,6 +280,27 @@ class _Rewrite(gast.NodeTransformer):
                                  "a value (not called), is not supported", s,
                                  "call it where it is read, or wrap it: lambda v: obj.m(v)")
         return [s]
+
+    def _check_not_captured(self, node):
+        """A def (or lambda) reading an object, or a list of them, from the code around it
+        would read a name the object never has: refused (its attributes are locals that
+        only the code of their own function rewrites)."""
+        held = set(self.objects) | set(self.aliases) | set(self.ctx.object_lists)
+        for name in sorted(free_names(node) & held):
+            root = self._root(name) or object_lists.list_root(self, name) or name
+            raise self.ctx.error(
+                f"a function defined in differentiated code that reads the object "
+                f"`{_user(self.norm, root)}` built there (a closure over it) is not supported",
+                self.cur, "pass the attribute values it needs as arguments, or make it a "
+                "method of the object's class")
+
+    def visit_Lambda(self, node):
+        # Reads only (a lambda assigns nothing): its reads of the object's attributes
+        # are the locals', as the lambda runs; a parameter named like the object is not.
+        held = set(self.objects) | set(self.aliases) | set(self.ctx.object_lists)
+        if {a.id for a in node.args.args + node.args.kwonlyargs} & held:
+            self._check_not_captured(node)
+        return self.generic_visit(node)
 
     def _allocation(self, node):
         if not isinstance(node, gast.Call):
