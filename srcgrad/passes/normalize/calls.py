@@ -253,8 +253,7 @@ def record_operator(norm, op, operands):
     Python calls it; None if no operand is such a record, or it is a namedtuple without
     its own method (a tuple's operators: ``p + q`` joins). Refused where the class has
     no such method: the array rule would run on the record."""
-    name = _DUNDERS.get(op if isinstance(op, str) or callable(op) and not isinstance(op, type)
-                        else type(op))
+    name = _DUNDERS.get(op if isinstance(op, str) or op is builtins.abs else type(op))
     if name is not None and any(getattr(a, "id", None) in norm.maybe_records for a in operands):
         # ``w = 2.0 * u`` inlined ``Vec.__rmul__`` this round: whether ``w`` is a record
         # is known in the next one (each round settles one more call).

@@ -86,7 +86,7 @@ def inline(norm, fn, receiver, node, out, dest):
     binds = _arguments(norm, fn, callee, mapping, defaults_src, receiver, node, label)
     statics = _static_parameters(norm, callee, binds)
     if key in caller:
-        _check_recursion(norm, key, label, statics, callee)
+        _check_recursion(norm, key, label, statics)
     norm.static_args.update(statics)
     for p, value in binds:
         bind = anno.like(T.assign(p, value), norm.cur)
@@ -108,7 +108,7 @@ def inline(norm, fn, receiver, node, out, dest):
         returned = _record_returned(norm, callee, ret)
         if returned is not None:  # (``return Vec(self.a * s)``: a record, known now)
             norm.ctx.records[dest] = returned
-        elif any(isinstance(n, gast.Call) and _builds_record(norm, n) for n in gast.walk(callee)):
+        elif any(_record_class(norm, n) is not None for n in gast.walk(callee)):
             norm.maybe_records.add(dest)  # known in the next round (calls.record_operator)
         final = anno.like(T.assign(dest, ret.value if ret.value is not None else T.const(None)), ret)
         final.sg_chain = chain
@@ -118,10 +118,6 @@ def inline(norm, fn, receiver, node, out, dest):
         out.append(final)
     norm.changed = True
     return dest
-
-
-def _builds_record(norm, call):
-    return _record_class(norm, call) is not None
 
 
 def _record_class(norm, node):
@@ -164,7 +160,7 @@ def _static_parameters(norm, callee, binds):
 _RECURSION_MAX = 256  # inlined calls of one recursive function, in all
 
 
-def _check_recursion(norm, key, label, statics, callee):
+def _check_recursion(norm, key, label, statics):
     """A recursive call is inlined when an argument that decides it is a constant of the
     code (``bspline(x, knots, k - 1)`` down to ``if k == 0``): the tests on it are
     decided when compiling, so the inlining ends where the recursion does. Otherwise
