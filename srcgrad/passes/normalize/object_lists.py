@@ -17,7 +17,8 @@ import copy
 import gast
 
 from ...ir import anno, templates as T
-from ...ir.names import walk_stmts
+from ...ir.names import handed_on, walk_stmts
+from ..desugar import _own_exits_any
 
 _ITERATORS = ("enumerate", "reversed")
 
@@ -38,18 +39,9 @@ def display_of_objects(rw, s):
 def list_kept(rw, name, defining):
     """Is every use of the list ``name`` (and of other names bound to it) one this module
     rewrites? ``defining``: the statement binding it."""
-    names = {name}
-    grew = True
-    while grew:
-        grew = False
-        for s in walk_stmts(rw.fn.body):
-            if isinstance(s, gast.Assign) and len(s.targets) == 1 \
-                    and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name) \
-                    and s.value.id in names and s.targets[0].id not in names:
-                if rw.counts.get(s.targets[0].id, 0) != 1:
-                    return False
-                names.add(s.targets[0].id)
-                grew = True
+    names = handed_on({name}, name_copies(rw.fn.body))
+    if any(rw.counts.get(n, 0) != 1 for n in names - {name}):
+        return False
     iterated = set()
     for s in walk_stmts(rw.fn.body):
         if isinstance(s, gast.For):
@@ -95,6 +87,13 @@ def _kept_use(rw, parent, child, iterated):
             return len(parent.args) == 1 and (fn is len or id(parent) in iterated)
         return rw._object_use(parent, child, None)
     return False
+
+
+def name_copies(body):
+    """(a, b) for each ``b = a`` of two names in ``body``: where a name's value goes."""
+    return [(s.value.id, s.targets[0].id) for s in walk_stmts(body)
+            if isinstance(s, gast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)]
 
 
 def list_root(rw, name):
@@ -151,7 +150,7 @@ def unrolled(rw, s):
     if indexed and not isinstance(index, gast.Name) or not isinstance(target, gast.Name):
         raise rw.ctx.error("a loop over a list of objects binds one name to each (and its "
                            "index, with enumerate)", s)
-    if any(isinstance(n, (gast.Break, gast.Continue)) for n in _own_flow(body)) or any(
+    if _own_exits_any(body, (gast.Break, gast.Continue)) or any(
             isinstance(n, gast.Name) and n.id == target.id and not isinstance(n.ctx, gast.Load)
             for b in body for n in gast.walk(b)):
         raise rw.ctx.error(
@@ -196,18 +195,6 @@ def displayed(rw, node):
     rw.changed = True
     kind = gast.List if isinstance(node, gast.ListComp) else gast.Tuple
     return kind(elts, gast.Load())
-
-
-def _own_flow(body):
-    """``break``/``continue`` of this loop (not of loops nested in it)."""
-    for s in body:
-        if isinstance(s, (gast.Break, gast.Continue)):
-            yield s
-        elif isinstance(s, gast.If):
-            yield from _own_flow(s.body)
-            yield from _own_flow(s.orelse)
-        elif isinstance(s, (gast.With, gast.Try)):
-            yield from _own_flow(getattr(s, "body", []))
 
 
 def _substituted(node, name, obj, value=None):

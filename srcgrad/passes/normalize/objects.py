@@ -28,7 +28,7 @@ import gast
 
 from ... import trees
 from ...ir import anno, templates as T
-from ...ir.names import walk_stmts
+from ...ir.names import handed_on, walk_stmts
 from ...ir.resolve import MISSING, is_library
 from ...ir.scopes import free_names
 from . import inline, object_lists
@@ -381,17 +381,7 @@ class _Rewrite(gast.NodeTransformer):
     def _escapes(self, name):
         """Is the object ``name`` would hold used, in the body as it is now, other than as
         an object (attributes, methods, calls of code that is inlined, other names)?"""
-        names = {name}
-        grew = True
-        while grew:
-            grew = False
-            for s in walk_stmts(self.fn.body):
-                if isinstance(s, gast.Assign) and len(s.targets) == 1 \
-                        and isinstance(s.targets[0], gast.Name) \
-                        and isinstance(s.value, gast.Name) and s.value.id in names \
-                        and s.targets[0].id not in names:
-                    names.add(s.targets[0].id)
-                    grew = True
+        names = handed_on({name}, object_lists.name_copies(self.fn.body))
         for s in walk_stmts(self.fn.body):
             for parent in _own_nodes(s):
                 for child in gast.iter_child_nodes(parent):
