@@ -67,14 +67,18 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
                                                 watched=watched)
     act = activity.analyze(node.body, wrt, set(outputs))
     active = [n for n in outputs if n in act]
-    # What each seed reaches: a source no asked-for target reaches gets None, not zeros.
-    reaches = {n: activity.analyze(node.body, wrt, {n}).active for n in active}
+    # What each seed reaches: a source no asked-for target reaches gets None, not zeros;
+    # one gathered into a list the target reads other items of as well.
+    # (Nothing the block changes in place: what an item holds is what it was bound to.)
+    changed = lifetimes._mutated_in_place(node.body)
+    displays = {} if changed else activity.displays_of(node.body)
+    reaches = {n: activity.analyze(node.body, wrt, {n}, displays).active for n in active}
     # ... and each item of a list, tuple or dict display an output is (``outs[1]`` as a
     # target reaches what that item does).
-    # (Nothing the block changes in place: what an item holds is what it was bound to.)
-    item_reaches = {} if lifetimes._mutated_in_place(node.body) else {
-        (n, path): activity.analyze(node.body, wrt, {leaf}).active
-        for n in active for path, leaf in _display_items(node.body, n)}
+    item_leaves = {} if changed else {
+        (n, path): leaf for n in active for path, leaf in _display_items(node.body, n)}
+    item_reaches = {key: activity.analyze(node.body, wrt, {leaf}, displays).active
+                    for key, leaf in item_leaves.items()}
     order = watch_where_bound(body, region, [(n,) for n in active])
     # A value watched under the name it was made with, reported as another (``first =
     # h`` then ``h`` rebound): a target reaching that name reaches the reported one.
@@ -155,6 +159,7 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
         for s in walk_stmts(body) if anno.kind(s) in ("append", "setitem")}
     generated.reaches = reaches
     generated.item_reaches = item_reaches
+    generated.item_leaves = item_leaves
     # What the user can reach and may write into before the backward code reads it.
     private, through = escapes.private_names(
         fwd, ctx.scope, set(params) | set(outputs) | {watched_log}, set(params))

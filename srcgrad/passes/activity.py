@@ -21,11 +21,12 @@ from ..ir.atoms import literal_items
 from ..ir.names import name_ids, walk_stmts
 
 
-def flow(s):
+def flow(s, displays=None):
     """(written names, read names that flow into them) for one statement.
 
     Only differentiable dependencies count: an index, an axis or a branch
-    condition carries no gradient.
+    condition carries no gradient. ``displays`` (see ``analyze``): a constant
+    item of one of them reads that item only.
     """
     kind = anno.kind(s)
     if kind == "prim":
@@ -36,6 +37,9 @@ def flow(s):
     if kind == "copy":
         return [s.targets[0].id], {s.value.id}
     if kind == "getitem":
+        item = _display_item(s.value, displays)
+        if item is not None:
+            return [s.targets[0].id], ({item.id} if isinstance(item, gast.Name) else set())
         return [s.targets[0].id], {s.value.value.id}
     if kind == "literal":
         return [s.targets[0].id], {e.id for _, e in literal_items(s.value) if isinstance(e, gast.Name)}
@@ -66,12 +70,16 @@ class Activity:
         return name in self.active
 
 
-def analyze(body, wrt, result):
+def analyze(body, wrt, result, displays=None):
     """Activity of a normalized body whose inputs are ``wrt`` and output ``result``.
 
-    ``result`` is a name, or a set of names (a tape's targets).
+    ``result`` is a name, or a set of names (a tape's targets). ``displays``
+    (from ``displays_of``): name -> {key: item} of lists, tuples and dicts that
+    hold what they were built with, so that ``lst[0]`` reaches ``lst``'s first
+    item only (a tape's None for a source gathered into a list but unused).
+    Only for what a target reaches: adjoint code follows the whole container.
     """
-    flows = [(s, *flow(s)) for s in walk_stmts(body)]
+    flows = [(s, *flow(s, displays)) for s in walk_stmts(body)]
     varied = set(wrt)
     changed = True
     while changed:
@@ -92,6 +100,10 @@ def analyze(body, wrt, result):
                 if new:
                     useful |= new
                     changed = True
+    if displays:
+        # A container any reached item is in is reached: asked for as a source (a dict of
+        # sources the block built), its adjoint holds that item's.
+        _add_holders(useful, displays)
     act = Activity(varied, useful)
     for s, writes, _ in flows:
         norule = getattr(s, "sg_norule", None)
@@ -100,6 +112,63 @@ def analyze(body, wrt, result):
         if anno.kind(s) == "prim" and writes[0] in act:
             _check_differentiable_params(s, act)
     return act
+
+
+def displays_of(body):
+    """name -> (is a dict, {key: item atom}) for each name ``body`` binds once, to a
+    list, tuple or dict display with constant keys. (For a body that changes nothing in
+    place: an item written through a view would hold more than it was bound to.)"""
+    stores = {}
+    for n in gast.walk(gast.Module(body, [])):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            stores[n.id] = stores.get(n.id, 0) + 1
+    out = {}
+    for s in walk_stmts(body):
+        if anno.kind(s) != "literal" or not isinstance(s.value, (gast.List, gast.Tuple, gast.Dict)):
+            continue
+        name = s.targets[0].id
+        items = literal_items(s.value)
+        if stores.get(name) != 1 or not all(isinstance(k, gast.Constant) for k, _ in items):
+            continue
+        keyed = {k.value: e for k, e in items}
+        if len(keyed) == len(items):
+            out[name] = (isinstance(s.value, gast.Dict), keyed)
+    # ... and names bound once to one of them (``layer = layers[0]``, ``m = lst``).
+    for s in walk_stmts(body):
+        if anno.kind(s) not in ("getitem", "copy") or stores.get(s.targets[0].id) != 1:
+            continue
+        item = _display_item(s.value, out) if anno.kind(s) == "getitem" else s.value
+        if isinstance(item, gast.Name) and item.id in out:
+            out[s.targets[0].id] = out[item.id]
+    return out
+
+
+def _add_holders(names, displays):
+    changed = True
+    while changed:
+        changed = False
+        for holder, (_, keyed) in displays.items():
+            if holder not in names and any(isinstance(e, gast.Name) and e.id in names
+                                           for e in keyed.values()):
+                names.add(holder)
+                changed = True
+
+
+def _display_item(subscript, displays):
+    """The item atom ``lst[k]`` reads, if ``lst`` is one of ``displays`` and ``k`` constant."""
+    index = subscript.slice
+    negative = isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub)
+    index = index.operand if negative else index
+    if not displays or subscript.value.id not in displays or not isinstance(index, gast.Constant) \
+            or negative and type(index.value) is not int:
+        return None
+    is_dict, keyed = displays[subscript.value.id]
+    key = -index.value if negative else index.value
+    if not is_dict and type(key) is int and key < 0:
+        key += len(keyed)
+    if type(key) is bool or (not is_dict and type(key) is not int):
+        return None
+    return keyed.get(key)
 
 
 def _check_differentiable_params(s, act):

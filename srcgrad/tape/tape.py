@@ -381,6 +381,8 @@ class _Record:
                 continue
             # An item of a container the block built (``y = outs[0]`` after it).
             if found is not None and found[0] in by_name:
+                if entry.item_leaves.get(found, found[0]) not in live:
+                    continue  # an item no target reaches (``params["b"]``): None
                 adjoint = by_name[found[0]]
                 for k in found[1]:
                     adjoint = adjoint[k]
