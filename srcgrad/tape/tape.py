@@ -76,6 +76,7 @@ class _Record:
         self.once = None  # (compiled code, its record), see once.py
         self.originals = {}  # id(copy in the record) -> the user's value it was copied from
         self.skipper = None
+        self.raised = None  # (exception, variables bound, traceback) of a block that raised
         self.unkept = None  # (file, first line, last line) of the gradient that must read it
         self.watched_at_entry = _NOTHING_WATCHED  # what it watches (``_entry``)
 
@@ -110,7 +111,14 @@ class _Record:
         on_its_line = region.exit_stmt is not None and once.on_its_line(region)
         if on_its_line:
             once.check_on_its_line(region, frame)
-        bound = self.run_compiled(carried, watch_variables, frame, tape.persistent)
+        try:
+            bound = self.run_compiled(carried, watch_variables, frame, tape.persistent)
+        except Exception as e:
+            if self.raised is None or self.raised[0] is not e or region.resume is not None:
+                raise
+            # As a with statement ends on an exception: the tape bound, the block's
+            # variables as the statements that ran left them; ``__exit__`` raises it.
+            bound, self.watched = self.raised[1], []
         once.write_back(frame, bound)
         resume = None
         if region.resume is not None:
@@ -140,12 +148,16 @@ class _Record:
             break
         if isinstance(entry, _Cannot):
             raise entry.error
+        unwrapped = {id(a): self.values[n] for n, a in zip(self.inputs, sample) if n in plain}
         with variables.noting_reads() as read_as_such:
-            outs, watched, record = entry.forward(*sample)
+            try:
+                outs, watched, record = entry.forward(*sample)
+            except Exception as e:
+                self.raised = (e, *self._bound_when_raised(e, entry, unwrapped))
+                raise
         # (Those the compiled code read as sources are the block's own.)
         self.unfollowed = [v for v in read_as_such.values()
                            if all(v is not w for w in watched)]
-        unwrapped = {id(a): self.values[n] for n, a in zip(self.inputs, sample) if n in plain}
         watched = [unwrapped.get(id(v), v) for v in watched]
         bound = {n: unwrapped.get(id(v), v) for n, v in zip(entry.outputs, outs)
                  if v is not runtime.UNBOUND}
@@ -171,6 +183,20 @@ class _Record:
         self.outputs = bound
         self.watched = watched
         return bound
+
+    @staticmethod
+    def _bound_when_raised(error, entry, unwrapped):
+        """The block's variables as the statement that raised ``error`` left them
+        (name -> value), read off the compiled block's frame in the traceback; the
+        traceback from that frame on (srcgrad's own frames left out)."""
+        tb = error.__traceback__
+        while tb is not None and tb.tb_frame.f_code is not entry.forward.__code__:
+            tb = tb.tb_next
+        if tb is None:
+            return {}, error.__traceback__
+        local = tb.tb_frame.f_locals
+        return {n: unwrapped.get(id(local[n]), local[n]) for n in entry.outputs
+                if n in local and local[n] is not runtime.UNBOUND}, tb
 
     def _entry(self, sample, carried, watch_variables, as_arrays):
         """The block's compiled code for these values (cached), or a _Cannot."""
@@ -506,6 +532,12 @@ class GradientTape:
         if not skipper.skipped or exc_type not in (once.SkipBlock, None):
             raise RuntimeError("srcgrad ran this GradientTape block and could not skip its "
                                "statements: they ran a second time") from exc
+        if record.raised is not None:
+            error, _, tb = record.raised
+            record.raised = None
+            self._failed.append((record.region, type(error)))
+            # (Not as raised while skipping the block; from the compiled block's frame on.)
+            raise error.with_traceback(tb) from None
         self._recorded(record)
         return True
 
