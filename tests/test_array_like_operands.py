@@ -86,10 +86,24 @@ def clip_list_bounds(x):
     return np.sum(np.clip([0.5, -0.5, 3.0], x[0], x[2] + 1.0) * np.array([1.0, 2.0, 3.0])) + np.sum(np.clip(x, [0.0, -1.0, 0.0], 1.0))
 
 
+def one_operand_rules_of_lists(x):
+    # One-operand rules computing with their operand by operators (``x * x``): a list
+    # display of differentiated values there is read as an array (hunt 4: TypeError
+    # "can't multiply sequence").
+    return np.sum(np.arctan([x[0], x[1]]) + np.arcsin((0.5 * x[0], 0.1)) + np.log2([x[2], 2.0])) \
+        + np.sum(np.arctanh([0.5 * x[1], 0.2]) + np.arcsinh([x[0], x[2]]))
+
+
+def one_operand_rule_of_a_local_list(x):
+    points = [x[0], x[1] * 2.0, 0.5]
+    return np.sum(np.arctan(points) ** 2 + np.arccos(np.tanh(points)))
+
+
 CASES = [exponent_list, exponent_tuple, base_list, base_list_operator, float_power_lists,
          scalar_to_list_powers, local_list_exponent, exponent_list_of_inputs, arctan2_lists, extremes_of_lists,
          interp_lists, interp_list_points, interp_list_query, polyval_list_points,
-         polyval_tuple_points, clip_list_bounds]
+         polyval_tuple_points, clip_list_bounds, one_operand_rules_of_lists,
+         one_operand_rule_of_a_local_list]
 
 
 def _point(f):
@@ -104,6 +118,7 @@ def test_gradient(f):
     assert value == pytest.approx(f(x), rel=1e-14)
     np.testing.assert_allclose(sg.grad(f)(x), g, rtol=1e-14)
     np.testing.assert_allclose(taped(f, x), g, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(sg.function(taped)(f, x), g, rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)

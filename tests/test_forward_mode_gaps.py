@@ -117,11 +117,20 @@ def counter_sums(x):
     return c[0] * c[1]
 
 
+def counter_missing_keys(x):
+    # A Counter reads a key it does not hold as 0 and stays without it: the reverse
+    # pass added that read's adjoint at the key (KeyError; hunt 4).
+    c = Counter({"a": 1.0})
+    c["a"] *= x[0]
+    c["b"] += x[1] * x[2]
+    return c["a"] * c["z"] + c["a"] + c["b"] * c["missing"] + c["b"] ** 2
+
+
 X = np.array([0.3, -0.8, 1.2, 0.45])
 D = np.array([1.0, 0.5, -0.3, 0.2])
 
 
-@pytest.mark.parametrize("f", [parity_sums, read_inserts_a_key, counter_sums],
+@pytest.mark.parametrize("f", [parity_sums, read_inserts_a_key, counter_sums, counter_missing_keys],
                          ids=lambda f: f.__name__)
 def test_a_dict_that_inserts_missing_keys(f):
     check_grads(f, (X,), order=1)

@@ -58,7 +58,9 @@ def student_t_logpdf(nu):
 
 
 def digamma_polygamma(a):
-    return np.sum(sp.digamma(a) * a + sp.polygamma(1, a) + sp.zeta(3.0, a))
+    # (An array of orders: its slope's factorial was math.factorial's, a TypeError; hunt 4.)
+    return np.sum(sp.digamma(a) * a + sp.polygamma(1, a) + sp.zeta(3.0, a)
+                  + sp.polygamma(np.array([1, 2, 0, 3]), a))
 
 
 def normal_cdf_loss(mu):

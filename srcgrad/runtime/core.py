@@ -251,6 +251,14 @@ def _is_basic_index(index):
     return index is None or index is Ellipsis or isinstance(index, (int, np.integer, slice))
 
 
+def _holds(adjoint, index):
+    """Does the adjoint of a container have an item at ``index``? A dict's may not: a
+    ``Counter`` reads a key it does not hold as 0, a constant with no adjoint (a plain
+    dict's missing key raised when running forward; ``del`` and ``.pop`` of a
+    differentiated dict are refused)."""
+    return not isinstance(adjoint, dict) or index in adjoint
+
+
 def add_at(base, index, grad):
     """A copy of adjoint ``base`` with ``grad`` added at ``base[index]``.
 
@@ -259,6 +267,8 @@ def add_at(base, index, grad):
     """
     if isinstance(base, (list, dict)):
         out = base.copy()
+        if not _holds(out, index):
+            return out
         out[index] = add(out[index], grad)
         return out
     out = np.array(base, dtype=np.result_type(base, grad, np.float16), copy=True)
@@ -278,7 +288,8 @@ def add_at_zeros(like, index, grad):
     """
     base = zeros_like(like)
     if isinstance(base, (list, dict)):
-        base[index] = add(base[index], grad)
+        if _holds(base, index):
+            base[index] = add(base[index], grad)
         return base
     if not isinstance(base, np.ndarray):
         # ``s[()]`` / ``s[...]`` of a NumPy scalar (a reduction's np.float64): NumPy

@@ -37,7 +37,9 @@ def polygamma_slope(n, x):
     if is_complex(x):
         return not_differentiable("digamma or polygamma of a complex value (its slope, "
                                   "zeta(n + 2, x), SciPy computes for real values only)")
-    return (-1.0) ** (n + 2) * math.factorial(n + 1) * zeta(n + 2.0, x)
+    # (n + 1)! as exp(gammaln(n + 2)) also for an array of orders, which math.factorial
+    # refuses; exact to rounding.
+    return (-1.0) ** (n + 2) * np.exp(gammaln(n + 2.0)) * zeta(n + 2.0, x)
 
 
 def zeta_slope(s, q):

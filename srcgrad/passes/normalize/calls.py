@@ -796,6 +796,15 @@ def prim_call(norm, node, fn, rule, out, dest, hint, receiver=None):
             raise norm.ctx.error(f"keyword argument `{kw.arg}` of `{fname}` is not supported "
                                  "when differentiating", norm.cur)
         bound[kw.arg] = kw.value
+    written = dict(bound)
+    if rule.rank == "elementwise":
+        # NumPy reads a list or tuple operand as an array; the grads compute with their
+        # operands by operators (``x * x`` for np.arctan), which a list would repeat.
+        for name in rule.grads:
+            value = bound.get(name)
+            if isinstance(value, (gast.List, gast.Tuple)) or value is not receiver \
+                    and isinstance(value, gast.Name) and value.id in norm.ctx.containers:
+                bound[name] = T.expr("_sg.arrayed(a)", a=value)
     args = {}
     for p in ps:
         if p.name in bound:
@@ -809,7 +818,7 @@ def prim_call(norm, node, fn, rule, out, dest, hint, receiver=None):
         elif not p.variadic:
             raise norm.ctx.error(f"missing argument `{p.name}` of `{fname}`", norm.cur)
     # The forward call keeps the user's spelling, with atoms in place of expressions.
-    atoms = {id(bound[k]): args[k] for k in bound if k in args}
+    atoms = {id(written[k]): args[k] for k in bound if k in args}
     variadic = next((p for p in ps if p.variadic), None)
     if variadic is not None and variadic.name in args:
         # The rule sees the varargs as one list (its adjoint is a list);
