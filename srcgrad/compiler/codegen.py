@@ -14,7 +14,6 @@ import types
 import weakref
 
 import gast
-import numpy as np
 
 from .. import runtime
 from ..ir import anno, templates as T
@@ -42,21 +41,6 @@ _MODULES = {"np": "_numpy", "math": "_math_module"}
 _BINDING = (gast.Store, gast.Param, gast.Del)
 
 
-def _own_object(name):
-    if name == "_sg":
-        return runtime
-    if name in ("_np", "np"):
-        return np
-    if name in ("_math", "math"):
-        import math
-        return math
-    return getattr(builtins, name)
-
-
-def _is_own(name):
-    return name in _CELLS or name in _MODULES or hasattr(builtins, name)
-
-
 def _own(module, shadowed=()):
     """``module`` with srcgrad's own names renamed where the user's code has a variable of
     the same name (``_sg = 3.0``, a local ``len``, a closure's ``_sg``, and the builtins
@@ -74,7 +58,7 @@ def _own(module, shadowed=()):
         if cls is gast.Name:
             binds = isinstance(n.ctx, _BINDING)
             if getattr(n, "sg_own", False) and not binds:
-                if _is_own(n.id):
+                if T.is_own(n.id):
                     own.add(n.id)
             elif id(n) not in runtime_reads:
                 user.add(n.id)
@@ -87,7 +71,7 @@ def _own(module, shadowed=()):
             # ``_sg`` is the runtime too; a user's ``_sg`` is not a module of them.)
             v = n.value
             if v.__class__ is gast.Name and v.id in _CELLS and isinstance(v.ctx, gast.Load) \
-                    and hasattr(_own_object(v.id), n.attr):
+                    and hasattr(T.own_object(v.id), n.attr):
                 runtime_reads.add(id(v))
         elif cls in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
             user.add(n.name)
@@ -112,7 +96,7 @@ def _own(module, shadowed=()):
         while alias in taken:
             alias, k = f"{base}_{k}", k + 1
         taken.add(alias)
-        rename[n], aliases[alias] = alias, (n, _own_object(n))
+        rename[n], aliases[alias] = alias, (n, T.own_object(n))
     module = T.clone(module)
     for n in T.walk(module):
         if n.__class__ is gast.Name and n.id in rename and getattr(n, "sg_own", False) \

@@ -15,6 +15,8 @@ import weakref
 import gast
 import numpy as np
 
+from . import templates
+
 _MISSING = object()
 # Modules whose attributes we trust not to be rebound by users.
 _STABLE_MODULES = ("numpy", "math", "builtins", "srcgrad")
@@ -273,6 +275,10 @@ class Scope:
     def value(self, node):
         """Statically evaluate a Name / Attribute chain / constant subscript."""
         if isinstance(node, gast.Name):
+            if getattr(node, "sg_own", False) and node.id != "_sg" and templates.is_own(node.id):
+                # srcgrad's own ``range(len(x))``: the builtins whatever the user binds
+                # (a tape block's input ``range``); (``_sg`` is the context's runtime).
+                return templates.own_object(node.id)
             return self.lookup(node.id)
         if isinstance(node, gast.Attribute):
             base = self.value(node.value)

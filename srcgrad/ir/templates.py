@@ -24,6 +24,29 @@ def _parse(text):
     return body
 
 
+def own_object(id_):
+    """What a template's name ``id_`` means: srcgrad's runtime (``_sg``), NumPy (``np``,
+    ``_np``), ``math`` (``math``, ``_math``), or the builtin of that name."""
+    if id_ == "_sg":
+        from .. import runtime
+        return runtime
+    if id_ in ("_np", "np"):
+        import numpy
+        return numpy
+    if id_ in ("_math", "math"):
+        import math
+        return math
+    import builtins
+    return getattr(builtins, id_)
+
+
+def is_own(id_):
+    """Does a template's name ``id_`` mean one of ``own_object``'s (else a template's own
+    temporary)?"""
+    import builtins
+    return id_ in ("_sg", "_np", "np", "_math", "math") or hasattr(builtins, id_)
+
+
 def own_name(id_):
     """A name meaning srcgrad's own object (``_sg``, a builtin, a module), as the names
     of a template's text are: never the user's variable of that name."""

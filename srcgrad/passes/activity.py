@@ -182,7 +182,8 @@ def _check_differentiable_params(s, act):
                 or not (isinstance(atom, gast.Name) and atom.id in act):
             continue
         o = anno.origin(s)
-        fname = getattr(getattr(s, "sg_func", None), "__name__", "this function")
+        fname = getattr(getattr(s, "sg_func", None), "__name__", None) \
+            or (o.text.strip() if o and o.text else "this operation")
         raise CompileError(
             f"the value passed as `{pname}` of `{fname}` depends on the differentiated inputs, "
             f"but `{fname}` has no derivative with respect to `{pname}`",

@@ -20,6 +20,7 @@ After::
     c = _sg.stop_gradient(x * 2.0)
     y = x * x
 """
+import builtins
 import copy
 import types
 
@@ -501,10 +502,14 @@ class _InnerGradients(gast.NodeTransformer):
 
 
 def region_inputs(region):
-    """Names the region reads before assigning them (candidates for parameters)."""
+    """Names the region reads before assigning them (candidates for parameters), and the
+    builtins' names it reads: the caller's function may bind them (``len = 2``, ``range
+    = ...``); those its frame holds are inputs like the others, the rest builtins."""
     node = gast.FunctionDef("tape_region", gast.arguments([], [], None, [], [], None, []),
                             copy.deepcopy(region.statements), [], None, None, [])
-    return sorted(free_names(node))
+    builtin_names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+                     and isinstance(n.ctx, gast.Load) and hasattr(builtins, n.id)}
+    return sorted(free_names(node) | builtin_names)
 
 
 def region_outputs(region):
