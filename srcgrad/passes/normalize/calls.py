@@ -797,9 +797,10 @@ def prim_call(norm, node, fn, rule, out, dest, hint, receiver=None):
                                  "when differentiating", norm.cur)
         bound[kw.arg] = kw.value
     written = dict(bound)
-    if rule.rank == "elementwise":
+    if rule.rank == "elementwise" and getattr(fn, "__module__", None) != "builtins":
         # NumPy reads a list or tuple operand as an array; the grads compute with their
         # operands by operators (``x * x`` for np.arctan), which a list would repeat.
+        # (Not Python's ``pow``: a list there is the user's TypeError.)
         for name in rule.grads:
             value = bound.get(name)
             if isinstance(value, (gast.List, gast.Tuple)) or value is not receiver \
