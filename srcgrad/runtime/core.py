@@ -6,8 +6,8 @@ differentiated (``sg.grad(sg.grad(f))``).
 """
 import dataclasses
 import math
-
 import operator
+from collections import Counter
 
 import numpy as np
 
@@ -91,6 +91,8 @@ def zeros_like(value):
     """
     if isinstance(value, (list, tuple)):
         return [zeros_like(v) for v in value]
+    if isinstance(value, Counter):  # (its adjoint too reads a key it lacks as 0: _holds)
+        return Counter({k: zeros_like(v) for k, v in value.items()})
     if isinstance(value, dict):
         return {k: zeros_like(v) for k, v in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -113,7 +115,8 @@ def add(a, b):
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return [add(x, y) for x, y in zip(a, b)]
     if isinstance(a, dict) and isinstance(b, dict):
-        return {k: add(a[k], b[k]) for k in a}
+        total = {k: add(a[k], b[k]) for k in a}
+        return Counter(total) if isinstance(a, Counter) else total
     # A list's adjoint from list operations and one from NumPy reading it as an array
     # (``np.mean(lst)``): row by row, keeping the list the list operations pop from.
     if isinstance(a, (list, tuple)) and _rows_of(b, a):
@@ -252,11 +255,10 @@ def _is_basic_index(index):
 
 
 def _holds(adjoint, index):
-    """Does the adjoint of a container have an item at ``index``? A dict's may not: a
-    ``Counter`` reads a key it does not hold as 0, a constant with no adjoint (a plain
-    dict's missing key raised when running forward; ``del`` and ``.pop`` of a
-    differentiated dict are refused)."""
-    return not isinstance(adjoint, dict) or index in adjoint
+    """Does the adjoint of a container have an item at ``index``? A ``Counter``'s may not:
+    it reads a key it does not hold as 0, a constant with no adjoint. (Any other
+    container's missing item is an error: it raised running forward.)"""
+    return not isinstance(adjoint, Counter) or index in adjoint
 
 
 def add_at(base, index, grad):
