@@ -228,12 +228,31 @@ def _differentiated_order(v):
     return np.sum(sp.jv(v, 1.5))
 
 
+def _weighted_logsumexp(a, b):
+    return sp.logsumexp(a, b=b) + np.sum(sp.logsumexp(a[None, :] * b[:, None], axis=1, b=b))
+
+
+def test_logsumexp_weights_are_differentiated():
+    """d/db_i log(sum_j b_j exp(a_j)) = exp(a_i - logsumexp(a, b)): ``b`` was marked as taking
+    no derivative, a silent zero (hunt 5)."""
+    a, b = np.array([0.3, -1.2, 0.8]), np.array([0.5, 1.5, 0.25])
+    check_grads(_weighted_logsumexp, (a, b), order=2)
+    np.testing.assert_allclose(sg.grad(lambda b: sp.logsumexp(a, b=b))(b),
+                               np.exp(a - sp.logsumexp(a, b=b)), rtol=1e-12)
+
+
 def _differentiated_integer_order(x):
     return np.sum(sp.yn(2, x) + sp.multigammaln(x + 2.0, 2))
 
 
+def _differentiated_zeta_order(s):
+    # (Its order had no derivative and was marked as taking none: a silent zero; hunt 5.)
+    return np.sum(sp.zeta(s + 2.0, 1.5) + sp.zeta(s + 2.0))
+
+
 @pytest.mark.parametrize("f, param", [(_differentiated_shape, "a"),
-                                      (_differentiated_order, "v")])
+                                      (_differentiated_order, "v"),
+                                      (_differentiated_zeta_order, "x")])
 def test_parameters_without_a_closed_form_derivative_are_refused(f, param):
     """gammainc's derivative in a, and the Bessel functions' in a real order, have no
     closed form: a differentiated value there is refused at compile time, not given a

@@ -217,7 +217,7 @@ def test_full_factors_past_min_m_n_are_nan():
 @pytest.mark.parametrize("call", [
     lambda t: runtime.pinv_tangent(np.ones((3, 2)), t, np.linalg.pinv(np.ones((3, 2))), False),
     lambda t: runtime.qr_tangent(np.ones((2, 3)), t, np.linalg.qr(np.ones((2, 3))), "reduced"),
-    lambda t: runtime.logsumexp_tangent(t, t, None, None, False, True),
+    lambda t: runtime.logsumexp_tangent(t, t, None, None, 0.0, False, True),
 ], ids=["pinv-rank-deficient", "qr-wide", "logsumexp-sign"])
 def test_refused_where_reverse_mode_refuses_the_call(call):
     with pytest.raises(NotImplementedError):

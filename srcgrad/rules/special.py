@@ -42,8 +42,9 @@ if _special is not None:
         # polygamma is Python over the Hurwitz zeta ufunc: slopes go through zeta.
         _special.polygamma: Rule("n, x", **_UNARY, nograd={"n"},
                                  x="g * _sg.polygamma_slope(n, x)"),
-        _special.zeta: Rule("x, q=None", **_UNARY, nograd={"x"},
-                            q="g * _sg.zeta_slope(x, q)"),
+        # (No derivative in the order ``x``: SciPy has no d/ds zeta(s, q). A value
+        # differentiated there is refused, not given a zero.)
+        _special.zeta: Rule("x, q=None", **_UNARY, q="g * _sg.zeta_slope(x, q)"),
         # xlogy(0, y) is 0 for every y: no slope in y where x is 0 (ratio_where).
         _special.xlogy: Rule("x, y", **_UNARY, x="g * np.log(y)", y="g * _sg.ratio_where(x, y)"),
         _special.xlog1py: Rule("x, y", **_UNARY, x="g * np.log1p(y)",
@@ -80,10 +81,13 @@ if _special is not None:
         _special.yn: Rule("n, x", **_UNARY, nograd={"n"},
                           x="g * 0.5 * (_sg.yn(n - 1, x) - _sg.yn(n + 1, x))"),
         _special.logsumexp: Rule("a, axis=None, b=None, keepdims=False, return_sign=False",
-                                 nograd={"b"},
                                  a="_sg.logsumexp_grad(g, ans, a, axis, b, keepdims, "
                                    "return_sign)",
+                                 b="_sg.logsumexp_b_grad(g, ans, a, axis, b, keepdims, "
+                                   "return_sign)",
                                  rows={"a": "_sg.logsumexp_rows(g, ans, a, axis, b, keepdims, "
+                                            "return_sign)",
+                                       "b": "_sg.logsumexp_b_rows(g, ans, a, axis, b, keepdims, "
                                             "return_sign)"}),
         _special.softmax: Rule("x, axis=None", rank="same", x="_sg.softmax_grad(g, ans, axis)",
                                rows={"x": "_sg.softmax_rows(g, ans, axis)"}),
@@ -93,7 +97,7 @@ if _special is not None:
     }
     # scipy.special.zeta is Python over this ufunc, which the slopes call.
     from scipy.special._ufuncs import _zeta
-    TABLE[_zeta] = Rule("x, q", **_UNARY, nograd={"x"}, q="g * _sg.zeta_slope(x, q)")
+    TABLE[_zeta] = Rule("x, q", **_UNARY, q="g * _sg.zeta_slope(x, q)")
     # Any argument of these ufuncs may be a list or tuple (an order ``v`` given as
     # ``[0.0, 1.0]``): the grads read them as arrays where they compute with them.
     for _fn, _rule in list(TABLE.items()):

@@ -105,7 +105,7 @@ if special.TABLE:
     EXPLICIT.update({
         _special.softmax: "ans * (x_dot - np.sum(ans * x_dot, axis=axis, keepdims=True))",
         _special.log_softmax: "x_dot - np.sum(np.exp(ans) * x_dot, axis=axis, keepdims=True)",
-        _special.logsumexp: "_sg.logsumexp_tangent(a, a_dot, axis, b, keepdims, return_sign)",
+        _special.logsumexp: "_sg.logsumexp_tangent(a, a_dot, axis, b, b_dot, keepdims, return_sign)",
     })
 
 # (scipy.stats' vector densities, scipy.signal.convolve2d: empty without SciPy.)

@@ -22,7 +22,7 @@ __all__ = [
     "transpose_rows", "swapaxes_rows", "moveaxis_rows", "flip_rows", "cumsum_rows",
     "trace_rows", "einsum_slot_rows", "einsum_rows", "dot_rows", "split_rows", "stack_rows",
     "array_rows", "linspace_rows", "builtin_sum_rows", "pick_rows", "extreme_args_rows",
-    "from_list_rows", "norm_rows", "logsumexp_rows", "softmax_rows", "log_softmax_rows",
+    "from_list_rows", "norm_rows", "logsumexp_rows", "logsumexp_b_rows", "softmax_rows", "log_softmax_rows",
 ]
 
 
@@ -415,6 +415,14 @@ def logsumexp_rows(g, ans, a, axis, b, keepdims, return_sign):
     if b is not None:
         weights = weights * b
     return sum_grad_rows(g, a, axis, keepdims) * weights
+
+
+def logsumexp_b_rows(g, ans, a, axis, b, keepdims, return_sign):
+    """``logsumexp_b_grad`` for rows of ``g``."""
+    if return_sign:
+        return _h.not_differentiable("scipy.special.logsumexp(..., return_sign=True)")
+    return unbroadcast_rows(sum_grad_rows(g, a, axis, keepdims)
+                            * np.exp(a - _h.sum_grad(ans, a, axis, keepdims)), b)
 
 
 def softmax_rows(g, ans, axis):

@@ -8,10 +8,10 @@ import math
 
 import numpy as np
 
-from .adjoints import not_differentiable, sum_grad
+from .adjoints import not_differentiable, sum_grad, sum_to
 from .complexes import is_complex
 
-__all__ = ["erf_slope", "ratio_where", "logsumexp_grad", "softmax_grad", "log_softmax_grad",
+__all__ = ["erf_slope", "ratio_where", "logsumexp_grad", "logsumexp_b_grad", "softmax_grad", "log_softmax_grad",
            "polygamma_slope", "zeta_slope", "erfinv_slope", "i1_slope", "i1e_slope",
            "gammainc_slope", "multigammaln_slope"]
 
@@ -95,6 +95,15 @@ def logsumexp_grad(g, ans, a, axis, b, keepdims, return_sign):
     if b is not None:
         weights = weights * b
     return sum_grad(g, a, axis, keepdims) * weights
+
+
+def logsumexp_b_grad(g, ans, a, axis, b, keepdims, return_sign):
+    """Adjoint of ``scipy.special.logsumexp(a, axis, b, keepdims)`` in the weights ``b``:
+    d/db_i log(sum_j b_j exp(a_j)) = exp(a_i - ans), ``g`` spread back over the reduced
+    axes and summed down to ``b``'s shape."""
+    if return_sign:
+        return not_differentiable("scipy.special.logsumexp(..., return_sign=True)")
+    return sum_to(sum_grad(g, a, axis, keepdims) * np.exp(a - sum_grad(ans, a, axis, keepdims)), b)
 
 
 def softmax_grad(g, ans, axis):

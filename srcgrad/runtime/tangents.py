@@ -341,16 +341,16 @@ def interp_tangent(x, x_dot, xp, fp, fp_dot, left, left_dot, right, right_dot, p
     return along_x + np.interp(x, xp, fp_dot, ends[0], ends[1])
 
 
-def logsumexp_tangent(a, a_dot, axis, b, keepdims, return_sign):
-    """``sum(w da)`` over the reduced axes, ``w = b exp(a - logsumexp(a))``."""
+def logsumexp_tangent(a, a_dot, axis, b, b_dot, keepdims, return_sign):
+    """``sum(w da + e db)`` over the reduced axes, ``e = exp(a - logsumexp(a, b))``,
+    ``w = b e``."""
     import scipy.special
 
     if return_sign:
         return not_differentiable("scipy.special.logsumexp(..., return_sign=True)")
-    weights = np.exp(a - scipy.special.logsumexp(a, axis=axis, b=b, keepdims=True))
-    if b is not None:
-        weights = weights * b
-    return np.sum(weights * a_dot, axis=axis, keepdims=keepdims)
+    scale = np.exp(a - scipy.special.logsumexp(a, axis=axis, b=b, keepdims=True))
+    weights = scale if b is None else scale * b
+    return np.sum(weights * a_dot + scale * b_dot, axis=axis, keepdims=keepdims)
 
 
 def cast_tangent(dot, ans):
