@@ -218,7 +218,10 @@ def test_full_factors_past_min_m_n_are_nan():
     lambda t: runtime.pinv_tangent(np.ones((3, 2)), t, np.linalg.pinv(np.ones((3, 2))), False),
     lambda t: runtime.qr_tangent(np.ones((2, 3)), t, np.linalg.qr(np.ones((2, 3))), "reduced"),
     lambda t: runtime.logsumexp_tangent(t, t, None, None, 0.0, False, True),
-], ids=["pinv-rank-deficient", "qr-wide", "logsumexp-sign"])
+    # (The tangent padded with the mode was a wrong number: hunt 5 bug_03.)
+    lambda t: runtime.pad_tangent(t, t, 2, "maximum", 0.0, "even"),
+    lambda t: runtime.pad_tangent(t, t, 2, "linear_ramp", 0.0, "even"),
+], ids=["pinv-rank-deficient", "qr-wide", "logsumexp-sign", "pad-maximum", "pad-ramp"])
 def test_refused_where_reverse_mode_refuses_the_call(call):
     with pytest.raises(NotImplementedError):
         call(np.ones((3, 2)))

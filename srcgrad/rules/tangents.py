@@ -81,6 +81,8 @@ EXPLICIT = {
     # (A dtype: the tangent cast as the result is, zero for a non-floating one.)
     np.cumprod: "_sg.cast_tangent(_sg.cumprod_tangent(a, a_dot, ans, axis), ans)",
     _h.astype: "_sg.cast_tangent(a_dot, ans)",
+    np.pad: "_sg.pad_tangent(array, array_dot, pad_width, mode, constant_values_dot, "
+            "reflect_type)",
     np.nan_to_num: "_sg.nan_to_num_tangent(x, x_dot, nan_dot, posinf_dot, neginf_dot)",
     np.interp: "_sg.interp_tangent(x, x_dot, xp, fp, fp_dot, left, left_dot, right, right_dot, "
                "period)",

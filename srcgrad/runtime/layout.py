@@ -251,7 +251,13 @@ def tile_plan(shape, reps, lead):
 
 
 def pad_pairs(ndim, pad_width):
-    """``np.pad``'s ``pad_width`` as ``ndim`` pairs ``(before, after)``, as NumPy reads it."""
+    """``np.pad``'s ``pad_width`` as ``ndim`` pairs ``(before, after)``, as NumPy reads it
+    (also ``{axis: width}``, NumPy 2.3's, the axes not named unpadded)."""
+    if isinstance(pad_width, dict):
+        pairs = [(0, 0)] * ndim
+        for axis, width in pad_width.items():
+            pairs[axis % ndim] = pad_pairs(1, width)[0]
+        return pairs
     widths = np.round(np.asarray(pad_width)).astype(np.intp)
     if widths.size == 1:
         widths = np.full((ndim, 2), widths.ravel()[0])

@@ -26,7 +26,7 @@ __all__ = [
     "svd_tangent", "qr_tangent", "pinv_tangent", "lstsq_tangent", "matrix_power_tangent",
     "multi_dot_tangent", "einsum_list_tangent", "permute_tangent", "cumprod_tangent",
     "extreme_tangent", "hypot_tangent", "nan_to_num_tangent", "interp_tangent",
-    "logsumexp_tangent", "cast_tangent",
+    "logsumexp_tangent", "cast_tangent", "pad_tangent",
 ]
 
 
@@ -351,6 +351,23 @@ def logsumexp_tangent(a, a_dot, axis, b, b_dot, keepdims, return_sign):
     scale = np.exp(a - scipy.special.logsumexp(a, axis=axis, b=b, keepdims=True))
     weights = scale if b is None else scale * b
     return np.sum(weights * a_dot + scale * b_dot, axis=axis, keepdims=keepdims)
+
+
+def pad_tangent(array, array_dot, pad_width, mode, constant_values_dot, reflect_type):
+    """Tangent of ``np.pad(array, pad_width, mode, ...)``: the tangent padded alike where the
+    padded places copy the array's (``edge``, ``reflect``, ``symmetric``, ``wrap``), with
+    the constant values' tangents (``constant``); other modes are refused, as the adjoint
+    refuses them (the tangent of a maximum or a ramp to constant end values is not the
+    tangent padded so)."""
+    from .layout import pad_maps, pad_pairs
+
+    pairs = pad_pairs(np.ndim(array), pad_width)
+    if mode == "constant":
+        return np.pad(array_dot, pairs, mode="constant", constant_values=constant_values_dot)
+    pad_maps(np.shape(array), pairs, mode, reflect_type)  # (refuses the other modes)
+    if mode in ("reflect", "symmetric"):
+        return np.pad(array_dot, pairs, mode=mode, reflect_type=reflect_type)
+    return np.pad(array_dot, pairs, mode=mode)
 
 
 def cast_tangent(dot, ans):
