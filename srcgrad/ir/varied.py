@@ -27,6 +27,12 @@ def _builds_from_index(obj):
         and hasattr(type(obj), "__getitem__") and not isinstance(obj, type)
 
 
+def _array_method(obj):
+    """Unknown when compiling, or a method of an array (one a tape block reads from its
+    frame, ``x.argmax`` of a watched ``x``: hunt 5)."""
+    return obj is MISSING or isinstance(getattr(obj, "__self__", None), (np.ndarray, np.generic))
+
+
 def expr_varied(node, varied, scope):
     """Can the value of expression ``node`` depend on a varied variable?"""
     if node is None or isinstance(node, (gast.Constant, gast.JoinedStr, gast.Compare)):
@@ -64,8 +70,7 @@ def expr_varied(node, varied, scope):
             return False
         f = node.func
         if isinstance(f, gast.Attribute) and f.attr in table.METHODS \
-                and table.nondiff(table.METHODS[f.attr][0]) \
-                and scope.value(f) is MISSING:
+                and table.nondiff(table.METHODS[f.attr][0]) and _array_method(scope.value(f)):
             return False  # x.argmax(), x.round(): array methods without a gradient
         if scope.calls_user_code(node):
             return True

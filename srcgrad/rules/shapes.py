@@ -80,6 +80,6 @@ TABLE = {
                        fill_value="_sg.sum_to(_sg.real_grad(g, ans), fill_value)"),
     np.linspace: Rule("start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, "
                       "device=None",
-                      start="_sg.linspace_grad(g, start, num, endpoint, axis, 0)",
-                      stop="_sg.linspace_grad(g, stop, num, endpoint, axis, 1)"),
+                      start="_sg.linspace_grad(g, start, num, endpoint, axis, 0, retstep)",
+                      stop="_sg.linspace_grad(g, stop, num, endpoint, axis, 1, retstep)"),
 }

@@ -47,14 +47,15 @@ __all__ = [
 def sum_grad(grad, a, axis, keepdims):
     """Adjoint of ``np.sum(a, axis, keepdims=keepdims)``: spread ``grad`` back over ``a``."""
     shape = np.shape(a)
-    if axis is not None and not keepdims:
+    if axis is not None and not keepdims and len(shape):  # (NumPy's scalars take axis=0)
         grad = np.expand_dims(grad, axis)
     return broadcast_to(grad, shape)
 
 
-def expand_reduced(grad, axis, keepdims):
-    """``grad`` of a reduction over ``axis``, with the reduced axes put back as size 1."""
-    if axis is not None and not keepdims:
+def expand_reduced(grad, axis, keepdims, a=None):
+    """``grad`` of a reduction of ``a`` over ``axis``, with the reduced axes put back as
+    size 1 (none for a NumPy scalar ``a``, which NumPy reduces over ``axis=0``)."""
+    if axis is not None and not keepdims and np.ndim(a) != 0:
         return np.expand_dims(grad, axis)
     return grad
 
@@ -113,13 +114,13 @@ def prod_grad(grad, a, axis, keepdims):
     two_zeros = np.where(zero, (z - a) * p, 0.0)
     others = np.where(count == 0, p / nonzero,
                       np.where(count == 1, one_zero, np.where(count == 2, two_zeros, 0.0)))
-    return expand_reduced(grad, axis, keepdims) * others
+    return expand_reduced(grad, axis, keepdims, a) * others
 
 
 def extreme_grad(grad, ans, a, axis, keepdims):
     """Adjoint of ``np.max``/``np.min``: ``grad`` shared equally by the tied extreme elements."""
-    grad = expand_reduced(grad, axis, keepdims)
-    ans = expand_reduced(ans, axis, keepdims)
+    grad = expand_reduced(grad, axis, keepdims, a)
+    ans = expand_reduced(ans, axis, keepdims, a)
     mask = a == ans
     return np.where(mask, grad / add_reduce(mask, axis, True), 0.0)
 
@@ -134,7 +135,7 @@ def var_grad(grad, a, axis, ddof, keepdims):
 
 def cumsum_grad(grad, a, axis):
     """Adjoint of ``np.cumsum(a, axis)``: a reversed cumulative sum."""
-    if axis is None:
+    if axis is None or np.ndim(a) == 0:  # (a NumPy scalar's cumsum over axis=0: one item)
         return np.reshape(np.flip(np.cumsum(np.flip(grad))), np.shape(a))
     return np.flip(np.cumsum(np.flip(grad, axis), axis), axis)
 
@@ -390,10 +391,19 @@ def array_item_grad(grad, item):
     return reshape_like(grad, item)
 
 
-def linspace_grad(grad, like, num, endpoint, axis, which):
-    """Adjoint for ``start`` (``which`` 0) or ``stop`` (1) of ``np.linspace``."""
-    weights = linspace_weights(num, endpoint, axis, np.ndim(grad), which)
-    return sum_to(np.sum(grad * weights, axis=axis), like)
+def linspace_grad(grad, like, num, endpoint, axis, which, retstep=False):
+    """Adjoint for ``start`` (``which`` 0) or ``stop`` (1) of ``np.linspace``; with
+    ``retstep`` ``grad`` is the pair of the samples' and the step's adjoints, the step
+    ``(stop - start) / (num - 1)`` (``/ num`` without the end point)."""
+    if not retstep:
+        weights = linspace_weights(num, endpoint, axis, np.ndim(grad), which)
+        return sum_to(np.sum(grad * weights, axis=axis), like)
+    weights = linspace_weights(num, endpoint, axis, np.ndim(grad[0]), which)
+    intervals = num - 1 if endpoint else num
+    if intervals < 1:
+        return not_differentiable("np.linspace(..., retstep=True) of one sample (its step is NaN)")
+    slope = (1.0 if which == 1 else -1.0) / intervals
+    return sum_to(np.sum(grad[0] * weights, axis=axis) + grad[1] * slope, like)
 
 
 def builtin_sum_grad(grad, iterable):

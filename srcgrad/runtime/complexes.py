@@ -101,8 +101,8 @@ def ordered_extreme_grad(grad, ans, a, axis, keepdims):
 
     Where elements' real parts tie but their imaginary parts differ the result jumps
     (the order between them flips as a real part moves): refused."""
-    grad = expand_reduced(grad, axis, keepdims)
-    mask = order_ties_checked(a, expand_reduced(ans, axis, keepdims), "np.max/np.min")
+    grad = expand_reduced(grad, axis, keepdims, a)
+    mask = order_ties_checked(a, expand_reduced(ans, axis, keepdims, a), "np.max/np.min")
     return np.where(mask, grad / add_reduce(mask, axis, True), 0.0)
 
 

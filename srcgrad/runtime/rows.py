@@ -357,7 +357,10 @@ def dot_rows(grad, a, b, argnum):
 
 
 # -- constructors and builtins -------------------------------------------------
-def linspace_rows(grad, like, num, endpoint, axis, which):
+def linspace_rows(grad, like, num, endpoint, axis, which, retstep=False):
+    """``adjoints.linspace_grad`` on every row."""
+    if retstep:
+        return _h.not_differentiable("tape.jacobian through np.linspace(..., retstep=True)")
     weights = _h.linspace_weights(num, endpoint, axis, np.ndim(grad) - 1, which)
     return unbroadcast_rows(np.sum(grad * weights, axis=_axis(axis, np.ndim(grad) - 1)), like)
 

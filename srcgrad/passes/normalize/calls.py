@@ -729,7 +729,14 @@ def method(norm, node, out, dest, hint):
     if style == "shape" and len(args) > 1:
         args = [gast.Tuple(args, gast.Load())]
     call = gast.Call(gast.Attribute(receiver, f.attr, gast.Load()), args, node.keywords)
-    return prim_call(norm, call, fn, norm.ctx.rule(fn), out, dest, hint, receiver=receiver)
+    rule = norm.ctx.rule(fn)
+    if rule is None and table.nondiff(fn):
+        # x.argmax(), x.round(): integer-valued or piecewise constant, no gradient flows
+        # (where ir/varied did not already tell).
+        d = norm._dest(dest, hint)
+        out.append(norm._mark(T.assign(d, call), "opaque"))
+        return d
+    return prim_call(norm, call, fn, rule, out, dest, hint, receiver=receiver)
 
 
 def _einsum_string(norm, node):
@@ -759,6 +766,22 @@ def _einsum_string(norm, node):
     inputs = [spec(sub) for sub in args[1::2]]
     text = ",".join(inputs) + ("->" + spec(args[-1]) if len(args) % 2 else "")
     return gast.Call(node.func, [T.const(text)] + list(operands), node.keywords)
+
+
+# Parameters of NumPy's and SciPy's functions that take a sequence of arrays, not one
+# array_like (np.concatenate's ``arrays``, np.select's ``choicelist``, cho_solve's pair).
+_SEQUENCE_PARAMS = frozenset({"operands", "arrays", "tup", "object", "arys", "choicelist",
+                              "condlist", "c_and_lower", "varargs"})
+
+
+def _reads_arrays(fn, rule):
+    """Does ``fn`` read its differentiated operands as NumPy arrays (NumPy's and SciPy's
+    functions; not Python's ``pow`` or ``sum``, where a list is a list)?"""
+    if rule.rank == "from_list":
+        return False
+    module = getattr(fn, "__module__", None)
+    return module is None and isinstance(fn, np.ufunc) \
+        or module is not None and module.split(".")[0] in ("numpy", "scipy")
 
 
 def prim_call(norm, node, fn, rule, out, dest, hint, receiver=None):
@@ -797,11 +820,11 @@ def prim_call(norm, node, fn, rule, out, dest, hint, receiver=None):
                                  "when differentiating", norm.cur)
         bound[kw.arg] = kw.value
     written = dict(bound)
-    if rule.rank == "elementwise" and getattr(fn, "__module__", None) != "builtins":
+    if _reads_arrays(fn, rule):
         # NumPy reads a list or tuple operand as an array; the grads compute with their
-        # operands by operators (``x * x`` for np.arctan), which a list would repeat.
-        # (Not Python's ``pow``: a list there is the user's TypeError.)
-        for name in rule.grads:
+        # operands by operators (``x * x`` for np.arctan, ``x > 0`` for an l1 norm's),
+        # which a list would repeat or compare as a whole.
+        for name in set(rule.grads) - _SEQUENCE_PARAMS:
             value = bound.get(name)
             if isinstance(value, (gast.List, gast.Tuple)) or value is not receiver \
                     and isinstance(value, gast.Name) and value.id in norm.ctx.containers:

@@ -1,0 +1,75 @@
+"""Arguments of NumPy's functions that srcgrad crashed on (hunt 5: every documented
+argument of every rule): each in every form, against finite differences.
+
+- ``np.linalg.norm(x, 1)`` of a Python list (and other array_likes passed to rules that
+  compute with their operand by operators): NumPy reads them as arrays, so do the rules;
+- ``np.linspace(start, stop, num, retstep=True)``: the step's adjoint too;
+- ``np.sum/prod/max/cumsum(s, axis=0)`` of a NumPy scalar, which NumPy allows: the
+  gradient is a scalar, not an array of one;
+- ``x.argmax()``, ``x.round()`` of a watched array in a tape block: no gradient flows.
+"""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from srcgrad.testing import check_grads
+from tape_forms import taped
+
+
+def norm_of_a_list(x):
+    return np.linalg.norm([x[0], 2.0 * x[1], -x[2]], 1) + np.linalg.norm((x[1], x[2]), np.inf)
+
+
+def linspace_with_its_step(x):
+    samples, step = np.linspace(x[0], x[1], 4, retstep=True)
+    more, other = np.linspace(x[2], x[1] * 2.0, 3, endpoint=False, retstep=True)
+    return np.sum(samples * np.array([1.0, 2.0, 3.0, 4.0])) + 10.0 * step + np.sum(more) * other
+
+
+def reductions_of_a_scalar(x):
+    s = np.sum(x) * 0.5  # a NumPy scalar
+    return np.sum(s, axis=0) * 3.0 + np.prod(s, axis=0) ** 2 + np.max(s, axis=0) \
+        + np.cumsum(s, axis=0)[0] * x[1] + np.min(s * x[2], axis=0)
+
+
+X = np.array([0.7, -1.3, 2.1])
+CASES = [norm_of_a_list, linspace_with_its_step, reductions_of_a_scalar]
+
+
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+def test_every_form(f):
+    check_grads(f, (X,), order=2)
+    value, g = sg.value_and_grad(f)(X)
+    assert value == pytest.approx(f(X), rel=1e-14)
+    assert g.shape == X.shape
+    np.testing.assert_allclose(taped(f, X.copy()), g, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(sg.function(taped)(f, X.copy()), g, rtol=1e-12, atol=1e-14)
+    v = np.array([0.3, -0.2, 0.5])
+    _, tangent = sg.jvp(f, (X,), (v,))
+    assert tangent == pytest.approx(np.dot(g, v), rel=1e-10, abs=1e-12)
+
+
+def test_the_gradient_of_a_numpy_scalar_is_a_scalar():
+    def f(s):
+        return np.sum(s, axis=0) * 3.0 + np.prod(s, axis=0) + np.cumsum(s, axis=0)[0]
+
+    g = sg.grad(f)(np.float64(0.7))
+    assert np.ndim(g) == 0 and g == pytest.approx(5.0)
+
+
+def argmax_and_round_in_a_block(x):
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        i = x.argmax()
+        y = x[i] * 2.0 + np.sum(x.round(1) * x) + float(x.any()) + float(x.all())
+    return tape.gradient(y, x)
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_methods_without_a_gradient_on_a_watched_array(placement):
+    """They crashed (the method's entry looked up as a rule: AttributeError)."""
+    run = argmax_and_round_in_a_block if placement == "plain" \
+        else sg.function(argmax_and_round_in_a_block)
+    x = np.array([0.31, 0.52, 0.1])
+    np.testing.assert_allclose(run(x.copy()), np.array([0.0, 2.0, 0.0]) + np.round(x, 1),
+                               rtol=1e-14)
