@@ -140,10 +140,12 @@ def refuse(region, reason, remedy=None):
                         f"source, and cannot run this one: {reason}", where.short(), None, remedy)
 
 
-def watched_names(region):
-    """Names the block's ``tape.watch(...)`` calls name."""
+def watched_names(region, skip=()):
+    """Names the block's ``tape.watch(...)`` calls name (but those of the statements
+    ``skip``)."""
     out = set()
-    for node in (n for s in region.statements for n in gast.walk(s)):
+    skipped = {id(s) for s in skip}
+    for node in (n for s in region.statements if id(s) not in skipped for n in gast.walk(s)):
         f = getattr(node, "func", None)
         if isinstance(node, gast.Call) and isinstance(f, gast.Attribute) and f.attr == "watch" \
                 and isinstance(f.value, gast.Name) and f.value.id == region.tape_name:
@@ -162,7 +164,10 @@ def watched_from_start(region):
         for s in leading:
             for arg in s.value.args[:1]:
                 _watched_in(arg, names, chains)
-        found = region.watched_from_start = (names, chains, watched_names(region) - names)
+        # (A chain watched first, ``tape.watch(p["w"])``, does not watch all of ``p``
+        # later: ``p["b"]`` was refused as a read of a value watched further on.)
+        found = region.watched_from_start = (names, chains,
+                                             watched_names(region, leading) - names)
     return found
 
 

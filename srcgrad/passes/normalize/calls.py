@@ -575,6 +575,12 @@ def _static_or_none(norm, node):
     return obj if obj is not MISSING and is_static_object(obj) else None
 
 
+def _count_after(norm, args):
+    """How many positional arguments ``args`` give (starred ones of known items)."""
+    return sum(len(norm.facts.items(a.value)) if isinstance(a, gast.Starred) else 1
+               for a in args)
+
+
 def spread(norm, node, out):
     """``f(*args, **kw)`` as ``f(args[0], args[1], scale=kw["scale"])``: one argument per
     item, where the code shows how many items and which keys (``structure.py``), or
@@ -587,7 +593,12 @@ def spread(norm, node, out):
             continue
         items = norm.facts.items(a.value)
         if items is None:
-            count = _arity(norm, node, len(args), len(node.args) - at - 1)
+            # (Another starred argument after it may hold any number: then the count of
+            # this one is not the arity less the rest; hunt 6 bug_03.)
+            later_unknown = any(isinstance(b, gast.Starred) and norm.facts.items(b.value) is None
+                                for b in node.args[at + 1:])
+            count = None if later_unknown else \
+                _arity(norm, node, len(args), _count_after(norm, node.args[at + 1:]))
             if count is None:
                 text = gast.unparse(a).strip()
                 raise norm.ctx.error(

@@ -189,7 +189,7 @@ class Normalizer:
                 if name in self.scope.static:
                     continue
                 obj = self.scope.value(s.value)
-                if obj is not MISSING and (_is_static_object(obj) or self._of_sources(obj)
+                if obj is not MISSING and (_is_static_object(obj) or self._of_sources(obj, s.value)
                                            and name not in mutated):
                     self.scope.static[name] = obj
             elif (isinstance(s, gast.Assign) and len(s.targets) == 1
@@ -220,8 +220,17 @@ class Normalizer:
             return self.scope.value(node)
         return MISSING
 
-    def _of_sources(self, value):
-        """Is ``value`` a list, tuple, dict or record holding a Variable a tape watches?"""
+    def _of_sources(self, value, read_from=None):
+        """Is ``value`` a list, tuple, dict or record holding a Variable a tape watches, or
+        (read from ``read_from``, an expression) a list, tuple or dict holding a value it
+        watches from the block's start (``l = lst`` of ``lst = [W, x]`` made before the
+        block, a callee's parameter bound to it: its reads ``l[0]`` are sources; hunt 6)?
+        Not one read from a name the code differentiates (``tape.watch(params)``): the
+        gradient flows through that name's reads, slices too."""
+        reads = self.ctx.watched_reads
+        if reads is not None and read_from is not None and type(value) in (list, tuple, dict) \
+                and _root_id(read_from) not in self.varied and reads.watched.holds(value):
+            return True
         if not self.ctx.variable_sources or not trees.is_tree(value):
             return False
         return any(self.ctx.is_variable(leaf) and getattr(leaf, "trainable", False)
@@ -760,12 +769,13 @@ class Normalizer:
 
     def _holds_sources(self, node):
         """Is ``node`` a list or tuple (a namedtuple too) known when compiling that holds a
-        Variable a tape watches (at any depth)?"""
-        if not self.ctx.variable_sources or \
+        Variable a tape watches (at any depth), or a value it watches from the block's
+        start (``pair = (W, x)`` before the block, ``a, b = pair`` in it: hunt 6)?"""
+        if not (self.ctx.variable_sources or self.ctx.watched_reads is not None) or \
                 not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)):
             return False
         value = self.scope.value(node)
-        return isinstance(value, (list, tuple)) and self._of_sources(value)
+        return isinstance(value, (list, tuple)) and self._of_sources(value, node)
 
     def _views_of_written(self, target, value, atoms):
         """Run-time checks that no item read is a view of an array the targets write into.
@@ -1445,6 +1455,13 @@ class Normalizer:
         out += self.stmt(inner)
         self.cur = saved
         return d
+
+
+def _root_id(node):
+    """The name an attribute or item chain starts from (``p`` of ``p["w"].T``), or None."""
+    while isinstance(node, (gast.Attribute, gast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
 
 
 def _in_loops(body, inside=False):
