@@ -5,6 +5,7 @@ adjoint of ``a[i] = v`` assumes no other variable sees ``a``. Where another
 name may share the array, the compiler refuses (``a[i] = v``) or checks at run
 time (``x += v``) instead of giving a wrong gradient.
 """
+import builtins
 import types
 
 import gast
@@ -64,7 +65,8 @@ def shared_names(body, scope):
     return handed_on(shared, moves)
 
 
-_USER_CODE = (types.FunctionType, types.MethodType)
+# (A def nested in the code is known as its tree: ``def ident(v): return v``.)
+_USER_CODE = (types.FunctionType, types.MethodType, gast.FunctionDef)
 # Builtins that keep no reference to their arguments (``max(a, b)`` returns one).
 _KEEP_NOTHING = frozenset({len, range, float, int, bool, print, isinstance, abs, round, str,
                            repr, type, hash})
@@ -276,14 +278,27 @@ def _shared_sources(value, scope):
         return {value.value.id}
     if isinstance(value, gast.Call):
         f = value.func
-        if isinstance(f, gast.Attribute) and f.attr in table.VIEW_METHODS \
-                and isinstance(f.value, gast.Name):
-            return {f.value.id}
-        if _is_view_call(value, scope) and value.args and isinstance(value.args[0], gast.Name):
-            return {value.args[0].id}
+        if isinstance(f, gast.Attribute) and (f.attr in table.VIEW_METHODS
+                                              or _copies_only_if_needed(value)):
+            return _shared_sources(f.value, scope)  # (``x.T.ravel()``: through ``x.T``)
+        obj = scope.value(f)
+        if obj in (builtins.max, builtins.min):
+            # The largest of its arguments (or of a list's items) is one of them itself.
+            args = value.args[0].elts if len(value.args) == 1 \
+                and isinstance(value.args[0], (gast.List, gast.Tuple)) else value.args
+            return {a.id for a in args if isinstance(a, gast.Name)}
+        if getattr(obj, "__name__", None) == "einsum":
+            # A transposition or a diagonal of one operand is a view of it.
+            return {a.id for a in value.args[1:] if isinstance(a, gast.Name)}
+        if (getattr(obj, "__name__", None) in table.VIEW_FUNCTIONS
+                or _copies_only_if_needed(value)) and value.args:
+            return _shared_sources(value.args[0], scope)  # (``np.require(x.T)``: ``x``)
     return set()
 
 
-def _is_view_call(call, scope):
-    obj = scope.value(call.func)
-    return getattr(obj, "__name__", None) in table.VIEW_FUNCTIONS
+def _copies_only_if_needed(call):
+    """``copy=False`` or ``copy=None`` (``x.astype(float, copy=False)``, ``np.array(x,
+    copy=None)``): the argument itself where no copy is needed (or anything but the
+    constant True: not known to copy)."""
+    return any(k.arg == "copy" and not (isinstance(k.value, gast.Constant) and k.value.value is True)
+               for k in call.keywords)

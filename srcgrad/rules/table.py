@@ -129,8 +129,15 @@ _ALL_NONDIFF = frozenset(NONDIFF) | frozenset(helpers.NONDIFF)
 # entries marked ``view``, functions without a rule that return views, the
 # methods and attributes standing for view entries, and ``x.view()``/``x.real``.
 _VIEWS_WITHOUT_RULE = ()  # (diagonal, atleast_*, real have rules marked as views now)
+# ... and what may hand back its argument itself, by name: NumPy's ``as*array``s and
+# ``require`` (no copy where none is needed), ``np.float64`` of a float64 array,
+# ``matrix_power(a, 1)``, ``stop_gradient``, ``next(iter(x))`` (a row); hunt 5 A1.
+_MAY_RETURN_THE_ARGUMENT = {"asanyarray", "ascontiguousarray", "asfortranarray",
+                            "asarray_chkfinite", "require", "float64", "matrix_power",
+                            "stop_gradient", "next"}
 VIEW_FUNCTIONS = frozenset({fn.__name__ for fn, r in PRIMITIVES.items() if r.view}
-                           | {fn.__name__ for fn in _VIEWS_WITHOUT_RULE})
+                           | {fn.__name__ for fn in _VIEWS_WITHOUT_RULE}
+                           | _MAY_RETURN_THE_ARGUMENT)
 VIEW_METHODS = frozenset({m for m, (fn, _) in METHODS.items() if fn in TABLE and TABLE[fn].view}
                          | {"view"})
 VIEW_ATTRIBUTES = frozenset({a for a, fn in ATTRIBUTES.items() if TABLE[fn].view} | {"real"})
