@@ -73,3 +73,45 @@ def test_methods_without_a_gradient_on_a_watched_array(placement):
     x = np.array([0.31, 0.52, 0.1])
     np.testing.assert_allclose(run(x.copy()), np.array([0.0, 2.0, 0.0]) + np.round(x, 1),
                                rtol=1e-14)
+
+
+W6 = np.arange(1.0, 7.0)
+
+
+def ravels_in_memory_order(x):
+    return np.sum(np.ravel(x.T, "A") * W6) + np.sum(x.T.flatten("A") * W6 ** 2) \
+        + np.sum(np.reshape(np.exp(x.T), -1, order="A") * W6) + np.sum(x.T.ravel("K") * W6)
+
+
+def test_memory_orders_of_a_fortran_ordered_array():
+    """``order='A'`` (and ravel's ``'K'``) read a Fortran-ordered array in Fortran order:
+    the gradient was read back in C order, permuted (hunt 5 A2; 'K' crashed)."""
+    x = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]])
+    check_grads(ravels_in_memory_order, (x,), order=2)
+    # (x.T is Fortran-ordered: read in that order, its elements come in x's C order.)
+    w = np.reshape(W6, (2, 3))
+    want = w + w ** 2 + np.exp(x) * w + w
+    np.testing.assert_allclose(sg.grad(ravels_in_memory_order)(x), want, rtol=1e-13)
+    np.testing.assert_allclose(taped(ravels_in_memory_order, x.copy()), want, rtol=1e-13)
+
+
+def ravel_of_an_input(x):
+    return np.sum(np.ravel(x, "A") * W6)
+
+
+def test_a_fortran_ordered_input_in_both_modes():
+    """The tangent is reshaped in the primal's memory order too (its own may differ)."""
+    x = np.asfortranarray(np.arange(6.0).reshape(2, 3) * 0.1)
+    v = np.arange(6.0).reshape(2, 3) + 1.0
+    g = sg.grad(ravel_of_an_input)(x)
+    np.testing.assert_allclose(g, np.reshape(W6, (3, 2)).T, rtol=1e-14)
+    _, tangent = sg.jvp(ravel_of_an_input, (x,), (v,))
+    assert tangent == pytest.approx(np.sum(g * v), rel=1e-14)
+
+
+def test_memory_order_k_of_a_strided_array_is_refused():
+    def f(x):
+        return np.sum(np.ravel(x[:, ::2], "K") * np.arange(4.0))
+
+    with pytest.raises(sg.CompileError, match="order='K'"):
+        sg.grad(f)(np.ones((2, 4)))

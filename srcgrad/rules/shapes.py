@@ -15,8 +15,10 @@ _CONCAT = "arrays, axis=0, out=None, *, dtype=None, casting='same_kind'"
 _STACK_HV = "tup, *, dtype=None, casting='same_kind'"
 _ARRAY = "object, dtype=None, *, copy=True, order='K', subok=False, ndmin=0, like=None"
 _ASARRAY = "a, dtype=None, order=None, *, device=None, copy=None, like=None"
-_RESHAPE_BACK = "np.reshape(g, np.shape(a), order=order)"
-_RESHAPE_ROWS = {"a": "_sg.reshape_rows(g, a, order)"}
+# (Read back in the order the reshape read ``a``: ``'A'`` and ``'K'`` follow its memory
+# layout; hunt 5 A2: a Fortran-ordered array's gradient came back permuted.)
+_RESHAPE_BACK = "np.reshape(g, np.shape(a), order=_sg.memory_order(a, order))"
+_RESHAPE_ROWS = {"a": "_sg.reshape_rows(g, a, _sg.memory_order(a, order))"}
 
 
 def _reshaped(signature, **fields):

@@ -109,7 +109,7 @@ NONDIFF = {
     # planning helpers in runtime/adjoints.py
     _h.einsum_slot_plan, _h.dot_subscripts, _h.inner_subscripts, _h.tensordot_subscripts,
     _h.inverse_axes, _h.concat_offsets, _h.inexact, _h.flat_scalars, _h.reduced_size,
-    _h.axis_slice, _h.norm_plan, _h.linspace_weights, _h.survivors,
+    _h.axis_slice, _h.norm_plan, _h.linspace_weights, _h.survivors, _h.memory_order,
     _h.not_differentiable,
 }
 # Random draws: no gradient, and a different value each call (a tape block that

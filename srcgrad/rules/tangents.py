@@ -81,6 +81,11 @@ EXPLICIT = {
     # (A dtype: the tangent cast as the result is, zero for a non-floating one.)
     np.cumprod: "_sg.cast_tangent(_sg.cumprod_tangent(a, a_dot, ans, axis), ans)",
     _h.astype: "_sg.cast_tangent(a_dot, ans)",
+    # (In the order the primal's reshape reads ``a``: its memory layout for 'A' and 'K',
+    # which the tangent's need not share.)
+    np.ravel: "np.ravel(a_dot, order=_sg.memory_order(a, order))",
+    _h.flatten: "_sg.flatten(a_dot, _sg.memory_order(a, order))",
+    np.reshape: "np.reshape(a_dot, np.shape(ans), order=_sg.memory_order(a, order))",
     np.pad: "_sg.pad_tangent(array, array_dot, pad_width, mode, constant_values_dot, "
             "reflect_type)",
     np.nan_to_num: "_sg.nan_to_num_tangent(x, x_dot, nan_dot, posinf_dot, neginf_dot)",

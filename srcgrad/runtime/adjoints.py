@@ -36,7 +36,7 @@ __all__ = [
     # planning (non-differentiable)
     "einsum_slot_plan", "dot_subscripts", "inner_subscripts", "tensordot_subscripts",
     "inverse_axes", "concat_offsets", "inexact", "flat_scalars", "reduced_size", "axis_slice",
-    "norm_plan", "linspace_weights", "not_differentiable", "survivors",
+    "norm_plan", "linspace_weights", "not_differentiable", "survivors", "memory_order",
 ]
 
 
@@ -55,7 +55,7 @@ def sum_grad(grad, a, axis, keepdims):
 def expand_reduced(grad, axis, keepdims, a=None):
     """``grad`` of a reduction of ``a`` over ``axis``, with the reduced axes put back as
     size 1 (none for a NumPy scalar ``a``, which NumPy reduces over ``axis=0``)."""
-    if axis is not None and not keepdims and np.ndim(a) != 0:
+    if axis is not None and not keepdims and (a is None or np.ndim(a) != 0):
         return np.expand_dims(grad, axis)
     return grad
 
@@ -804,3 +804,21 @@ def linspace_weights(num, endpoint, axis, ndim, which):
     shape = [1] * ndim
     shape[axis] = num
     return np.reshape(weights, shape)
+
+
+def memory_order(a, order):
+    """The order in which a reshape of ``a`` in ``order`` reads its elements, for its
+    adjoint to read them back alike: ``'A'`` is ``'F'`` for an array Fortran- and not
+    C-contiguous, else ``'C'``; ``'K'`` (``np.ravel``'s memory order) is the same for
+    such arrays, and refused for one neither C- nor F-contiguous."""
+    if order != "A" and order != "K":
+        return order
+    flags = getattr(a, "flags", None)
+    if flags is None:  # a number or a list: NumPy reads it in C order
+        return "C"
+    if flags.f_contiguous and not flags.c_contiguous:
+        return "F"
+    if order == "K" and not flags.c_contiguous:
+        return not_differentiable("np.ravel(..., order='K') of an array neither C- nor "
+                                  "F-contiguous (its memory order)")
+    return "C"

@@ -4,10 +4,10 @@ Everything here either has a rule in ``rules/helpers.py`` or is listed as
 non-differentiable there, so that generated adjoint code can itself be
 differentiated (``sg.grad(sg.grad(f))``).
 """
+import collections
 import dataclasses
 import math
 import operator
-from collections import Counter
 
 import numpy as np
 
@@ -91,8 +91,8 @@ def zeros_like(value):
     """
     if isinstance(value, (list, tuple)):
         return [zeros_like(v) for v in value]
-    if isinstance(value, Counter):  # (its adjoint too reads a key it lacks as 0: _holds)
-        return Counter({k: zeros_like(v) for k, v in value.items()})
+    if isinstance(value, collections.Counter):  # (its adjoint too reads a key it lacks as 0: _holds)
+        return collections.Counter({k: zeros_like(v) for k, v in value.items()})
     if isinstance(value, dict):
         return {k: zeros_like(v) for k, v in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -116,7 +116,7 @@ def add(a, b):
         return [add(x, y) for x, y in zip(a, b)]
     if isinstance(a, dict) and isinstance(b, dict):
         total = {k: add(a[k], b[k]) for k in a}
-        return Counter(total) if isinstance(a, Counter) else total
+        return collections.Counter(total) if isinstance(a, collections.Counter) else total
     # A list's adjoint from list operations and one from NumPy reading it as an array
     # (``np.mean(lst)``): row by row, keeping the list the list operations pop from.
     if isinstance(a, (list, tuple)) and _rows_of(b, a):
@@ -258,7 +258,7 @@ def _holds(adjoint, index):
     """Does the adjoint of a container have an item at ``index``? A ``Counter``'s may not:
     it reads a key it does not hold as 0, a constant with no adjoint. (Any other
     container's missing item is an error: it raised running forward.)"""
-    return not isinstance(adjoint, Counter) or index in adjoint
+    return not isinstance(adjoint, collections.Counter) or index in adjoint
 
 
 def add_at(base, index, grad):
