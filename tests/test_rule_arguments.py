@@ -115,3 +115,23 @@ def test_memory_order_k_of_a_strided_array_is_refused():
 
     with pytest.raises(sg.CompileError, match="order='K'"):
         sg.grad(f)(np.ones((2, 4)))
+
+
+
+def clip_with_crossed_bounds(x, lo, hi):
+    return np.sum(np.clip(x, lo, hi) * np.array([1.0, 2.0, 3.0]))
+
+
+def clips_both_ways(x, lo, hi):
+    return clip_with_crossed_bounds(x, lo, hi) + np.sum(np.clip(x * 2.0, a_min=hi, a_max=lo) ** 2)
+
+
+def test_clip_with_the_lower_bound_above_the_upper():
+    """NumPy gives the upper bound everywhere: d/dhi = 1, d/dlo = d/dx = 0 (srcgrad routed
+    the gradient by comparing x with each bound alone; hunt 5 A6)."""
+    x, lo, hi = np.array([-1.0, 0.7, 2.0]), np.full(3, 1.0), np.full(3, 0.5)
+    check_grads(clips_both_ways, (x, lo, hi), order=2)
+    gx, glo, ghi = sg.grad(clip_with_crossed_bounds, wrt=(0, 1, 2))(x, lo, hi)
+    np.testing.assert_array_equal(gx, np.zeros(3))
+    np.testing.assert_array_equal(glo, np.zeros(3))
+    np.testing.assert_array_equal(ghi, [1.0, 2.0, 3.0])

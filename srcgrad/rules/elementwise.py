@@ -114,11 +114,10 @@ TABLE = {
     np.fmod: _binary("real", "pos", x1="g", x2="-g * np.trunc(x1 / x2)"),
     np.clip: Rule(_CLIP, broadcast=True, rank="elementwise",
                   a="_sg.clip_grad(g, a, a_min, a_max, min, max)",
-                  **{p: array_operands(e, {"a", "a_min", "a_max", "min", "max"}) for p, e in dict(
-                      a_min="g * np.where(a < a_min, 1.0, 0.0)",
-                      a_max="g * np.where(a > a_max, 1.0, 0.0)",
-                      min="g * np.where(a < min, 1.0, 0.0)",
-                      max="g * np.where(a > max, 1.0, 0.0)").items()}),
+                  # (Through maximum(a, low) for the upper bound: with low > high the
+                  # result is high everywhere; hunt 5 A6.)
+                  **{p: f"_sg.clip_bound_grad(g, a, a_min, a_max, min, max, {which})"
+                     for p, which in (("a_min", 0), ("a_max", 1), ("min", 0), ("max", 1))}),
     np.where: Rule("condition, x, y", broadcast=True, rank="elementwise", nograd={"condition"},
                    x="np.where(condition, g, 0.0)", y="np.where(condition, 0.0, g)"),
     _h.sigmoid: Rule("a, b", broadcast=True, rank="elementwise",

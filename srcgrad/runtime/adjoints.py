@@ -25,6 +25,7 @@ __all__ = [
     # differentiable
     "sum_grad", "expand_reduced", "sum_to", "reshape_like", "real_grad", "mean_grad",
     "prod_grad", "extreme_grad", "var_grad", "cumsum_grad", "transpose_grad", "clip_grad",
+    "clip_bound_grad",
     "matmul_grad_x1", "matmul_grad_x2", "dot_grad", "einsum_grad", "einsum_slot_grad",
     "solve_grad_a", "solve_grad_b", "det_grad", "norm_grad", "unit", "trace_grad", "split_grad",
     "stack_grad", "array_grad", "array_item_grad", "linspace_grad", "builtin_sum_grad",
@@ -162,6 +163,21 @@ def clip_grad(grad, a, a_min, a_max, min, max):
     if max is not None:
         grad = np.where(np.greater(a, max), 0.0, grad)
     return grad
+
+
+def clip_bound_grad(grad, a, a_min, a_max, min, max, which):
+    """Adjoint for the lower (``which`` 0) or upper (1) bound of ``np.clip(a, ...)``, which
+    is ``minimum(maximum(a, low), high)``: the upper bound where ``maximum(a, low)``
+    exceeds it (everywhere when ``low > high``, as NumPy documents), the lower where
+    ``a`` is below it and the upper does not take over."""
+    low = a_min if a_min is not None else min
+    high = a_max if a_max is not None else max
+    raised = a if low is None else np.maximum(a, low)
+    if which == 1:
+        return np.where(np.greater(raised, high), grad, 0.0)
+    if high is None:
+        return np.where(np.less(a, low), grad, 0.0)
+    return np.where(np.less(a, low), np.where(np.greater(raised, high), 0.0, grad), 0.0)
 
 
 def matmul_grad_x1(grad, x1, x2):
