@@ -135,3 +135,27 @@ def test_clip_with_the_lower_bound_above_the_upper():
     np.testing.assert_array_equal(gx, np.zeros(3))
     np.testing.assert_array_equal(glo, np.zeros(3))
     np.testing.assert_array_equal(ghi, [1.0, 2.0, 3.0])
+
+
+def numpy_integer_axes(m):
+    import scipy.special as sp
+
+    return np.sum(np.linalg.norm(m, axis=np.array(1)) * np.array([1.0, 2.0])) \
+        + np.sum(sp.softmax(m, axis=np.int64(1)) * m)
+
+
+def test_axes_given_as_numpy_integers():
+    """``axis=np.int64(1)`` (tape.jacobian of softmax) and ``axis=np.array(1)`` (norm)
+    crashed in the helpers (hunt 5 bug_24, bug_25)."""
+    m = np.array([[0.6, 0.8], [1.2, -0.6]])
+    check_grads(numpy_integer_axes, (m,), order=2)
+    with sg.GradientTape() as tape:
+        tape.watch(m)
+        import scipy.special as sp
+        y = sp.softmax(m, axis=np.int64(1))
+    rows = tape.jacobian(y, m)
+    h = 1e-6
+    e = np.zeros_like(m)
+    e[0, 1] = h
+    np.testing.assert_allclose(rows[..., 0, 1], (sp.softmax(m + e, axis=1) - sp.softmax(m - e, axis=1)) / (2 * h),
+                               rtol=1e-6, atol=1e-9)

@@ -784,9 +784,9 @@ def norm_plan(ord, axis, ndim):
         if ord is None or ord == "fro":
             return "l2", tuple(range(ndim)), (), (), 2.0
         axis = tuple(range(ndim))
-    elif isinstance(axis, (int, np.integer)):
-        axis = (axis,)
-    axes = tuple(ax % ndim for ax in axis)
+    elif np.ndim(axis) == 0:  # (an int, a NumPy integer, a 0-d array)
+        axis = (int(axis),)
+    axes = tuple(int(ax) % ndim for ax in axis)
     if len(axes) == 1:
         if ord is None or ord == 2:
             return "l2", axes, (), (), 2.0

@@ -402,8 +402,8 @@ def _row_axis(axis, ndim):
     """``axis`` of a value, as an axis of its adjoint with a leading axis of rows."""
     if axis is None:
         return tuple(range(1, ndim))
-    if isinstance(axis, int):
-        return axis + 1 if axis >= 0 else axis
+    if np.ndim(axis) == 0:  # (an int, a NumPy integer, a 0-d array)
+        return int(axis) + 1 if axis >= 0 else int(axis)
     out = []
     for i in range(len(axis)):
         out = out + [axis[i] + 1 if axis[i] >= 0 else axis[i]]
