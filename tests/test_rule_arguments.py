@@ -10,6 +10,7 @@ argument of every rule): each in every form, against finite differences.
 """
 import numpy as np
 import pytest
+import scipy.special as sp
 
 import srcgrad as sg
 from srcgrad.testing import check_grads
@@ -138,8 +139,6 @@ def test_clip_with_the_lower_bound_above_the_upper():
 
 
 def numpy_integer_axes(m):
-    import scipy.special as sp
-
     return np.sum(np.linalg.norm(m, axis=np.array(1)) * np.array([1.0, 2.0])) \
         + np.sum(sp.softmax(m, axis=np.int64(1)) * m)
 
@@ -151,7 +150,6 @@ def test_axes_given_as_numpy_integers():
     check_grads(numpy_integer_axes, (m,), order=2)
     with sg.GradientTape() as tape:
         tape.watch(m)
-        import scipy.special as sp
         y = sp.softmax(m, axis=np.int64(1))
     rows = tape.jacobian(y, m)
     h = 1e-6
