@@ -352,7 +352,30 @@ def copy_write_rebind_once(u0, kappa):
     return np.sum(u * u)
 
 
-@pytest.mark.parametrize("f", [stencil_copy_then_write, copy_write_rebind_once],
+def double_buffer_with_a_boundary(u0, kappa):
+    """The PDE step written with slices and a boundary copied from a neighbour cell:
+    ``new[0] = new[1]`` reads a view of ``new`` itself, whose values the store copies
+    (hunt 6: refused as a write into an array a view may share)."""
+    u = u0
+    for _ in range(4):
+        new = u.copy()
+        new[1:-1] += kappa * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+        new[0] = new[1]
+        new[-1] = new[-2]
+        u = new
+    return np.sum(u ** 2)
+
+
+def shift_within_the_array(x, kappa):
+    a = x * kappa
+    a[1:] = a[:-1]  # overlapping: NumPy buffers it
+    b = x * 1.0
+    b[0] = b[1] * 2.0
+    return np.sum(a * x) + np.sum(b * b)
+
+
+@pytest.mark.parametrize("f", [stencil_copy_then_write, copy_write_rebind_once,
+                               double_buffer_with_a_boundary, shift_within_the_array],
                          ids=lambda f: f.__name__)
 def test_a_copy_written_then_rebound(f):
     args = (np.linspace(0.2, 1.0, 6), 0.1)
@@ -367,3 +390,16 @@ def test_a_copy_written_then_rebound_second_order_is_refused_not_wrong():
         sg.grad(sg.grad(stencil_copy_then_write, wrt=1), wrt=1)(np.linspace(0.0, 1.0, 6), 0.1)
     # (Not "make a private copy": the user's code has one; the first derivative's does not.)
     assert "first derivative" in str(err.value) and "np.stack" in str(err.value)
+
+
+def view_kept_then_written(x):
+    a = x * 1.0
+    v = a[0]
+    a[1] = a[0]
+    a[0] = 3.0  # v, a view of row 0 kept, sees this write
+    return np.sum(v * x[1]) + np.sum(a)
+
+
+def test_a_view_of_itself_kept_past_the_write_is_still_refused():
+    with pytest.raises(sg.CompileError, match=r"writing into `a\[\.\.\.\]`"):
+        sg.grad(view_kept_then_written)(np.array([[0.5, 1.5], [-0.3, 2.0]]))

@@ -228,7 +228,14 @@ class _Flow:
             return private.exposed(self.exposed(s.value.right, True))
         if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
             base = target.value.id
-            reads = self.exposed(target.slice, True) | self.exposed(s.value, False)
+            held = self.exposed(s.value, False)
+            if isinstance(s.value, gast.Subscript) and isinstance(s.value.value, gast.Name) \
+                    and s.value.value.id == base:
+                # ``new[0] = new[1]``: the item's values are copied into the array (a list
+                # holds the item, not itself), the view is not kept (hunt 6: the double
+                # buffer of a PDE step was refused).
+                held = held - {base}
+            reads = self.exposed(target.slice, True) | held
             # (``a[i] += v`` of a list updates an item others may hold: the normalizer
             # checks when it runs that ``a`` is an array.) A write into an array under
             # other names too is not taken: the backward code restores the slot under
