@@ -282,7 +282,7 @@ def _shared_sources(value, scope):
                                               or _copies_only_if_needed(value)):
             return _shared_sources(f.value, scope)  # (``x.T.ravel()``: through ``x.T``)
         obj = scope.value(f)
-        if obj in (builtins.max, builtins.min):
+        if obj is builtins.max or obj is builtins.min:
             # The largest of its arguments (or of a list's items) is one of them itself.
             args = value.args[0].elts if len(value.args) == 1 \
                 and isinstance(value.args[0], (gast.List, gast.Tuple)) else value.args
