@@ -112,3 +112,28 @@ def test_appending_through_another_name_is_refused():
 
     with pytest.raises(sg.CompileError, match="appending a differentiable value to `alias`"):
         sg.grad(f)(B0)
+
+
+def _numpy_of_a_variable():
+    w = sg.Variable(np.array([1.0, 2.0]))
+    s = sg.Variable(np.array(3.0))
+    history = []
+    with sg.GradientTape() as tape:
+        y = np.sum(w * w) * s
+        history.append(w.numpy())
+        z = y + np.sum(w.numpy()) * s.numpy()
+        logged = float(s.numpy())
+    return tape.gradient(z, [w, s]), history, logged, w
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_numpy_of_a_variable_in_a_block_is_a_constant_copy(placement):
+    """``w.numpy()`` in a block (logging, a history) was refused ("no derivative rule");
+    as TensorFlow's, it is the value as a new array, through which no gradient flows."""
+    run = _numpy_of_a_variable if placement == "plain" else sg.function(_numpy_of_a_variable)
+    (gw, gs), history, logged, w = run()
+    np.testing.assert_allclose(gw, [6.0, 12.0], rtol=1e-14)  # 2 w s, not 2 w s + s
+    np.testing.assert_allclose(gs, 5.0, rtol=1e-14)  # sum(w * w): s.numpy() is a constant
+    assert logged == 3.0
+    history[0][0] = 100.0  # a copy: the Variable is not changed through it
+    np.testing.assert_array_equal(w.numpy(), [1.0, 2.0])

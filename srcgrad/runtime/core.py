@@ -20,6 +20,7 @@ __all__ = [
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "field", "field_grad",
     "field_index", "new_object", "set_attributes", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "updated_in_place",
+    "value_copy",
 ]
 
 
@@ -468,6 +469,13 @@ class Like:
 
     def __repr__(self):
         return f"Like(shape={self.shape}, dtype={self.dtype})"
+
+
+def value_copy(value):
+    """``Variable.numpy()`` of a Variable the compiled code reads as its array: a copy of
+    it, a NumPy scalar when 0-d (no gradient flows through it)."""
+    value = np.asarray(value)
+    return value[()] if value.ndim == 0 else value.copy()
 
 
 def like(value):

@@ -703,6 +703,16 @@ def _dict_get(norm, node, out, dest, hint):
     return norm.expr(anno.like(chosen, node), out, dest, hint)
 
 
+def _a_variable(norm, node):
+    """Is ``node`` a Variable a tape watches, or the array the compiled code holds for one
+    (read from it, or passed in its place: ``as_arrays``)?"""
+    if isinstance(node, gast.Name) and (
+            node.id in norm.ctx.read_values or node.id in getattr(norm.ctx, "as_arrays", ())
+            or norm.ctx.is_variable(getattr(norm.ctx, "param_values", {}).get(node.id))):
+        return True
+    return norm.scope.is_source(node)
+
+
 def method(norm, node, out, dest, hint):
     f = node.func
     inherited = _super_member(norm, f)
@@ -710,6 +720,13 @@ def method(norm, node, out, dest, hint):
         return inline.inline(norm, inherited, f.value.args[1], node, out, dest)
     if f.attr == "get" and not (isinstance(f.value, gast.Name) and f.value.id in norm.ctx.records):
         return _dict_get(norm, node, out, dest, hint)
+    if f.attr == "numpy" and not node.args and not node.keywords and _a_variable(norm, f.value):
+        # ``w.numpy()`` of a Variable a tape watches: its value as a new array, which
+        # carries no gradient (TensorFlow's ``.numpy()``; logging a loss, a history).
+        receiver = norm.atom(f.value, out, hint)
+        d = norm._dest(dest, hint)
+        out.append(norm._mark(T.assign(d, T.expr("_sg.value_copy(v)", v=receiver)), "opaque"))
+        return d
     receiver = norm.atom(f.value, out, hint)
     own = _record_member(norm, receiver, f.attr, types.FunctionType)
     if own is not None:  # ``Point(x, y).norm()``: a method of a record built here
