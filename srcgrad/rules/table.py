@@ -100,7 +100,7 @@ NONDIFF = {
     np.round, np.around, np.rint, np.trunc, np.fix, np.floor_divide, builtins.round,
     math.floor, math.ceil, math.trunc, math.factorial, math.comb,
     # predicates and logic
-    np.isfinite, np.isnan, np.isinf, np.isclose, np.allclose, np.array_equal, np.iscomplexobj,
+    np.isfinite, np.isnan, np.isinf, np.signbit, np.isclose, np.allclose, np.array_equal, np.iscomplexobj,
     np.isrealobj, np.iscomplex, np.isreal,
     np.all, np.any, np.logical_and, np.logical_or, np.logical_not, np.logical_xor,
     np.invert, np.equal, np.not_equal, np.less, np.less_equal, np.greater,

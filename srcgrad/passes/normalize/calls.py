@@ -23,7 +23,7 @@ from ...ir import anno, templates as T
 from ...ir.atoms import is_static_object, qualname
 from ...ir.resolve import MISSING, is_library
 from ...ir.varied import expr_varied
-from ...rules import helpers, table
+from ...rules import helpers, rewrites, table
 from ...rules.entry import params as rule_params
 from . import closures, functions, inline, objects
 
@@ -161,6 +161,9 @@ def call(norm, node, out, dest, hint=None):
     rule = norm.ctx.rule(obj)
     if rule is not None:
         return prim_call(norm, node, obj, rule, out, dest, hint)
+    written_out = rewrites.rewrite(obj)
+    if written_out is not None:  # ``np.nanmean``: a composition, inlined as user code
+        return inline.inline(norm, written_out, None, node, out, dest)
     if getattr(obj, "__srcgrad_py_function__", False):
         return call(norm, _py_function_call(node, norm), out, dest, hint)
     custom = getattr(obj, "__srcgrad_custom_gradient__", None)

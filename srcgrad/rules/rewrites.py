@@ -1,0 +1,90 @@
+"""NumPy and SciPy functions that are short compositions of functions with rules,
+written out in Python: the compiler inlines them as it inlines the user's own
+functions (their adjoint, tangent and second derivatives follow), instead of each
+needing a rule of its own. Each computes what the library computes, argument by
+argument; an argument it does not model is refused when the code runs
+(``_sg.not_differentiable``), never ignored.
+"""
+import numpy as np
+
+from .. import runtime as _sg
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    """``np.ptp``: the largest element less the smallest."""
+    if out is not None:
+        _sg.not_differentiable("np.ptp with out=")
+    return np.max(a, axis=axis, keepdims=keepdims) - np.min(a, axis=axis, keepdims=keepdims)
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
+    """``np.nansum``: the sum with NaN taken as zero."""
+    if dtype is not None or out is not None:
+        _sg.not_differentiable("np.nansum with dtype= or out=")
+    return np.sum(np.where(np.isnan(a), 0.0, a), axis=axis, keepdims=keepdims)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
+    """``np.nanmean``: the mean of the elements that are not NaN (NaN for a slice of
+    NaNs only, as NumPy gives with its warning)."""
+    if dtype is not None or out is not None:
+        _sg.not_differentiable("np.nanmean with dtype= or out=")
+    missing = np.isnan(a)
+    total = np.sum(np.where(missing, 0.0, a), axis=axis, keepdims=keepdims)
+    return total / np.sum(np.logical_not(missing), axis=axis, keepdims=keepdims)
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    """``np.average``: the mean, or with ``weights`` the weighted mean
+    ``sum(a * w) / sum(w)`` (weights of ``a``'s shape, or 1-D along its last axis)."""
+    if weights is None:
+        mean = np.mean(a, axis=axis, keepdims=keepdims)
+        if returned:
+            return mean, np.ones_like(mean) * (np.size(a) / np.size(mean))
+        return mean
+    if np.ndim(weights) != np.ndim(a) and not (np.ndim(weights) == 1 and axis is not None
+                                               and axis % np.ndim(a) == np.ndim(a) - 1):
+        _sg.not_differentiable("np.average with 1-D weights along an axis but the last")
+    scale = np.sum(np.broadcast_to(weights, np.shape(a)), axis=axis, keepdims=keepdims)
+    mean = np.sum(a * weights, axis=axis, keepdims=keepdims) / scale
+    if returned:
+        return mean, scale
+    return mean
+
+
+def copysign(x1, x2, out=None, where=True, dtype=None):
+    """``np.copysign``: the magnitude of ``x1`` with the sign bit of ``x2``."""
+    if out is not None or where is not True or dtype is not None:
+        _sg.not_differentiable("np.copysign with out=, where= or dtype=")
+    return np.abs(x1) * np.where(np.signbit(x2), -1.0, 1.0)
+
+
+def entr(x):
+    """``scipy.special.entr``: ``-x log(x)`` for ``x > 0``, 0 at 0, ``-inf`` below."""
+    positive = x > 0
+    return np.where(positive, -x * np.log(np.where(positive, x, 1.0)),
+                    np.where(x == 0, 0.0, -np.inf))
+
+
+def betaln(a, b):
+    """``scipy.special.betaln``: ``log |B(a, b)|`` from ``gammaln``."""
+    return _special.gammaln(a) + _special.gammaln(b) - _special.gammaln(a + b)
+
+
+REWRITES = {np.ptp: ptp, np.nansum: nansum, np.nanmean: nanmean, np.average: average,
+            np.copysign: copysign}
+
+try:
+    import scipy.special as _special
+except ImportError:  # SciPy absent: these are simply not there
+    _special = None
+else:
+    REWRITES.update({_special.entr: entr, _special.betaln: betaln})
+
+
+def rewrite(fn):
+    """The Python function written for ``fn``, or None."""
+    try:
+        return REWRITES.get(fn)
+    except TypeError:  # an unhashable callable
+        return None
