@@ -97,3 +97,20 @@ def assert_forward_mode_agrees(f, args, seed=3):
     assert float(tangent) == pytest.approx(numeric, rel=1e-6, abs=1e-8)
     _, jvp = sg.jvp(f, args, tangents)
     assert float(jvp) == pytest.approx(float(tangent), rel=1e-12, abs=1e-14)
+
+
+def assert_script_prints_ok(path, text):
+    """Run ``text`` (dedented) as a script at ``path`` in a child interpreter that imports
+    this srcgrad (the tape at module level), and check it ends printing ``ok``."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    path.write_text(textwrap.dedent(text))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(sg.__file__)))
+    env = dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                         stdin=subprocess.DEVNULL, timeout=300, env=env)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "ok"

@@ -8,16 +8,13 @@ A later gradient of a target computed in that block is an error naming the block
 (srcgrad records a block that ends normally), never None; earlier blocks of a
 persistent tape keep their gradients.
 """
-import os
-import subprocess
-import sys
-import textwrap
 import traceback
 
 import numpy as np
 import pytest
 
 import srcgrad as sg
+from tape_forms import assert_script_prints_ok
 
 X = np.array([0.5, -1.5])
 
@@ -124,8 +121,7 @@ def test_by_hand_enter_and_exit():
 
 
 def test_at_module_level(tmp_path):
-    script = tmp_path / "raises_at_module_level.py"
-    script.write_text(textwrap.dedent("""
+    assert_script_prints_ok(tmp_path / "raises_at_module_level.py", """
         import numpy as np
         import srcgrad as sg
 
@@ -141,10 +137,4 @@ def test_at_module_level(tmp_path):
         assert "after" not in globals() and isinstance(tape, sg.GradientTape)
         np.testing.assert_array_equal(y, [2.0, 4.0])
         print("ok")
-    """))
-    here = os.path.dirname(os.path.dirname(os.path.abspath(sg.__file__)))
-    env = dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                         stdin=subprocess.DEVNULL, timeout=300, env=env)
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.strip() == "ok"
+    """)

@@ -7,15 +7,12 @@ block that changes nothing in place; the adjoint code still follows the containe
 Each case in plain code, in ``@sg.function`` and at module level, with its answer
 worked out by hand.
 """
-import os
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
 
 import srcgrad as sg
+from tape_forms import assert_script_prints_ok
 
 X = np.array([1.0, 2.0])
 Z = np.array([5.0])
@@ -137,8 +134,7 @@ def test_unconnected_zero_still_gives_zeros():
 
 
 def test_at_module_level(tmp_path):
-    script = tmp_path / "gathered_at_module_level.py"
-    script.write_text(textwrap.dedent("""
+    assert_script_prints_ok(tmp_path / "gathered_at_module_level.py", """
         import numpy as np
         import srcgrad as sg
 
@@ -152,10 +148,4 @@ def test_at_module_level(tmp_path):
         assert gz is None, gz
         np.testing.assert_allclose(gx, 2.0 * x)
         print("ok")
-    """))
-    here = os.path.dirname(os.path.dirname(os.path.abspath(sg.__file__)))
-    env = dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                         stdin=subprocess.DEVNULL, timeout=300, env=env)
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.strip() == "ok"
+    """)

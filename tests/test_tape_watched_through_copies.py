@@ -8,15 +8,12 @@ a refusal ("watched only further on").
 
 Each case in plain code and in ``@sg.function``, the answer worked out by hand.
 """
-import os
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
 
 import srcgrad as sg
+from tape_forms import assert_script_prints_ok
 
 W = np.array([0.5, -1.0])
 X = np.array([1.0, 2.0])
@@ -115,8 +112,7 @@ def test_a_call_spreading_two_tuples_of_unknown_length_is_refused():
 
 
 def test_at_module_level(tmp_path):
-    script = tmp_path / "watched_through_copies.py"
-    script.write_text(textwrap.dedent("""
+    assert_script_prints_ok(tmp_path / "watched_through_copies.py", """
         import numpy as np
         import srcgrad as sg
 
@@ -134,10 +130,4 @@ def test_at_module_level(tmp_path):
         np.testing.assert_allclose(tape.gradient(y, W), x)
         np.testing.assert_allclose(tape.gradient(z, W), 2.0 * x)
         print("ok")
-    """))
-    here = os.path.dirname(os.path.dirname(os.path.abspath(sg.__file__)))
-    env = dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                         stdin=subprocess.DEVNULL, timeout=300, env=env)
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.strip() == "ok"
+    """)
