@@ -37,8 +37,8 @@ _TWINS = {
 # Helpers that already work on rows: they only use ``grad`` elementwise or
 # through matmul/solve with negative axes, which broadcast over leading axes.
 _ROW_SAFE = frozenset(batched.__all__) | {
-    "clip_grad", "matmul_grad_x1", "matmul_grad_x2", "solve_grad_a", "solve_grad_b",
-    "det_grad", "log_grad", "hypot_grad", "real_grad", "repeat_grad",
+    "clip_grad", "clip_bound_grad", "matmul_grad_x1", "matmul_grad_x2", "solve_grad_a",
+    "solve_grad_b", "det_grad", "log_grad", "hypot_grad", "real_grad", "repeat_grad",
 }
 
 
