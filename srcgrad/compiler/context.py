@@ -44,6 +44,7 @@ class Context:
         # names bound to a namedtuple or dataclass built here -> its class (trees.py), and
         # names bound to a list or tuple display of records of one class -> that class
         self.records = {}
+        self.result_fields = {}  # names bound to a NumPy named result -> its fields
         self.record_items = {}
         self.record_fields = {}  # a record built here -> its fields' atoms
         # objects of plain classes built in the code, kept as their attributes: name ->

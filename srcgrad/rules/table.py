@@ -143,6 +143,14 @@ VIEW_METHODS = frozenset({m for m, (fn, _) in METHODS.items() if fn in TABLE and
 VIEW_ATTRIBUTES = frozenset({a for a, fn in ATTRIBUTES.items() if TABLE[fn].view} | {"real"})
 
 
+# NumPy's named results of the functions with rules: a field read is the item at its
+# position (``np.linalg.svd(a).S`` is ``[1]``), checked when the code runs.
+RESULT_FIELDS = {
+    np.linalg.eigh: ("eigenvalues", "eigenvectors"), np.linalg.eig: ("eigenvalues", "eigenvectors"),
+    np.linalg.svd: ("U", "S", "Vh"), np.linalg.qr: ("Q", "R"),
+    np.linalg.slogdet: ("sign", "logabsdet"),
+}
+
 def rule(obj):
     try:
         return TABLE.get(obj)

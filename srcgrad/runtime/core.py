@@ -20,7 +20,7 @@ __all__ = [
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "field", "field_grad",
     "field_index", "new_object", "set_attributes", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "updated_in_place",
-    "value_copy",
+    "value_copy", "check_field",
 ]
 
 
@@ -720,6 +720,14 @@ def check_unpack(items, count):
     if len(items) < count:
         raise ValueError(f"not enough values to unpack (expected at least {count}, "
                          f"got {len(items)})")
+
+
+def check_field(result, name, index):
+    """``result.name`` compiled as ``result[index]`` (NumPy's named results,
+    ``np.linalg.eigh(a).eigenvalues``): as Python, an AttributeError where ``result`` has
+    no such field there (``np.linalg.qr(a, 'r')`` is an array)."""
+    if tuple(getattr(type(result), "_fields", ()))[index:index + 1] != (name,):
+        raise AttributeError(f"{type(result).__name__!r} object has no attribute {name!r}")
 
 
 def check_count(items, count, function, where):

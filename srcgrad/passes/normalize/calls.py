@@ -907,6 +907,12 @@ def _prim(norm, stmt, fn, operands, args, out, d, rule=None):
                 args[p.name] = copy.deepcopy(p.default)
     norm._mark(stmt, "prim", rule=rule, args=args, func=fn)
     out.append(stmt)
+    try:
+        fields = table.RESULT_FIELDS.get(fn)
+    except TypeError:  # an unhashable callable
+        fields = None
+    if fields is not None:
+        norm.ctx.result_fields[d] = fields
     if any(isinstance(a, gast.Name) and a.id in norm.varied for k, a in args.items()
            if k in rule.grads):
         norm.varied.add(d)

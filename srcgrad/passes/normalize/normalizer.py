@@ -1221,6 +1221,15 @@ class Normalizer:
             node = gast.Attribute(self.atom(node.value, out, hint), node.attr, gast.Load())
         if isinstance(node.value, gast.Name) and node.value.id in self.ctx.records:
             return calls.field(self, node, out, dest, hint)  # (a field named T or real too)
+        fields = self.ctx.result_fields.get(node.value.id) \
+            if isinstance(node.value, gast.Name) and self.counts.get(node.value.id, 0) <= 1 else None
+        if fields is not None and node.attr in fields:
+            # ``np.linalg.eigh(a).eigenvalues``: the item at the field's position.
+            k = fields.index(node.attr)
+            out.append(self._mark(T.stmt("_sg.check_field(r, name, k)", r=node.value.id,
+                                         name=T.const(node.attr), k=T.const(k)), "opaque"))
+            item = gast.Subscript(T.name(node.value.id), T.const(k), gast.Load())
+            return self.expr(anno.like(item, node), out, dest, hint)
         fn = table.ATTRIBUTES.get(node.attr)
         if fn is None:
             raise self.ctx.error(f"attribute `.{node.attr}` of a differentiable value has no "
