@@ -546,3 +546,30 @@ def test_a_function_called_on_its_own_result(f):
     check_grads(f, (x,), order=2)
     from tape_forms import assert_forms_agree
     assert_forms_agree(f, (x,), nonzero=True)
+
+
+def _rk_step(y, dt, *params):
+    a, b = params
+    return y + dt * (a * y - b * y * y)
+
+
+def spread_of_a_tuple_passed_in(y0, params):
+    """``*params`` of a tuple argument: refused before ("cannot tell how many items"); the
+    code is compiled for the tuple's length (hunt 6)."""
+    y = y0
+    for _ in range(3):
+        y = _rk_step(y, 0.1, *params)
+    return np.sum(y)
+
+
+def test_a_spread_tuple_argument():
+    y0, params = np.array([0.5, 1.0]), (1.5, 0.7)
+    check_grads(spread_of_a_tuple_passed_in, (y0, params), order=2, wrt=[0])
+    value, g = sg.value_and_grad(spread_of_a_tuple_passed_in)(y0, params)
+    assert value == pytest.approx(spread_of_a_tuple_passed_in(y0, params), rel=1e-14)
+    for run in (taped_one, sg.function(taped_one)):
+        np.testing.assert_allclose(run(lambda y: spread_of_a_tuple_passed_in(y, params), y0), g,
+                                   rtol=1e-12)
+    # another length is other code (a TypeError of the callee here, as Python gives)
+    with pytest.raises(ValueError, match="unpack"):
+        sg.grad(spread_of_a_tuple_passed_in)(np.array([0.5, 1.0]), (1.5, 0.7, 0.1))

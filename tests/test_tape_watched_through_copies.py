@@ -93,22 +93,30 @@ def test_other_items_of_a_container_a_leaf_of_which_is_watched_first():
     assert gb is None
 
 
-def test_a_call_spreading_two_tuples_of_unknown_length_is_refused():
-    """``f(*before, x, *after)``: the count of ``before`` was taken as the arity less the
-    two arguments after it, a TypeError when run (hunt 6 bug_03)."""
-    def f(a, b, c):
-        return np.sum(a * b * c)
+def _spread_around(f, args, wrt):
+    x = args[wrt]
+    before, after = args[:wrt], args[wrt + 1:]
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = f(*before, x, *after)
+    return tape.gradient(y, x)
 
-    def run(args):
-        x = args[0]
-        before, after = args[:0], args[1:]
-        with sg.GradientTape() as tape:
-            tape.watch(x)
-            y = f(*before, x, *after)
-        return tape.gradient(y, x)
 
+def _product(a, b, c):
+    return np.sum(a * b * c)
+
+
+def test_a_call_spreading_tuples_around_the_watched_value():
+    """``f(*before, x, *after)`` (hunt 6 bug_03): the count of ``before`` was taken as the
+    arity less the two arguments after it, a TypeError when run. Tuples passed in are
+    compiled for their lengths (cache._kind), so each spreads as many items as it holds;
+    lists, whose length is not, are refused."""
+    a, b, c = W.copy(), X.copy(), np.array([0.5, 0.25])
+    np.testing.assert_allclose(_spread_around(_product, (a, b, c), 0), b * c, rtol=1e-14)
+    np.testing.assert_allclose(_spread_around(_product, (a, b, c), 1), a * c, rtol=1e-14)
+    np.testing.assert_allclose(_spread_around(_product, (a, b, c), 2), a * b, rtol=1e-14)
     with pytest.raises(sg.CompileError, match="how many items `before` holds"):
-        run((W.copy(), X.copy(), X.copy()))
+        _spread_around(_product, [a, b, c], 0)
 
 
 def test_at_module_level(tmp_path):

@@ -105,6 +105,8 @@ def _kind(value):
         # Loops over it were unrolled (normalizer.unroll): one item more or less,
         # or another kind of item, is other code.
         return (t, tuple(_kind(v) for v in value))
+    if t is tuple:  # ``f(*params)`` spreads as many items as it holds (structure.length)
+        return (t, len(value))
     if isinstance(value, _BY_IDENTITY):
         return _Same(value)  # np.sin and np.cos, or two user functions, compile apart
     if isinstance(value, types.MethodType):  # a new object at each attribute access

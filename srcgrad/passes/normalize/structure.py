@@ -153,6 +153,15 @@ class Facts:
             own = self.norm.ctx.tuples.get(node.id)  # the function's own ``*args``
             if own is not None and self.stable(node.id):
                 return len(own)
+            if node.id in self.params and self.stable(node.id):
+                # A tuple passed in: the code is compiled for its length (cache._kind).
+                ctx = self.norm.ctx
+                value = ctx.param_values.get(node.id, ctx.arg_values.get(node.id))
+                if type(value) is tuple:
+                    return len(value)
+            if type(self.norm.scope.value(node)) is tuple:
+                # A global's or a closure's tuple: the code's guards hold it, immutable.
+                return len(self.norm.scope.value(node))
             return self._follow(node, self.length)
         if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice):
             cut = self._constant_slice(node.slice)
