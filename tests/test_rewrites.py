@@ -1,6 +1,8 @@
 """NumPy and SciPy functions written out as compositions of functions with rules
 (``srcgrad/rules/rewrites.py``): ``np.ptp``, ``np.nansum``, ``np.nanmean``,
-``np.average`` (weights too), ``np.copysign``, ``scipy.special.entr`` and ``betaln``.
+``np.average`` (weights too), ``np.copysign``, ``scipy.special.entr`` and ``betaln``,
+NumPy 2's ``linalg.vector_norm``, ``matrix_norm``, ``vecdot``, ``np.vecdot``,
+``np.matvec`` and ``np.vecmat``.
 They were refused ("no derivative rule"); inlined as user code, every form follows:
 the value is the library's, the gradient agrees with finite differences to second
 order, with a tape's and with forward mode's.
@@ -37,8 +39,19 @@ def average_returned(x, w):
     return mean * total
 
 
+def array_api_products(x, m):
+    # NumPy 2's array-API spellings (hunt 5: refused, "no derivative rule").
+    return np.linalg.vector_norm(x) + np.sum(np.linalg.vector_norm(m, axis=1)) \
+        + np.linalg.vector_norm(m, ord=1) + np.linalg.matrix_norm(m) \
+        + np.sum(np.linalg.vecdot(m, m)) + np.sum(np.vecdot(m, x)) \
+        + np.sum(np.matvec(m, x) ** 2) + np.sum(np.vecmat(x[:2], m) ** 2) \
+        + np.sum(np.linalg.vector_norm(m, keepdims=True))
+
+
 CASES = [(reductions, (X, W)), (along_axes, (M, W)), (signs_and_special, (X, W)),
          (average_returned, (X, W))]
+if hasattr(np, "matvec"):  # (NumPy 2.2)
+    CASES.append((array_api_products, (X, M)))
 
 
 @pytest.mark.parametrize("f, args", CASES, ids=[f.__name__ for f, _ in CASES])
@@ -48,7 +61,15 @@ def test_every_form(f, args):
     assert value == pytest.approx(f(*args), rel=1e-13)
     for got, want in zip(taped_two(f, *[a.copy() for a in args]), grads):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
-    assert_forward_mode_agrees(f, args)
+    if f is array_api_products:
+        # (They conjugate, as NumPy does for complex values: forward mode takes such
+        # code through sg.jvp's transposed reverse pass.)
+        dirs = [np.cos(np.arange(np.size(a)) + 1.0).reshape(np.shape(a)) for a in args]
+        _, tangent = sg.jvp(f, args, tuple(dirs))
+        assert tangent == pytest.approx(sum(np.sum(g * d) for g, d in zip(grads, dirs)),
+                                        rel=1e-10)
+    else:
+        assert_forward_mode_agrees(f, args)
 
 
 def test_nan_entries_carry_no_gradient():

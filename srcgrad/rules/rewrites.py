@@ -71,8 +71,62 @@ def betaln(a, b):
     return _special.gammaln(a) + _special.gammaln(b) - _special.gammaln(a + b)
 
 
+def vector_norm(x, axis=None, keepdims=False, ord=2):
+    """``np.linalg.vector_norm`` (NumPy 2): ``norm`` of ``x`` as one vector, or along an
+    axis (a tuple of several is refused)."""
+    if axis is None:
+        total = np.linalg.norm(np.ravel(x), ord)
+        if keepdims:
+            return np.reshape(total, np.shape(np.sum(x, keepdims=True)))
+        return total
+    if isinstance(axis, tuple) and len(axis) > 1:
+        _sg.not_differentiable("np.linalg.vector_norm over several axes")
+    return np.linalg.norm(x, ord, axis=axis, keepdims=keepdims)
+
+
+def matrix_norm(x, keepdims=False, ord="fro"):
+    """``np.linalg.matrix_norm`` (NumPy 2): ``norm`` over the last two axes."""
+    return np.linalg.norm(x, ord, axis=(-2, -1), keepdims=keepdims)
+
+
+def vecdot(x1, x2, axis=-1):
+    """``np.linalg.vecdot`` (NumPy 2): ``sum(conj(x1) * x2)`` along ``axis``."""
+    return np.sum(np.conjugate(x1) * x2, axis=axis)
+
+
+def vecdot_ufunc(x1, x2, out=None, axis=-1, dtype=None):
+    """``np.vecdot`` (NumPy 2's gufunc): as ``np.linalg.vecdot``."""
+    if out is not None or dtype is not None:
+        _sg.not_differentiable("np.vecdot with out= or dtype=")
+    return np.sum(np.conjugate(x1) * x2, axis=axis)
+
+
+def matvec(x1, x2, out=None, dtype=None):
+    """``np.matvec`` (NumPy 2.2): the matrices of ``x1`` times the vectors of ``x2``."""
+    if out is not None or dtype is not None:
+        _sg.not_differentiable("np.matvec with out= or dtype=")
+    return np.sum(x1 * np.expand_dims(x2, -2), axis=-1)
+
+
+def vecmat(x1, x2, out=None, dtype=None):
+    """``np.vecmat`` (NumPy 2.2): the conjugated vectors of ``x1`` times the matrices of
+    ``x2``."""
+    if out is not None or dtype is not None:
+        _sg.not_differentiable("np.vecmat with out= or dtype=")
+    return np.sum(np.expand_dims(np.conjugate(x1), -1) * x2, axis=-2)
+
+
 REWRITES = {np.ptp: ptp, np.nansum: nansum, np.nanmean: nanmean, np.average: average,
             np.copysign: copysign}
+# NumPy 2's array-API functions, where this NumPy has them.
+for _fn, _written in ((getattr(np.linalg, "vector_norm", None), vector_norm),
+                      (getattr(np.linalg, "matrix_norm", None), matrix_norm),
+                      (getattr(np.linalg, "vecdot", None), vecdot),
+                      (getattr(np, "vecdot", None), vecdot_ufunc),
+                      (getattr(np, "matvec", None), matvec),
+                      (getattr(np, "vecmat", None), vecmat)):
+    if _fn is not None:
+        REWRITES[_fn] = _written
 
 try:
     import scipy.special as _special
