@@ -2,7 +2,8 @@
 (``srcgrad/rules/rewrites.py``): ``np.ptp``, ``np.nansum``, ``np.nanmean``,
 ``np.average`` (weights too), ``np.copysign``, ``scipy.special.entr`` and ``betaln``,
 NumPy 2's ``linalg.vector_norm``, ``matrix_norm``, ``vecdot``, ``np.vecdot``,
-``np.matvec`` and ``np.vecmat``.
+``np.matvec`` and ``np.vecmat``; and ``np.sum``/``prod``/``mean``/``max``/``min`` (and
+the methods) called with ``where=`` or ``initial=``, which their rules do not take.
 They were refused ("no derivative rule"); inlined as user code, every form follows:
 the value is the library's, the gradient agrees with finite differences to second
 order, with a tape's and with forward mode's.
@@ -48,8 +49,19 @@ def array_api_products(x, m):
         + np.sum(np.linalg.vector_norm(m, keepdims=True))
 
 
+MASK = np.array([[True, False, True], [False, True, True]])
+
+
+def reductions_with_where_and_initial(m, w):
+    # (Refused before: "keyword argument `where` of `sum` is not supported"; hunt 5.)
+    return np.sum(m, where=MASK) + np.sum(m * w, axis=1, where=MASK, initial=0.5).sum() \
+        + np.mean(m, where=MASK) + np.max(m, initial=-1.0, where=MASK) \
+        + np.min(m, axis=0, initial=5.0).sum() + np.prod(m, where=MASK, initial=2.0) \
+        + m.sum(where=MASK) + m.max(axis=1, initial=0.0).sum()
+
+
 CASES = [(reductions, (X, W)), (along_axes, (M, W)), (signs_and_special, (X, W)),
-         (average_returned, (X, W))]
+         (average_returned, (X, W)), (reductions_with_where_and_initial, (M, W))]
 if hasattr(np, "matvec"):  # (NumPy 2.2)
     CASES.append((array_api_products, (X, M)))
 
@@ -70,6 +82,14 @@ def test_every_form(f, args):
                                         rel=1e-10)
     else:
         assert_forward_mode_agrees(f, args)
+
+
+def test_a_masked_maximum_needs_its_start_value():
+    def f(m):
+        return np.max(m, where=MASK)  # NumPy too refuses a mask without initial=
+
+    with pytest.raises(sg.CompileError, match="where= without initial="):
+        sg.grad(f)(M)
 
 
 def test_nan_entries_carry_no_gradient():

@@ -116,6 +116,49 @@ def vecmat(x1, x2, out=None, dtype=None):
     return np.sum(np.expand_dims(np.conjugate(x1), -1) * x2, axis=-2)
 
 
+def sum_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=0, where=True):
+    """``np.sum`` with ``where=`` or ``initial=``: the masked elements as zeros, plus the
+    start value."""
+    if dtype is not None or out is not None:
+        _sg.not_differentiable("np.sum with dtype= or out=")
+    return np.sum(np.where(where, a, 0.0), axis=axis, keepdims=keepdims) + initial
+
+
+def prod_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=1, where=True):
+    """``np.prod`` with ``where=`` or ``initial=``: the masked elements as ones, times the
+    start value."""
+    if dtype is not None or out is not None:
+        _sg.not_differentiable("np.prod with dtype= or out=")
+    return np.prod(np.where(where, a, 1.0), axis=axis, keepdims=keepdims) * initial
+
+
+def mean_where(a, axis=None, dtype=None, out=None, keepdims=False, where=True):
+    """``np.mean`` with ``where=``: the mean of the elements the mask keeps."""
+    if dtype is not None or out is not None:
+        _sg.not_differentiable("np.mean with dtype= or out=")
+    kept = np.sum(np.broadcast_to(where, np.shape(a)), axis=axis, keepdims=keepdims)
+    return np.sum(np.where(where, a, 0.0), axis=axis, keepdims=keepdims) / kept
+
+
+def max_where(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    """``np.max`` with ``initial=`` (and ``where=``, which NumPy takes only with it): the
+    largest of the kept elements and the start value."""
+    if out is not None or initial is None:
+        _sg.not_differentiable("np.max with out=, or where= without initial=")
+    return np.maximum(np.max(np.where(where, a, initial), axis=axis, keepdims=keepdims), initial)
+
+
+def min_where(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    """``np.min`` with ``initial=`` (and ``where=``): as ``max_where``, the smallest."""
+    if out is not None or initial is None:
+        _sg.not_differentiable("np.min with out=, or where= without initial=")
+    return np.minimum(np.min(np.where(where, a, initial), axis=axis, keepdims=keepdims), initial)
+
+
+# Reductions called with ``where=`` or ``initial=``, which their rules do not take.
+WITH_WHERE = {np.sum: sum_where, np.prod: prod_where, np.mean: mean_where, np.max: max_where,
+              np.amax: max_where, np.min: min_where, np.amin: min_where}
+
 REWRITES = {np.ptp: ptp, np.nansum: nansum, np.nanmean: nanmean, np.average: average,
             np.copysign: copysign}
 # NumPy 2's array-API functions, where this NumPy has them.
@@ -136,9 +179,11 @@ else:
     REWRITES.update({_special.entr: entr, _special.betaln: betaln})
 
 
-def rewrite(fn):
-    """The Python function written for ``fn``, or None."""
+def rewrite(fn, keywords=()):
+    """The Python function written for ``fn`` (called with ``keywords``), or None."""
     try:
+        if "where" in keywords or "initial" in keywords:
+            return WITH_WHERE.get(fn)
         return REWRITES.get(fn)
     except TypeError:  # an unhashable callable
         return None

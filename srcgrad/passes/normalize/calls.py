@@ -158,12 +158,12 @@ def call(norm, node, out, dest, hint=None):
     spelled = _as_operator(obj, node)
     if spelled is not None:  # ``operator.mul(a, b)``, ``f = operator.add; f(a, b)``
         return norm.expr(anno.like(spelled, node), out, dest, hint)
+    written_out = rewrites.rewrite(obj, {k.arg for k in node.keywords})
+    if written_out is not None:  # ``np.nanmean``: a composition, inlined as user code
+        return inline.inline(norm, written_out, None, node, out, dest)
     rule = norm.ctx.rule(obj)
     if rule is not None:
         return prim_call(norm, node, obj, rule, out, dest, hint)
-    written_out = rewrites.rewrite(obj)
-    if written_out is not None:  # ``np.nanmean``: a composition, inlined as user code
-        return inline.inline(norm, written_out, None, node, out, dest)
     if getattr(obj, "__srcgrad_py_function__", False):
         return call(norm, _py_function_call(node, norm), out, dest, hint)
     custom = getattr(obj, "__srcgrad_custom_gradient__", None)
@@ -759,6 +759,10 @@ def method(norm, node, out, dest, hint):
     args = list(node.args)
     if style == "shape" and len(args) > 1:
         args = [gast.Tuple(args, gast.Load())]
+    written_out = rewrites.rewrite(fn, {k.arg for k in node.keywords}) if style == "plain" else None
+    if written_out is not None:  # ``x.sum(where=m)``: ``np.sum(x, where=m)`` written out
+        return inline.inline(norm, written_out, None,
+                             gast.Call(f, [receiver] + args, node.keywords), out, dest)
     call = gast.Call(gast.Attribute(receiver, f.attr, gast.Load()), args, node.keywords)
     rule = norm.ctx.rule(fn)
     if rule is None and table.nondiff(fn):
