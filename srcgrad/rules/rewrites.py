@@ -29,9 +29,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     NaNs only, as NumPy gives with its warning)."""
     if dtype is not None or out is not None:
         _sg.not_differentiable("np.nanmean with dtype= or out=")
-    missing = np.isnan(a)
-    total = np.sum(np.where(missing, 0.0, a), axis=axis, keepdims=keepdims)
-    return total / np.sum(np.logical_not(missing), axis=axis, keepdims=keepdims)
+    kept = np.sum(np.logical_not(np.isnan(a)), axis=axis, keepdims=keepdims)
+    return nansum(a, axis=axis, keepdims=keepdims) / kept
 
 
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
@@ -98,7 +97,7 @@ def vecdot_ufunc(x1, x2, out=None, axis=-1, dtype=None):
     """``np.vecdot`` (NumPy 2's gufunc): as ``np.linalg.vecdot``."""
     if out is not None or dtype is not None:
         _sg.not_differentiable("np.vecdot with out= or dtype=")
-    return np.sum(np.conjugate(x1) * x2, axis=axis)
+    return vecdot(x1, x2, axis=axis)
 
 
 def matvec(x1, x2, out=None, dtype=None):
@@ -137,7 +136,7 @@ def mean_where(a, axis=None, dtype=None, out=None, keepdims=False, where=True):
     if dtype is not None or out is not None:
         _sg.not_differentiable("np.mean with dtype= or out=")
     kept = np.sum(np.broadcast_to(where, np.shape(a)), axis=axis, keepdims=keepdims)
-    return np.sum(np.where(where, a, 0.0), axis=axis, keepdims=keepdims) / kept
+    return sum_where(a, axis=axis, keepdims=keepdims, where=where) / kept
 
 
 def max_where(a, axis=None, out=None, keepdims=False, initial=None, where=True):

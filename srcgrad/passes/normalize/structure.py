@@ -159,9 +159,10 @@ class Facts:
                 value = ctx.param_values.get(node.id, ctx.arg_values.get(node.id))
                 if type(value) is tuple:
                     return len(value)
-            if type(self.norm.scope.value(node)) is tuple:
+            held = self.norm.scope.value(node)
+            if type(held) is tuple:
                 # A global's or a closure's tuple: the code's guards hold it, immutable.
-                return len(self.norm.scope.value(node))
+                return len(held)
             return self._follow(node, self.length)
         if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice):
             cut = self._constant_slice(node.slice)
