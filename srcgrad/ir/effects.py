@@ -332,10 +332,11 @@ class HiddenWrites:
         for node in _own_nodes(s):
             if isinstance(node, gast.Call):
                 found = hidden_write(node, self.scope)
-                if found is not None and not self._harmless(s, *found):
+                if found is not None and not self.harmless(s, *found):
                     raise error(*self._message(node, *found))
 
-    def _harmless(self, s, what, written):
+    def harmless(self, s, what, written):
+        """May ``s`` write into ``written``'s array without the gradient seeing it?"""
         if written is None or id(s) not in self._order:
             # Code from a string may write anything. A statement made in this round
             # of normalizing is checked in the next one, over the body it is part of.
@@ -375,14 +376,15 @@ class HiddenWrites:
     def store_harmless(self, s, base):
         """May ``s`` write into ``base``'s array (a value that does not depend on the
         inputs) without the backward pass reading that array as it was before?"""
-        return self._harmless(s, "setitem", base)
+        return self.harmless(s, "setitem", base)
 
     def check_store(self, s, base, error):
         """``base[i] = v`` storing a value that does not depend on the inputs: refused
         where the backward pass may read ``base``'s array as it was before."""
-        if not self._harmless(s, "setitem", base):
+        if not self.harmless(s, "setitem", base):
             target = gast.unparse(s.targets[0]).strip()
-            raise error(f"writing into `{target}` after the gradient computation has read "
+            call = getattr(s, "sg_call", None)  # a call written as this store (stores.py)
+            raise error(f"{f'`{call}`, ' if call else ''}writing into `{target}` after the gradient computation has read "
                         f"`{gast.unparse(base).strip()}`'s array (under this name or another "
                         "that shares it) is not supported: the backward pass would read the new "
                         "values",

@@ -311,6 +311,12 @@ def constant_index(node):
 MISSING = _MISSING
 
 
+def among(obj, *group):
+    """``obj in group`` by identity: an object found for a call may be an array (whose
+    ``==`` is elementwise) or compare equal to what it is not."""
+    return any(obj is g for g in group)
+
+
 def is_library(fn):
     """Functions from NumPy, math, builtins...: never inlined, need a rule."""
     module = getattr(fn, "__module__", None) or ""

@@ -31,6 +31,7 @@ import gast
 from .. import runtime
 from ..ir import templates as T
 from ..ir.names import scope_bound_names, scope_nodes
+from ..ir.resolve import among
 from ..ir.scopes import free_names
 from ..ir.varied import expr_varied
 from ..rules import table
@@ -255,7 +256,7 @@ def _known_pure(func, region):
     obj = _resolve(func, region.globals)
     if obj is None:
         return False
-    return table.rule(obj) is not None or table.nondiff(obj) or obj in (float, repr, format, round)
+    return table.rule(obj) is not None or table.nondiff(obj) or among(obj, float, repr, format, round)
 
 
 def _resolve(node, env):

@@ -396,6 +396,8 @@ class Reverse:
                     part = self.item(T.name(self.d(base)), index)
                 else:  # a fancy index may repeat a slot: the last write wins
                     part = T.expr(f"_sg.written{rows}(g, i)", g=self.d(base), i=_index_expr(index))
+                if base not in self.ctx.containers:  # (a store into integers keeps none)
+                    part = T.expr("_sg.stored_grad(g, b)", g=part, b=base)
                 value = T.expr(f"_sg.unbroadcast{rows}(g, v)", g=part, v=v.id)
                 if v.id == base:  # ``b[i] = b``: its adjoint comes after the slots are cleared
                     tmp = self.namer.fresh(f"{self.d(base)}_written")
@@ -574,7 +576,8 @@ def _basic_index(index, ints):
     if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub):
         return _basic_index(index.operand, ints)
     if isinstance(index, gast.Constant):
-        return isinstance(index.value, int) and not isinstance(index.value, bool)
+        return isinstance(index.value, int) and not isinstance(index.value, bool) \
+            or index.value is Ellipsis
     return isinstance(index, gast.Name) and index.id in ints
 
 

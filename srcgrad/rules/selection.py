@@ -99,6 +99,7 @@ METHODS = {"take": (np.take, "plain"), "conj": (np.conjugate, "plain"),
 # Array attributes -> the function they stand for, as ``table.ATTRIBUTES``.
 ATTRIBUTES = {"real": np.real, "imag": np.imag}
 # Called freely, never differentiated, as ``table.NONDIFF``.
-NONDIFF = {np.argpartition, _rt.complex_input, _rt.take_positions, _rt.along_axis_positions,
+NONDIFF = {np.argpartition, _rt.diagonal_index, _rt.along_axis_index, _rt.flat_index,
+           _rt.complex_input, _rt.take_positions, _rt.along_axis_positions,
            _rt.row_positions, _rt.select_masks, _rt.permutation_back, _rt.interp_checked,
            _rt.interp_segment}

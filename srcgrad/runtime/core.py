@@ -15,7 +15,7 @@ from ..errors import NotDifferentiableError
 from ..variables import Variable, read_only
 
 __all__ = [
-    "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "check_not_0d", "add_at", "add_at_zeros", "times_ones", "is_source",
+    "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "check_not_0d", "check_array", "stored_grad", "add_at", "add_at_zeros", "times_ones", "is_source",
     "gather_items", "zero_at", "copy_slot", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "repeats", "concat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "field", "field_grad",
@@ -508,6 +508,18 @@ def check_not_array(value, name, where, op="+"):
             remedy=f"write `{name} = {name} {op} ...`, or copy it first with `{name} = {name}.copy()`")
 
 
+def check_array(value, call, where):
+    """Refuse ``a.sort()`` (``fill``, ``partition``, ``put``) on what is not an ndarray:
+    srcgrad compiles the call as the store into an array it is (``a[...] = np.sort(a)``)."""
+    if type(value) is not np.ndarray:
+        from ..errors import CompileError
+
+        raise CompileError(
+            f"`{call}` is compiled as a write into an ndarray, and this is a "
+            f"{type(value).__name__}", where,
+            remedy="bind the new value instead (`lst = sorted(lst)`), or make it an array first")
+
+
 def check_not_0d(value, name, where, op="+"):
     """Refuse ``x += v`` on a 0-d array: srcgrad compiles the update of a private array as
     ``x = x + v``, which NumPy gives as a number for a 0-d ``x``, where ``+=`` keeps the
@@ -787,5 +799,15 @@ def set_tangent(dot, base, index, item):
         out = dot.copy()
     else:
         out = np.array(dot, dtype=np.result_type(dot, 1.0), copy=True)
-    out[index] = zeros_like(base[index]) if item is None else item
+    integer = isinstance(base, np.ndarray) and base.dtype.kind in "biu"
+    out[index] = zeros_like(base[index]) if item is None or integer else item
     return out
+
+
+def stored_grad(grad, base):
+    """The adjoint of a value stored by ``base[index] = value``, ``grad`` being
+    ``base``'s adjoint at ``index``: zeros where ``base`` is an array of integers or
+    booleans (the store casts: piecewise constant, as ``astype(int)``)."""
+    if isinstance(base, np.ndarray) and base.dtype.kind in "biu":
+        return np.zeros(np.shape(grad))
+    return grad

@@ -22,6 +22,7 @@ __all__ = [
     # planning (non-differentiable)
     "complex_input", "take_positions", "along_axis_positions", "row_positions",
     "select_masks", "permutation_back", "interp_checked", "interp_segment",
+    "diagonal_index", "along_axis_index", "flat_index",
 ]
 
 
@@ -280,3 +281,54 @@ def interp_segment(right_of, n, period, complex):
     and complex values."""
     right_of = interp_checked(np.asarray(right_of), period, complex)
     return np.clip(right_of - 1, 0, max(n - 2, 0))
+
+
+# The indices of the stores that calls writing into an array are rewritten to
+# (passes/normalize/stores.py): ``arr[index] = values`` stores what the call would.
+
+def diagonal_index(a, wrap=False):
+    """The index of the items ``np.fill_diagonal(a, v, wrap)`` writes (NumPy's
+    ``a.flat[:end:step]``)."""
+    shape = np.shape(a)
+    if len(shape) < 2:
+        raise ValueError("array must be at least 2-d")
+    size = math.prod(shape)
+    if len(shape) == 2:
+        step, end = shape[1] + 1, size if wrap else shape[1] * shape[1]
+    else:
+        if any(n != shape[0] for n in shape):
+            raise ValueError("All dimensions of input must be of equal length")
+        step, end = 1 + int(np.sum(np.cumprod(shape[:-1]))), size
+    return np.unravel_index(np.arange(0, min(end, size), step), shape)
+
+
+def along_axis_index(arr, indices, axis):
+    """The index of the items ``np.put_along_axis(arr, indices, values, axis)`` writes."""
+    indices = np.asarray(indices)
+    if not np.issubdtype(indices.dtype, np.integer):
+        raise IndexError("`indices` must be an integer array")
+    if axis is None:
+        if indices.ndim != 1:
+            raise ValueError("when axis=None, `indices` must have a single dimension.")
+        return flat_index(arr, indices)
+    shape = np.shape(arr)
+    if indices.ndim != len(shape):
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {len(shape)}")
+    axis %= len(shape)
+    index = []
+    for dim, n in enumerate(shape):
+        index.append(indices if dim == axis else
+                     np.arange(n).reshape((1,) * dim + (n,) + (1,) * (len(shape) - dim - 1)))
+    return tuple(index)
+
+
+def flat_index(a, ind):
+    """The index of the items ``np.put(a, ind, v)`` writes (flat positions, from the end
+    where negative)."""
+    ind = np.asarray(ind)
+    if not np.issubdtype(ind.dtype, np.integer):
+        raise TypeError(f"indices must be integers, not {ind.dtype}")
+    size = math.prod(np.shape(a))
+    return np.unravel_index(np.where(ind < 0, ind + size, ind), np.shape(a))

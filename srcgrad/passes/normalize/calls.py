@@ -21,7 +21,7 @@ from ... import runtime as rt, trees
 from ...errors import CompileError
 from ...ir import anno, templates as T
 from ...ir.atoms import is_static_object, qualname
-from ...ir.resolve import MISSING, is_library
+from ...ir.resolve import MISSING, among, is_library
 from ...ir.varied import expr_varied
 from ...rules import helpers, rewrites, table
 from ...rules.entry import params as rule_params
@@ -198,7 +198,7 @@ def call(norm, node, out, dest, hint=None):
         return inline.inline(norm, obj, None, node, out, dest)
     if isinstance(obj, type) and trees.record_fields(obj) is not None:
         return record(norm, node, obj, out, dest, hint)
-    if obj in (list, tuple) and len(node.args) == 1 and not node.keywords:
+    if among(obj, list, tuple) and len(node.args) == 1 and not node.keywords:
         return sequence_call(norm, node, obj, out, dest, hint)
     if obj is dict:
         display = norm.facts.dict_display(node)
@@ -209,7 +209,7 @@ def call(norm, node, out, dest, hint=None):
                 "give the keys as constants: dict(a=x), dict(zip((\"a\", \"b\"), values)), "
                 "dict(other_dict), dict([(\"a\", x), ...]), or a dict display {\"a\": x}")
         return norm.expr(anno.like(display, node), out, dest, hint)
-    if obj in (builtins.map, builtins.reversed):
+    if among(obj, builtins.map, builtins.reversed):
         raise norm.ctx.error(
             f"`{obj.__name__}(...)` of differentiable values is supported as what a `for` loop "
             "or a comprehension iterates, and inside sum(...), list(...) and tuple(...)",

@@ -18,12 +18,12 @@ from ...ir.atoms import (OP_NAMES, OP_SYMBOLS, hint as _hint, is_constant as _is
                         is_simple_index as _is_simple_index, is_static_object as _is_static_object,
                         literal_items, number as _number, root as _root, short as _short)
 from ...ir.names import bound_names, walk_stmts
-from ...ir.resolve import MISSING, UNROLL_MAX
+from ...ir.resolve import MISSING, UNROLL_MAX, among
 from ...ir.scopes import function_locals
 from ...ir.varied import expr_varied
 from ...rules import table
 from .. import as_written
-from . import calls, functions, objects, properties, unroll
+from . import calls, functions, objects, properties, stores, unroll
 from .inline import rename
 from .items import items_forwarded
 from .structure import Facts
@@ -369,10 +369,12 @@ class Normalizer:
         if (k is not None and k != "opaque") or getattr(s, "sg_norule", None) is not None:
             return [s]
         self._check_static_unchanged(s)
-        scattered = self._scatter_add(s)
-        if scattered is not None:
+        stored = stores.as_stores(self, s)
+        if stored is not None:
+            # ``np.copyto(y, x)``, ``y.sort()``: written as stores, which the next round
+            # checks over the body they are part of (what may share ``y``'s array).
             self.changed = True
-            return self.block(scattered)
+            return stored
         self.writes.check(s, lambda message, remedy: self.ctx.error(message, s, remedy))
         if isinstance(s, gast.If):
             taken = self._static_truth(s.test)
@@ -429,31 +431,6 @@ class Normalizer:
                 "for as it was when the code started (its items are read when compiling)", s,
                 "build a new list or dict instead (`acts = acts + [f]`), or change it "
                 "before the GradientTape block")
-
-    def _scatter_add(self, s):
-        """``np.add.at(a, index, v)`` (``np.subtract.at``) on differentiable values, as the
-        write it is: ``a[...] = add_at(a, index, v)``, a copy of ``a`` with ``v`` added at
-        ``index``, repeated indices accumulating (``runtime.add_at``, which has a rule).
-        The write is then checked and differentiated as any other: refused where ``a``'s
-        array may be shared. None for any other statement."""
-        call = s.value if isinstance(s, gast.Expr) else None
-        if not isinstance(call, gast.Call) or call.keywords or len(call.args) != 3:
-            return None
-        fn = self.scope.value(call.func)
-        ufunc = getattr(fn, "__self__", None)
-        if getattr(fn, "__name__", None) != "at" or ufunc not in (np.add, np.subtract) \
-                or not isinstance(call.args[0], gast.Name) \
-                or not expr_varied(call, self.varied, self.scope):
-            return None
-        base, index, value = call.args
-        if ufunc is np.subtract:
-            value = gast.UnaryOp(gast.USub(), value)
-        helper = self.ctx.inject(self.ctx.runtime.add_at, "add_at")
-        tmp = self.ctx.namer.fresh(f"{base.id}_scattered")
-        out = [T.assign(tmp, T.expr("f(a, i, v)", f=helper, a=base.id, i=index, v=value)),
-               T.assign(gast.Subscript(T.name(base.id), gast.Constant(Ellipsis, None),
-                                       gast.Store()), T.name(tmp))]
-        return [anno.like(T.fix_ctx(o), s) for o in out]
 
     def _rebind_aliases(self, s, name):
         """After an in-place update of ``name``'s private object: its other names
@@ -581,9 +558,10 @@ class Normalizer:
                         "variable in a first derivative's code, is not differentiated again",
                         s, f"for second derivatives, build `{name}` without writing into it "
                         "(np.concatenate, np.where, or a list then np.stack)")
+                call = getattr(s, "sg_call", None)  # a call written as this store
                 raise self.ctx.error(
-                    f"writing into `{name}[...]`, whose array may be shared with another "
-                    "variable (a view, a copy of the name, or an item of a container), is not "
+                    f"{f'`{call}`, ' if call else ''}writing into `{name}[...]`, whose array "
+                    "may be shared with another variable (a view, a copy of the name, or an item of a container), is not "
                     "supported", s, f"make a private copy first: {name} = {name}.copy()")
             self.changed = True
             out = []
@@ -1042,8 +1020,8 @@ class Normalizer:
         index, over the length it had when the loop started (as Python's reverse
         iterator reads it)."""
         fn = self.scope.value(arg.func) if isinstance(arg, gast.Call) else MISSING
-        if fn in (builtins.zip, builtins.enumerate, builtins.map, builtins.reversed,
-                  builtins.filter) or isinstance(arg, gast.GeneratorExp) or \
+        if among(fn, builtins.zip, builtins.enumerate, builtins.map, builtins.reversed,
+                 builtins.filter) or isinstance(arg, gast.GeneratorExp) or \
                 isinstance(arg, gast.Name) and arg.id in self.ctx.dicts:
             raise self.ctx.error(
                 f"`reversed({gast.unparse(arg).strip()})` of differentiable values: srcgrad "

@@ -29,7 +29,7 @@ import gast
 from ... import trees
 from ...ir import anno, templates as T
 from ...ir.names import handed_on, walk_stmts
-from ...ir.resolve import MISSING, is_library
+from ...ir.resolve import MISSING, among, is_library
 from ...ir.scopes import free_names
 from . import inline, object_lists
 
@@ -397,7 +397,7 @@ class _Rewrite(gast.NodeTransformer):
             if parent.func is child:
                 return True
             fn = self.norm.scope.value(parent.func)
-            if fn in (isinstance, getattr, setattr):
+            if among(fn, isinstance, getattr, setattr):
                 return parent.args and parent.args[0] is child
             return fn is MISSING or isinstance(fn, (types.FunctionType, types.MethodType, type)) \
                 and not is_library(fn)
@@ -541,7 +541,7 @@ class _Rewrite(gast.NodeTransformer):
             self.changed = True
             return T.const(len(self.ctx.object_lists[object_lists.list_root(
                 self, node.args[0].id)]))
-        if fn in (getattr, setattr, isinstance) and node.args \
+        if among(fn, getattr, setattr, isinstance) and node.args \
                 and isinstance(node.args[0], gast.Name) and self._root(node.args[0].id):
             return self._builtin_on_object(fn, node)
         self.generic_visit(node)
