@@ -5,6 +5,8 @@ needing a rule of its own. Each computes what the library computes, argument by
 argument; an argument it does not model is refused when the code runs
 (``_sg.not_differentiable``), never ignored.
 """
+import functools
+
 import numpy as np
 
 from .. import runtime as _sg
@@ -154,12 +156,60 @@ def min_where(a, axis=None, out=None, keepdims=False, initial=None, where=True):
     return np.minimum(np.min(np.where(where, a, initial), axis=axis, keepdims=keepdims), initial)
 
 
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """``np.meshgrid``: each input raveled along its own axis of the grid (the first two
+    axes swapped for ``indexing='xy'``), broadcast to the whole grid unless ``sparse``."""
+    shapes, grid = _sg.meshgrid_shapes(tuple(np.size(x) for x in xi), indexing)
+    axes = [np.reshape(x, shape) for x, shape in zip(xi, shapes)]
+    if not sparse:
+        axes = [np.broadcast_to(a, grid) for a in axes]
+    if copy:
+        axes = [np.array(a) for a in axes]
+    return tuple(axes) if _MESHGRID_TUPLES else axes
+
+
+_MESHGRID_TUPLES = isinstance(np.meshgrid(np.zeros(1)), tuple)  # (NumPy 2; 1.x: lists)
+
+
+def insert(arr, obj, values, axis=None):
+    """``np.insert`` as a gather from ``arr``'s items followed by ``values``'s: which item
+    goes where is NumPy's own insert, of the positions (``_sg.insert_index``)."""
+    index = _sg.insert_index(np.shape(arr), obj, np.shape(values), axis)
+    joined = np.concatenate([np.ravel(arr), np.ravel(values)])
+    return joined[index].astype(np.result_type(arr))
+
+
+def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
+    """``np.lib.stride_tricks.sliding_window_view`` as a gather: the windows' positions
+    are NumPy's own windows over the positions of ``x`` (a copy, where NumPy gives a
+    read-only view: the values are the same)."""
+    if writeable:
+        _sg.not_differentiable("sliding_window_view with writeable=True")
+    positions = np.lib.stride_tricks.sliding_window_view(
+        np.reshape(np.arange(np.size(x)), np.shape(x)), window_shape, axis)
+    return np.ravel(x)[positions]
+
+
+def reduce(function, iterable, *initial):
+    """``functools.reduce``: ``function`` folded over the items, from the left."""
+    items = list(iterable)
+    if len(initial) > 1:
+        raise TypeError(f"reduce expected at most 3 arguments, got {2 + len(initial)}")
+    if not initial and not items:
+        raise TypeError("reduce() of empty iterable with no initial value")
+    total = initial[0] if initial else items[0]
+    for item in items[0 if initial else 1:]:
+        total = function(total, item)
+    return total
+
+
 # Reductions called with ``where=`` or ``initial=``, which their rules do not take.
 WITH_WHERE = {np.sum: sum_where, np.prod: prod_where, np.mean: mean_where, np.max: max_where,
               np.amax: max_where, np.min: min_where, np.amin: min_where}
 
 REWRITES = {np.ptp: ptp, np.nansum: nansum, np.nanmean: nanmean, np.average: average,
-            np.copysign: copysign}
+            np.copysign: copysign, np.meshgrid: meshgrid, np.insert: insert, functools.reduce: reduce,
+            np.lib.stride_tricks.sliding_window_view: sliding_window_view}
 # NumPy 2's array-API functions, where this NumPy has them.
 for _fn, _written in ((getattr(np.linalg, "vector_norm", None), vector_norm),
                       (getattr(np.linalg, "matrix_norm", None), matrix_norm),

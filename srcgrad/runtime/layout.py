@@ -27,7 +27,7 @@ __all__ = [
     # planning (non-differentiable)
     "along_axis", "inverse_map", "lead_axes", "negated", "repeat_plan", "tile_plan", "pad_pairs",
     "pad_interior", "pad_maps", "pad_owners", "split_plan", "diagonal_plan", "rollaxis_plan",
-    "joined_offsets", "append_plan",
+    "joined_offsets", "append_plan", "meshgrid_shapes", "insert_index",
 ]
 
 
@@ -375,3 +375,32 @@ def append_plan(arr_shape, values_shape, axis, which):
     if which == 0:
         return axis, 0, first
     return axis, first, first + second
+
+
+def meshgrid_shapes(sizes, indexing):
+    """For ``np.meshgrid`` of inputs of ``sizes``: the shape each is raveled to (its own
+    axis of the grid) and the grid's shape."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    grid = list(sizes)
+    axes = list(range(len(sizes)))
+    if indexing == "xy" and len(sizes) > 1:
+        grid[0], grid[1] = grid[1], grid[0]
+        axes[0], axes[1] = 1, 0
+    shapes = []
+    for axis in axes:
+        shape = [1] * len(sizes)
+        shape[axis] = -1
+        shapes.append(tuple(shape))
+    return shapes, tuple(grid)
+
+
+def insert_index(shape, obj, values_shape, axis):
+    """For ``np.insert(arr, obj, values, axis)`` (``arr`` of ``shape``, ``values`` of
+    ``values_shape``): the index, into ``arr``'s items followed by ``values``'s, of each
+    item of the result. NumPy inserts the positions of ``values`` into those of ``arr``
+    (broadcasting and casting them as it would the values)."""
+    size = int(np.prod(shape))
+    positions = np.arange(size).reshape(shape)
+    inserted = size + np.arange(int(np.prod(values_shape))).reshape(values_shape)
+    return np.insert(positions, obj, inserted, axis=axis)
