@@ -1,6 +1,8 @@
-"""``np.meshgrid``, ``np.insert``, ``sliding_window_view`` and ``functools.reduce``,
-written out over functions with rules (``srcgrad/rules/rewrites.py``): they were refused
-("no derivative rule", hunt 6: grids of physics programs, windows of 1-D models).
+"""``np.meshgrid``, ``np.insert``, ``sliding_window_view``, ``functools.reduce`` and
+``functools.partial`` objects built in differentiated code, written out over functions
+with rules and plain classes (``srcgrad/rules/rewrites.py``): they were refused ("no
+derivative rule", "creating a `partial` ... is not supported"; hunt 6: grids of physics
+programs, windows of 1-D models, losses bound to their data).
 Each is checked in every form against central differences, to second order, and its
 values against the library's.
 """
@@ -82,9 +84,45 @@ def insert_flat(x):
     return np.sum(y ** 2 * np.arange(8.0))
 
 
+def partial_power(x):
+    g = functools.partial(np.power, x)
+    return np.sum(g(3.0))
+
+def partial_kw(x):
+    s = functools.partial(np.sum, axis=0)
+    return np.sum(s(np.outer(x, x)) ** 2)
+
+def helper(a, b, scale=1.0):
+    return np.sum(a * b) * scale
+
+def partial_user(x):
+    h = functools.partial(helper, x * 2.0, scale=x[0])
+    return h(x) + h(np.sin(x), scale=3.0)
+
+def partial_in_loop(x):
+    total = 0.0
+    for k in range(3):
+        f = functools.partial(helper, x, scale=float(k))
+        total = total + f(x ** 2)
+    return total
+
+
+def apply(f, v):
+    return f(v)
+
+def partial_passed(x):
+    g = functools.partial(np.multiply, x)
+    return np.sum(apply(g, x))
+
+def partial_in_list(x):
+    fs = [functools.partial(np.multiply, x), functools.partial(np.add, x)]
+    return np.sum(fs[0](2.0) + fs[1](x))
+
+
 CASES = [mesh_xy, mesh_ij3, mesh_sparse, mesh_list, swv_1d, swv_2d, swv_axis, reduce_mul,
          reduce_lambda_init, reduce_matmul, insert_scalar, insert_many, insert_axis,
-         insert_row_broadcast, insert_flat]
+         insert_row_broadcast, insert_flat, partial_power, partial_kw, partial_user,
+         partial_in_loop, partial_passed, partial_in_list]
 
 
 @pytest.mark.parametrize("f", CASES, ids=[f.__name__ for f in CASES])
@@ -144,3 +182,14 @@ def test_a_grid_written_into_is_refused_with_a_remedy():
     unshared: refused, never guessed.)"""
     with pytest.raises(sg.CompileError, match=r"writing into `X\[...\]`.*X = X.copy\(\)"):
         sg.grad(meshgrid_written_into)(X.copy())
+
+
+def partial_rebound(x):
+    g = functools.partial(np.multiply, x)
+    g = functools.partial(np.add, x)
+    return np.sum(g(x))
+
+
+def test_a_name_bound_to_two_partials_is_refused():
+    with pytest.raises(sg.CompileError, match="creating a `partial` from differentiable values"):
+        sg.grad(partial_rebound)(X.copy())

@@ -203,6 +203,20 @@ def reduce(function, iterable, *initial):
     return total
 
 
+class partial:  # (named as the user wrote it: messages name the class)
+    """``functools.partial`` built in differentiated code: an object of a plain class,
+    which the compiler keeps as its attributes and whose call it inlines
+    (passes/normalize/objects.py)."""
+
+    def __init__(self, func, *args, **keywords):
+        self.func = func
+        self.args = args
+        self.keywords = keywords
+
+    def __call__(self, *args, **keywords):
+        return self.func(*self.args, *args, **{**self.keywords, **keywords})
+
+
 # Reductions called with ``where=`` or ``initial=``, which their rules do not take.
 WITH_WHERE = {np.sum: sum_where, np.prod: prod_where, np.mean: mean_where, np.max: max_where,
               np.amax: max_where, np.min: min_where, np.amin: min_where}

@@ -20,6 +20,7 @@ of each round of the normalizer, before its analyses: what one round inlines
 (a method's body, reading ``self.x``) is rewritten in the next.
 """
 import dataclasses
+import functools
 import inspect
 import sys
 import types
@@ -31,6 +32,7 @@ from ...ir import anno, templates as T
 from ...ir.names import handed_on, walk_stmts
 from ...ir.resolve import MISSING, among, is_library
 from ...ir.scopes import free_names
+from ...rules import rewrites
 from . import inline, object_lists
 
 _ROUNDS = 60  # rewrites inside one pass (objects in attributes of objects)
@@ -223,6 +225,19 @@ class _Rewrite(gast.NodeTransformer):
                 self.aliases[t] = root
                 grew = True
 
+    def _own_partials(self, s):
+        """``functools.partial(f, x)`` built here: an object of ``rewrites.partial``, a
+        plain class (the standard library's is not one: it is written in C)."""
+        if isinstance(s, (gast.If, gast.While, gast.For, gast.FunctionDef)):
+            return
+        for n in gast.walk(s):
+            if isinstance(n, gast.Call) and isinstance(n.func, (gast.Name, gast.Attribute)) \
+                    and among(self.norm.scope.value(n.func), functools.partial):
+                if self.ctx.partial_class is None:
+                    self.ctx.partial_class = self.ctx.inject(rewrites.partial, "partial")
+                n.func = T.name(self.ctx.partial_class)
+                self.changed = True
+
     # -- statements --------------------------------------------------------
     def block(self, stmts):
         out = []
@@ -232,6 +247,7 @@ class _Rewrite(gast.NodeTransformer):
 
     def stmt(self, s):
         self.cur = s
+        self._own_partials(s)
         if isinstance(s, (gast.Assign, gast.Expr, gast.Return)) and s.value is not None:
             hoisted = []
             value = self._hoisted(s, s.value, hoisted)
