@@ -262,3 +262,34 @@ def test_a_dict_iterated_with_a_count(f):
     got = sg.grad(f)(d)
     for k in d:
         np.testing.assert_allclose(got[k], want[k], rtol=1e-13)
+
+
+# -- dict comprehensions over enumerate(seq) or zip(keys, seq), seq of a length the code
+# -- shows: written out as the display they build (were refused, hunt 6)
+
+def dict_enumerate(x):
+    d = {i: v for i, v in enumerate([x[0], x[1] * 2.0])}
+    return d[0] * d[1]
+
+def dict_enumerate_start(x):
+    layers = [x * 2.0, np.sin(x), x ** 2]
+    d = {k: np.sum(w) for k, w in enumerate(layers, 1)}
+    return d[1] * d[3] + d[2]
+
+def dict_zip(x):
+    names = ("a", "b")
+    params = {n: w for n, w in zip(names, [x[:2], x[1:] * 3.0])}
+    return np.sum(params["a"] * params["b"])
+
+def dict_enumerate_if(x):
+    ws = (x, x * x, np.cos(x))
+    d = {i: np.sum(w) for i, w in enumerate(ws) if i != 1}
+    return d[0] * d[2]
+
+
+@pytest.mark.parametrize("f", [dict_enumerate, dict_enumerate_start, dict_zip,
+                               dict_enumerate_if])
+def test_dict_comprehension_over_pairs(f):
+    x = np.array([0.53, 1.27, -0.71])
+    check_grads(f, (x,), order=2)
+    assert_forms_agree(f, (x,), nonzero=True)

@@ -1360,6 +1360,8 @@ class Normalizer:
         keys = self.facts.keys(base) if isinstance(base, gast.Name) else None
         if keys is None and gen is not None:  # ``for i in range(3)``, a constant list
             keys, kind = self._constant_sequence(it), "values"
+        if keys is None and gen is not None:  # ``enumerate(layers)``, ``zip(names, ws)``
+            keys, base, kind = self._pairs_of_known_length(it)
         if keys is None:
             raise self.ctx.error("dict comprehension over differentiable values is not "
                                  "supported unless what it iterates is known when compiling "
@@ -1371,7 +1373,11 @@ class Normalizer:
             bound = {names[0]: T.const(key)}
             if kind == "items" and len(names) == 2:
                 bound[names[1]] = gast.Subscript(T.clone(base), T.const(key), gast.Load())
-            elif kind == "items" or len(names) != 1 or not isinstance(gen.target, gast.Name):
+            elif kind == "pairs" and len(names) == 2 and isinstance(gen.target, gast.Tuple):
+                (key, position), bound = key, {names[0]: T.const(key[0])}
+                bound[names[1]] = gast.Subscript(T.clone(base), T.const(position), gast.Load())
+            elif kind in ("items", "pairs") or len(names) != 1 \
+                    or not isinstance(gen.target, gast.Name):
                 raise self.ctx.error("dict comprehension over `.items()` needs `for k, v in ...`",
                                      self.cur)
             tests = [_substituted(t, bound) for t in gen.ifs]
@@ -1384,6 +1390,24 @@ class Normalizer:
                 items_keys.append(_substituted(node.key, bound))
                 items_values.append(_substituted(node.value, bound))
         return gast.Dict(items_keys, items_values)
+
+    def _pairs_of_known_length(self, it):
+        """``enumerate(seq)`` or ``zip(keys, seq)`` (keys a constant sequence) where the
+        code shows how many items ``seq`` holds: ((key, position) pairs, seq, "pairs"), or
+        (None, it, None)."""
+        fn = self.scope.value(it.func) if isinstance(it, gast.Call) else MISSING
+        if among(fn, builtins.enumerate):
+            start = _enumerate_start(it)
+            start = 0 if start is None else start.value \
+                if isinstance(start, gast.Constant) and type(start.value) is int else None
+            n = self.facts.length(it.args[0]) if start is not None else None
+            if n is not None:
+                return tuple((start + i, i) for i in range(n)), it.args[0], "pairs"
+        if among(fn, builtins.zip) and len(it.args) == 2 and not it.keywords:
+            keys, n = self.facts.constants(it.args[0]), self.facts.length(it.args[1])
+            if keys is not None and n is not None:
+                return tuple((k, i) for i, k in enumerate(keys[:n])), it.args[1], "pairs"
+        return None, it, None
 
     def _constant_sequence(self, it):
         """The values of ``range(<constants>)`` or of a constant list or tuple of numbers

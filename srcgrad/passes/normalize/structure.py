@@ -292,7 +292,7 @@ class Facts:
         (or each item of a mapping), or None."""
         fn = self._function(node)
         if fn is builtins.zip and len(node.args) == 2 and not node.keywords:
-            keys = self._constants(node.args[0])
+            keys = self.constants(node.args[0])
             values = self.items(node.args[1])
             if keys is None or values is None:
                 return None
@@ -349,7 +349,7 @@ class Facts:
             return self._follow(node, self._display_of)
         return None
 
-    def _constants(self, node):
+    def constants(self, node):
         """The keys of ``zip(keys, ...)``: constants written in a display, a name bound
         once to one, or a tuple or list of strings and numbers known when compiling."""
         display = self._display_of(node)
