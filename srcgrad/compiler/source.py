@@ -219,6 +219,75 @@ def _source_lines(fn):
     return inspect.getsourcelines(code)
 
 
+def _imports_as_cells(node, fn, freevars):
+    """``import scipy.linalg as sl`` / ``from scipy.special import gammaln`` in the body:
+    imported now (what running the line does) and the names bound to what they import
+    as closure cells, the statements dropped, where nothing else binds those names.
+    Any other import stays, for the fence to refuse naming its line."""
+    bindings = {}
+    for n in gast.walk(node):
+        for target in _bound_by(n):
+            bindings[target] = bindings.get(target, 0) + 1
+    imported = {}
+    for n in gast.walk(node):
+        if isinstance(n, (gast.Import, gast.ImportFrom)):
+            found = _imported(n, fn)
+            if found is None or any(bindings.get(name) != 1 for name in found):
+                return
+            imported[id(n)] = found
+    if not imported:
+        return
+    for n in gast.walk(node):
+        for field_name in ("body", "orelse"):
+            body = getattr(n, field_name, None)
+            if isinstance(body, list) and any(id(s) in imported for s in body):
+                kept = [s for s in body if id(s) not in imported]
+                setattr(n, field_name, kept or [gast.Pass()])
+    for found in imported.values():
+        freevars.update((name, types.CellType(value)) for name, value in found.items())
+
+
+def _bound_by(n):
+    """The names a node binds (as assignment targets, imports, defs, parameters)."""
+    if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param)):
+        return [n.id]
+    if isinstance(n, (gast.Import, gast.ImportFrom)):
+        return [(a.asname or a.name).split(".")[0] for a in n.names]
+    if isinstance(n, gast.FunctionDef):
+        return [n.name]
+    return []
+
+
+def _imported(n, fn):
+    """``{name: value}`` an import statement binds, imported now; None where it cannot
+    be (a ``*`` import, a module that does not import)."""
+    import importlib
+
+    found = {}
+    try:
+        if isinstance(n, gast.Import):
+            for a in n.names:
+                module = importlib.import_module(a.name)
+                if a.asname:
+                    found[a.asname] = module
+                else:
+                    found[a.name.split(".")[0]] = importlib.import_module(a.name.split(".")[0])
+            return found
+        package = fn.__globals__.get("__package__")
+        module = importlib.import_module("." * n.level + (n.module or ""), package)
+        for a in n.names:
+            if a.name == "*":
+                return None
+            if hasattr(module, a.name):
+                value = getattr(module, a.name)
+            else:  # a submodule not imported by its package
+                value = importlib.import_module(f"{module.__name__}.{a.name}")
+            found[a.asname or a.name] = value
+    except (ImportError, TypeError, ValueError):
+        return None
+    return found
+
+
 def parse_function(fn):
     """Parse ``fn``'s source into a gast FunctionDef."""
     generated = getattr(fn, "__srcgrad_source__", None)
@@ -281,6 +350,7 @@ def parse_function(fn):
     freevars = {}
     if code.co_freevars:
         freevars = dict(zip(code.co_freevars, fn.__closure__ or ()))
+    _imports_as_cells(node, fn, freevars)
     return FunctionSource(
         fn=fn, node=node, filename=filename, line_offset=start - 1,
         globals=fn.__globals__, freevars=freevars,

@@ -44,6 +44,10 @@ _REMEDIES = {
     "global statement": "pass the value in as an argument",
     "nonlocal statement": "return the new value instead",
     "try statement": "move the try/except outside the differentiated function",
+    # (An import whose names nothing else binds is read as the modules and functions it
+    # imports: compiler/source.py. This one rebinds a name, or does not import.)
+    "import statement inside a function": "move the import to the top of the module, or "
+                                          "give the imported name no other binding",
 }
 
 

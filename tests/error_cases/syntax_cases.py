@@ -99,13 +99,17 @@ def match_statement(x, n):
             return x * 2.0
 
 
+# (An import whose names nothing else binds is read as what it imports: these rebind.)
 def import_statement(x):
     import math  # MARK: import
-    return math.sin(x)
+    math = x
+    return math
 
 
 def import_from_statement(x):
     from math import sin  # MARK: import_from
+    if x > 0.0:
+        sin = abs
     return sin(x)
 
 
