@@ -1,4 +1,4 @@
-"""``np.linalg``: ``solve``, ``inv``, ``det``, ``norm`` (the nuclear norm through the SVD).
+"""``np.linalg``: ``solve``, ``inv``, ``det``, ``norm`` (norms of singular values through the SVD).
 
 Scope of a grad expression and the fields of an entry: ``entry.Rule``.
 """
@@ -21,11 +21,12 @@ TABLE = {
     np.linalg.inv: Rule("a", a=_INV, rows={"a": _INV}),
     np.linalg.det: Rule("a", a="_sg.det_grad(g, ans, a)"),
     rt.singular_cofactors: Rule("a", a=_SINGULAR),
-    # ord='nuc': the sum of singular values (runtime/decompositions.nuclear_norm_grad).
+    # Matrix ord='nuc', 2, -2: norms of singular values (decompositions.singular_norm_grad).
     np.linalg.norm: Rule("x, ord=None, axis=None, keepdims=False",
-                         x="_sg.nuclear_norm_grad(g, x, axis, keepdims) if _sg.is_nuclear(ord) "
+                         x="_sg.singular_norm_grad(g, x, axis, keepdims, ord) "
+                           "if _sg.is_singular_norm(ord, axis, x) "
                            "else _sg.norm_grad(g, ans, x, ord, axis, keepdims)",
-                         rows={"x": "_sg.nuclear_norm_rows(g, ans, x, axis, keepdims) "
-                                    "if _sg.is_nuclear(ord) "
+                         rows={"x": "_sg.singular_norm_rows(g, ans, x, axis, keepdims, ord) "
+                                    "if _sg.is_singular_norm(ord, axis, x) "
                                     "else _sg.norm_rows(g, ans, x, ord, axis, keepdims)"}),
 }

@@ -217,6 +217,32 @@ class partial:  # (named as the user wrote it: messages name the class)
         return self.func(*self.args, *args, **{**self.keywords, **keywords})
 
 
+def var_given(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+              mean=None, correction=None):
+    """``np.var`` with NumPy 2's ``mean=`` (the mean, as with ``keepdims=True``, not
+    computed again: the gradient flows through it as given) or ``correction=`` (``ddof``)."""
+    if dtype is not None or out is not None or where is not True:
+        _sg.not_differentiable("np.var with dtype=, out= or where=")
+    if correction is not None:
+        if ddof != 0:
+            raise ValueError("ddof and correction can't be provided simultaneously.")
+        ddof = correction
+    if np.iscomplexobj(a) or np.iscomplexobj(mean):
+        _sg.not_differentiable("np.var or np.std of complex values with mean= or correction=")
+    if mean is None:
+        mean = np.mean(a, axis=axis, keepdims=True)
+    d = a - mean
+    total = np.sum(d * d, axis=axis, keepdims=keepdims)
+    return total / (_sg.reduced_size(np.shape(a), axis) - ddof)
+
+
+def std_given(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+              mean=None, correction=None):
+    """``np.std`` with ``mean=`` or ``correction=``: the root of ``var_given``."""
+    return np.sqrt(var_given(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+                             correction=correction))
+
+
 # Reductions called with ``where=`` or ``initial=``, which their rules do not take.
 WITH_WHERE = {np.sum: sum_where, np.prod: prod_where, np.mean: mean_where, np.max: max_where,
               np.amax: max_where, np.min: min_where, np.amin: min_where}
@@ -242,9 +268,15 @@ else:
     REWRITES.update({_special.entr: entr, _special.betaln: betaln})
 
 
+# ``np.var`` and ``np.std`` called with ``mean=`` or ``correction=``.
+WITH_MEAN = {np.var: var_given, np.std: std_given}
+
+
 def rewrite(fn, keywords=()):
     """The Python function written for ``fn`` (called with ``keywords``), or None."""
     try:
+        if "mean" in keywords or "correction" in keywords:
+            return WITH_MEAN.get(fn)
         if "where" in keywords or "initial" in keywords:
             return WITH_WHERE.get(fn)
         return REWRITES.get(fn)

@@ -73,7 +73,7 @@ TABLE = {
     _h.arrayed: Rule("a", rank="from_list", view=True, a="_sg.array_grad(_sg.real_grad(g, ans), a)"),
     _h.astype: Rule("a, dtype, order='K', casting='unsafe', subok=True, copy=True",
                     a="_sg.reshape_like(_sg.real_grad(g, ans), a)"),
-    _h.item: Rule("a", a="_sg.reshape_like(g, a)"),
+    _h.item: Rule("a, *index", nograd={"index"}, a="_sg.item_grad(g, a, index)"),
     np.float64: Rule("x=0.0", x="_sg.reshape_like(g, x)"),
     np.full: Rule("shape, fill_value, dtype=None, order='C', *, device=None, like=None",
                   fill_value="_sg.sum_to(_sg.real_grad(g, ans), fill_value)"),

@@ -30,13 +30,14 @@ __all__ = [
     "solve_grad_a", "solve_grad_b", "det_grad", "norm_grad", "unit", "trace_grad", "split_grad",
     "stack_grad", "array_grad", "array_item_grad", "linspace_grad", "builtin_sum_grad",
     "builtin_max_grad", "builtin_min_grad", "pick_grad", "log_grad", "hypot_grad", "nonzero",
-    "written",
+    "written", "item_grad",
     # primitives with their own rule
     "broadcast_to", "add_reduce", "sigmoid", "einsum_list", "astype", "flatten", "item",
     "join_r", "join_c", "singular_cofactors", "arrayed",
     # planning (non-differentiable)
     "einsum_slot_plan", "dot_subscripts", "inner_subscripts", "tensordot_subscripts",
     "inverse_axes", "concat_offsets", "inexact", "flat_scalars", "reduced_size", "axis_slice",
+    "item_mask",
     "norm_plan", "linspace_weights", "not_differentiable", "survivors", "memory_order",
 ]
 
@@ -596,9 +597,28 @@ def flatten(a, order="C"):
     return np.asarray(a).flatten(order)
 
 
-def item(a):
-    """``a.item()`` as a function (only the no-argument form)."""
-    return np.asarray(a).item()
+def item(a, *index):
+    """``a.item(*index)`` as a function: the one element, or the element at a flat index
+    or at a multi-index (a tuple, or one int per axis)."""
+    return np.asarray(a).item(*index)
+
+
+def item_grad(grad, a, index):
+    """Adjoint of ``item(a, *index)``: ``grad`` at the element read, zeros elsewhere."""
+    return item_mask(np.shape(a), index) * grad
+
+
+def item_mask(shape, index):
+    """Ones at the element ``a.item(*index)`` reads in an array of ``shape``, else zeros."""
+    mask = np.zeros(shape)
+    if not index:
+        mask[...] = 1.0
+        return mask
+    position = index[0] if len(index) == 1 else index
+    if np.ndim(position) == 0:  # a flat index
+        position = np.unravel_index(int(position) % max(math.prod(shape), 1), shape)
+    mask[tuple(int(p) for p in position)] = 1.0
+    return mask
 
 
 # ---------------------------------------------------------------------------

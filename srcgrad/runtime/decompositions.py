@@ -20,12 +20,12 @@ from .selection import complex_input
 __all__ = [
     # differentiable
     "fold_symmetric", "fold_hermitian", "cholesky_grad", "eigh_grad", "eigvals_grad",
-    "eig_grad", "svd_grad", "nuclear_norm_grad", "nuclear_norm_rows", "qr_grad", "pinv_grad",
+    "eig_grad", "svd_grad", "singular_norm_grad", "singular_norm_rows", "qr_grad", "pinv_grad",
     "lstsq_pinv", "lstsq_grad_a", "lstsq_grad_b", "matrix_power_grad", "multi_dot_grad",
     "triangle", "solve_triangular_grad_a", "solve_triangular_grad_b", "cho_factor_grad",
     "cho_solve_upper", "cho_solve_grad_b", "cho_solve_grad_c",
     # planning (non-differentiable)
-    "is_nuclear", "nuclear_axes", "reads_lower", "close_pairs", "phase_dependent", "repeated",
+    "is_singular_norm", "singular_weights", "nuclear_axes", "reads_lower", "close_pairs", "phase_dependent", "repeated",
     "near_zero", "pinv_truncates", "transposes",
     "factor_is_lower",
 ]
@@ -256,27 +256,29 @@ def svd_grad(grad, ans, a, full_matrices, compute_uv, hermitian):
     return out
 
 
-def nuclear_norm_grad(grad, x, axis, keepdims):
-    """Adjoint of ``np.linalg.norm(x, 'nuc', axis, keepdims)``, the sum of the singular
-    values of the matrices over ``axis`` (the last two for a matrix): that of
-    ``np.sum(np.linalg.svd(x, compute_uv=False), -1)``, ``U V^H`` (``svd_grad``),
-    real or complex. Unique where no singular value is 0; at a zero one, the
-    subgradient ``svd_grad`` gives (LAPACK's ``u_i v_i^H`` of it)."""
+def singular_norm_grad(grad, x, axis, keepdims, ord="nuc"):
+    """Adjoint of ``np.linalg.norm(x, ord, axis, keepdims)`` for the norms of the singular
+    values of the matrices over ``axis`` (the last two for a matrix): ``'nuc'`` their sum,
+    ``2`` the largest, ``-2`` the smallest. That of ``np.sum(w * s, -1)``, ``s`` the
+    singular values and ``w`` the weights ``ord`` gives them (``singular_weights``):
+    ``U diag(w) V^H`` (``svd_grad``), real or complex. Unique where the singular values
+    weighted are not 0 and (for 2 and -2) not repeated; otherwise a subgradient (ties
+    share it equally; at a zero one, LAPACK's ``u_i v_i^H``)."""
     axes = nuclear_axes(axis, np.ndim(x), 0)
     if not keepdims:
         grad = np.expand_dims(grad, axes)
     y = np.moveaxis(x, axes, (-2, -1))
     g = np.squeeze(np.moveaxis(grad, axes, (-2, -1)), -1)
     s = np.linalg.svd(y, compute_uv=False)
-    out = svd_grad(g * np.ones(np.shape(s)), s, y, False, False, False)
+    out = svd_grad(g * singular_weights(s, ord), s, y, False, False, False)
     return np.moveaxis(out, (-2, -1), axes)
 
 
-def nuclear_norm_rows(grad, ans, x, axis, keepdims):
-    """``nuclear_norm_grad`` on every row of ``grad`` (``tape.jacobian``)."""
+def singular_norm_rows(grad, ans, x, axis, keepdims, ord="nuc"):
+    """``singular_norm_grad`` on every row of ``grad`` (``tape.jacobian``)."""
     if not keepdims:
         grad = np.expand_dims(grad, nuclear_axes(axis, np.ndim(x), 1))
-    return grad * nuclear_norm_grad(np.ones(np.shape(ans)), x, axis, keepdims)
+    return grad * singular_norm_grad(np.ones(np.shape(ans)), x, axis, keepdims, ord)
 
 
 def qr_grad(grad, ans, a, mode):
@@ -594,9 +596,24 @@ def cho_solve_grad_c(grad, ans, c_and_lower, b, overwrite_b):
 # only NumPy functions that dispatch (__array_function__), no ``.dtype``.
 # ---------------------------------------------------------------------------
 
-def is_nuclear(ord):
-    """Whether ``np.linalg.norm``'s ``ord`` is the nuclear norm, ``'nuc'``."""
-    return isinstance(ord, str) and ord == "nuc"
+def is_singular_norm(ord, axis, x):
+    """Whether ``np.linalg.norm(x, ord, axis)`` is a norm of singular values: ``'nuc'``,
+    or ``2``/``-2`` of matrices (of a vector, 2 is the Euclidean norm)."""
+    if isinstance(ord, str):
+        return ord == "nuc"
+    if ord is None or ord not in (2, -2):
+        return False
+    return np.ndim(x) == 2 if axis is None else np.ndim(axis) == 1 and len(axis) == 2
+
+
+def singular_weights(s, ord):
+    """How much each singular value (last axis of ``s``) counts in the norm ``ord``: all
+    for ``'nuc'``; the largest for 2, the smallest for -2 (ties equally)."""
+    if isinstance(ord, str):
+        return np.ones(np.shape(s))
+    best = np.max(s, axis=-1, keepdims=True) if ord == 2 else np.min(s, axis=-1, keepdims=True)
+    chosen = np.where(s == best, 1.0, 0.0)
+    return chosen / np.sum(chosen, axis=-1, keepdims=True)
 
 
 def nuclear_axes(axis, ndim, lead):

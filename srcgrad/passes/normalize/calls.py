@@ -819,9 +819,31 @@ def _reads_arrays(fn, rule):
         or module is not None and module.split(".")[0] in ("numpy", "scipy")
 
 
+def _ufunc_dtype(norm, node, fn):
+    """``np.sin(x, dtype=np.float32)``: the ufunc's loop for a floating or complex dtype
+    known when compiling, which casts the operands to it: written as the cast
+    (``_sg.astype``, which has a rule). Other dtypes stay refused."""
+    given = [k for k in node.keywords if k.arg == "dtype"]
+    if not given or len(node.args) != fn.nin or any(isinstance(a, gast.Starred) for a in node.args):
+        return node
+    value = given[0].value
+    found = value.value if isinstance(value, gast.Constant) else norm.scope.value(value)
+    try:
+        dtype = np.dtype(found)
+    except TypeError:
+        return node
+    if found is None or dtype.kind not in "fc":
+        return node
+    cast = [T.expr("_sg.astype(a, d)", a=a, d=copy.deepcopy(value)) for a in node.args]
+    keywords = [k for k in node.keywords if k.arg != "dtype"]
+    return anno.like(gast.Call(node.func, cast, keywords), node)
+
+
 def prim_call(norm, node, fn, rule, out, dest, hint, receiver=None):
     if fn is np.einsum:
         node = _einsum_string(norm, node)
+    if isinstance(fn, np.ufunc):
+        node = _ufunc_dtype(norm, node, fn)
     fname = getattr(fn, "__name__", "call")
     base = f"{norm.root}_{fname}" 
     ps = rule_params(rule)
