@@ -104,7 +104,11 @@ def copies_written(x):
     a[0] = 2.0
     b = x.astype(np.float64)
     b[1] = 0.0
-    return np.sum(a * x) + np.sum(b * x)
+    c = np.asarray(x, copy=True)  # (asarray is a view otherwise: copy=True makes it new)
+    c[2] = x[0] * 3.0
+    d = x.reshape(3, copy=True)
+    d[0] = 1.0
+    return np.sum(a * x) + np.sum(b * x) + np.sum(c * c * x) + np.sum(d * x)
 
 
 def test_the_calls_without_a_write_and_copies_written_into():

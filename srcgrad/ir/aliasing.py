@@ -14,6 +14,7 @@ import numpy as np
 from ..rules import table
 from . import templates as T
 from .names import MUTATORS, handed_on, walk_stmts
+from .resolve import MISSING, is_library
 
 
 def _load_counts(body):
@@ -278,6 +279,8 @@ def _shared_sources(value, scope):
         return {value.value.id}
     if isinstance(value, gast.Call):
         f = value.func
+        if _copies_always(value) and _numpy_call(value, scope):
+            return set()  # ``np.asarray(x, copy=True)``, ``x.reshape(-1, copy=True)``
         if isinstance(f, gast.Attribute) and (f.attr in table.VIEW_METHODS
                                               or _copies_only_if_needed(value)):
             return _shared_sources(f.value, scope)  # (``x.T.ravel()``: through ``x.T``)
@@ -294,6 +297,24 @@ def _shared_sources(value, scope):
                 or _copies_only_if_needed(value)) and value.args:
             return _shared_sources(value.args[0], scope)  # (``np.require(x.T)``: ``x``)
     return set()
+
+
+def _numpy_call(call, scope):
+    """A call of NumPy's (a function, or an array's method), not of code that may use
+    ``copy=`` to mean something else."""
+    f = call.func
+    fn = scope.value(f)
+    if fn is MISSING:
+        return isinstance(f, gast.Attribute) and f.attr in ("astype", "reshape")
+    return is_library(fn) and (getattr(fn, "__module__", None) or "").startswith("numpy") \
+        or isinstance(getattr(fn, "__self__", None), np.ndarray)
+
+
+def _copies_always(call):
+    """``copy=True`` given to NumPy (``np.asarray``, ``np.array``, ``astype``, NumPy 2's
+    ``reshape``): a new array, whatever the argument."""
+    return any(k.arg == "copy" and isinstance(k.value, gast.Constant) and k.value.value is True
+               for k in call.keywords)
 
 
 def _copies_only_if_needed(call):
