@@ -353,6 +353,11 @@ def region_front(region, inputs, sample, watch_variables, is_variable, watch_inp
     ctx.param_values = dict(zip(params, sample))
     ctx.tape_region = True  # (its containers' items may be targets and sources)
     note_records(ctx, ctx.param_values)
+    # A list or tuple input is one as the block reads it: passed whole to NumPy
+    # (``np.square(xs)`` of a watched list), it is read as an array whose adjoint goes
+    # back into its items (hunt 7: the tape gave None where sg.grad gave the gradient).
+    ctx.containers.update(p for p, v in ctx.param_values.items()
+                          if type(v) in (list, tuple) and not _holds_variable(v))
     ctx.as_arrays = set(as_arrays)  # trainable Variables passed as their arrays
     if watched:
         ctx.watched_reads = watched_reads.Reads(watched)

@@ -966,12 +966,24 @@ def _pairs(items):
     for obj, adjoint in items:
         if isinstance(obj, (list, tuple)) and isinstance(adjoint, list):
             yield from _pairs(zip(obj, adjoint))
+        elif isinstance(obj, (list, tuple)) and isinstance(adjoint, np.ndarray) \
+                and _shape_of(obj) == adjoint.shape:
+            # The list read as an array (``np.concatenate([xs, ys])``): item by item.
+            yield from _pairs(zip(obj, runtime.array_grad(adjoint, obj)))
         elif isinstance(obj, dict) and isinstance(adjoint, dict):
             yield from _pairs((obj[k], adjoint[k]) for k in obj)
         elif isinstance(adjoint, dict) and trees.record_fields(type(obj)) is not None:
             yield from _pairs((getattr(obj, k), adjoint[k]) for k in adjoint)  # a dataclass
         else:
             yield obj, adjoint
+
+
+def _shape_of(value):
+    """NumPy's shape of a list or tuple, or None for a ragged one."""
+    try:
+        return np.shape(value)
+    except ValueError:
+        return None
 
 
 def _read_only(value):

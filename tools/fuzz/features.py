@@ -13,7 +13,8 @@ FEATURES = {
     "reduce": "sum/mean/prod/max/min with axis and keepdims, as functions, methods, builtins",
     "index_read": "int, negative, slice, fancy (repeated) and boolean-mask reads",
     "index_write": "a[i] = v, a[idx] += v with repeated (also negative) fancy indices, index pairs, "
-                   "index arrays beside slices or of two axes, masks, broadcast values, on a copy",
+                   "index arrays beside slices or of two axes, masks, broadcast values, on a copy; "
+                   "np.copyto, a ufunc's out=, .sort(), .fill() into it",
     "alias": "w = v and views (reshape, .T, rows, rows bound by tuple unpacking) updated "
              "in place; a[0], a[1] = a[1], a[0]",
     "shape_ops": "reshape, transpose, expand_dims, squeeze, flip, concatenate, stack, "

@@ -21,6 +21,9 @@ def index_write(ctx):
         ctx.emit(f"{name} = {init.format(ctx.read(src))}")
     ctx.bind(name, Var(shape))
     for _ in range(rng.randint(1, 3)):
+        if rng.random() < 0.25:
+            _write_call(ctx, name, shape)
+            continue
         index, value_shape = _write_index(ctx, shape)
         if value_shape and rng.random() < 0.25:  # a value broadcast against the slots
             value_shape = value_shape[rng.randint(1, len(value_shape)):]
@@ -28,6 +31,23 @@ def index_write(ctx):
         ctx.emit(f"{name}[{index}] {op} {ctx.expr(operand(ctx, value_shape), 1).code}")
     ctx.want(name)
     return True
+
+
+def _write_call(ctx, name, shape):
+    """A call writing into the whole array: np.copyto, a ufunc's out=, .sort(), .fill()."""
+    rng = ctx.rng
+    k = rng.randrange(4)
+    if k == 0:
+        ctx.emit(f"np.copyto({name}, {ctx.expr(operand(ctx, shape), 1).code})")
+    elif k == 1:
+        ufunc = rng.choice(["np.multiply", "np.add", "np.subtract"])
+        a = ctx.expr(operand(ctx, shape), 1).code
+        b = ctx.read(name) if rng.random() < 0.5 else ctx.expr(operand(ctx, shape), 1).code
+        ctx.emit(f"{ufunc}({a}, {b}, out={name})")
+    elif k == 2:
+        ctx.emit(f"{name}.sort(axis={rng.randrange(-len(shape), len(shape))})")
+    else:
+        ctx.emit(f"{name}.fill({ctx.expr(operand(ctx, ()), 1).code})")
 
 
 def _write_index(ctx, shape):
