@@ -123,6 +123,9 @@ class Normalizer:
             self.function_tables = functions.tables(self, fn.body)
             functions.note_items(self, fn.body)
             self.writes = HiddenWrites(fn.body, self.varied, self.scope)
+            fn.body, stored = stores.rewrite(self, fn.body)
+            if stored:  # (``np.copyto(y, x)``, ``y.sort()``: the next round reads the stores)
+                continue
             self.not_sequences = _bound_to_other_than_sequences(fn.body)
             self.appended_aliases = _appended_aliases(fn.body)
             self.changed = False
@@ -369,12 +372,11 @@ class Normalizer:
         if (k is not None and k != "opaque") or getattr(s, "sg_norule", None) is not None:
             return [s]
         self._check_static_unchanged(s)
-        stored = stores.as_stores(self, s)
-        if stored is not None:
-            # ``np.copyto(y, x)``, ``y.sort()``: written as stores, which the next round
-            # checks over the body they are part of (what may share ``y``'s array).
+        if stores.as_stores(self, s) is not None:
+            # ``np.copyto(y, x)`` made in this round (an inlined helper's): the next
+            # round writes it as a store, over the body it is then part of.
             self.changed = True
-            return stored
+            return [s]
         self.writes.check(s, lambda message, remedy: self.ctx.error(message, s, remedy))
         if isinstance(s, gast.If):
             taken = self._static_truth(s.test)

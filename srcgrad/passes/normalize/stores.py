@@ -29,6 +29,24 @@ from ...ir.varied import expr_varied
 from ...rules import table
 
 
+def rewrite(norm, body):
+    """``body`` with each call written as a store (its nested blocks too), and whether
+    any was. Run over the body before its statements are normalized, so that what may
+    share an array is found for these stores as for those the user wrote."""
+    out, changed = [], False
+    for s in body:
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            for field in ("body", "orelse"):
+                block, inner = rewrite(norm, getattr(s, field))
+                setattr(s, field, block)
+                changed |= inner
+        norm.cur = norm.ctx.cur = s
+        stored = as_stores(norm, s) if anno.kind(s) in (None, "opaque") else None
+        out += [s] if stored is None else stored
+        changed |= stored is not None
+    return out, changed
+
+
 def as_stores(norm, s):
     """The statements ``s`` (a call writing into an array) is rewritten to, or None."""
     if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
