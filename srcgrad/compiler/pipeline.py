@@ -285,8 +285,11 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     argument (ones like the target), and it returns ``(adjoints, <returns>...)``,
     the values the block bound (``UNBOUND`` where it bound nothing).
     """
+    # (Its inputs holding a Variable's array are such inputs for a tape nested in it
+    # too: three nested tapes reading a Variable none watches, hunt 8.)
     ctx, node, body, wrt, params = region_front(region, inputs, sample, watch_variables,
-                                                is_variable, watch_inputs)
+                                                is_variable, watch_inputs,
+                                                as_arrays=watch_inputs)
     if returns is None:
         repeatable.check(body, ctx, "it is a nested tape's block")
     act = activity.analyze(node.body, wrt, set(targets))

@@ -245,6 +245,7 @@ class Prepare:
         self.inner = {}  # tape name -> Region of a nested tape block
         self.bound = set()  # names bound by the statements prepared so far
         self._names = None  # what statements run as written see of the block
+        self._nested = 0  # how many ifs and loops of the block enclose the statement
 
     def block(self, stmts, tape_name, in_loop=False):
         out = []
@@ -260,7 +261,21 @@ class Prepare:
                 out += self.block(stmts[i + 1:end], tape_name, in_loop)
                 i = end + 1
                 continue
-            if _is_tape_call(s, tape_name, "reset") and not in_loop:
+            if _is_tape_call(s, tape_name, "reset") and (in_loop or self._nested):
+                # (What it drops depends on whether, or on which trip, it runs: a record
+                # cut at run time, which the compiled code does not model.)
+                raise self.region.error(
+                    f"`{tape_name}.reset()` inside an if, a loop or a with statement of the "
+                    "block is not supported", s,
+                    "call it at the block's top level, or end the block and start a new one "
+                    "where it would reset")
+            if _is_tape_call(s, tape_name, "reset") and self._makes_variables(stmts[:i]):
+                # (TensorFlow watches them again when read after it: srcgrad watches a
+                # Variable made in the block where it is made, which reset() drops.)
+                raise self.region.error(
+                    f"`{tape_name}.reset()` after the block makes a Variable is not supported",
+                    s, "make the Variables before the block")
+            if _is_tape_call(s, tape_name, "reset"):
                 # Only what runs after reset() is recorded: what came before is constant.
                 out = [_constant(o) for o in out if anno.kind(o) != "watch"]
                 mark = gast.copy_location(gast.Pass(), s)
@@ -280,6 +295,13 @@ class Prepare:
             self.bound |= bound_in(s)
             i += 1
         return out
+
+    def _makes_variables(self, stmts):
+        """Does any of ``stmts`` call ``sg.Variable``?"""
+        from ..variables import Variable
+
+        return any(isinstance(n, gast.Call) and self.ctx.scope.value(n.func) is Variable
+                   for s in stmts for n in gast.walk(s))
 
     def _manual_inner(self, stmts, i):
         """The index of the ``__exit__`` matching an ``x.__enter__()`` at ``i``, or None."""
@@ -329,7 +351,11 @@ class Prepare:
         for field in ("body", "orelse"):
             if isinstance(s, (gast.If, gast.For, gast.While)):
                 loop = in_loop or isinstance(s, (gast.For, gast.While))
-                setattr(s, field, self.block(getattr(s, field), tape_name, loop))
+                self._nested += 1
+                try:
+                    setattr(s, field, self.block(getattr(s, field), tape_name, loop))
+                finally:
+                    self._nested -= 1
         return [s]
 
     @staticmethod
@@ -365,6 +391,13 @@ class Prepare:
     def with_stmt(self, s, tape_name, in_loop):
         item = s.items[0]
         f = getattr(item.context_expr, "func", None)
+        self._nested += 1
+        try:
+            return self._with_stmt(s, item, f, tape_name, in_loop)
+        finally:
+            self._nested -= 1
+
+    def _with_stmt(self, s, item, f, tape_name, in_loop):
         if isinstance(f, gast.Attribute) and f.attr == "stop_recording":
             out = []
             for inner in self.block(s.body, tape_name, in_loop):

@@ -623,14 +623,30 @@ class GradientTape:
         read of it (``vars(m)["w"]``, ``next(iter(ws))``, a container's ``__iter__``, one
         made in the block): an error, where its gradient would be None or miss what
         flowed through those reads."""
+        def watched(v):
+            return v.trainable and self.watch_accessed_variables \
+                or any(v is w for w in self._watched_values)
+
+        unseen = next((r for r in self._records
+                       if any(watched(v) for v in getattr(r, "unfollowed", ()))), None)
         for g, s in zip(grads, sources):
             if not isinstance(s, Variable):
+                if g is None and unseen is not None:
+                    # (A value the block computed from such a Variable, ``x2 = x * 2``:
+                    # it is connected through the Variable srcgrad did not follow.)
+                    raise CompileError(
+                        "a source's gradient is None, and the GradientTape block at "
+                        f"{unseen.region.origin(unseen.region).short()} computed with a "
+                        "Variable where srcgrad could not tell it would be one (made in the "
+                        "block, or read through vars(), dict.get, next(iter()), a container's "
+                        "own __iter__): the source may depend on it", None, None,
+                        "make Variables before the block, and read them where srcgrad sees "
+                        "them: an attribute (obj.w), a constant item (params['w'], ws[0]), a "
+                        "for loop over a list or dict")
                 continue
-            watched = s.trainable and self.watch_accessed_variables \
-                or any(s is w for w in self._watched_values)
             record = next((r for r in self._records
                            if any(s is v for v in getattr(r, "unfollowed", ()))), None)
-            if watched and record is not None:
+            if watched(s) and record is not None:
                 raise CompileError(
                     f"the Variable {s.name!r} (shape {s.shape}) was computed with in the "
                     "GradientTape block at "
