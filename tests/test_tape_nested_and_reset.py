@@ -132,3 +132,23 @@ def reset_at_the_top(x, y):
 def test_a_reset_at_the_top_level_still_drops_what_came_before():
     gx, gy = reset_at_the_top(sg.Variable(2.0), sg.Variable(3.0))
     assert gx == pytest.approx(4.0) and gy is None
+
+
+def entered_again(x):
+    g = sg.GradientTape()
+    with g:
+        g.watch(x)
+        y = x * x
+    first = g.gradient(y, x)
+    with g:
+        g.watch(x)
+        z = x * x * x
+    return first, g.gradient(z, x)
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_a_spent_tape_entered_again_records_anew(placement):
+    """(TensorFlow's ``_push_tape`` makes a new tape for a consumed non-persistent one.)"""
+    run = entered_again if placement == "plain" else sg.function(entered_again)
+    first, second = run(np.float64(3.0))
+    assert (first, second) == (pytest.approx(6.0), pytest.approx(27.0))

@@ -441,6 +441,7 @@ class GradientTape:
         if self._current is not None:
             raise ValueError("Tape is still recording, This can happen if you try to re-enter "
                              "an already-active tape.")
+        self._start_anew_if_spent()
         where = blocks.locate(frame)
         if where.inputs is None:
             once.cut(where)
@@ -460,6 +461,12 @@ class GradientTape:
             self.watch(value)
         return self
 
+    def _start_anew_if_spent(self):
+        """A non-persistent tape entered again after its gradient was taken records
+        anew, as TensorFlow's does (its ``_push_tape`` makes a new tape)."""
+        if self._used and not self.persistent and self._spent_in is None:
+            self.reset()
+
     def _run_in_place(self, block, values, frame=None):
         """Run a block of an ``@sg.function`` compiled in place (``inplace.py``): the
         values of the variables it binds, in the order of ``region.outputs``; None if
@@ -468,6 +475,7 @@ class GradientTape:
         region, names = block
         if self._current is not None:
             return None  # re-entered: the with statement raises TensorFlow's error
+        self._start_anew_if_spent()
         try:
             record = self._new_record(region, dict(zip(names, values)))
             bound = record.run_compiled(record.carried_inputs(self._records),
