@@ -372,7 +372,7 @@ class Normalizer:
         if (k is not None and k != "opaque") or getattr(s, "sg_norule", None) is not None:
             return [s]
         self._check_static_unchanged(s)
-        if stores.as_stores(self, s) is not None:
+        if stores.as_stores(self, s, build=False):
             # ``np.copyto(y, x)`` made in this round (an inlined helper's): the next
             # round writes it as a store, over the body it is then part of.
             self.changed = True

@@ -47,8 +47,9 @@ def rewrite(norm, body):
     return out, changed
 
 
-def as_stores(norm, s):
-    """The statements ``s`` (a call writing into an array) is rewritten to, or None."""
+def as_stores(norm, s, build=True):
+    """The statements ``s`` (a call writing into an array) is rewritten to, or None
+    (without ``build``: True instead of the statements, nothing named or injected)."""
     if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
         call, bound = s.value, None
     elif isinstance(s, gast.Assign) and len(s.targets) == 1 \
@@ -68,7 +69,7 @@ def as_stores(norm, s):
     if what == "out=":
         made = _without_out(call, fn, written, numpy)
     elif bound is not None:
-        return None  # (the functions below return None; a value bound is a misreading)
+        return None  # (``z = np.copyto(y, x)`` binds None: left to the checks)
     else:
         made = _store_of(norm, s, call, fn, what, numpy)
     if made is None:
@@ -81,6 +82,8 @@ def as_stores(norm, s):
         base, index = base.value, base.slice
     if not isinstance(base, gast.Name):
         return None
+    if not build:
+        return True
     out = list(checks)
     if what == "at":
         helper = norm.ctx.inject(norm.ctx.runtime.add_at, "add_at")
