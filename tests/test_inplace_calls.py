@@ -354,3 +354,13 @@ def test_a_module_level_tape(tmp_path):
         assert np.allclose(g, expected), (g, expected)
         print("ok")
     """)
+
+
+def test_jacobian_rows_of_a_store_into_integers():
+    x = X.copy()
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        z = np.zeros(3, dtype=int)
+        z[0] = x[0] * 10.0
+        w = z * x
+    np.testing.assert_allclose(tape.jacobian(w, x), np.diag([5.0, 0.0, 0.0]))

@@ -99,3 +99,15 @@ def test_what_is_not_modelled_is_refused():
         sg.grad(sine_as_int)(X.copy())
     with pytest.raises(sg.CompileError, match="complex values with mean="):
         sg.grad(var_of_complex_with_mean)(X + 1j * X[::-1])
+
+
+def items_read(x):
+    return np.array([x.item(1) * x.item(2), x.item(0) ** 2])
+
+
+def test_jacobian_rows_of_item():
+    with sg.GradientTape() as tape:
+        tape.watch(X)
+        y = items_read(X)
+    np.testing.assert_allclose(tape.jacobian(y, X),
+                               [[0.0, X[2], X[1]], [2 * X[0], 0.0, 0.0]], rtol=1e-12)

@@ -30,7 +30,8 @@ TABLE = {
     # ``base``'s slot cleared in ``base``'s shape.)
     rt.zero_at: Rule("base, index, container=None", base="_sg.zero_at(g, index, base)",
                      nograd=_INDEX | {"container"}),
-    rt.stored_grad: Rule("grad, base", nograd={"base"}, grad="_sg.stored_grad(g, base)"),
+    rt.stored_grad: Rule("grad, base", nograd={"base"}, grad="_sg.stored_grad(g, base)",
+                         rows={"grad": "_sg.stored_grad(g, base)"}),
     rt.copy_slot: Rule("value", rank="identity", value="g"),
     rt.read_value: Rule("value", rank="identity", value="g"),
     rt.as_list: Rule("grad, like", grad="_sg.from_list(g, grad)", nograd=_LIKE),

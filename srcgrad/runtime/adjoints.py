@@ -603,9 +603,11 @@ def item(a, *index):
     return np.asarray(a).item(*index)
 
 
-def item_grad(grad, a, index):
-    """Adjoint of ``item(a, *index)``: ``grad`` at the element read, zeros elsewhere."""
-    return item_mask(np.shape(a), index) * grad
+def item_grad(grad, a, index, lead=0):
+    """Adjoint of ``item(a, *index)``: ``grad`` at the element read, zeros elsewhere
+    (``lead``: 1 for a leading axis of seed rows on ``grad``)."""
+    mask = item_mask(np.shape(a), index)
+    return mask * np.reshape(grad, np.shape(grad)[:lead] + (1,) * np.ndim(mask))
 
 
 def item_mask(shape, index):
