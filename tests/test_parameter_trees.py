@@ -428,3 +428,47 @@ def test_records_as_tape_sources_have_their_structure(form):
     for got, expected in zip(_leaves(g), _leaves({"dense": want["dense"],
                                                   "frozen": want["frozen"]})):
         np.testing.assert_allclose(got, expected, rtol=1e-10)
+
+
+# A dataclass whose field is a list of layers of different shapes (hunt 9: the adjoint of
+# the field, a list of records, was read for its shape: a crash).
+class DenseLayer(typing.NamedTuple):
+    W: np.ndarray
+    b: np.ndarray
+
+
+@dataclasses.dataclass
+class Stack:
+    layers: typing.List[DenseLayer]
+    temperature: float
+
+
+def stack_loss(model, X):
+    h = X
+    for layer in model.layers:
+        h = np.tanh(h @ layer.W + layer.b)
+    return np.sum(h) / model.temperature
+
+
+def test_a_dataclass_holding_layers_of_different_shapes():
+    rng = np.random.default_rng(0)
+    net = Stack([DenseLayer(rng.standard_normal((3, 4)) * 0.5, np.zeros(4)),
+                 DenseLayer(rng.standard_normal((4, 2)) * 0.5, np.zeros(2))], 1.5)
+    X = rng.standard_normal((5, 3))
+    g = sg.grad(stack_loss)(net, X)
+    value, same = sg.value_and_grad(stack_loss)(net, X)
+    assert value == pytest.approx(stack_loss(net, X))
+    eps = 1e-6
+    for k, layer in enumerate(net.layers):
+        for field in ("W", "b"):
+            leaf = getattr(layer, field)
+            step = np.zeros_like(leaf)
+            step.flat[1] = eps
+
+            def moved(sign):
+                layers = list(net.layers)
+                layers[k] = layer._replace(**{field: leaf + sign * step})
+                return stack_loss(Stack(layers, 1.5), X)
+            fd = (moved(1) - moved(-1)) / (2 * eps)
+            for grads in (g, same):
+                assert getattr(grads.layers[k], field).flat[1] == pytest.approx(fd, rel=1e-6)

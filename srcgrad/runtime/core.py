@@ -760,7 +760,7 @@ def field(record, name):
 def field_grad(grad, record, name, lead=0):
     """The adjoint of ``record`` from ``record.name``'s: ``grad`` at ``name``, zeros at its
     other fields (with ``lead`` leading axes of seed rows)."""
-    rows = np.shape(grad)[:lead]
+    rows = _lead_shape(grad, lead)
     out = {}
     for f in dataclasses.fields(record):
         if f.name == name:
@@ -769,6 +769,19 @@ def field_grad(grad, record, name, lead=0):
             zero = zeros_like(getattr(record, f.name))
             out[f.name] = np.zeros(rows + np.shape(zero)) if lead else zero
     return out
+
+
+def _lead_shape(grad, lead):
+    """The shape of the ``lead`` leading axes of seed rows on an adjoint that may be a
+    list, tuple or dict of leaves of different shapes (a field holding layers)."""
+    if not lead:
+        return ()
+    while isinstance(grad, (list, tuple, dict)):
+        items = list(grad.values()) if isinstance(grad, dict) else list(grad)
+        if not items:
+            return ()
+        grad = items[0]
+    return np.shape(grad)[:lead]
 
 
 def new_object(cls):
