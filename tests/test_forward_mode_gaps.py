@@ -202,3 +202,15 @@ def test_a_custom_gradient_function_of_constants_has_a_zero_tangent():
     value, tangent = sg.jvp(ident_of_a_constant, (x,), (d,))
     assert value == pytest.approx(ident_of_a_constant(x))
     assert tangent == pytest.approx(_central(ident_of_a_constant, (x,), (d,)), rel=1e-7)
+
+
+def eigenvalues_squared(x):
+    A = np.array([[x[0], x[1]], [x[2], 2.0]])
+    return np.sum(np.real(np.linalg.eigvals(A)) ** 2)
+
+
+def test_jvp_of_eigvals_raises_naming_it():
+    """(README: jvp transposes reverse mode for complex values, which eigvals, first
+    order only, cannot give.)"""
+    with pytest.raises(CompileError, match="eigvals"):
+        sg.jvp(eigenvalues_squared, (np.array([0.5, 1.2, -0.7]),), (np.ones(3),))
