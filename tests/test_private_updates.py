@@ -403,3 +403,75 @@ def view_kept_then_written(x):
 def test_a_view_of_itself_kept_past_the_write_is_still_refused():
     with pytest.raises(sg.CompileError, match=r"writing into `a\[\.\.\.\]`"):
         sg.grad(view_kept_then_written)(np.array([[0.5, 1.5], [-0.3, 2.0]]))
+
+
+# -- ``x += dt * rhs(x)`` in a loop, ``rhs`` a helper (hunt 9: Euler and leapfrog steps
+# -- were refused): the helper's parameter (``rhs_v = x`` once inlined) is bound anew before
+# -- any read on each trip and read nowhere after the loop, so it holds nothing at the
+# -- loop's head (ir/private.dead_at_head), and the operand is computed, and the helper
+# -- inlined, before the update is decided. Where the other name is read on the next trip
+# -- or after the loop, NumPy's update would reach it: still refused.
+
+def _rhs(v):
+    return -v ** 3 + np.sin(v)
+
+
+def euler_with_a_helper(x0):
+    x = x0.copy()
+    for _ in range(4):
+        x += 0.1 * _rhs(x)
+    return np.sum(x ** 2)
+
+
+def leapfrog_with_a_helper(q0, p0):
+    q = q0.copy()
+    p = p0.copy()
+    for _ in range(3):
+        p -= 0.05 * _rhs(q)
+        q += 0.1 * p
+        p -= 0.05 * _rhs(q)
+    return np.sum(q * q) + np.sum(p)
+
+
+def while_with_a_helper(x0):
+    x = x0.copy()
+    k = 0
+    while k < 3:
+        x *= 1.0 + 0.1 * _rhs(x)
+        k += 1
+    return np.sum(x)
+
+
+def alias_read_on_the_next_trip(x0):
+    x = x0.copy()
+    prev = x0 * 0.0
+    s = 0.0
+    for _ in range(3):
+        s = s + np.sum(prev * prev)
+        prev = x
+        x += 0.1 * x * x
+    return np.sum(x) + s
+
+
+def alias_read_after_the_loop(x0):
+    x = x0.copy()
+    for _ in range(3):
+        prev = x
+        x += 0.1 * np.sin(prev)
+    return np.sum(x) + np.sum(prev ** 2)
+
+
+HELPER_STEPS = [(euler_with_a_helper, 1), (leapfrog_with_a_helper, 2), (while_with_a_helper, 1)]
+
+
+@pytest.mark.parametrize("f, n", HELPER_STEPS, ids=[f.__name__ for f, _ in HELPER_STEPS])
+def test_updates_through_a_helper_in_a_loop(f, n):
+    args = (np.array([0.53, 1.27, -0.71]), np.array([0.2, -0.1, 0.4]))[:n]
+    check_grads(f, args, order=2)
+    assert_forms_agree(f, args, nonzero=True)
+
+
+@pytest.mark.parametrize("f", [alias_read_on_the_next_trip, alias_read_after_the_loop])
+def test_an_other_name_read_later_still_refuses_the_update(f):
+    with pytest.raises(sg.CompileError, match="in-place update `x \\+= ...`"):
+        sg.grad(f)(np.array([0.53, 1.27, -0.71]))

@@ -56,8 +56,17 @@ def private_updates(body, scope):
     flow.bound_once = {s.targets[0].id: s.value for s in walk_stmts(body)
                        if isinstance(s, gast.Assign) and len(s.targets) == 1
                        and isinstance(s.targets[0], gast.Name) and stores[s.targets[0].id] == 1}
+    flow.loads = _load_counts(body)
     flow.block(body, _State())
     return found
+
+
+def _load_counts(node):
+    counts = {}
+    for n in T.walk(node) if not isinstance(node, list) else (m for t in node for m in T.walk(t)):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
 
 
 def _moving_tuples(body):
@@ -154,20 +163,26 @@ class _Flow:
         self.private_items = {}  # moving tuple -> which of its items were private
         self.bound_once = {}  # name -> its value, for names bound by one assignment
         self.deciding = True  # off while a loop's head state is not known yet
+        self.dead = frozenset()  # names the loop evaluated holds nothing in at a trip's end
 
     def block(self, stmts, private):
         common = private
         for s in stmts:
             private, within = self.stmt(s, private)
-            common = common & within & private
+            common = self.meet(self.meet(common, within), private)
         return private, common
+
+    def meet(self, a, b):
+        """``a & b`` for what a loop's head may start from: without the names the loop
+        being evaluated holds nothing in at a trip's end (``dead_at_head``)."""
+        return a.unbound(self.dead) & b.unbound(self.dead)
 
     def stmt(self, s, private):
         if isinstance(s, gast.If):
             head = private.exposed(self.exposed(s.test, True))
             after, common = self.block(s.body, head)
             other, common_else = self.block(s.orelse, head)
-            return after & other, head & common & common_else
+            return after & other, self.meet(self.meet(head, common), common_else)
         if isinstance(s, (gast.For, gast.While)):
             return self.loop(s, private)
         if isinstance(s, gast.Assign):
@@ -178,7 +193,7 @@ class _Flow:
             after = private
         else:
             after = _State()  # anything else: nothing is known to be private after it
-        return after, private & after
+        return after, self.meet(private, after)
 
     def loop(self, s, private):
         """The body runs from the loop's head state: what is private on entry and at
@@ -188,19 +203,43 @@ class _Flow:
                 return state.unbound(name_ids(s.target))
             return state.exposed(self.exposed(s.test, True))
 
+        # (Only this loop's: an outer loop's are live on each trip of this one.)
+        outer = self.dead
+        self.dead = dead = self.dead_at_head(s)
         head = at_head(private.exposed(self.exposed(s.iter, False)) if isinstance(s, gast.For)
-                       else private)
+                       else private).unbound(dead)
         deciding, self.deciding = self.deciding, False
         for _ in range(2 * len(head) + 2):  # the state only shrinks: a fixpoint soon
             _, common = self.block(s.body, head)
-            narrower = at_head(head & common)
+            narrower = at_head(head & common).unbound(dead)
             if narrower == head:
                 break
             head = narrower
         self.deciding = deciding
         _, common = self.block(s.body, head)  # the decisions inside, from that state
+        self.dead = outer
         after, common_else = self.block(s.orelse, head)
-        return after, private & head & common & common_else
+        return after, self.meet(self.meet(self.meet(private, head), common), common_else)
+
+    def dead_at_head(self, s):
+        """Names no trip of loop ``s`` reads before binding them anew, and nothing reads
+        after it (an inlined helper's parameter, ``rhs_x = x`` in ``x += dt * rhs(x)``):
+        what they held at a trip's end is never read, so they hold nothing at its head
+        (an update of ``x`` there need not reach them)."""
+        inside = _load_counts(s)
+        test = s.test if isinstance(s, gast.While) else s.iter
+        dead = set()
+        seen = {n.id for n in T.walk(test) if isinstance(n, gast.Name)}
+        for t in s.body:
+            mentioned = {n.id for n in T.walk(t) if isinstance(n, gast.Name)}
+            if isinstance(t, gast.Assign) and len(t.targets) == 1 \
+                    and isinstance(t.targets[0], gast.Name):
+                name = t.targets[0].id
+                if name not in seen and name not in _load_counts(t.value) \
+                        and inside.get(name, 0) == self.loads.get(name, 0):
+                    dead.add(name)
+            seen |= mentioned
+        return dead
 
     def moved_item(self, value, private):
         """Is ``value`` ``t[k]`` of a moving tuple ``t`` whose item ``k`` was private?"""

@@ -501,6 +501,16 @@ class Normalizer:
                 target.id in self.shared or getattr(s, "sg_deferred", False))
             if inplace and not self.deciding:
                 self.deferred = s.sg_deferred = True
+                if isinstance(value, gast.BinOp) and not _is_constant(value.right) \
+                        and not isinstance(value.right, gast.Name):
+                    # ``x += dt * rhs(x)``: the operand computed first, as Python does, so
+                    # that the calls in it are inlined before the update is decided (what
+                    # the helper does with ``x`` may leave it private).
+                    operand = self.ctx.namer.fresh(f"{target.id}_{OP_NAMES.get(type(value.op), 'op')}")
+                    first = anno.like(T.assign(operand, value.right), s)
+                    value.right = T.name(operand)
+                    self.changed = True
+                    return [first, s]
                 return [s]
             out = []
             self.changed = True
