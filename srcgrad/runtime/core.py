@@ -15,7 +15,7 @@ from ..errors import NotDifferentiableError
 from ..variables import Variable, read_only
 
 __all__ = [
-    "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "check_not_0d", "check_array", "stored_grad", "add_at", "add_at_zeros", "times_ones", "is_source",
+    "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "check_not_0d", "check_array", "check_row_index", "stored_grad", "add_at", "add_at_zeros", "times_ones", "is_source",
     "gather_items", "zero_at", "copy_slot", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "repeats", "concat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "field", "field_grad",
@@ -518,6 +518,20 @@ def check_array(value, call, where):
             f"`{call}` is compiled as a write into an ndarray, and this is a "
             f"{type(value).__name__}", where,
             remedy="bind the new value instead (`lst = sorted(lst)`), or make it an array first")
+
+
+def check_row_index(value, index, target, where):
+    """Refuse ``K[i][j] = v`` (compiled as ``K[i, j] = v``) unless ``K`` is an array and
+    ``i`` an integer: then ``K[i]`` is a view of a row, written through."""
+    if type(value) is not np.ndarray or isinstance(index, bool) \
+            or not isinstance(index, (int, np.integer)):
+        from ..errors import CompileError
+
+        raise CompileError(
+            f"`{target} = ...` writes through `[{index!r}]` of a {type(value).__name__}: "
+            "srcgrad compiles it as a write into an array's row", where,
+            remedy="index the array at once (`K[i, j] = v`), or build a list of lists as "
+                   "new lists (`K[i] = K[i][:j] + [v] + K[i][j + 1:]`)")
 
 
 def check_not_0d(value, name, where, op="+"):

@@ -552,6 +552,10 @@ class Normalizer:
                 self.writes.check_store(s, base, lambda message, remedy:
                                         self.ctx.error(message, s, remedy))
                 return [anno.set_kind(s, "opaque")]
+            merged = self._through_a_row(s, target) if not isinstance(base, gast.Name) else None
+            if merged is not None:
+                self.changed = True
+                return merged
             if not isinstance(base, gast.Name):
                 raise self.ctx.error("writing a differentiable value into "
                                      f"`{gast.unparse(base).strip()}[...]` is not supported", s,
@@ -600,6 +604,29 @@ class Normalizer:
                     " is not supported", s, "keep the value in a local variable")
             return [anno.set_kind(s, "opaque")]
         raise self.ctx.error("unsupported assignment target", s)
+
+    def _through_a_row(self, s, target):
+        """``K[i][j] = v`` as ``K[i, j] = v``: the same write where ``K`` is an array and
+        ``i`` an integer (``K[i]`` is then a view of its row), checked when it runs (a
+        list's item, or a slice or an index array for ``i``, is another write). The store
+        is decided in the next round, over the body it is then part of. None for other
+        targets."""
+        row = target.value
+        if not (isinstance(row, gast.Subscript) and isinstance(row.value, gast.Name)
+                and (isinstance(row.slice, gast.Name) or _is_constant(row.slice))
+                and not isinstance(target.slice, gast.Slice)):
+            return None
+        rest = target.slice.elts if isinstance(target.slice, gast.Tuple) else [target.slice]
+        o = anno.origin(s)
+        check = T.stmt("_sg.check_row_index(a, i, written, where)", a=row.value.id,
+                       i=copy.deepcopy(row.slice),
+                       written=T.const(self.ctx.in_user_names(gast.unparse(target).strip())),
+                       where=T.const(o.short() if o else "?"))
+        index = gast.Tuple([copy.deepcopy(row.slice)] + [copy.deepcopy(e) for e in rest],
+                           gast.Load())
+        store = T.assign(gast.Subscript(T.name(row.value.id), index, gast.Store()), s.value)
+        store.sg_inplace = getattr(s, "sg_inplace", False)
+        return [self._mark(check, "opaque"), anno.like(T.fix_ctx(store), s)]
 
     def _waits_for_objects(self):
         """Does a write wait for the methods of objects (objects.py) still to be inlined?
