@@ -384,7 +384,8 @@ class HiddenWrites:
         if not self.harmless(s, "setitem", base):
             target = gast.unparse(s.targets[0]).strip()
             call = getattr(s, "sg_call", None)  # a call written as this store (stores.py)
-            raise error(f"{f'`{call}`, ' if call else ''}writing into `{target}` after the gradient computation has read "
+            raise error(f"{f'`{call}`, ' if call else ''}writing into `{target}` after the "
+                        "gradient computation has read "
                         f"`{gast.unparse(base).strip()}`'s array (under this name or another "
                         "that shares it) is not supported: the backward pass would read the new "
                         "values",

@@ -256,7 +256,8 @@ def _known_pure(func, region):
     obj = _resolve(func, region.globals)
     if obj is None:
         return False
-    return table.rule(obj) is not None or table.nondiff(obj) or among(obj, float, repr, format, round)
+    return table.rule(obj) is not None or table.nondiff(obj) \
+        or among(obj, float, repr, format, round)
 
 
 def _resolve(node, env):

@@ -248,7 +248,8 @@ WITH_WHERE = {np.sum: sum_where, np.prod: prod_where, np.mean: mean_where, np.ma
               np.amax: max_where, np.min: min_where, np.amin: min_where}
 
 REWRITES = {np.ptp: ptp, np.nansum: nansum, np.nanmean: nanmean, np.average: average,
-            np.copysign: copysign, np.meshgrid: meshgrid, np.insert: insert, functools.reduce: reduce,
+            np.copysign: copysign, np.meshgrid: meshgrid, np.insert: insert,
+            functools.reduce: reduce,
             np.lib.stride_tricks.sliding_window_view: sliding_window_view}
 # NumPy 2's array-API functions, where this NumPy has them.
 for _fn, _written in ((getattr(np.linalg, "vector_norm", None), vector_norm),

@@ -15,7 +15,8 @@ from ..errors import NotDifferentiableError
 from ..variables import Variable, read_only
 
 __all__ = [
-    "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "check_not_0d", "check_array", "check_row_index", "stored_grad", "add_at", "add_at_zeros", "times_ones", "is_source",
+    "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "check_not_0d",
+    "check_array", "check_row_index", "stored_grad", "add_at", "add_at_zeros", "times_ones", "is_source",
     "gather_items", "zero_at", "copy_slot", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "repeats", "concat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "field", "field_grad",

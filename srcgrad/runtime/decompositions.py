@@ -25,8 +25,8 @@ __all__ = [
     "triangle", "solve_triangular_grad_a", "solve_triangular_grad_b", "cho_factor_grad",
     "cho_solve_upper", "cho_solve_grad_b", "cho_solve_grad_c",
     # planning (non-differentiable)
-    "is_singular_norm", "singular_weights", "nuclear_axes", "reads_lower", "close_pairs", "phase_dependent", "repeated",
-    "near_zero", "pinv_truncates", "transposes",
+    "is_singular_norm", "singular_weights", "nuclear_axes", "reads_lower", "close_pairs",
+    "phase_dependent", "repeated", "near_zero", "pinv_truncates", "transposes",
     "factor_is_lower",
 ]
 

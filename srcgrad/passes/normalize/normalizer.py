@@ -506,7 +506,8 @@ class Normalizer:
                     # ``x += dt * rhs(x)``: the operand computed first, as Python does, so
                     # that the calls in it are inlined before the update is decided (what
                     # the helper does with ``x`` may leave it private).
-                    operand = self.ctx.namer.fresh(f"{target.id}_{OP_NAMES.get(type(value.op), 'op')}")
+                    op = OP_NAMES.get(type(value.op), "op")
+                    operand = self.ctx.namer.fresh(f"{target.id}_{op}")
                     first = anno.like(T.assign(operand, value.right), s)
                     value.right = T.name(operand)
                     self.changed = True
@@ -577,8 +578,9 @@ class Normalizer:
                 call = getattr(s, "sg_call", None)  # a call written as this store
                 raise self.ctx.error(
                     f"{f'`{call}`, ' if call else ''}writing into `{name}[...]`, whose array "
-                    "may be shared with another variable (a view, a copy of the name, or an item of a container), is not "
-                    "supported", s, f"make a private copy first: {name} = {name}.copy()")
+                    "may be shared with another variable (a view, a copy of the name, or an "
+                    "item of a container), is not supported", s,
+                    f"make a private copy first: {name} = {name}.copy()")
             self.changed = True
             out = []
             index = self.index(target.slice, out)
@@ -613,8 +615,7 @@ class Normalizer:
         targets."""
         row = target.value
         if not (isinstance(row, gast.Subscript) and isinstance(row.value, gast.Name)
-                and (isinstance(row.slice, gast.Name) or _is_constant(row.slice))
-                and not isinstance(target.slice, gast.Slice)):
+                and (isinstance(row.slice, gast.Name) or _is_constant(row.slice))):
             return None
         rest = target.slice.elts if isinstance(target.slice, gast.Tuple) else [target.slice]
         o = anno.origin(s)

@@ -166,7 +166,8 @@ def _store_of(norm, s, call, fn, what, numpy):
         a = _arguments(call, ["axis", "kind", "order"], 0)
         if a is None or "order" in a and not _is(a["order"], None):
             return None  # (fields of a structured array)
-        value = T.expr("np.sort(a, axis=axis)", np=numpy, a=receiver, axis=a.get("axis", T.const(-1)))
+        value = T.expr("np.sort(a, axis=axis)", np=numpy, a=receiver,
+                       axis=a.get("axis", T.const(-1)))
         return receiver, whole, value, (check,)
     if what == "partition":
         a = _arguments(call, ["kth", "axis", "kind", "order"], 1)
