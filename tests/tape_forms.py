@@ -99,6 +99,19 @@ def assert_forward_mode_agrees(f, args, seed=3):
     assert float(jvp) == pytest.approx(float(tangent), rel=1e-12, abs=1e-14)
 
 
+def assert_every_form(f, x, order=2, nonzero=False):
+    """``f`` of one array ``x``: its gradient agrees with central differences (to ``order``),
+    ``value_and_grad``'s and a tape's in plain code and in ``@sg.function`` with
+    ``sg.grad``'s, and forward mode with all of them."""
+    from srcgrad.testing import check_grads
+
+    check_grads(f, (x.copy(),), order=order)
+    assert_forms_agree(f, (x.copy(),), nonzero=nonzero)
+    np.testing.assert_allclose(sg.function(taped)(f, x.copy()), sg.grad(f)(x.copy()),
+                               rtol=1e-10, atol=1e-12)
+    assert_forward_mode_agrees(f, (x.copy(),))
+
+
 def assert_script_prints_ok(path, text):
     """Run ``text`` (dedented) as a script at ``path`` in a child interpreter that imports
     this srcgrad (the tape at module level), and check it ends printing ``ok``."""
