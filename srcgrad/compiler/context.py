@@ -52,7 +52,7 @@ class Context:
         self.objects = {}
         self.object_aliases = {}
         self.object_lists = {}  # a name bound to a display of objects -> their names
-        self.partial_class = None  # the name of rules/rewrites.Partial, once injected
+        self.partial_class = None  # the name of rules/rewrites.partial, once injected
         self.tuples = {}
         self.cells = {"_sg": codegen.runtime_cell()}
         self.runtime = self.cells["_sg"].cell_contents
