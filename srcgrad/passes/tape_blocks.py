@@ -245,7 +245,7 @@ class Prepare:
         self.inner = {}  # tape name -> Region of a nested tape block
         self.bound = set()  # names bound by the statements prepared so far
         self._names = None  # what statements run as written see of the block
-        self._nested = 0  # how many ifs and loops of the block enclose the statement
+        self._nested = 0  # how many ifs, loops and withs of the block enclose the statement
 
     def block(self, stmts, tape_name, in_loop=False):
         out = []
