@@ -77,6 +77,11 @@ def insert_row_broadcast(x):
     y = np.insert(M, 3, x[1], axis=0)
     return np.sum(y * np.arange(12.0).reshape(4, 3) * x[0])
 
+def insert_into_a_list(x):
+    y = np.insert([1.0, 2.0, 3.0], 1, x[0] * x[1])
+    return np.sum(y ** 2) + np.sum(np.insert(x, 0, 2.0) * x[2])
+
+
 def insert_flat(x):
     M = np.outer(x, x[:2])
     y = np.insert(M, [1, 5], [x[0], x[2] ** 2])
@@ -120,8 +125,8 @@ def partial_in_list(x):
 
 CASES = [mesh_xy, mesh_ij3, mesh_sparse, mesh_list, swv_1d, swv_2d, swv_axis, reduce_mul,
          reduce_lambda_init, reduce_matmul, insert_scalar, insert_many, insert_axis,
-         insert_row_broadcast, insert_flat, partial_power, partial_kw, partial_user,
-         partial_in_loop, partial_passed, partial_in_list]
+         insert_row_broadcast, insert_flat, insert_into_a_list, partial_power, partial_kw,
+         partial_user, partial_in_loop, partial_passed, partial_in_list]
 
 
 @pytest.mark.parametrize("f", CASES, ids=[f.__name__ for f in CASES])

@@ -176,7 +176,7 @@ def insert(arr, obj, values, axis=None):
     goes where is NumPy's own insert, of the positions (``_sg.insert_index``)."""
     index = _sg.insert_index(np.shape(arr), obj, np.shape(values), axis)
     joined = np.concatenate([np.ravel(arr), np.ravel(values)])
-    return joined[index].astype(np.result_type(arr))
+    return joined[index].astype(np.asarray(arr).dtype)
 
 
 def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
