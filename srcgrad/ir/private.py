@@ -164,6 +164,7 @@ class _Flow:
         self.bound_once = {}  # name -> its value, for names bound by one assignment
         self.deciding = True  # off while a loop's head state is not known yet
         self.dead = frozenset()  # names the loop evaluated holds nothing in at a trip's end
+        self._dead_at = {}  # id of a loop -> its dead names (nested loops run again)
 
     def block(self, stmts, private):
         common = private
@@ -226,6 +227,11 @@ class _Flow:
         after it (an inlined helper's parameter, ``rhs_x = x`` in ``x += dt * rhs(x)``):
         what they held at a trip's end is never read, so they hold nothing at its head
         (an update of ``x`` there need not reach them)."""
+        if id(s) not in self._dead_at:
+            self._dead_at[id(s)] = self._dead_names(s)
+        return self._dead_at[id(s)]
+
+    def _dead_names(self, s):
         inside = _load_counts(s)
         test = s.test if isinstance(s, gast.While) else s.iter
         dead = set()
@@ -239,7 +245,7 @@ class _Flow:
                         and inside.get(name, 0) == self.loads.get(name, 0):
                     dead.add(name)
             seen |= mentioned
-        return dead
+        return frozenset(dead)
 
     def moved_item(self, value, private):
         """Is ``value`` ``t[k]`` of a moving tuple ``t`` whose item ``k`` was private?"""
