@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import CompileError
 from ..runtime.complexes import is_complex
+from ..runtime.strong import all_finite
 from ..variables import Variable, check_plain_data
 from ..ir.atoms import is_static_object
 from .. import trees
@@ -333,6 +334,15 @@ class Compiled:
             remember(self.entries, kinds, entry)
         return entry
 
+    def _strong(self, entry, args):
+        """``entry``'s twin whose elementwise adjoints have strong zeros."""
+        strong = getattr(entry, "strong", None)
+        if strong is None:
+            strong = entry.strong = compile_gradient(self.f, self.wrt, self.mode,
+                                                     sample=list(args), as_tuple=self.multiple,
+                                                     strong=True)
+        return strong
+
     def _name(self, i):
         i -= len(self.bound)
         return self.names[i] if i < len(self.names) else f"*args[{i - len(self.names)}]"
@@ -350,6 +360,11 @@ class Compiled:
             value, grads = out
         else:
             value, grads = None, out
+        if not all_finite(grads) and entry.rerunnable and all_finite(value):
+            # Maybe a masked inf or NaN (``np.where(x > 0, np.log(x), 0)``): the code
+            # again, with strong zeros (runtime/strong.py).
+            out = self._strong(entry, args).fn(*args, **kwargs)
+            value, grads = out if self.mode == "value_and_grad" else (None, out)
         if self.multiple:
             grads = tuple([_cast(g, args[i]) for g, i in zip(grads, self.wrt)])
         else:

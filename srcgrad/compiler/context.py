@@ -359,3 +359,6 @@ class Generated:
     text: str
     fn: object
     guards: Guards
+    # Free of effects a second run would repeat: its gradient may be computed again
+    # (with strong zeros, runtime/strong.py).
+    rerunnable: bool = False

@@ -194,7 +194,7 @@ def lifted_loader(ctx):
 
 
 @without_gc
-def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
+def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True, strong=False):
     """Generate, print and load the adjoint of ``fn``.
 
     ``wrt``: indices of the positional parameters to differentiate.
@@ -204,6 +204,8 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     ``as_tuple``: return a tuple of gradients even for one ``wrt``.
     ``inplace``: update the backward pass's own buffers in place; off for code
     that will itself be differentiated (its aliasing checks are conservative).
+    ``strong``: the code run again where this one's gradient is not finite
+    (``runtime/strong.py``).
     """
     fn = _differentiated(fn, sample)                  # sg.grad(sg.grad(f)): the inner code
     src, ctx, node, params, wrt_names = normalized_function(fn, wrt, sample)
@@ -211,9 +213,10 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     result = result if result is not None else T.const(None)
     result_name = result.id if isinstance(result, gast.Name) else None
     act = activity.analyze(node.body, wrt_names, result_name)   # varied and useful
+    rerunnable = not strong and repeatable.reruns_alike(body, ctx)
     rev, state, forward, backward = reverse_and_record(   # reverse mode; what the forward saves
         ctx, body, params, sample, act, [(result_name, T.const(1.0))], inplace,
-        read_after=lambda state: set())                  # (adjoints only, below)
+        read_after=lambda state: set(), strong=strong)   # (adjoints only, below)
     # An argument no gradient reaches gets zeros shaped as it was passed, not as the
     # code may have rebound it (``w = np.ones(5)``): made before the forward code.
     # (Not named ``dw``: that is the adjoint of what ``w`` is rebound to.)
@@ -260,7 +263,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True):
     if src.node.args.vararg is None:  # same parameters: a call inlined at second order may omit some
         loaded.__defaults__, loaded.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
     loaded.__srcgrad_guards__ = ctx.guards  # code that inlines this code depends on them too
-    return Generated(text, loaded, ctx.guards)
+    return Generated(text, loaded, ctx.guards, rerunnable)
 
 
 @without_gc
@@ -502,7 +505,7 @@ def trim_forward(forward, rev, after):
 
 
 def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=None, rows=None,
-                       watch_log=None, read_after=None):
+                       watch_log=None, read_after=None, strong=False):
     """Backward code seeded by ``seeds`` ((name, value) pairs) and the forward code it needs.
 
     ``prelude(rev)`` may configure the generator and returns statements that
@@ -511,7 +514,7 @@ def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=N
     ``read_after(state)``: the forward names the caller's code reads after the
     backward code (given the adjoint state); then a value the backward code
     would restore where nothing reads it any more is not saved. None: every
-    restore is kept.
+    restore is kept. ``strong``: zero adjoints are strong (``runtime/strong.py``).
     Returns (generator, adjoint state, forward, backward).
     """
     record.instrument(body, ctx.namer)                # name branch flags and trip counters
@@ -521,6 +524,7 @@ def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=N
                                 if i >= len(known) or not _is_int(known[i])])
     rev.inplace = inplace
     rev.rows = rows
+    rev.strong = strong
     rev.complex = may_be_complex(body, sample, ctx.scope)
     rev.ranks = ranks.infer(body, params, sample, rev.ints, ctx.scope.value)
     rev.scalars = {n for n, r in rev.ranks.items() if r == 0}

@@ -47,7 +47,8 @@ class Recorded(Generated):
 
 @without_gc
 def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variable,
-                     watch_inputs=(), rows=False, as_arrays=(), modules=None, watched=None):
+                     watch_inputs=(), rows=False, as_arrays=(), modules=None, watched=None,
+                     strong=False):
     """Forward and backward code of ``region`` run once, from ``inputs`` (names whose
     entry values are ``sample``); ``outputs``: the names the block binds.
 
@@ -56,6 +57,8 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     ``rows``: the backward code takes seeds with a leading axis of rows
     (``jacobian``); it reads the record of the forward code compiled without
     ``rows`` only if the two forward codes are the same (``forward_text``).
+    ``strong``: the backward code has strong zeros (``runtime/strong.py``), read
+    likewise.
     ``modules``: modules the caller's function binds (``import numpy as np`` in
     it), name -> module: constants of the code, as its globals are.
     ``watched``: id -> value of the values watched when the block starts: reads of
@@ -100,7 +103,8 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
         ctx, body, params, sample, act, [(n, T.name(sd)) for n, sd in zip(active, seeds)],
         inplace=True, prelude=prelude, watch_log=(watched_log, set(wrt) - ctx.sources),
         rows=seeds[0] if rows and seeds else None,
-        read_after=lambda state: set())  # (the user's variables are read before it)
+        read_after=lambda state: set(),  # (the user's variables are read before it)
+        strong=strong)
     out = T.name(rev.grads_list)
     forward = forward + objects.made_for_outputs(ctx, outputs)
     # The end of the block: the user's variables are read here.

@@ -79,6 +79,9 @@ class Reverse:
         # tape.jacobian: the name of a seed whose leading axis holds the rows of
         # the identity; every adjoint then has that leading axis (runtime/rows.py).
         self.rows = None
+        # Elementwise adjoints through ``_sg.strong_zero``: the code run again when the
+        # usual code's gradient came out non-finite (runtime/strong.py).
+        self.strong = False
 
     def d(self, name):
         return self.namer.adjoint(name)
@@ -244,6 +247,8 @@ class Reverse:
                                      value)
                     fn.args.args[0].ctx = gast.Param()
                     value = T.expr("_sg.each_row(f, g)", f=fn, g=self.d(t))
+                elif self.strong and rule.rank in ("elementwise", "scalar"):
+                    value = T.expr("_sg.strong_zero(v, g)", v=value, g=g)
                 others = [a for p, a in s.sg_args.items() if p != pname]
                 same_shape = all(isinstance(a, gast.Constant) or isinstance(a, gast.Name) and (
                     a.id in self.scalars or a.id == atom.id) for a in others) or all(

@@ -8,6 +8,7 @@ from ..variables import Variable, stop_gradient  # noqa: F401  (stop_gradient: t
 from .adjoints import *  # noqa: F401,F403
 from .core import *  # noqa: F401,F403
 from .rows import *  # noqa: F401,F403
+from .strong import *  # noqa: F401,F403
 # The helpers of the rule families (rules/<family>.py)
 from .complexes import *  # noqa: F401,F403
 from .convolutions import *  # noqa: F401,F403

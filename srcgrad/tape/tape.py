@@ -29,6 +29,7 @@ from .. import runtime, trees, variables
 from ..compiler import watched_reads
 from ..compiler.cache import _cast, _kind, _Same, remember
 from ..compiler.recorded import compile_recorded
+from ..runtime.strong import all_finite
 from ..errors import CompileError
 from ..passes.tape_blocks import PYTHON_NUMBERS, region_inputs, region_outputs
 from ..variables import UnconnectedGradients, Variable, check_plain_data, is_float_like, \
@@ -281,6 +282,53 @@ class _Record:
                 remember(_COMPILED, (id(entry), "rows"), entry.rows)
         return entry.rows
 
+    def _run_backward(self, entry, record, keep, taken, live, args):
+        """``entry``'s backward code run on ``record``: (what it reports, {id(copy):
+        original}). ``keep``: the record stays as it is (what the code restores in
+        place is copied); else it is emptied, what it held moved to ``taken``."""
+        if keep:  # the backward code may run again: what it restores in place is copied
+            run, originals = kept.pristine(record, entry.restored)
+            take = run.get
+        else:
+            originals = {}
+
+            def take(name, default, pop=record.pop):
+                value = taken[name] = pop(name, default)
+                return value
+        if self.held:  # Variables assigned since the block ran: their values then
+            def take(name, default, take=take):
+                value = take(name, default)
+                if _is_variable(value) and value in self.held:
+                    originals[id(self.held[value])] = value
+                    return self.held[value]
+                return value
+
+        previous, runtime.HELD[0] = runtime.HELD[0], self.held
+        try:
+            return entry.backward(take, live, *args), originals
+        finally:
+            runtime.HELD[0] = previous
+
+    def strong_entry(self):
+        """The backward code with strong zeros over this block's record, or None if
+        its forward code would record differently."""
+        entry = self.once[0]
+        if not hasattr(entry, "strong"):
+            try:
+                strong = compile_recorded(self.region, self.inputs, self.sample,
+                                          entry.outputs, entry.watch_variables, _is_variable,
+                                          tuple(self.carried), as_arrays=self.as_arrays,
+                                          modules=self.modules, watched=self.watched_at_entry,
+                                          strong=True)
+            except CompileError:
+                strong = None
+            entry.strong = strong if strong is not None \
+                and strong.forward_text == entry.forward_text \
+                and strong.seeded == entry.seeded else None
+            if entry.strong is not None:
+                remember(_COMPILED, (id(entry), "strong"), entry.strong)
+        return entry.strong
+
     def binds(self, value):
         """Does the block end with a name it is seeded at bound to ``value``, or to a
         list, tuple or dict holding it?"""
@@ -331,24 +379,17 @@ class _Record:
         args = [seeds[n] if n in seeds else _zero_seed(self.outputs.get(n), rows)
                 for n in entry.seeded]
         live = set().union(*reached)
-        if keep:  # the backward code may run again: what it restores in place is copied
-            run, originals = kept.pristine(record, entry.restored)
-            take = run.get
-        else:
-            take, originals = record.pop, {}
-        if self.held:  # Variables assigned since the block ran: their values then
-            def take(name, default, take=take):
-                value = take(name, default)
-                if _is_variable(value) and value in self.held:
-                    originals[id(self.held[value])] = value
-                    return self.held[value]
-                return value
-
-        previous, runtime.HELD[0] = runtime.HELD[0], self.held
-        try:
-            reported = entry.backward(take, live, *args)
-        finally:
-            runtime.HELD[0] = previous
+        taken = {}
+        reported, originals = self._run_backward(entry, record, keep, taken, live, args)
+        if not all_finite([g for _, g in reported]) and rows is None \
+                and (keep or not entry.restored):
+            # Maybe a masked inf or NaN (``np.where(x > 0, np.log(x), 0)``): the
+            # backward code again, with strong zeros (runtime/strong.py), on the same
+            # record (as the first run found it: nothing was restored in place).
+            strong = self.strong_entry()
+            if strong is not None:
+                reported, originals = self._run_backward(
+                    strong, record if keep else taken, True, None, live, args)
         if not keep:
             self.once = (self.once[0], {})
         pairs = reported if _PLAIN_OBJECTS.issuperset(type(obj) for obj, _ in reported) \
