@@ -30,6 +30,7 @@ containers), see ``ir/escapes.py`` and ``tape/kept.py``.
 """
 import gast
 
+from ..errors import CompileError
 from ..ir import anno, escapes, templates as T
 from ..ir.names import handed_on, loads_in, walk_stmts, written_into
 from ..passes import activity, lifetimes, tape_blocks
@@ -64,6 +65,7 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     ``watched``: id -> value of the values watched when the block starts: reads of
     them from where they are stored are sources (``watched_reads``).
     """
+    _check_no_global_rebound(region, inputs, outputs)
     ctx, node, body, wrt, params = region_front(region, inputs, sample, watch_variables,
                                                 is_variable, tuple(watch_inputs) + tuple(as_arrays),
                                                 once=True, as_arrays=as_arrays, modules=modules,
@@ -120,6 +122,7 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     unbound = [n for n in outputs if n not in params]
     # A variable a zero-trip loop would bind stays as it was (unbound: not written back).
     fwd = without_placeholders(fwd, unbound)
+    flags = _read_flags(fwd, set(wrt), ctx.namer, watched_log)
 
     where = region.origin(node).short()
     fname = ctx.namer.fresh(f"{region.tape_name or 'tape'}_region")
@@ -133,7 +136,7 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     recorded = set(params) | set(unbound) | {watched_log} | {
         n for s in fwd for n in tape_blocks.bound_in(s)}
     take, live = ctx.namer.fresh("take"), ctx.namer.fresh("live")
-    bwd = _reported_if_live(bwd, rev.grads_list, live)
+    bwd = _reported_if_live(bwd, rev.grads_list, live, flags)
     reads = sorted(_names_in(bwd) & recorded - set(seeds))
     unpack = [_unpack(n, take) for n in reads]
     args = gast.arguments([gast.Name(a, gast.Param(), None, None) for a in [take, live] + seeds],
@@ -183,6 +186,21 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     return generated
 
 
+def _check_no_global_rebound(region, inputs, outputs):
+    """Refuse a block that reads a global name and binds it (``global count`` then
+    ``count = count + 1`` in the block): the compiled block binds its variables in the
+    caller's frame, where a global is not."""
+    first_read = tape_blocks.read_before_bound(region.statements)
+    for n in outputs:
+        if n in first_read and n not in inputs and n in region.globals:
+            raise CompileError(
+                f"the GradientTape block reads the global `{n}` and binds it again: srcgrad "
+                "binds what a recorded block binds in the function's own variables",
+                region.filename, region.lineno,
+                remedy=f"bind a local name to it before the block (`{n}_now = {n}`), use that "
+                       f"in the block, and assign `{n}` after it")
+
+
 def _comment_with_statement(body):
     """Reports of bound variables in the backward code under their statement's comment."""
     for before, s in zip(body, body[1:]):
@@ -190,22 +208,77 @@ def _comment_with_statement(body):
             anno.set_origin(s, anno.origin(before))
 
 
-def _reported_if_live(stmts, grads_list, live):
-    """Each ``grads_list.append((x, g))`` only if a seeded target reaches ``x``."""
+def _reported_if_live(stmts, grads_list, live, flags):
+    """Each ``grads_list.append((x, g))`` only if a seeded target reaches ``x`` (and,
+    for a source in ``flags``, a statement reading it ran)."""
     out = []
     for s in stmts:
         for field in ("body", "orelse"):
             if isinstance(s, (gast.If, gast.For, gast.While)):
-                setattr(s, field, _reported_if_live(getattr(s, field), grads_list, live))
+                setattr(s, field, _reported_if_live(getattr(s, field), grads_list, live, flags))
         call = getattr(s, "value", None)
         if isinstance(s, gast.Expr) and isinstance(call, gast.Call) \
                 and isinstance(call.func, gast.Attribute) and call.func.attr == "append" \
                 and isinstance(call.func.value, gast.Name) and call.func.value.id == grads_list:
             x = call.args[0].elts[0]
             name = x.id if isinstance(x, gast.Name) else x.value
-            s = gast.If(T.expr("n in live", n=T.const(name), live=live), [s], [])
+            test = T.expr("n in live", n=T.const(name), live=live)
+            if name in flags:
+                test = T.expr("t and f", t=test, f=T.name(flags[name]))
+            s = gast.If(test, [s], [])
         out.append(s)
     return out
+
+
+def _read_flags(fwd, sources, namer, watch_log):
+    """Sources that ``fwd`` (a block's forward code) reads only under a branch or in a
+    loop body -> the name of a flag ``fwd`` now sets where it reads them.
+
+    TensorFlow's tape connects a source to a target only through operations that
+    ran: one read only in the branch not taken (``if x > 0: r = v0`` / ``else: r =
+    v1 ** 2``), or in a loop that ran no trip, gets None, not zeros."""
+    def reads(node):
+        return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+                and isinstance(n.ctx, gast.Load) and n.id in sources}
+
+    always = set()
+    for s in fwd:
+        if isinstance(s, (gast.If, gast.While)):
+            always |= reads(s.test)
+        elif isinstance(s, gast.For):
+            always |= reads(s.iter)
+        elif not _logs_watch(s, watch_log):
+            always |= reads(s)
+    flags = {}
+
+    def mark(stmts):
+        out = []
+        for s in stmts:
+            if isinstance(s, (gast.If, gast.For, gast.While)):
+                head = reads(s.iter if isinstance(s, gast.For) else s.test) - always
+                s.body, s.orelse = mark(s.body), mark(s.orelse)
+            else:
+                head = reads(s) - always
+            for n in sorted(head):
+                if n not in flags:
+                    flags[n] = namer.fresh(f"{n}_read")
+                out.append(T.assign(flags[n], T.const(True)))
+            out.append(s)
+        return out
+
+    for s in fwd:
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            s.body, s.orelse = mark(s.body), mark(s.orelse)
+    fwd[:0] = [T.assign(f, T.const(False)) for f in flags.values()]
+    return flags
+
+
+def _logs_watch(s, watch_log):
+    """``watched.append(x)``: the block's log of what it watched, not a read."""
+    call = getattr(s, "value", None)
+    return isinstance(s, gast.Expr) and isinstance(call, gast.Call) \
+        and isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name) \
+        and call.func.value.id == watch_log
 
 
 def _names_in(stmts):

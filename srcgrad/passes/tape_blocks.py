@@ -542,7 +542,72 @@ def region_inputs(region):
                             copy.deepcopy(region.statements), [], None, None, [])
     builtin_names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
                      and isinstance(n.ctx, gast.Load) and hasattr(builtins, n.id)}
-    return sorted(free_names(node) | builtin_names)
+    # (A name the block binds is no free name of it, even where a read comes first: on a
+    # loop's first trip, in a branch that did not bind it. Hunt 10.)
+    try:
+        free = free_names(node)
+    except IndexError:  # (beniget on a ``break`` out of the block: refused when it runs)
+        node.body = [gast.While(T.const(True), node.body, [])]
+        free = free_names(node)
+    return sorted(free | builtin_names | read_before_bound(region.statements))
+
+
+def read_before_bound(stmts, bound=frozenset()):
+    """Names some read in ``stmts`` may find not yet bound by them: read before any
+    binding on some path (a loop's first trip, a branch that binds nothing, a loop
+    that ran no trip). ``bound``: names bound on every path before ``stmts``."""
+    found = set()
+    _definitely_bound(stmts, set(bound), found)
+    return found
+
+
+def _definitely_bound(stmts, bound, found):
+    """Walk ``stmts`` in order adding to ``found`` what a read may find unbound; returns
+    the names bound on every path through them (``bound`` grows with them)."""
+    for s in stmts:
+        if isinstance(s, gast.If):
+            found |= _loads(s.test) - bound
+            then = _definitely_bound(s.body, set(bound), found)
+            other = _definitely_bound(s.orelse, set(bound), found)
+            bound |= then & other
+        elif isinstance(s, (gast.For, gast.While)):
+            head = s.iter if isinstance(s, gast.For) else s.test
+            found |= _loads(head) - bound
+            inner = set(bound)
+            if isinstance(s, gast.For):
+                inner |= _stores(s.target)
+            _definitely_bound(s.body, inner, found)
+            _definitely_bound(s.orelse, set(bound), found)
+        elif isinstance(s, (gast.With, gast.Try)):
+            for item in getattr(s, "items", ()):
+                found |= _loads(item.context_expr) - bound
+                if item.optional_vars is not None:
+                    bound |= _stores(item.optional_vars)
+            inner = _definitely_bound(s.body, set(bound), found)
+            for part in (getattr(s, "handlers", ()), getattr(s, "orelse", ()),
+                         getattr(s, "finalbody", ())):
+                for h in part:
+                    _definitely_bound([h] if isinstance(h, gast.stmt) else h.body, set(bound),
+                                      found)
+            if isinstance(s, gast.With):
+                bound |= inner
+        else:
+            found |= _loads(s) - bound
+            if isinstance(s, gast.AugAssign):  # (``total += x`` reads ``total``)
+                found |= _stores(s.target) - bound
+            if not isinstance(s, (gast.FunctionDef, gast.ClassDef)):
+                bound |= _stores(s)
+    return bound
+
+
+def _loads(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Load)}
+
+
+def _stores(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Store)}
 
 
 def region_outputs(region):

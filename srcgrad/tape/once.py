@@ -95,7 +95,12 @@ def why_not(region):
     for s in walk_stmts(region.statements):
         if isinstance(s, (gast.Break, gast.Continue)) and not _in_loop(s, region.statements):
             return "break or continue out of the block"
-    for node in (n for s in region.statements for n in scope_nodes(s)):
+    nodes = [n for s in region.statements for n in scope_nodes(s)]
+    methods = {id(n.value) for n in nodes if isinstance(n, gast.Attribute)}
+    for node in nodes:
+        if isinstance(node, gast.Name) and node.id == region.tape_name \
+                and id(node) not in methods and region.tape_name is not None:
+            return f"`{node.id}` itself used in the block (line {node.lineno})"
         if isinstance(node, _ESCAPES):
             return f"a {type(node).__name__.lower()} statement in the block (line {node.lineno})"
         if isinstance(node, gast.With) and any(
@@ -118,6 +123,8 @@ _REMEDIES = {
     "yield": "end the block before the yield (take the gradient after it)",
     "global": "declare the names global or nonlocal before the block",
     "break": "end the block inside the loop, or the loop inside the block",
+    "itself used": "call the tape's methods in the block itself (`tape.watch(x)` there, not "
+                   "in a helper the tape is passed to)",
 }
 
 
