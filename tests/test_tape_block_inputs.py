@@ -116,3 +116,14 @@ def test_break_out_of_the_block_is_refused():
                 if i == 2:
                     break
             t.gradient(y, a)
+
+
+def test_a_closure_variable_read_in_a_comprehension_of_a_nested_def():
+    """Not "the source has changed" (hunt 10): compiled on its own, the def reads the
+    variable as a global, and its comprehension gets no cells."""
+    def outer(c):
+        def h(x):
+            return sum([c * x for k in range(2)])
+        return h
+
+    assert sg.grad(outer(3.0))(2.0) == pytest.approx(6.0)

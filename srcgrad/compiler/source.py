@@ -112,8 +112,20 @@ def _shape(code):
     and jumps by kind only (their offsets shift with the skipped instructions).
     """
     out = []
+    closure = False  # after LOAD_CLOSURE: the tuple of cells a nested code object gets
     for ins in dis.get_instructions(code):
         if ins.opname in _SKIP:
+            continue
+        # (A comprehension or nested def reading the enclosing function's variable gets
+        # it as a cell; compiled on its own, the variable is a global: no cells.)
+        if ins.opname == "LOAD_CLOSURE" or closure and ins.opname == "BUILD_TUPLE":
+            closure = ins.opname == "LOAD_CLOSURE"
+            continue
+        closure = False
+        if ins.opname == "MAKE_FUNCTION":  # (its flag 0x08: with cells)
+            out.append(("MAKE_FUNCTION", repr((ins.arg or 0) & ~0x08)))
+            continue
+        if ins.opname == "SET_FUNCTION_ATTRIBUTE" and ins.arg == 0x08:  # (Python 3.13)
             continue
         op = {"LOAD_METHOD": "LOAD_ATTR", "CALL_METHOD": "CALL"}.get(ins.opname, ins.opname)
         for kind in ("LOAD", "STORE", "DELETE"):
