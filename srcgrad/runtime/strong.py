@@ -13,6 +13,8 @@ gradient that comes out non-finite is computed again by the same code with each
 elementwise adjoint passed through ``strong_zero`` (``passes/reverse.py``,
 ``strong``), which reads nothing the first code did not.
 """
+import math
+
 import numpy as np
 
 __all__ = ["strong_zero", "all_finite"]
@@ -34,8 +36,12 @@ def strong_zero(value, g):
 def all_finite(value, depth=4):
     """Is every number in ``value`` (an array, a number, or a list, tuple or dict of
     them, a few levels deep) finite? Other objects count as finite."""
+    if type(value) is float:
+        return math.isfinite(value)
     if isinstance(value, np.ndarray):
-        return value.dtype.kind not in "fc" or bool(np.isfinite(value).all())
+        # (One pass and no temporary: the sum is finite if every item is, and a sum that
+        # overflows only costs a second run that changes nothing.)
+        return value.dtype.kind not in "fc" or bool(np.isfinite(value.sum()))
     if isinstance(value, (float, complex, np.inexact)):
         return bool(np.isfinite(value))
     if depth and isinstance(value, (list, tuple)):
