@@ -146,6 +146,9 @@ def max_where(a, axis=None, out=None, keepdims=False, initial=None, where=True):
     largest of the kept elements and the start value."""
     if out is not None or initial is None:
         _sg.not_differentiable("np.max with out=, or where= without initial=")
+    if np.size(a) == 0:  # (np.max of no element has no value: only the start value)
+        return np.full(np.shape(np.sum(np.zeros(np.shape(a)), axis=axis, keepdims=keepdims)),
+                       initial)
     return np.maximum(np.max(np.where(where, a, initial), axis=axis, keepdims=keepdims), initial)
 
 
@@ -153,6 +156,9 @@ def min_where(a, axis=None, out=None, keepdims=False, initial=None, where=True):
     """``np.min`` with ``initial=`` (and ``where=``): as ``max_where``, the smallest."""
     if out is not None or initial is None:
         _sg.not_differentiable("np.min with out=, or where= without initial=")
+    if np.size(a) == 0:
+        return np.full(np.shape(np.sum(np.zeros(np.shape(a)), axis=axis, keepdims=keepdims)),
+                       initial)
     return np.minimum(np.min(np.where(where, a, initial), axis=axis, keepdims=keepdims), initial)
 
 

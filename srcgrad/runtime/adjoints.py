@@ -565,7 +565,8 @@ def sigmoid(a, b):
         e = math.exp(z)
         return e / (1.0 + e)
     if type(z) is not np.ndarray or z.size < 512 or z.dtype.kind != "f":
-        return np.exp(z - np.logaddexp(z, 0.0))
+        # (Not ``exp(z - logaddexp(z, 0))``: inf - inf where ``b`` is -inf, hunt 11.)
+        return np.exp(-np.logaddexp(0.0, -z))
     if z.size <= 4096:
         e = np.exp(-np.abs(z))
         r = 1.0 / (1.0 + e)
