@@ -187,7 +187,8 @@ def hvp(f):
         if not args:
             raise TypeError("hvp(f)(x, ..., v) needs the arguments of f and a direction v")
         _check_like(args[0], v, 0)
-        if not np.iscomplexobj(v):  # forward over reverse: the gradient's tangent along v
+        if not any(map(np.iscomplexobj, trees.leaves(v))):  # forward over reverse: the
+            # gradient's tangent along v (a tree's leaves: ``(w, s)`` of two shapes)
             forward = _forward(gradient, tuple(args), [0])
             if forward is not None:
                 return forward(*args, v)[1]

@@ -152,6 +152,15 @@ class Context:
                 "and cannot tell which of its reads come after the watch", self.cur,
                 "watch the value on the block's first lines (`tape.watch(...)` before any "
                 "other statement), or read it by the name the block watches")
+        if state == watched_reads.AMBIGUOUS:
+            text = gast.unparse(node).strip()
+            raise self.error(
+                f"`{text}` holds the very Python number the GradientTape watches: srcgrad "
+                "cannot tell the watched value read from another place from an equal "
+                "constant (CPython shares equal constants: `K = 1.0; T = 1.0` are one "
+                "object)", self.cur,
+                f"watch it where the block reads it (`tape.watch({text})`), or watch a NumPy "
+                "scalar or an array (`np.float64(...)`)")
         return state == watched_reads.SOURCE
 
     def _iterates_sources(self, node):

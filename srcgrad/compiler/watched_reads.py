@@ -48,7 +48,10 @@ class Locator:
         return obj
 
 
-SOURCE, LATER = 1, 2  # what a read is: a source, or a value the block watches only later
+# What a read is: a source, a value the block watches only later, or a watched Python
+# number read from somewhere else than where it was watched (``AMBIGUOUS``: CPython makes
+# equal constants one object, so it may be another value that is equal).
+SOURCE, LATER, AMBIGUOUS = 1, 2, 3
 
 
 class Watched:
@@ -57,13 +60,21 @@ class Watched:
     differentiated, one after it is; where a read is cannot be told apart so simply,
     so such reads are refused)."""
 
-    def __init__(self, start, later):
+    def __init__(self, start, later, numbers=None):
         self.start, self.later = start, later
+        # Python numbers watched at the start: id -> (number, the (root, path) of the
+        # chains it was watched at: a read there is the watched value itself).
+        self.numbers = numbers or {}
 
     def __bool__(self):
-        return bool(self.start or self.later)
+        return bool(self.start or self.later or self.numbers)
 
-    def state(self, obj):
+    def state(self, obj, locator=None):
+        if type(obj) in PYTHON_NUMBERS:
+            number, sites = self.numbers.get(id(obj), (None, ()))
+            if number is not obj:
+                return 0
+            return SOURCE if locator is not None and _site(locator) in sites else AMBIGUOUS
         if self.start.get(id(obj)) is obj:
             return SOURCE
         if self.later.get(id(obj)) is obj:
@@ -85,7 +96,7 @@ class Watched:
     def pattern(self, locators, params):
         """What each of the reads ``locators`` gives now (``params``: the values of the
         block's inputs, by name)."""
-        return tuple(self.state(loc(params)) for loc in locators)
+        return tuple(self.state(loc(params), loc) for loc in locators)
 
 
 class Reads:
@@ -106,7 +117,7 @@ class Reads:
                 # (A function, a module, an object: the code's guards see to it that it
                 # still is one when the code runs again.)
                 return 0
-            found = self.sites[site] = (locator, self.watched.state(obj))
+            found = self.sites[site] = (locator, self.watched.state(obj, locator))
         return found[1]
 
     def locators(self):
@@ -125,23 +136,41 @@ def at_entry(values, start, chains, later, prewatched):
     statements watch and of ``chain(values)`` for the attribute and item chains they
     watch (``Locator``s); from the names ``later`` only further on."""
     # (Python numbers are values, not objects one can watch by identity: equal ones are
-    # often one object. A read of one from storage is not a source.)
+    # often one object. A read of one is a source only where it was watched from,
+    # ``tape.watch(p["s"])`` then ``p["s"]``; from elsewhere it is refused: hunt 12.)
     first = {id(v): v for v in prewatched if type(v) not in PYTHON_NUMBERS}
+    numbers = {}
     for n in start:
         value = values.get(n, _GONE)
         if type(value) is np.ndarray:  # the common case, without the walk
             first[id(value)] = value
+        elif type(value) in PYTHON_NUMBERS:
+            numbers.setdefault(id(value), (value, set()))
         elif value is not _GONE:
             for leaf in _leaves(value, 3):
                 if type(leaf) not in PYTHON_NUMBERS:
                     first[id(leaf)] = leaf
     for chain in chains:
-        for leaf in _leaves(chain(values), 3):
+        value = chain(values)
+        if type(value) in PYTHON_NUMBERS:
+            # (Read there through the input's name, or through its object: a helper's.)
+            holder = values.get(chain.root, _GONE)
+            numbers.setdefault(id(value), (value, set()))[1].update(
+                {(True, chain.root, chain.path), (False, id(holder), chain.path)})
+            continue
+        for leaf in _leaves(value, 3):
             if leaf is not _GONE and type(leaf) not in PYTHON_NUMBERS:
                 first[id(leaf)] = leaf
     after = {id(leaf): leaf for n in later if n in values for leaf in _leaves(values[n], 3)
              if id(leaf) not in first and type(leaf) not in PYTHON_NUMBERS}
-    return Watched(first, after)
+    return Watched(first, after, numbers)
+
+
+def _site(locator):
+    """Where ``locator`` reads: (True, an input's name, path) or (False, id(object), path)."""
+    if locator.param:
+        return True, locator.root, locator.path
+    return False, id(locator.root()), locator.path
 
 
 _DEPTH = 4  # how deep ``holds`` and ``path_in`` look: ``model.layers[1].W``
