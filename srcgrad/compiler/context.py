@@ -152,6 +152,8 @@ class Context:
                 "and cannot tell which of its reads come after the watch", self.cur,
                 "watch the value on the block's first lines (`tape.watch(...)` before any "
                 "other statement), or read it by the name the block watches")
+        if state == watched_reads.AMBIGUOUS and isinstance(node, gast.Name):
+            return False  # (a global or closure variable: another name, not watched with it)
         if state == watched_reads.AMBIGUOUS:
             text = gast.unparse(node).strip()
             raise self.error(
