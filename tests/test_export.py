@@ -121,3 +121,12 @@ def test_export_modes(mode, tmp_path, capsys):
         want = sg.value_and_grad(models.rbf_energy)(x)
     np.testing.assert_allclose(value, want[0], rtol=1e-12)
     np.testing.assert_allclose(derivative, want[1], rtol=1e-12)
+
+
+def test_the_exported_function_is_named_grad_and_the_name(tmp_path, capsys):
+    """``grad_<name>`` as the README says, also for ``id_`` (hunt 10: it was ``grad_id``)."""
+    src = tmp_path / "trailing.py"
+    src.write_text("import numpy as np\n\n\ndef id_(x):\n    return np.sum(x * x)\n")
+    out = tmp_path / "trailing_grad.py"
+    assert main(["export", f"{src}:id_", "-o", str(out)]) == 0
+    assert "def grad_id_(x):" in out.read_text()

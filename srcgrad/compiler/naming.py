@@ -18,7 +18,12 @@ class Namer:
     def reserve(self, names):
         self.taken.update(names)
 
-    def fresh(self, base):
+    def fresh(self, base, exact=False):
+        """A name not taken, from ``base``; ``exact``: ``base`` itself where it is free
+        (else its underscores at the ends are dropped: ``x_`` gives ``x``, ``x_2``)."""
+        if exact and base.isidentifier() and base not in self.taken:
+            self.taken.add(base)
+            return base
         base = re.sub(r"\W", "_", base).strip("_") or "t"
         if base[0].isdigit():
             base = "v" + base

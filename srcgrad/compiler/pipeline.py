@@ -252,7 +252,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True, s
                                     set(rev.scalars) | {result_name},  # the result is one too
                                     ctx.namer.adjoints, params)
     verb = "grad" if mode == "grad" else "value_and_grad"
-    fname = ctx.namer.fresh(f"{verb}_{src.node.name}")
+    fname = ctx.namer.fresh(f"{verb}_{src.node.name}", exact=True)  # (``id_``: ``grad_id_``)
     new = gast.FunctionDef(fname, node.args, code + [gast.Return(out)], [], None, None, [])
     T.fix_ctx(new)
     what = "gradient" if mode == "grad" else "value and gradient"
