@@ -267,20 +267,7 @@ class _Record:
     def rows_entry(self):
         """Row-mode backward code over this block's record, or None if its forward code
         would record differently (then the rows go one by one)."""
-        entry = self.once[0]
-        if not hasattr(entry, "rows"):
-            try:
-                rows = compile_recorded(self.region, self.inputs, self.sample, entry.outputs,
-                                        entry.watch_variables, _is_variable, tuple(self.carried),
-                                        rows=True, as_arrays=self.as_arrays,
-                                        modules=self.modules, watched=self.watched_at_entry)
-            except CompileError:
-                rows = None
-            entry.rows = rows if rows is not None and rows.forward_text == entry.forward_text \
-                and rows.seeded == entry.seeded else None
-            if entry.rows is not None:
-                remember(_COMPILED, (id(entry), "rows"), entry.rows)
-        return entry.rows
+        return self._twin("rows")
 
     def _run_backward(self, entry, record, keep, taken, live, args):
         """``entry``'s backward code run on ``record``: (what it reports, {id(copy):
@@ -312,22 +299,28 @@ class _Record:
     def strong_entry(self):
         """The backward code with strong zeros over this block's record, or None if
         its forward code would record differently."""
+        return self._twin("strong")
+
+    def _twin(self, kind):
+        """This block's code compiled again with ``kind`` ("rows" or "strong") on, kept
+        only if its backward code can read this block's record (the same forward code,
+        seeded at the same names); None otherwise. Compiled once per entry."""
         entry = self.once[0]
-        if not hasattr(entry, "strong"):
+        if not hasattr(entry, kind):
             try:
-                strong = compile_recorded(self.region, self.inputs, self.sample,
-                                          entry.outputs, entry.watch_variables, _is_variable,
-                                          tuple(self.carried), as_arrays=self.as_arrays,
-                                          modules=self.modules, watched=self.watched_at_entry,
-                                          strong=True)
+                twin = compile_recorded(self.region, self.inputs, self.sample, entry.outputs,
+                                        entry.watch_variables, _is_variable, tuple(self.carried),
+                                        as_arrays=self.as_arrays, modules=self.modules,
+                                        watched=self.watched_at_entry, **{kind: True})
             except CompileError:
-                strong = None
-            entry.strong = strong if strong is not None \
-                and strong.forward_text == entry.forward_text \
-                and strong.seeded == entry.seeded else None
-            if entry.strong is not None:
-                remember(_COMPILED, (id(entry), "strong"), entry.strong)
-        return entry.strong
+                twin = None
+            if twin is not None and (twin.forward_text != entry.forward_text
+                                     or twin.seeded != entry.seeded):
+                twin = None
+            setattr(entry, kind, twin)
+            if twin is not None:
+                remember(_COMPILED, (id(entry), kind), twin)
+        return getattr(entry, kind)
 
     def binds(self, value):
         """Does the block end with a name it is seeded at bound to ``value``, or to a
