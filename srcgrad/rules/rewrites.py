@@ -275,6 +275,11 @@ else:
     REWRITES.update({_special.entr: entr, _special.betaln: betaln})
 
 
+# The families whose functions are written out (rules/<family>.py).
+from . import nan_reductions, scipy_linalg, transforms  # noqa: E402
+for _family in (scipy_linalg, transforms, nan_reductions):
+    REWRITES.update(_family.REWRITES)
+
 # ``np.var`` and ``np.std`` called with ``mean=`` or ``correction=``.
 WITH_MEAN = {np.var: var_given, np.std: std_given}
 

@@ -21,10 +21,11 @@ from ..runtime import adjoints as _h
 from . import complexes, convolutions, decompositions, elementwise, fft, helpers, layout, linalg, \
     moments, order_stats, polynomials, products, python, reductions, selection, sequences, shapes, \
     special, stats, ufuncs
-from . import integration
+from . import integration, nan_reductions, scipy_linalg, transforms
 
 _FAMILIES = (layout, selection, sequences, decompositions, special, complexes, fft, stats,
-             convolutions, ufuncs, polynomials, order_stats, moments, integration)
+             convolutions, ufuncs, polynomials, order_stats, moments, integration,
+             scipy_linalg, transforms, nan_reductions)
 PRIMITIVES = {**elementwise.TABLE, **reductions.TABLE, **products.TABLE, **linalg.TABLE,
               **shapes.TABLE, **python.TABLE}
 for _family in _FAMILIES:

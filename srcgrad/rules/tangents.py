@@ -28,7 +28,7 @@ from ..runtime import adjoints as _h
 from ..runtime import complexes as _rt
 from . import complexes, convolutions, decompositions, elementwise, helpers, layout, \
     moments, order_stats, polynomials, python, special, stats, ufuncs
-from . import integration
+from . import integration, nan_reductions, scipy_linalg, transforms
 from .elementwise import POWER_CONSTANT_EXPONENT
 from .entry import params
 
@@ -123,6 +123,8 @@ EXPLICIT.update(polynomials.EXPLICIT)
 EXPLICIT.update(order_stats.EXPLICIT)
 EXPLICIT.update(moments.EXPLICIT)
 EXPLICIT.update(integration.EXPLICIT)
+for _family in (scipy_linalg, transforms, nan_reductions):
+    EXPLICIT.update(_family.EXPLICIT)
 
 _SEQUENCES = (helpers.SEQUENCE_CONCAT, helpers.SEQUENCE_REPEAT, helpers.SEQUENCE_COPY)
 

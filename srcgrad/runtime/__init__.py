@@ -25,5 +25,8 @@ from .moments import *  # noqa: F401,F403
 from .integration import *  # noqa: F401,F403
 from .pymath import *  # noqa: F401,F403
 from .ufuncs import *  # noqa: F401,F403
+from .linalg_plans import *  # noqa: F401,F403
+from .transform_plans import *  # noqa: F401,F403
+from .nan_plans import *  # noqa: F401,F403
 # Forward mode's explicit tangents (rules/tangents.py)
 from .tangents import *  # noqa: F401,F403

@@ -1,0 +1,2 @@
+"""Helpers of ``rules/nan_reductions.py``, reached as ``_sg.<name>``."""
+__all__ = []

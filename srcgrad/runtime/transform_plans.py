@@ -1,0 +1,2 @@
+"""Helpers of ``rules/transforms.py``, reached as ``_sg.<name>``."""
+__all__ = []
