@@ -67,7 +67,7 @@ def views_in_a_list_then_written(x):
 @pytest.mark.parametrize("f, message", [
     (view_bound_by_unpacking, "in-place update `v -= ...`"),
     (rows_swapped, "`a[1]` is a view of the array this assignment writes into"),
-    (views_in_a_list_then_written, "writing into `a[...]`"),
+    (views_in_a_list_then_written, "`a[1]` reads a view of `a`"),
 ])
 def test_refused_rather_than_wrong(f, message):
     with pytest.raises(sg.CompileError, match=re.escape(message)) as err:

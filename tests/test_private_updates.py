@@ -180,7 +180,7 @@ def test_an_update_another_name_may_see_is_still_refused(f):
     """NumPy updates the other name's array too: rebinding would be a wrong gradient
     (``passed_to_a_helper_that_keeps_it`` was a silent wrong value and gradient: an
     argument of a helper was not taken as possibly kept)."""
-    with pytest.raises(sg.CompileError, match="may share|may be shared"):
+    with pytest.raises(sg.CompileError, match="may share|may be shared|reads a view of|holds too"):
         sg.grad(f)(V.copy())
 
 
@@ -401,7 +401,7 @@ def view_kept_then_written(x):
 
 
 def test_a_view_of_itself_kept_past_the_write_is_still_refused():
-    with pytest.raises(sg.CompileError, match=r"writing into `a\[\.\.\.\]`"):
+    with pytest.raises(sg.CompileError, match=r"`v = a\[0\]` reads a view of `a`"):
         sg.grad(view_kept_then_written)(np.array([[0.5, 1.5], [-0.3, 2.0]]))
 
 

@@ -13,13 +13,15 @@ import numpy as np
 
 from ..rules import table
 from . import templates as T
-from .names import MUTATORS, handed_on, walk_stmts
+from .names import MUTATORS, handed_on, is_item_check, item_read, walk_stmts, written_into
 from .resolve import MISSING, is_library
 
 
 def _load_counts(body):
     loads = {}
     for s in walk_stmts(body):
+        if is_item_check(s):
+            continue  # (the check of an item read, below: not a use of the array)
         for n in _walk_own(s):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 loads[n.id] = loads.get(n.id, 0) + 1
@@ -41,10 +43,11 @@ def shared_names(body, scope):
     shared = set()
     moves = []  # (a name, the name it is copied into)
     transient = _transient_views(body, loads, scope)
+    items = _item_reads(body, transient, scope)
     for s in walk_stmts(body):
         if not isinstance(s, (gast.Assign, gast.Expr)):
             continue
-        if not getattr(s, "sg_inplace", False) and id(s) not in transient:
+        if not getattr(s, "sg_inplace", False) and id(s) not in transient and id(s) not in items:
             for target, part in _bindings(s):
                 shared |= _shared_by(target, part, loads, scope)
                 if isinstance(part, gast.Name) and part.id != target:
@@ -64,6 +67,72 @@ def shared_names(body, scope):
     # it whoever else holds it: ``a = h; b = a`` (an inlined call's ``v = h`` then
     # ``y = v``), ``b[0] = ...`` writes into ``h``.
     return handed_on(shared, moves)
+
+
+def _item_reads(body, transient, scope):
+    """Item reads ``a = x[i]`` (no slice in the index) that share nothing when they run
+    on a vector (``x[0]`` is a number), checked when they run instead of refused.
+
+    ``a`` is a view only where ``x`` has more axes than the index (a row) or ``x`` is
+    a container (its item itself). Where neither ``a``, ``x`` nor a name they are
+    handed to is written into, nothing can tell; else the statement is marked
+    ``sg_check_item``: (the ids of the statements writing into ``a``'s side, whether
+    ``x``'s side is written into). The normalizer adds ``_sg.check_item_read`` before it
+    unless only private updates write into ``a``'s side (``a = a.copy()`` first) and
+    nothing into ``x``'s.
+    """
+    reads = {}
+    pairs = []
+    writes = []  # (statement, the names it writes into)
+    for s in walk_stmts(body):
+        if isinstance(s, gast.Assign) and len(s.targets) == 1:
+            target, value = s.targets[0], s.value
+            if isinstance(target, gast.Name) and isinstance(value, gast.Name):
+                pairs.append((value.id, target.id))
+            elif isinstance(target, gast.Name) and item_read(value) \
+                    and not getattr(s, "sg_inplace", False):
+                reads[id(s)] = (s, target.id, value.value.id)
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            continue  # (their statements come on their own)
+        names = written_into([s])
+        if getattr(s, "sg_inplace", False) and isinstance(s.targets[0], gast.Name):
+            names.add(s.targets[0].id)
+        for n in gast.walk(s):
+            if isinstance(n, gast.Call) and _may_keep(n, scope):
+                # (a user's function, not inlined yet, may write into its arguments)
+                names |= {a.id for a in n.args if isinstance(a, gast.Name)}
+        if names:
+            writes.append((s, names))
+    # (checked already: code inlined from a first derivative's, where the check precedes)
+    for block in [body] + [getattr(s, f) for s in walk_stmts(body) for f in ("body", "orelse")
+                           if isinstance(s, (gast.If, gast.For, gast.While))]:
+        for before, s in zip(block, block[1:]):
+            if id(s) in reads and is_item_check(before) and \
+                    gast.dump(before.value.args[0]) == gast.dump(s.value):
+                s.sg_item_checked = True
+    # ``M[i][j]`` read as ``t = M[i]; u = t[j]``, ``t`` read nowhere else: ``u`` is the
+    # item of ``M`` that is checked (a row ``t`` read only for its item needs no check).
+    # (A transient read, ``_transient_views``, needs no check unless it is such a ``u``.)
+    loads = _load_counts(body)
+    bound = {}
+    for s, name, _ in reads.values():
+        bound[name] = bound.get(name, 0) + 1
+    by_name = {name: (s, base) for s, name, base in reads.values() if bound[name] == 1}
+    chained = {base for _, _, base in reads.values() if loads.get(base) == 1 and base in by_name}
+    out = set()
+    for key, (s, name, base) in reads.items():
+        s.sg_check_item = None
+        if name in chained or key in transient and base not in chained:
+            continue
+        root, text = base, T.clone(s.value)
+        while root in chained:
+            inner, root = by_name[root]
+            text = gast.Subscript(T.clone(inner.value), text.slice, gast.Load())
+        item_side, base_side = handed_on({name}, pairs), handed_on({root}, pairs)
+        s.sg_check_item = ({id(w) for w, names in writes if names & item_side},
+                           any(names & base_side for _, names in writes), root, text)
+        out.add(key)
+    return out | {key for key, (_, name, _) in reads.items() if name in chained}
 
 
 # (A def nested in the code is known as its tree: ``def ident(v): return v``.)
@@ -185,11 +254,14 @@ def _transient_views(body, loads, scope):
 
 def _reads_no_value(stmt, name):
     """Is every read of ``name`` in ``stmt`` one whose derivative does not need its value:
-    an operand of ``+``/``-``, or the whole value assigned (a copy)?"""
+    an operand of ``+``/``-``, the whole value assigned, or copied (``_sg.copy_slot(t)``)?"""
     if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Name):
         return True
     ok = set()
     for n in T.walk(stmt):
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                and n.func.attr in ("copy_slot", "copy") and len(n.args) == 1:
+            ok |= {id(n.args[0])}  # (``_sg.copy_slot(t)``, ``np.copy(t)``: a copy)
         if isinstance(n, gast.BinOp) and isinstance(n.op, (gast.Add, gast.Sub)):
             ok |= {id(e) for e in (n.left, n.right) if isinstance(e, gast.Name)}
         elif isinstance(n, gast.UnaryOp) and isinstance(n.op, (gast.USub, gast.UAdd)):

@@ -79,6 +79,27 @@ MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "u
                       "setdefault", "popitem", "sort", "reverse"})
 
 
+def item_read(value):
+    """``x[i]``, ``x[i, j]``, ``d["k"]``: a subscript of a name with no slice, ``None``
+    or ``np.newaxis`` in its index (those give views whatever ``x`` is). It is a view
+    only where ``x`` has more axes than the index, the item itself of a container."""
+    if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)):
+        return False
+    for n in gast.walk(value.slice):
+        if isinstance(n, (gast.Slice, gast.Attribute)) or \
+                isinstance(n, gast.Constant) and (n.value is None or n.value is Ellipsis):
+            return False
+    return True
+
+
+def is_item_check(s):
+    """``_sg.check_item_read(x[i], x, ...)``, the check of an item read (ir/aliasing.py):
+    it reads the array, keeps nothing, and is no use of it for the alias analyses."""
+    return isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
+        and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "check_item_read" \
+        and isinstance(s.value.func.value, gast.Name) and s.value.func.value.id == "_sg"
+
+
 def written_into(stmts, attributes=False):
     """Names whose objects ``stmts`` change in place: a method that changes a list or
     dict (``u.append(v)``, ``stack.pop()``, ``d.update(e)``), a slot stored or deleted

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..rules import table
 from . import templates as T
-from .names import name_ids, walk_stmts
+from .names import is_item_check, item_read, name_ids, walk_stmts
 from .resolve import MISSING
 
 # Functions whose result is always a new array (or a new scalar), never an operand
@@ -188,10 +188,10 @@ class _Flow:
             return self.loop(s, private)
         if isinstance(s, gast.Assign):
             after = self.assign(s, private)
+        elif isinstance(s, (gast.Pass, gast.Break, gast.Continue)) or is_item_check(s):
+            after = private
         elif isinstance(s, (gast.Expr, gast.Return)):
             after = private.exposed(self.exposed(s.value, False))
-        elif isinstance(s, (gast.Pass, gast.Break, gast.Continue)):
-            after = private
         else:
             after = _State()  # anything else: nothing is known to be private after it
         return after, self.meet(private, after)
@@ -295,7 +295,14 @@ class _Flow:
             self.private_items[target.id] = [len(private.names_with(e.id)) == 1
                                              for e in s.value.elts]
         if isinstance(target, gast.Name) and isinstance(s.value, gast.Name):
-            return private.copied(target.id, s.value.id)
+            after = private.copied(target.id, s.value.id)
+            # (read nowhere else: moved, ``x_new = x.copy(); x = x_new``, one name again)
+            return after.unbound([s.value.id]) if self.loads.get(s.value.id) == 1 else after
+        if isinstance(target, gast.Name) and item_read(s.value) and not moved:
+            # ``t = x[i]``: where a write may reach ``x``, checked when it runs not to be a
+            # view of it (ir/aliasing.py, ``_item_reads``), so ``x`` stays private; ``t``
+            # may be the item a container holds.
+            return private.exposed(self.exposed(s.value.slice, True)).unbound([target.id])
         if not moved:  # (an item moving out leaves the tuple's other items as they were)
             private = private.exposed(self.exposed(s.value, False))
         if isinstance(target, gast.Name):

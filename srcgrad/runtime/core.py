@@ -18,7 +18,7 @@ __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "check_not_0d",
     "check_array", "check_row_index", "stored_grad", "add_at", "add_at_zeros", "times_ones", "is_source",
     "gather_items", "zero_at", "copy_slot", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "repeats", "concat_grad", "HELD", "read_value", "Like", "like",
-    "seed_like", "check_not_array", "check_not_view", "distinct", "as_list", "from_list", "check_scalar",
+    "seed_like", "check_not_array", "check_not_view", "check_item_read", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "field", "field_grad",
     "field_index", "new_object", "set_attributes", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "updated_in_place",
     "value_copy", "check_field",
@@ -599,6 +599,37 @@ def check_not_view(value, base, name, where):
             "changes it before it is stored", where,
             remedy=f"copy the items read first (`{name}.copy()`), or swap with fancy indexing: "
                    "`a[[0, 1]] = a[[1, 0]]`")
+
+
+def check_item_read(value, base, side, text, name, where):
+    """Refuse an item read ``name = text`` (``a = x[i]``) that shares ``base``'s memory,
+    where the code writes into ``x`` or ``a`` later (``side``: "base" or "item", which
+    side is written into).
+
+    ``x[0]`` of a vector is a number, a copy; of a matrix it is a row, a view, which a
+    write into either name changes under the other, where srcgrad's adjoint sees the
+    values as they were read. An item of a list or dict is the object itself: written
+    into through ``a``, the container's item changes too.
+    """
+    if isinstance(base, np.ndarray):
+        if isinstance(value, np.ndarray) and np.shares_memory(value, base):
+            from ..errors import CompileError
+
+            read = f"{name} = {text}" if name else text
+            raise CompileError(
+                f"`{read}` reads a view of `{text.split('[')[0]}` (the index leaves some of "
+                "its axes), and the code writes into one of the two later: srcgrad's adjoint "
+                "would see the values as read", where,
+                remedy=f"copy what is read: `{read}.copy()`")
+    elif side == "item" and isinstance(value, (np.ndarray, list, dict)):
+        from ..errors import CompileError
+
+        kind = type(base).__name__
+        raise CompileError(
+            f"`{name or text}` is an object a {kind} holds too, and the code writes into it "
+            f"later: srcgrad's adjoint would not see the write through the {kind}", where,
+            remedy=f"make a private copy first: {name} = {name}.copy()" if name
+            else f"copy what is read: `{text}.copy()`")
 
 
 def distinct(grads):

@@ -1,0 +1,121 @@
+"""An item read ``a = x[i]`` then a write into ``x`` (or ``a``): refused before as
+"may be shared" whatever ``x`` was (``a = x[0]`` of a vector is a number, a copy: a
+temporary of a swap, a state variable's item updated from itself). Now it is
+checked when it runs (``_sg.check_item_read``), refusing only a view (a row of a
+matrix) or an array a container holds, which a write changes under the other name.
+Each accepted program is checked in every form against central differences, to
+second order; each refused one names the read and the line, in every form.
+"""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from srcgrad.testing import check_grads
+from tape_forms import assert_every_form, taped
+
+X = np.array([0.7, -1.3, 2.1])
+
+
+def item_updated_from_itself(x):
+    x = x.copy()
+    a = x[0]
+    x[0] = a * x[1]
+    return np.sum(x * x)
+
+
+def swapped_through_a_temporary(x):
+    x = x * 1.0
+    t = x[0]
+    x[0] = x[2] * 2.0
+    x[2] = t
+    return np.sum(x * np.arange(1.0, 4.0) * x[0])
+
+
+def items_updated_in_a_loop(x):
+    y = x.copy()
+    for i in range(1, 3):
+        prev = y[i - 1]
+        y[i] = y[i] + np.sin(prev)
+    return np.sum(y ** 2)
+
+
+def entry_of_a_matrix(x):
+    M = np.outer(x, x)
+    m = M[1, 2]  # both indices: a number
+    M[0, 0] = m * 3.0
+    return np.sum(M * np.arange(9.0).reshape(3, 3))
+
+
+def chained_read_of_an_entry(x):
+    M = np.outer(x, x)
+    for i in range(3):
+        M[i][i] += x[i] ** 3 * M[i][0]
+    return np.sum(M ** 2)
+
+
+def forwarded_by_star_args(*args):
+    x = args[0]
+    x = x.copy()
+    t = x[1]
+    x[0] = t * args[1]
+    return np.sum(x * x)
+
+
+@pytest.mark.parametrize("f", [item_updated_from_itself, swapped_through_a_temporary,
+                               items_updated_in_a_loop, entry_of_a_matrix,
+                               chained_read_of_an_entry], ids=lambda f: f.__name__)
+def test_an_item_read_then_written_is_compiled(f):
+    assert_every_form(f, X.copy())
+
+
+def test_star_args_and_a_second_scalar_to_second_order():
+    """check_grads wraps the first derivative in ``h(*args)``: ``x = args[0]`` then
+    ``x = x.copy()`` was refused at second order (``x_new`` moved into ``x``)."""
+    check_grads(forwarded_by_star_args, (X.copy(), 1.5), order=2)
+    check_grads(item_updated_from_itself, (X.copy(),), order=3)
+
+
+def row_then_written(M):
+    M = M.copy()
+    r = M[0]
+    M[0, 1] = 5.0 * M[1, 1]  # r sees this write
+    return np.sum(r * M[1])
+
+
+def row_written_through(M):
+    M = M.copy()
+    r = M[0]
+    r[1] = 3.0 * M[1, 0]  # M sees this write
+    return np.sum(M * M)
+
+
+def list_item_written(M):
+    rows = [M * 1.0, M * 2.0]
+    a = rows[0]
+    a[0, 0] = 7.0  # rows[0] sees this write
+    return np.sum(rows[0] * M)
+
+
+@pytest.mark.parametrize("f, message", [
+    (row_then_written, r"`r = M\[0\]` reads a view of `M`.*test_item_reads.py:\d+\)\. "
+                       r"Copy what is read: `r = M\[0\]\.copy\(\)`"),
+    (row_written_through, r"`r = M\[0\]` reads a view of `M`"),
+    (list_item_written, r"`a` is an object a list holds too.*Make a private copy first: "
+                        r"a = a\.copy\(\)"),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_view_or_a_held_item_written_is_refused_in_every_form(f, message):
+    M = np.arange(1.0, 7.0).reshape(2, 3)
+    for compute in (lambda: sg.grad(f)(M.copy()), lambda: sg.value_and_grad(f)(M.copy()),
+                    lambda: taped(f, M.copy()), lambda: sg.function(taped)(f, M.copy())):
+        with pytest.raises(sg.CompileError, match=message):
+            compute()
+
+
+def test_the_same_code_on_a_vector_is_compiled():
+    """What decides is the array the code runs on: ``x[0]`` of a vector is a copy."""
+    def f(x):
+        x = x.copy()
+        r = x[0]
+        x[1] = 5.0 * x[2]
+        return np.sum(r * x)
+    check_grads(f, (X.copy(),), order=2)
