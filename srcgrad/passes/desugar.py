@@ -28,6 +28,7 @@ import gast
 
 from ..ir import templates as T
 from ..ir.atoms import OP_SYMBOLS, is_sg_call
+from .copied_params import rename_copied_params
 
 
 def _walk_no_defs(node):
@@ -75,6 +76,7 @@ class Desugar:
         self.loops = []
 
     def run(self, fn):
+        rename_copied_params(fn, self.namer)
         body = [s for s in fn.body if not _is_docstring(s)]
         needs_flag = any(_has_return(s) for s in body[:-1]) or (
             body and not isinstance(body[-1], gast.Return) and any(_has_return(s) for s in body)
