@@ -43,7 +43,7 @@ def shared_names(body, scope):
     shared = set()
     moves = []  # (a name, the name it is copied into)
     transient = _transient_views(body, loads, scope)
-    items = _item_reads(body, transient, scope)
+    items = _item_reads(body, transient, _transient_views(body, loads, scope, False), scope)
     for s in walk_stmts(body):
         if not isinstance(s, (gast.Assign, gast.Expr)):
             continue
@@ -69,21 +69,23 @@ def shared_names(body, scope):
     return handed_on(shared, moves)
 
 
-def _item_reads(body, transient, scope):
-    """Item reads ``a = x[i]`` (no slice in the index) that share nothing when they run
-    on a vector (``x[0]`` is a number), checked when they run instead of refused.
+def _item_reads(body, transient, read_first, scope):
+    """The item reads ``a = x[i]`` (no slice in the index) that make no name shared.
 
-    ``a`` is a view only where ``x`` has more axes than the index (a row) or ``x`` is
-    a container (its item itself). Where neither ``a``, ``x`` nor a name they are
-    handed to is written into, nothing can tell; else the statement is marked
-    ``sg_check_item``: (the ids of the statements writing into ``a``'s side, whether
-    ``x``'s side is written into). The normalizer adds ``_sg.check_item_read`` before it
-    unless only private updates write into ``a``'s side (``a = a.copy()`` first) and
-    nothing into ``x``'s.
+    ``x[0]`` of a vector is a number, a copy; it is a view only where ``x`` has more
+    axes than the index (a row of a matrix). Where nothing writes into ``a`` (or a name
+    it is handed to) but something may write into ``x``, the read is checked when it
+    runs instead of making ``a`` and ``x`` shared (refused writes): marked
+    ``sg_check_item`` = (the array checked, the read as the user wrote it), for which the
+    normalizer adds ``_sg.check_item_read`` before it (a view of an array is refused; a
+    container's item is the object itself, but a write into the container replaces it,
+    which ``a`` does not see). A read whose ``a`` is written into stays shared. Where
+    every read of ``a`` comes before the writes into ``x`` (``read_first``: transient
+    but for the backward pass, which reads ``a`` as saved), nothing needs checking.
     """
     reads = {}
     pairs = []
-    writes = []  # (statement, the names it writes into)
+    written = set()
     for s in walk_stmts(body):
         if isinstance(s, gast.Assign) and len(s.targets) == 1:
             target, value = s.targets[0], s.value
@@ -94,15 +96,15 @@ def _item_reads(body, transient, scope):
                 reads[id(s)] = (s, target.id, value.value.id)
         if isinstance(s, (gast.If, gast.For, gast.While)):
             continue  # (their statements come on their own)
-        names = written_into([s])
+        written |= written_into([s])
         if getattr(s, "sg_inplace", False) and isinstance(s.targets[0], gast.Name):
-            names.add(s.targets[0].id)
+            written.add(s.targets[0].id)
         for n in gast.walk(s):
-            if isinstance(n, gast.Call) and _may_keep(n, scope):
-                # (a user's function, not inlined yet, may write into its arguments)
-                names |= {a.id for a in n.args if isinstance(a, gast.Name)}
-        if names:
-            writes.append((s, names))
+            if isinstance(n, gast.Call) and isinstance(scope.value(n.func), _USER_CODE) \
+                    and _may_keep(n, scope):
+                # (a user's function, not inlined yet, may write into its arguments; a
+                # library's that does is refused on its own: HiddenWrites)
+                written |= {a.id for a in n.args if isinstance(a, gast.Name)}
     # (checked already: code inlined from a first derivative's, where the check precedes)
     for block in [body] + [getattr(s, f) for s in walk_stmts(body) for f in ("body", "orelse")
                            if isinstance(s, (gast.If, gast.For, gast.While))]:
@@ -110,6 +112,7 @@ def _item_reads(body, transient, scope):
             if id(s) in reads and is_item_check(before) and \
                     gast.dump(before.value.args[0]) == gast.dump(s.value):
                 s.sg_item_checked = True
+    item_written = {key for key, (_, name, _) in reads.items() if handed_on({name}, pairs) & written}
     # ``M[i][j]`` read as ``t = M[i]; u = t[j]``, ``t`` read nowhere else: ``u`` is the
     # item of ``M`` that is checked (a row ``t`` read only for its item needs no check).
     # (A transient read, ``_transient_views``, needs no check unless it is such a ``u``.)
@@ -118,21 +121,25 @@ def _item_reads(body, transient, scope):
     for s, name, _ in reads.values():
         bound[name] = bound.get(name, 0) + 1
     by_name = {name: (s, base) for s, name, base in reads.values() if bound[name] == 1}
-    chained = {base for _, _, base in reads.values() if loads.get(base) == 1 and base in by_name}
+    chained = {base for key, (_, _, base) in reads.items()
+               if key not in item_written and loads.get(base) == 1 and base in by_name}
     out = set()
     for key, (s, name, base) in reads.items():
         s.sg_check_item = None
-        if name in chained or key in transient and base not in chained:
+        s.sg_item_unshared = False  # (private.py: then ``x`` is not exposed by the read)
+        if key in item_written or key in transient and base not in chained:
+            continue
+        out.add(key)
+        s.sg_item_unshared = True
+        if name in chained:
             continue
         root, text = base, T.clone(s.value)
         while root in chained:
             inner, root = by_name[root]
             text = gast.Subscript(T.clone(inner.value), text.slice, gast.Load())
-        item_side, base_side = handed_on({name}, pairs), handed_on({root}, pairs)
-        s.sg_check_item = ({id(w) for w, names in writes if names & item_side},
-                           any(names & base_side for _, names in writes), root, text)
-        out.add(key)
-    return out | {key for key, (_, name, _) in reads.items() if name in chained}
+        if handed_on({root}, pairs) & written and key not in read_first:
+            s.sg_check_item = (root, text)
+    return out
 
 
 # (A def nested in the code is known as its tree: ``def ident(v): return v``.)
@@ -163,7 +170,7 @@ def _may_keep(call, scope):
 # Methods that change the list or dict they are called on.
 
 
-def _transient_views(body, loads, scope):
+def _transient_views(body, loads, scope, backward_reads=True):
     """Bindings ``t = b`` / ``t = b[1:]`` whose sharing nothing can observe.
 
     Safe when every read of ``t`` comes later in the same block, nothing
@@ -235,7 +242,8 @@ def _transient_views(body, loads, scope):
                             and later.value.id == view:
                         copied |= {n.id for t in later.targets for n in gast.walk(t)
                                    if isinstance(n, gast.Name)}
-            if seen == total and valued and any(base in parts(t)[1] for t in block[last:]):
+            if seen == total and valued and backward_reads \
+                    and any(base in parts(t)[1] for t in block[last:]):
                 seen = -1  # written into after the last read: changed for the backward pass
             # A read handing the array to another name (``b = view``; ``base = view`` hands
             # it back: one name again): that name written into (``b[0] = 0`` writes into

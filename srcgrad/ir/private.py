@@ -21,7 +21,7 @@ import numpy as np
 
 from ..rules import table
 from . import templates as T
-from .names import is_item_check, item_read, name_ids, walk_stmts
+from .names import is_item_check, name_ids, walk_stmts
 from .resolve import MISSING
 
 # Functions whose result is always a new array (or a new scalar), never an operand
@@ -298,10 +298,11 @@ class _Flow:
             after = private.copied(target.id, s.value.id)
             # (read nowhere else: moved, ``x_new = x.copy(); x = x_new``, one name again)
             return after.unbound([s.value.id]) if self.loads.get(s.value.id) == 1 else after
-        if isinstance(target, gast.Name) and item_read(s.value) and not moved:
-            # ``t = x[i]``: where a write may reach ``x``, checked when it runs not to be a
-            # view of it (ir/aliasing.py, ``_item_reads``), so ``x`` stays private; ``t``
-            # may be the item a container holds.
+        if isinstance(target, gast.Name) and getattr(s, "sg_item_unshared", False) \
+                and not moved:
+            # ``t = x[i]`` checked when it runs not to be a view of ``x``, or read only
+            # before ``x`` is written into (ir/aliasing.py, ``_item_reads``): ``x`` stays
+            # private; ``t`` may be a container's item.
             return private.exposed(self.exposed(s.value.slice, True)).unbound([target.id])
         if not moved:  # (an item moving out leaves the tuple's other items as they were)
             private = private.exposed(self.exposed(s.value, False))

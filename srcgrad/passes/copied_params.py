@@ -32,8 +32,9 @@ def rename_copied_params(fn, namer):
 
 
 def _copied_param(s, params):
-    """The parameter ``s`` binds to a copy of itself (``p = dict(p)``, ``p = p.copy()``,
-    ``p = {**p}``, ``p = list(p)``, ``p = copy.copy(p)``), or None."""
+    """The parameter ``s`` binds to a copy of itself (``p = dict(p)``, ``p = {**p}``,
+    ``p = list(p)``, ``p = copy.copy(p)``), or None. (Not ``p = p.copy()``, an array's
+    too, whose name the generated code keeps: a dict's compiles as it is.)"""
     if not (isinstance(s, gast.Assign) and len(s.targets) == 1
             and isinstance(s.targets[0], gast.Name) and s.targets[0].id in params):
         return None
@@ -44,9 +45,6 @@ def _copied_param(s, params):
     if not isinstance(value, gast.Call) or value.keywords:
         return None
     f = value.func
-    if isinstance(f, gast.Attribute) and f.attr == "copy" and not value.args \
-            and isinstance(f.value, gast.Name) and f.value.id == name:
-        return name
     copier = isinstance(f, gast.Name) and f.id in ("dict", "list") or \
         isinstance(f, gast.Attribute) and f.attr == "copy" and isinstance(f.value, gast.Name) \
         and f.value.id == "copy"

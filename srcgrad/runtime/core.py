@@ -601,35 +601,22 @@ def check_not_view(value, base, name, where):
                    "`a[[0, 1]] = a[[1, 0]]`")
 
 
-def check_item_read(value, base, side, text, name, where):
-    """Refuse an item read ``name = text`` (``a = x[i]``) that shares ``base``'s memory,
-    where the code writes into ``x`` or ``a`` later (``side``: "base" or "item", which
-    side is written into).
+def check_item_read(value, base, text, name, where):
+    """Refuse an item read ``name = text`` (``a = x[i]``) that is a view of ``base``, the
+    array the code writes into later.
 
     ``x[0]`` of a vector is a number, a copy; of a matrix it is a row, a view, which a
-    write into either name changes under the other, where srcgrad's adjoint sees the
-    values as they were read. An item of a list or dict is the object itself: written
-    into through ``a``, the container's item changes too.
+    write into ``x`` changes, where srcgrad's adjoint sees the values as they were read.
     """
-    if isinstance(base, np.ndarray):
-        if isinstance(value, np.ndarray) and np.shares_memory(value, base):
-            from ..errors import CompileError
-
-            read = f"{name} = {text}" if name else text
-            raise CompileError(
-                f"`{read}` reads a view of `{text.split('[')[0]}` (the index leaves some of "
-                "its axes), and the code writes into one of the two later: srcgrad's adjoint "
-                "would see the values as read", where,
-                remedy=f"copy what is read: `{read}.copy()`")
-    elif side == "item" and isinstance(value, (np.ndarray, list, dict)):
+    if isinstance(base, np.ndarray) and isinstance(value, np.ndarray) \
+            and np.shares_memory(value, base):
         from ..errors import CompileError
 
-        kind = type(base).__name__
+        read = f"{name} = {text}" if name else text
         raise CompileError(
-            f"`{name or text}` is an object a {kind} holds too, and the code writes into it "
-            f"later: srcgrad's adjoint would not see the write through the {kind}", where,
-            remedy=f"make a private copy first: {name} = {name}.copy()" if name
-            else f"copy what is read: `{text}.copy()`")
+            f"`{read}` reads a view of `{text.split('[')[0]}` (the index leaves some of its "
+            "axes), and the code writes into it later: srcgrad's adjoint would see the "
+            "values as read", where, remedy=f"copy what is read: `{read}.copy()`")
 
 
 def distinct(grads):

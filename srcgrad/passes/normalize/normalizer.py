@@ -352,22 +352,18 @@ class Normalizer:
         if written is not None:  # a statement of a tape block run as written
             as_written.check(written, self.varied, self.scope,
                              lambda message, remedy: self.ctx.error(message, s, remedy))
-        item_writes, base_written, root, text = getattr(s, "sg_check_item", None) \
-            or ((), False, None, None)
-        side = "item" if any(i not in self.private for i in item_writes) \
-            else "base" if base_written else None
-        if side and not getattr(s, "sg_item_checked", False):
-            # ``a = x[i]`` where a write may reach ``x`` or ``a`` (ir/aliasing.py), once
-            # the calls are inlined (what a helper returns may prove the write private).
+        checked = getattr(s, "sg_check_item", None)
+        if checked is not None and not getattr(s, "sg_item_checked", False):
+            # ``a = x[i]`` where a write may reach ``x`` (ir/aliasing.py), once the calls
+            # are inlined (which may show ``a`` written into: then shared instead).
             if not self.deciding:
                 self.deferred = True
                 return self._stmt_kind(s)
+            root, text = checked
             s.sg_item_checked = self.changed = True
             o = anno.origin(s)
             name = self.ctx.in_user_names(s.targets[0].id)  # (named in messages if the user's)
-            # (``a = x[i]`` may later copy what it reads: the read itself is checked, first)
-            check = T.stmt("_sg.check_item_read(a, x, side, t, n, w)", a=T.clone(s.value),
-                           x=root, side=T.const(side),
+            check = T.stmt("_sg.check_item_read(a, x, t, n, w)", a=T.clone(s.value), x=root,
                            t=T.const(self.ctx.in_user_names(gast.unparse(text).strip())),
                            n=T.const(name if o is not None and re.search(
                                rf"\b{re.escape(name)}\b", o.text or "") else ""),
