@@ -119,3 +119,30 @@ def test_the_same_code_on_a_vector_is_compiled():
         x[1] = 5.0 * x[2]
         return np.sum(r * x)
     check_grads(f, (X.copy(),), order=2)
+
+
+def view_handed_on_then_written(x):
+    """Hunt 13 (a silent wrong gradient before): ``t`` was read only before the write,
+    so its binding counted as transient, but ``b = t`` kept the view past it."""
+    a = np.outer(x, x) * 1.0
+    t = a[1]
+    b = t
+    a[1, 0] = 5.0 * x[2]
+    return np.sum(b * np.sin(b))
+
+
+def slice_handed_on_then_written(x):
+    a = x * 1.0
+    t = a[1:]
+    b = t
+    a[2] = 3.0 * x[0]
+    return np.sum(b * x[1:])
+
+
+@pytest.mark.parametrize("f", [view_handed_on_then_written, slice_handed_on_then_written],
+                         ids=lambda f: f.__name__)
+def test_a_view_handed_to_another_name_then_written_is_refused(f):
+    for compute in (lambda: sg.grad(f)(X.copy()), lambda: taped(f, X.copy()),
+                    lambda: sg.function(taped)(f, X.copy())):
+        with pytest.raises(sg.CompileError, match="view|may be shared"):
+            compute()

@@ -113,6 +113,10 @@ def _item_reads(body, transient, read_first, scope):
                     gast.dump(before.value.args[0]) == gast.dump(s.value):
                 s.sg_item_checked = True
     item_written = {key for key, (_, name, _) in reads.items() if handed_on({name}, pairs) & written}
+    # (``a[0], a[1] = a[1], a[0]``: the swap's own check says it better, normalizer.py)
+    swapped = {n.args[0].id for s in walk_stmts(body) if isinstance(s, gast.Expr)
+               for n in [s.value] if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+               and n.func.attr == "check_not_view" and n.args and isinstance(n.args[0], gast.Name)}
     # ``M[i][j]`` read as ``t = M[i]; u = t[j]``, ``t`` read nowhere else: ``u`` is the
     # item of ``M`` that is checked (a row ``t`` read only for its item needs no check).
     # (A transient read, ``_transient_views``, needs no check unless it is such a ``u``.)
@@ -137,7 +141,8 @@ def _item_reads(body, transient, read_first, scope):
         while root in chained:
             inner, root = by_name[root]
             text = gast.Subscript(T.clone(inner.value), text.slice, gast.Load())
-        if handed_on({root}, pairs) & written and key not in read_first:
+        if handed_on({root}, pairs) & written and key not in read_first \
+                and not handed_on({name}, pairs) & swapped:
             s.sg_check_item = (root, text)
     return out
 
@@ -235,6 +240,9 @@ def _transient_views(body, loads, scope, backward_reads=True):
                 if base in written and (seen + reads < total or (compound and reads)):
                     break
                 seen += reads
+                if reads and not backward_reads and _kept(later, view, scope):
+                    seen = -1  # (held on by a container or a call: read later, maybe)
+                    break
                 if reads:
                     last = j
                     valued = valued or not _reads_no_value(later, view)
@@ -255,9 +263,45 @@ def _transient_views(body, loads, scope, backward_reads=True):
             hit = others | {base} if others and isinstance(s.value, gast.Name) else others
             if seen == total and hit and any(hit & parts(t)[1] for t in block[last:]):
                 seen = -1
+            if seen == total and others and not _read_before_written(block[i + 1:], others,
+                                                                      base, loads, parts):
+                seen = -1  # (``b = view``, then ``base`` written, then ``b`` read: hunt 13)
             if seen == total:
                 safe.add(id(s))
     return safe
+
+
+def _read_before_written(stmts, holders, base, loads, parts):
+    """Is every read of the names in ``holders`` (another name for a view of ``base``) in
+    ``stmts``, and before any write into ``base`` (not in a loop that writes it)?"""
+    found = {}
+    wrote = False
+    for s in stmts:
+        names, written = parts(s)
+        reads = [n.id for n in names if n.id in holders and isinstance(n.ctx, gast.Load)]
+        for name in reads:
+            found[name] = found.get(name, 0) + 1
+        compound = isinstance(s, (gast.If, gast.For, gast.While))
+        if reads and (wrote or compound and base in written):
+            return False
+        wrote = wrote or base in written
+    return all(found.get(name, 0) == loads.get(name, 0) for name in holders)
+
+
+def _kept(stmt, name, scope):
+    """Does ``stmt`` put ``name``'s value where it outlives the statement: an item of a
+    display, an argument of a call that may keep it, ``xs.append(name)``?"""
+    for n in T.walk(stmt):
+        if isinstance(n, (gast.List, gast.Tuple, gast.Set, gast.Dict)):
+            items = n.values if isinstance(n, gast.Dict) else n.elts
+            if any(isinstance(e, gast.Name) and e.id == name for e in items):
+                return True
+        elif isinstance(n, gast.Call) and any(isinstance(a, gast.Name) and a.id == name
+                                              for a in n.args):
+            f = n.func
+            if isinstance(f, gast.Attribute) and f.attr in MUTATORS or _may_keep(n, scope):
+                return True
+    return False
 
 
 def _reads_no_value(stmt, name):
