@@ -51,7 +51,7 @@ TABLE = {
     np.nanmin: Rule(_EXTREME, rank="reduce", rows=_EXTREME_ROWS, a=_EXTREME_GRAD),
     # x1 * 2**x2, exactly (NumPy takes integers only for x2: no gradient there).
     np.ldexp: Rule("x1, x2", broadcast=True, rank="elementwise", nograd={"x2"},
-                   x1="np.ldexp(g, x2)"),
+                   x1="np.ldexp(g, x2)", rows={"x1": "np.ldexp(g, x2)"}),
 }
 if _special is not None:
     TABLE[np.i0] = Rule("x", broadcast=True, rank="elementwise", x="g * _sg.i1(x)")

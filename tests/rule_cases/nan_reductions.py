@@ -1,0 +1,26 @@
+"""Rule cases of ``srcgrad/rules/nan_reductions.py`` (see ``tests/rule_cases/__init__.py``).
+
+(NaN elements are checked in ``tests/test_nan_reductions.py``: central differences of a
+rule are NaN there.)"""
+import numpy as np
+
+try:
+    import scipy.special  # noqa: F401  (np.i0's rule needs it)
+    has_scipy = True
+except ImportError:
+    has_scipy = False
+
+
+def cases(t):
+    C, R = t.C, t.R
+    out = [
+        C(np.nanmax, R(3, 4)), C(np.nanmax, R(3, 4), axis=1, id="axis"),
+        C(np.nanmax, R(3, 4), axis=0, keepdims=True, id="keepdims"),
+        C(np.nanmin, R(5)), C(np.nanmin, R(2, 3, 4), axis=(0, 2), id="axes"),
+        C(np.ldexp, R(4), np.array([1, -2, 0, 5])),
+        C(np.ldexp, R(2, 3), np.array([3, -1, 2]), id="broadcast"),
+        C(np.ldexp, t.F, 4, id="pyfloat"),
+    ]
+    if has_scipy:
+        out += [C(np.i0, R(5)), C(np.i0, np.array([0.0, -2.5, 4.0]), id="at-0")]
+    return out
