@@ -50,7 +50,7 @@ TABLE = {
     np.nanmax: Rule(_EXTREME, rank="reduce", rows=_EXTREME_ROWS, a=_EXTREME_GRAD),
     np.nanmin: Rule(_EXTREME, rank="reduce", rows=_EXTREME_ROWS, a=_EXTREME_GRAD),
     # x1 * 2**x2, exactly (NumPy takes integers only for x2: no gradient there).
-    np.ldexp: Rule("x1, x2", broadcast=True, rank="elementwise", nograd={"x2"},
+    np.ldexp: Rule("x1, x2", broadcast=True, rank="elementwise",
                    x1="np.ldexp(g, x2)", rows={"x1": "np.ldexp(g, x2)"}),
 }
 if _special is not None:
@@ -205,10 +205,13 @@ def modf(x, out=None, where=True, dtype=None):
     if out is not None or where is not True or dtype is not None:
         _sg.not_differentiable("np.modf with out=, where= or dtype=")
     fraction, whole = _sg.modf_parts(x)
-    d = x - whole
+    infinite = np.isinf(x)
+    finite_whole = np.where(infinite, 0.0, whole)  # (inf - inf would warn)
+    d = x - finite_whole
     # (At an integer d is +0.0: NumPy's fraction, -0.0 for a negative x, less a zero of
     # slope -1.)
-    return np.where(np.isinf(x), fraction, np.where(d == 0, fraction - (whole - x), d)), whole
+    return np.where(infinite, fraction, np.where(d == 0, fraction - (finite_whole - x), d)), \
+        whole
 
 
 def divmod_(x1, x2, out=None, where=True, dtype=None):
@@ -244,5 +247,7 @@ if _special is None:
 # Called with ``where=``/``initial=`` (``rewrites.WITH_WHERE``) or ``mean=``/``correction=``
 # (``rewrites.WITH_MEAN``): these take them.
 WITH_WHERE = {np.nanprod: nanprod, np.nanvar: nanvar, np.nanstd: nanstd, np.var: var_where,
-              np.std: std_where}
+              np.std: std_where, np.frexp: frexp, np.modf: modf, np.divmod: divmod_}
+if getattr(_special, "softplus", None) is not None:
+    WITH_WHERE[_special.softplus] = softplus
 WITH_MEAN = {np.nanvar: nanvar, np.nanstd: nanstd}
