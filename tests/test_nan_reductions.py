@@ -71,7 +71,8 @@ def cumulative_sum_forms(x):
     m = np.reshape(x, (2, 3))
     return np.sum(np.cumulative_sum(x) ** 2 * WEIGHTS) \
         + np.sum(np.cumulative_sum(m, axis=1, include_initial=True) * np.arange(8.0).reshape(2, 4)) \
-        + np.sum(np.cumulative_sum(m, axis=0) ** 2)
+        + np.sum(np.cumulative_sum(m, axis=0) ** 2) \
+        + np.sum(np.cumulative_sum(x[1] * 2.0, include_initial=True) ** 2)
 
 def cumulative_prod_forms(x):
     m = np.reshape(x, (2, 3))
@@ -205,6 +206,13 @@ def test_values_are_numpys():
         with pytest.raises(ValueError, match="axis"):
             nr.cumulative_sum(b)
         np.testing.assert_array_equal(nr.cumulative_sum(b[0]), np.cumulative_sum(b[0]))
+        for scalar in (np.float64(2.5), np.array(-1.5)):
+            for initial in (False, True):
+                np.testing.assert_array_equal(
+                    nr.cumulative_prod(scalar, include_initial=initial),
+                    np.cumulative_prod(scalar, include_initial=initial))
+                np.testing.assert_array_equal(nr.cumulative_sum(scalar, axis=0),
+                                              np.cumulative_sum(scalar, axis=0))
 
 
 def test_compiled_values_are_numpys():

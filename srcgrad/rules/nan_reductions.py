@@ -168,6 +168,8 @@ def cumulative_sum(x, *, axis=None, dtype=None, out=None, include_initial=False)
     ``x`` only), after a zero with ``include_initial``."""
     if dtype is not None or out is not None:
         _sg.not_differentiable("np.cumulative_sum with dtype= or out=")
+    if np.ndim(x) == 0:  # (taken as one item, as NumPy does)
+        x = np.reshape(x, (1,))
     axis = _rt.cumulative_axis(np.ndim(x), axis)
     total = np.cumsum(x, axis=axis)
     if include_initial:
@@ -181,6 +183,8 @@ def cumulative_prod(x, *, axis=None, dtype=None, out=None, include_initial=False
     ``include_initial``."""
     if dtype is not None or out is not None:
         _sg.not_differentiable("np.cumulative_prod with dtype= or out=")
+    if np.ndim(x) == 0:  # (taken as one item, as NumPy does)
+        x = np.reshape(x, (1,))
     axis = _rt.cumulative_axis(np.ndim(x), axis)
     total = np.cumprod(x, axis=axis)
     if include_initial:
