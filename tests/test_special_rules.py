@@ -132,12 +132,20 @@ def test_value_and_grad_and_a_tape_agree(f, x):
     np.testing.assert_allclose(tape.gradient(y, x), g, rtol=1e-10, atol=1e-12)
 
 
-def test_logsumexp_with_return_sign_is_refused_when_differentiated():
+def test_logsumexp_with_return_sign_is_differentiated_but_not_by_rows():
+    """(Differentiated since issue 13: tests/test_special_more_rules.py; the row form of
+    ``tape.jacobian`` still refuses it.)"""
     def f(w):
         value, sign = logsumexp(X @ w, return_sign=True)
         return value
+    np.testing.assert_allclose(sg.grad(f)(np.ones(3)), sg.grad(lambda w: logsumexp(X @ w))(
+        np.ones(3)), rtol=1e-14)
+    with sg.GradientTape() as tape:
+        w = np.ones(3)
+        tape.watch(w)
+        value, sign = logsumexp(np.outer(X @ w, w), axis=1, return_sign=True)
     with pytest.raises(NotImplementedError, match="return_sign"):
-        sg.grad(f)(np.ones(3))
+        tape.jacobian(value, w)
 
 
 def _rows_of_softmaxes(W):

@@ -282,14 +282,21 @@ for _family in (scipy_linalg, transforms, nan_reductions):
 
 # ``np.var`` and ``np.std`` called with ``mean=`` or ``correction=``.
 WITH_MEAN = {np.var: var_given, np.std: std_given}
+WITH_WHERE.update(nan_reductions.WITH_WHERE)
+WITH_MEAN.update(nan_reductions.WITH_MEAN)
+# How many arguments a reduction takes before ``initial``, which it may be given by
+# position (``np.max(x, 1, None, False, 0.0)``): more of them call ``WITH_WHERE``'s.
+BEFORE_INITIAL = {np.sum: 5, np.prod: 5, np.max: 4, np.amax: 4, np.min: 4, np.amin: 4}
 
 
-def rewrite(fn, keywords=()):
-    """The Python function written for ``fn`` (called with ``keywords``), or None."""
+def rewrite(fn, keywords=(), positional=0):
+    """The Python function written for ``fn`` (called with ``keywords`` and ``positional``
+    arguments, the receiver of a method counted), or None."""
     try:
         if "mean" in keywords or "correction" in keywords:
             return WITH_MEAN.get(fn)
-        if "where" in keywords or "initial" in keywords:
+        if "where" in keywords or "initial" in keywords \
+                or positional > BEFORE_INITIAL.get(fn, positional):
             return WITH_WHERE.get(fn)
         return REWRITES.get(fn)
     except TypeError:  # an unhashable callable

@@ -1,5 +1,7 @@
-"""``scipy.special``, when SciPy is installed (optional, never required): logsumexp,
-expit, log_expit, logit, softmax, log_softmax, gamma, rgamma, gammaln, digamma (psi),
+"""``scipy.special``, when SciPy is installed (optional, never required): logsumexp
+(``return_sign=True`` too: the sign has no gradient), expit, log_expit, logit, softmax,
+log_softmax, ndtr, log_ndtr, ndtri, erfcx, loggamma (real x), log1p, expm1, cosm1,
+gamma, rgamma, gammaln, digamma (psi),
 polygamma, multigammaln, gammainc, gammaincc, erf, erfc, erfinv, erfcinv, xlogy, xlog1py,
 the Bessel functions i0, i1, i0e, i1e, j0, j1, y0, y1, iv, ive, jv, yv, yn (in ``x``);
 gammasgn is piecewise constant (NONDIFF).
@@ -59,6 +61,17 @@ if _special is not None:
         _special.erfinv: Rule("x", **_UNARY, x="g * _sg.erfinv_slope(ans)"),
         _special.erfcinv: Rule("x", **_UNARY, x="-g * _sg.erfinv_slope(ans)"),
         _special.logit: Rule("x", **_UNARY, x="g / (x * (1.0 - x))"),
+        # The normal distribution's function, its logarithm and its inverse; the scaled
+        # complementary error function exp(x^2) erfc(x).
+        _special.ndtr: Rule("x", **_UNARY, x="g * _sg.normal_density(x)"),
+        _special.log_ndtr: Rule("x", **_UNARY, x="g * _sg.log_ndtr_slope(x, ans)"),
+        _special.ndtri: Rule("x", **_UNARY, x="g * _sg.ndtri_slope(ans)"),
+        _special.erfcx: Rule("x", **_UNARY, x="g * (2.0 * x * ans - 2.0 / math.sqrt(math.pi))"),
+        # Real x only (complex values are refused): NaN at x <= 0, as its value.
+        _special.loggamma: Rule("x", **_UNARY, x="g * _sg.loggamma_slope(x)"),
+        _special.log1p: Rule("x", **_UNARY, x="g / (1.0 + x)"),
+        _special.expm1: Rule("x", **_UNARY, x="g * (ans + 1.0)"),
+        _special.cosm1: Rule("x", **_UNARY, x="-g * np.sin(x)"),
         # Bessel functions, in x: the orders v are real (no closed form in v: a
         # differentiated v is refused); yn's n is an integer.
         _special.i0: Rule("x", **_UNARY, x="g * _sg.i1(x)"),

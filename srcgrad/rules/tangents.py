@@ -39,7 +39,8 @@ ELEMENTWISE = frozenset(elementwise.TABLE) | frozenset(
         "expit", "log_expit", "erf", "erfc", "gammaln", "psi", "polygamma", "zeta", "_zeta",
         "xlogy", "xlog1py", "gamma", "rgamma", "multigammaln", "gammainc", "gammaincc",
         "erfinv", "erfcinv", "logit", "i0", "i1", "i0e", "i1e", "j0", "j1", "y0", "y1", "iv",
-        "ive", "jv", "yv", "yn")) | {np.sinc} | stats.ELEMENTWISE
+        "ive", "jv", "yv", "yn", "ndtr", "log_ndtr", "ndtri", "erfcx", "loggamma", "log1p",
+        "expm1", "cosm1")) | {np.sinc} | stats.ELEMENTWISE
 
 # (Beyond complexes.LINEAR: linear for the real values forward mode runs on, or not
 # meant for complex code at all; the complex helpers are linear in the adjoint they move.)
@@ -112,7 +113,9 @@ if special.TABLE:
     EXPLICIT.update({
         _special.softmax: "ans * (x_dot - np.sum(ans * x_dot, axis=axis, keepdims=True))",
         _special.log_softmax: "x_dot - np.sum(np.exp(ans) * x_dot, axis=axis, keepdims=True)",
-        _special.logsumexp: "_sg.logsumexp_tangent(a, a_dot, axis, b, b_dot, keepdims, return_sign)",
+        _special.logsumexp: "_sg.logsumexp_sign_tangent(a, a_dot, axis, b, b_dot, keepdims, ans) "
+                            "if return_sign else _sg.logsumexp_tangent(a, a_dot, axis, b, b_dot, "
+                            "keepdims, return_sign)",
     })
 
 # (scipy.stats' vector densities, scipy.signal.convolve2d: empty without SciPy.)

@@ -12,8 +12,12 @@ from .adjoints import not_differentiable, sum_grad, sum_to
 from .complexes import is_complex
 
 __all__ = ["erf_slope", "ratio_where", "logsumexp_grad", "logsumexp_b_grad", "softmax_grad", "log_softmax_grad",
+           "logsumexp_sign_weights", "b_or_one", "logsumexp_sign_tangent",
            "polygamma_slope", "zeta_slope", "erfinv_slope", "i1_slope", "i1e_slope",
-           "gammainc_slope", "multigammaln_slope"]
+           "gammainc_slope", "multigammaln_slope", "normal_density", "log_ndtr_slope",
+           "ndtri_slope", "loggamma_slope"]
+
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 try:
     from scipy.special import digamma, expit, gammaln, i0, i0e, i1, i1e, iv, ive, j0, j1, jv, \
@@ -29,6 +33,30 @@ else:
 def erf_slope(x):
     """d erf(x) / dx = 2 / sqrt(pi) exp(-x^2)."""
     return (2.0 / math.sqrt(math.pi)) * np.exp(-(x * x))
+
+
+def normal_density(x):
+    """d ndtr(x) / dx: the standard normal density exp(-x^2 / 2) / sqrt(2 pi)."""
+    return np.exp(-0.5 * (x * x) - _LOG_SQRT_2PI)
+
+
+def log_ndtr_slope(x, y):
+    """d log_ndtr(x) / dx = density(x) / ndtr(x), as exp(log density - y), y = log_ndtr(x):
+    finite far in the lower tail, where both are tiny."""
+    return np.exp(-0.5 * (x * x) - _LOG_SQRT_2PI - y)
+
+
+def ndtri_slope(y):
+    """d ndtri(p) / dp = 1 / density(y), y = ndtri(p)."""
+    return np.exp(0.5 * (y * y) + _LOG_SQRT_2PI)
+
+
+def loggamma_slope(x):
+    """d loggamma(x) / dx = digamma(x) for real x > 0; NaN where SciPy's value is NaN
+    (x <= 0). Complex values are refused (SciPy's loggamma is the principal branch)."""
+    if is_complex(x):
+        return not_differentiable("scipy.special.loggamma of complex values")
+    return np.where(x > 0, digamma(np.where(x > 0, x, 1.0)), np.nan)
 
 
 def polygamma_slope(n, x):
@@ -88,9 +116,13 @@ def ratio_where(x, y):
 
 def logsumexp_grad(g, ans, a, axis, b, keepdims, return_sign):
     """Adjoint of ``scipy.special.logsumexp(a, axis, b, keepdims)``: the softmax of ``a``
-    (times ``b``) weighting ``g`` spread back over the reduced axes."""
+    (times ``b``) weighting ``g`` spread back over the reduced axes.
+
+    With ``return_sign`` (``ans`` and ``g`` pairs: ``log|s|`` and the sign of
+    ``s = sum b exp(a)``, piecewise constant: no adjoint), ``d log|s| / da_i = b_i exp(a_i) / s
+    = sign b_i exp(a_i - log|s|)``."""
     if return_sign:
-        return not_differentiable("scipy.special.logsumexp(..., return_sign=True)")
+        return logsumexp_sign_weights(g[0], ans, a, axis, b, keepdims) * b_or_one(b)
     weights = np.exp(a - sum_grad(ans, a, axis, keepdims))
     if b is not None:
         weights = weights * b
@@ -100,10 +132,38 @@ def logsumexp_grad(g, ans, a, axis, b, keepdims, return_sign):
 def logsumexp_b_grad(g, ans, a, axis, b, keepdims, return_sign):
     """Adjoint of ``scipy.special.logsumexp(a, axis, b, keepdims)`` in the weights ``b``:
     d/db_i log(sum_j b_j exp(a_j)) = exp(a_i - ans), ``g`` spread back over the reduced
-    axes and summed down to ``b``'s shape."""
+    axes and summed down to ``b``'s shape (with ``return_sign``, times the sign)."""
     if return_sign:
-        return not_differentiable("scipy.special.logsumexp(..., return_sign=True)")
+        return sum_to(logsumexp_sign_weights(g[0], ans, a, axis, b, keepdims), b)
     return sum_to(sum_grad(g, a, axis, keepdims) * np.exp(a - sum_grad(ans, a, axis, keepdims)), b)
+
+
+def logsumexp_sign_weights(g, ans, a, axis, b, keepdims):
+    """``g`` spread back over the reduced axes times ``sign exp(a - log|s|)`` (``ans`` the pair
+    ``log|s|, sign`` of ``logsumexp(..., return_sign=True)``)."""
+    if is_complex(a) or is_complex(b):
+        return not_differentiable("scipy.special.logsumexp(..., return_sign=True) of complex "
+                                  "values")
+    scale = np.exp(a - sum_grad(ans[0], a, axis, keepdims)) * sum_grad(ans[1], a, axis, keepdims)
+    return sum_grad(g, a, axis, keepdims) * scale
+
+
+def b_or_one(b):
+    """The weights ``b`` of ``logsumexp``, 1.0 for none."""
+    if b is None:
+        return 1.0
+    return b
+
+
+def logsumexp_sign_tangent(a, a_dot, axis, b, b_dot, keepdims, ans):
+    """Forward mode's tangent of ``logsumexp(a, axis, b, keepdims, return_sign=True)``:
+    ``(sum sign exp(a - log|s|) (b da + db), 0)``; the sign is piecewise constant."""
+    if is_complex(a) or is_complex(b):
+        return not_differentiable("scipy.special.logsumexp(..., return_sign=True) of complex "
+                                  "values")
+    scale = np.exp(a - sum_grad(ans[0], a, axis, keepdims)) * sum_grad(ans[1], a, axis, keepdims)
+    t = np.sum(scale * (b_or_one(b) * a_dot + b_dot), axis=axis, keepdims=keepdims)
+    return t, np.zeros(np.shape(ans[1]))
 
 
 def softmax_grad(g, ans, axis):

@@ -158,7 +158,7 @@ def call(norm, node, out, dest, hint=None):
     spelled = _as_operator(obj, node)
     if spelled is not None:  # ``operator.mul(a, b)``, ``f = operator.add; f(a, b)``
         return norm.expr(anno.like(spelled, node), out, dest, hint)
-    written_out = rewrites.rewrite(obj, {k.arg for k in node.keywords})
+    written_out = rewrites.rewrite(obj, {k.arg for k in node.keywords}, _positional(node.args))
     if written_out is not None:  # ``np.nanmean``: a composition, inlined as user code
         return inline.inline(norm, written_out, None, node, out, dest)
     rule = norm.ctx.rule(obj)
@@ -759,7 +759,8 @@ def method(norm, node, out, dest, hint):
     args = list(node.args)
     if style == "shape" and len(args) > 1:
         args = [gast.Tuple(args, gast.Load())]
-    written_out = rewrites.rewrite(fn, {k.arg for k in node.keywords}) if style == "plain" else None
+    written_out = rewrites.rewrite(fn, {k.arg for k in node.keywords},
+                                   1 + _positional(args)) if style == "plain" else None
     if written_out is not None:  # ``x.sum(where=m)``: ``np.sum(x, where=m)`` written out
         return inline.inline(norm, written_out, None,
                              gast.Call(f, [receiver] + args, node.keywords), out, dest)
@@ -772,6 +773,11 @@ def method(norm, node, out, dest, hint):
         out.append(norm._mark(T.assign(d, call), "opaque"))
         return d
     return prim_call(norm, call, fn, rule, out, dest, hint, receiver=receiver)
+
+
+def _positional(args):
+    """How many positional arguments ``args`` are (0 if one is unpacked: not known)."""
+    return 0 if any(isinstance(a, gast.Starred) for a in args) else len(args)
 
 
 def _einsum_string(norm, node):
