@@ -354,7 +354,7 @@ def fftpack_irfft(x, n=None, axis=-1, overwrite_x=False):
 # ---------------------------------------------------------------------------
 
 def _conv2d(name, in1, kernel, mode, boundary, fillvalue, flip):
-    plan = _sg.conv2d_plan(name, np.shape(in1), np.shape(kernel), mode, boundary, flip)
+    plan = _sg.conv2d_plan(name, in1, kernel, mode, boundary, flip, fillvalue)
     if plan[0] is None:  # 'valid' reads no boundary
         return _signal.convolve(in1, kernel, "valid")
     if plan[1] == "constant":
@@ -373,10 +373,9 @@ def convolve2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
 
 
 def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
-    """``scipy.signal.correlate2d``: ``convolve2d`` with ``in2`` reversed and conjugated,
-    centred as SciPy centres it for 'same'."""
-    return _conv2d("correlate2d", in1, np.conjugate(np.flip(in2)), mode, boundary, fillvalue,
-                   True)
+    """``scipy.signal.correlate2d``: ``convolve2d`` with ``in2`` reversed, centred as SciPy
+    centres it for 'same' (real arrays: SciPy also conjugates ``in2``)."""
+    return _conv2d("correlate2d", in1, np.flip(in2), mode, boundary, fillvalue, True)
 
 
 def _conv_along(name, in1, in2, mode, axes):

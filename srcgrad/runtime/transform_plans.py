@@ -210,15 +210,20 @@ _BOUNDARIES = {"fill": "constant", "pad": "constant", "wrap": "wrap", "circular"
                "symm": "symmetric", "symmetric": "symmetric"}
 
 
-def conv2d_plan(name, shape1, shape2, mode, boundary, flip):
+def conv2d_plan(name, in1, in2, mode, boundary, flip, fillvalue=0):
     """For ``scipy.signal.convolve2d`` (``correlate2d`` when ``flip``): the ``np.pad``
     widths and mode that extend ``in1`` by its boundary so that a 'valid' convolution
     of it gives the ``mode`` result (None for 'valid', where no boundary is read).
 
     'full' reads ``m - 1`` values beyond each side; 'same' keeps the centre of 'full',
     which starts ``(m - 1) // 2`` in for ``convolve2d`` and ``m // 2`` in for
-    ``correlate2d`` (SciPy centres them apart for even kernel sizes).
+    ``correlate2d`` (SciPy centres them apart for even kernel sizes). Complex arrays
+    are refused (``scipy.signal.convolve``'s rule takes real ones).
     """
+    if np.iscomplexobj(in1) or np.iscomplexobj(in2) or np.iscomplexobj(fillvalue):
+        not_differentiable(f"scipy.signal.{name} of complex arrays (complex inputs are not "
+                           "supported)")
+    shape1, shape2 = np.shape(in1), np.shape(in2)
     if len(shape1) != 2 or len(shape2) != 2:
         raise ValueError(f"{name} inputs must both be 2-D arrays")
     if mode not in ("full", "same", "valid"):
