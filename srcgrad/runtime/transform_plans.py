@@ -146,11 +146,12 @@ def linear_plan(name, shape, dtype, type_, n, axis, norm, orthogonalize=None, nd
     if dtype.kind == "c":
         if name.startswith("scipy.fftpack.") and name.endswith("rfft"):
             raise TypeError("x must be a real sequence")
-        if name.startswith("scipy.fft.i") and orthogonalize is not None:
-            # (SciPy's own result for complex values is then not the real map applied to
-            # the real and imaginary parts.)
-            not_differentiable(f"{name} of complex values with orthogonalize= (transform "
-                               "x.real and x.imag apart)")
+        if name.startswith("scipy.fft.") and orthogonalize is not None \
+                and bool(orthogonalize) != (norm == "ortho"):
+            # (SciPy's own result for complex values is then not its real map applied to
+            # the real and imaginary parts: its value is not modelled.)
+            not_differentiable(f"{name} of complex values with orthogonalize={orthogonalize!r}"
+                               f" and norm={norm!r} (transform x.real and x.imag apart)")
     if dtype.kind not in "biufc":
         not_differentiable(f"{name} of {dtype} values")
     probe = np.zeros(shape)
