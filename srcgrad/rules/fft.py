@@ -55,4 +55,6 @@ TABLE.update({
 INTERNAL = {getattr(_rt, f"{name}_grad") for name in _TRANSFORMS}
 METHODS = {}
 ATTRIBUTES = {}
-NONDIFF = {np.fft.fftfreq, np.fft.rfftfreq, _rt.row_axes}
+# (``np.fft.fftfreq``/``rfftfreq`` are differentiable in the spacing ``d``: written out in
+# ``rules/transforms.py``.)
+NONDIFF = {_rt.row_axes}
