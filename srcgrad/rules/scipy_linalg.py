@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import runtime as _sg
 from ..runtime import linalg_plans as _plans
+from .entry import Rule
 
 try:
     import scipy.linalg as _linalg
@@ -32,8 +33,8 @@ NONDIFF = {np.linalg.matrix_rank, _plans.check_finite, _plans.basis_change, _pla
            _plans.svd_bases, _plans.qr_pivots, _plans.pinv_rank, _plans.lstsq_rcond,
            _plans.gather_positions, _plans.banded_positions, _plans.positive_definite,
            _plans.structure_of, _plans.cond_singular}
-# Forward mode (``rules/tangents.py``).
-EXPLICIT = {}
+# Forward mode (``rules/tangents.py``; merged last: np.linalg.qr's takes wide matrices).
+EXPLICIT = {np.linalg.qr: "_sg.qr_any_tangent(a, a_dot, ans, mode)"}
 
 
 # ---------------------------------------------------------------------------
@@ -114,6 +115,12 @@ def _refuse_overwrite(what, *flags):
                                    "value; leave them False)")
 
 
+def _conj(z):
+    """The complex conjugate, exactly, as ``2 Re z - z`` (no ``np.conjugate`` named: code
+    that names it is compiled for complex values, out of forward mode)."""
+    return 2.0 * np.real(z) - z
+
+
 def _from_triangle(a, lower, hermitian):
     """The symmetric (Hermitian) matrix that one triangle of ``a`` stands for, as LAPACK's
     ``sy*``/``he*``/``po*`` routines read it: the other triangle is never read, nor the
@@ -123,8 +130,7 @@ def _from_triangle(a, lower, hermitian):
     else:
         part = np.triu(a, 1)
     if hermitian and np.iscomplexobj(a):
-        return part + np.conjugate(np.matrix_transpose(part)) + \
-            np.real(a) * np.eye(np.shape(a)[-1])
+        return part + _conj(np.matrix_transpose(part)) + np.real(a) * np.eye(np.shape(a)[-1])
     return part + np.matrix_transpose(part) + a * np.eye(np.shape(a)[-1])
 
 
@@ -176,6 +182,10 @@ def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
     if check_finite:
         _sg.check_finite("scipy.linalg.inv", a)
     structure = _sg.structure_of("scipy.linalg.inv", assume_a, _INV_STRUCTURES)
+    if structure == "diagonal":  # (SciPy 1.17 inverts the diagonal and keeps the rest of a)
+        n = np.shape(a)[-1]
+        return np.where(np.eye(n, dtype=bool), 1.0 / np.where(np.eye(n, dtype=bool), a, 1.0),
+                        a)
     return np.linalg.inv(_structured("scipy.linalg.inv", a, structure, lower))
 
 
@@ -218,7 +228,12 @@ def eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwr
          type=1, check_finite=True, subset_by_index=None, subset_by_value=None, driver=None):
     """``scipy.linalg.eigh`` of the standard problem: ``np.linalg.eigh`` of the triangle
     ``lower`` names, the eigenvectors turned into SciPy's (a sign each, or a rotation
-    within a repeated eigenvalue: a constant), ``subset_by_index`` a slice."""
+    within a repeated eigenvalue: a constant), ``subset_by_index`` a slice.
+
+    The signs are a convention, not a function of the matrix: SciPy's default driver
+    ('evr') picks them anew under perturbations of the size of rounding, so a loss
+    that depends on them (``v[0, 0]``, not ``v[0, 0] ** 2`` or ``v @ diag(f(w)) @
+    v.T``) has no derivative; its gradient here is that of the sign kept constant."""
     _eigh_refusals("eigh", b, type, subset_by_value, overwrite_a, overwrite_b)
     if check_finite:
         _sg.check_finite("scipy.linalg.eigh", a)
@@ -231,7 +246,7 @@ def eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwr
     else:
         w, v = np.linalg.eigh(a, uplo)
     if not eigvals_only:
-        v = np.matmul(v, _sg.eigh_basis(a, w, v, lower, driver))
+        v = np.matmul(v, _sg.eigh_basis(a, w, v, lower, driver, subset_by_index))
     if subset_by_index is not None:
         first = int(subset_by_index[0])
         last = int(subset_by_index[1])
@@ -377,8 +392,10 @@ def block_diag(*arrs):
 def toeplitz(c, r=None):
     """``scipy.linalg.toeplitz``: first column ``c``, first row ``r`` (``conj(c)`` by
     default)."""
-    if r is None:
-        r = np.conjugate(c)
+    if r is None and np.iscomplexobj(c):
+        r = _conj(c)
+    elif r is None:
+        r = c
     return _gather(_linalg.toeplitz, [c, r])
 
 
@@ -437,3 +454,50 @@ if _linalg is not None:
         _linalg.hankel: hankel, _linalg.circulant: circulant,
         _linalg.solve_banded: solve_banded, _linalg.solveh_banded: solveh_banded,
     })
+
+
+def _frechet_block(fn, a, e):
+    """The Fréchet derivative of the matrix function ``fn`` at ``a`` in direction ``e``: the
+    top right block of ``fn([[a, e], [0, a]])`` (Higham, Functions of Matrices, 3.16)."""
+    n = np.shape(a)[-1]
+    top = np.concatenate([a, e], axis=-1)
+    bottom = np.concatenate([np.zeros_like(a), a], axis=-1)
+    return fn(np.concatenate([top, bottom], axis=-2))[..., :n, n:]
+
+
+def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
+    """``scipy.linalg.expm_frechet``: ``expm(A)`` and the Fréchet derivative of ``expm`` at
+    ``A`` in direction ``E``, from ``expm`` of the block matrix ``[[A, E], [0, A]]``
+    (through ``expm``'s rule, so every order follows; equal to SciPy's to rounding)."""
+    if check_finite:
+        _sg.check_finite("scipy.linalg.expm_frechet", A, E)
+    if method not in (None, "SPS", "blockEnlarge"):
+        raise ValueError(f"Unknown implementation {method}")
+    if np.ndim(A) != 2 or np.shape(A)[0] != np.shape(A)[1]:
+        raise ValueError("expected A to be a square matrix")
+    if np.shape(E) != np.shape(A):
+        raise ValueError("expected A and E to be the same shape")
+    frechet = _frechet_block(_linalg.expm, A, E)
+    if compute_expm:
+        return _linalg.expm(A), frechet
+    return frechet
+
+
+def _matrix_function(name):
+    grad = f"_sg.matrix_function_grad('{name}', g, ans, A)"
+    if name != "expm":
+        grad = f"_sg.matrix_function_grad('{name}', g, ans, A, disp, blocksize)"
+        return Rule("A, disp=None, blocksize=None", rank="same", rows={"A": grad}, A=grad)
+    return Rule("A", rank="same", rows={"A": grad}, A=grad)
+
+
+if _linalg is not None:
+    REWRITES[_linalg.expm_frechet] = expm_frechet
+    TABLE.update({_linalg.expm: _matrix_function("expm"),
+                  _linalg.sqrtm: _matrix_function("sqrtm"),
+                  _linalg.logm: _matrix_function("logm")})
+    EXPLICIT.update({_linalg.expm: "_sg.expm_frechet_block(A, A_dot)",
+                     _linalg.sqrtm: "_sg.matrix_function_grad('sqrtm', A_dot, ans, "
+                                    "np.matrix_transpose(A), disp, blocksize)",
+                     _linalg.logm: "_sg.matrix_function_grad('logm', A_dot, ans, "
+                                   "np.matrix_transpose(A), disp, blocksize)"})

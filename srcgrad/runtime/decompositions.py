@@ -22,8 +22,8 @@ __all__ = [
     "fold_symmetric", "fold_hermitian", "cholesky_grad", "eigh_grad", "eigvals_grad",
     "eig_grad", "svd_grad", "singular_norm_grad", "singular_norm_rows", "qr_grad", "pinv_grad",
     "lstsq_pinv", "lstsq_grad_a", "lstsq_grad_b", "matrix_power_grad", "multi_dot_grad",
-    "triangle", "solve_triangular_grad_a", "solve_triangular_grad_b", "cho_factor_grad",
-    "cho_solve_upper", "cho_solve_grad_b", "cho_solve_grad_c",
+    "qr_square_grad", "qr_wide_grad", "triangle", "solve_triangular_grad_a",
+    "solve_triangular_grad_b", "cho_factor_grad", "cho_solve_upper", "cho_solve_grad_b", "cho_solve_grad_c",
     # planning (non-differentiable)
     "is_singular_norm", "singular_weights", "nuclear_axes", "reads_lower", "close_pairs",
     "phase_dependent", "repeated", "near_zero", "pinv_truncates", "transposes",
@@ -282,9 +282,9 @@ def singular_norm_rows(grad, ans, x, axis, keepdims, ord="nuc"):
 
 
 def qr_grad(grad, ans, a, mode):
-    """Adjoint of ``np.linalg.qr(a, mode)`` for ``m >= n``: modes ``'reduced'``, ``'r'``
-    (``Q`` then has no adjoint) and ``'complete'`` (only ``Q``'s first ``n`` columns
-    are unique: a nonzero adjoint of the others is refused).
+    """Adjoint of ``np.linalg.qr(a, mode)`` (``m < n``: ``qr_wide_grad``): modes
+    ``'reduced'``, ``'r'`` (``Q`` then has no adjoint) and ``'complete'`` (only ``Q``'s
+    first ``n`` columns are unique: a nonzero adjoint of the others is refused).
 
     With ``M = R gR^T - gQ^T Q``: ``(gQ + Q copyltu(M)) R^-T``, ``copyltu``
     mirroring the lower triangle onto the upper one. ``gR`` below the diagonal
@@ -293,9 +293,11 @@ def qr_grad(grad, ans, a, mode):
     """
     m = np.shape(a)[-2]
     n = np.shape(a)[-1]
-    if m < n or mode == "raw":
-        return not_differentiable("np.linalg.qr of a matrix with fewer rows than columns, "
-                                  "or with mode='raw'")
+    if mode == "raw":
+        return not_differentiable("np.linalg.qr with mode='raw' (Householder reflectors; use "
+                                  "mode='reduced')")
+    if m < n:
+        return qr_wide_grad(grad, ans, a, mode)
     if mode == "r":
         q = np.linalg.qr(a)[0]
         r = ans
@@ -310,15 +312,43 @@ def qr_grad(grad, ans, a, mode):
         return not_differentiable(
             "np.linalg.qr's columns of Q past n (mode='complete'; any orthonormal "
             "completion would do)")
-    q = q[..., :n]
-    gq = gq[..., :n]
-    r = r[..., :n, :]
-    gr = gr[..., :n, :]
+    return qr_square_grad(gq[..., :n], gr[..., :n, :], q[..., :n], r[..., :n, :])
+
+
+def qr_square_grad(gq, gr, q, r):
+    """``qr_grad``'s formula for ``Q`` (``m x n``) and a square ``R`` (``n x n``)."""
+    n = np.shape(r)[-1]
     mixed = np.matmul(r, np.matrix_transpose(gr)) - np.matmul(np.matrix_transpose(gq), q)
     lower = np.tril(mixed, -1)
     mirrored = lower + np.matrix_transpose(lower) + mixed * np.eye(n)
     right = gq + np.matmul(q, mirrored)
     return np.matrix_transpose(np.linalg.solve(r, np.matrix_transpose(right)))
+
+
+def qr_wide_grad(grad, ans, a, mode):
+    """Adjoint of ``np.linalg.qr(a, mode)`` for ``m < n``: with ``a = [X | Y]``, ``X`` square,
+    ``Q, R_X = qr(X)`` and ``R_Y = Q^T Y`` (what Householder QR computes). ``Y`` gets
+    ``Q gR_Y``; ``X`` the square adjoint at ``gQ + Y gR_Y^T``. Where ``X`` is singular
+    ``Q`` is not unique: refused."""
+    m = np.shape(a)[-2]
+    if mode == "r":
+        q = np.linalg.qr(a)[0]
+        r = ans
+        gq = np.zeros_like(q)
+        gr = grad
+    else:
+        q = ans[0]
+        r = ans[1]
+        gq = grad[0]
+        gr = grad[1]
+    if np.any(near_zero(np.abs(np.diagonal(r, axis1=-2, axis2=-1)))):
+        return not_differentiable("np.linalg.qr of a matrix with fewer rows than columns whose "
+                                  "leading square block is singular (Q is not unique there)")
+    y = a[..., m:]
+    gy = gr[..., m:]
+    square = qr_square_grad(gq + np.matmul(y, np.matrix_transpose(gy)), gr[..., :m], q,
+                            r[..., :m])
+    return np.concatenate([square, np.matmul(q, gy)], axis=-1)
 
 
 def pinv_grad(grad, ans, a, hermitian):

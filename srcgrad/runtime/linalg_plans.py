@@ -11,13 +11,22 @@ functions with rules, as ``runtime/decompositions.py``.
 import numpy as np
 
 from .adjoints import not_differentiable
-from .decompositions import close_pairs
+from .decompositions import close_pairs, near_zero
+
+try:
+    from scipy.linalg import expm as _expm, logm as _logm, sqrtm as _sqrtm
+except ImportError:  # SciPy is optional: these helpers are reached only through its rules
+    _expm = _logm = _sqrtm = None
 
 __all__ = [
     # planning (non-differentiable)
     "check_finite", "basis_change", "eigh_basis", "svd_bases", "qr_pivots", "pinv_rank",
     "lstsq_rcond", "gather_positions", "banded_positions", "positive_definite",
     "structure_of", "cond_singular",
+    # differentiable
+    "expm_frechet_block", "sqrtm_frechet_block", "logm_frechet_block", "matrix_function_grad",
+    # forward mode
+    "qr_any_tangent",
 ]
 
 
@@ -43,12 +52,18 @@ def basis_change(v, ref, same):
     return np.where(same, np.where(alone, unit, inner), 0.0)
 
 
-def eigh_basis(a, w, v, lower, driver):
+def eigh_basis(a, w, v, lower, driver, subset_by_index=None):
     """``R`` with ``v @ R`` the eigenvectors ``scipy.linalg.eigh(a, lower=lower,
-    driver=driver)`` returns, ``v`` NumPy's."""
+    driver=driver, subset_by_index=...)`` returns (in the columns of the subset),
+    ``v`` NumPy's."""
     import scipy.linalg
 
-    ref = scipy.linalg.eigh(np.asarray(a), lower=lower, driver=driver, check_finite=False)[1]
+    ref = scipy.linalg.eigh(np.asarray(a), lower=lower, driver=driver, check_finite=False,
+                            subset_by_index=subset_by_index)[1]
+    if subset_by_index is not None:
+        full = np.array(v)
+        full[..., int(subset_by_index[0]):int(subset_by_index[1]) + 1] = ref
+        ref = full
     return basis_change(v, ref, close_pairs(w))
 
 
@@ -170,3 +185,96 @@ def cond_singular(s):
     """Whether ``np.linalg.cond`` meets a singular matrix (a zero singular value), where
     its value is infinite and it has no derivative."""
     return bool(np.any(s[..., -1] == 0))
+
+
+# ---------------------------------------------------------------------------
+# Forward mode
+# ---------------------------------------------------------------------------
+
+def qr_any_tangent(a, a_dot, ans, mode):
+    """Tangent of ``np.linalg.qr(a, mode)`` for any shape: ``m < n`` as in
+    ``qr_wide_grad`` (``[X | Y]``: the square tangent of ``qr(X)``, and ``dR_Y = dQ^T Y +
+    Q^T dY``); otherwise ``qr_tangent``."""
+    from .tangents import qr_tangent
+
+    m = np.shape(a)[-2]
+    n = np.shape(a)[-1]
+    if m >= n or mode == "raw":
+        return qr_tangent(a, a_dot, ans, mode)
+    if mode == "r":
+        q = np.linalg.qr(a)[0]
+        r = ans
+    else:
+        q = ans[0]
+        r = ans[1]
+    if np.any(near_zero(np.abs(np.diagonal(r, axis1=-2, axis2=-1)))):
+        return not_differentiable("np.linalg.qr of a matrix with fewer rows than columns whose "
+                                  "leading square block is singular (Q is not unique there)")
+    square = qr_tangent(a[..., :m], a_dot[..., :m], (q, r[..., :m]), "reduced")
+    dq = square[0]
+    dr_y = np.matmul(np.matrix_transpose(dq), a[..., m:]) \
+        + np.matmul(np.matrix_transpose(q), a_dot[..., m:])
+    dr = np.concatenate([square[1], dr_y], axis=-1)
+    if mode == "r":
+        return dr
+    if hasattr(ans, "_fields"):
+        return type(ans)(dq, dr)
+    return (dq, dr)
+
+
+# ---------------------------------------------------------------------------
+# Matrix functions (differentiable: Python over functions with rules)
+# ---------------------------------------------------------------------------
+
+def _block(a, e):
+    """``[[a, e], [0, a]]`` (over the last two axes; ``a`` broadcast to ``e``'s leading
+    axes of seed rows, ``tape.jacobian``'s)."""
+    a = a + np.zeros_like(e)
+    e = e + np.zeros_like(a)
+    top = np.concatenate([a, e], axis=-1)
+    bottom = np.concatenate([np.zeros_like(a), a], axis=-1)
+    return np.concatenate([top, bottom], axis=-2)
+
+
+def expm_frechet_block(a, e):
+    """The Fréchet derivative of ``expm`` at ``a`` in direction ``e``: the top right block
+    of ``expm([[a, e], [0, a]])`` (Higham, Functions of Matrices, 3.16), through
+    ``expm``'s own rule (so its derivatives follow)."""
+    n = np.shape(a)[-1]
+    return _expm(_block(a, e))[..., :n, n:]
+
+
+def sqrtm_frechet_block(a, e):
+    """The Fréchet derivative of ``sqrtm`` at ``a`` in direction ``e`` (the solution ``L``
+    of ``X L + L X = e``), as ``expm_frechet_block``."""
+    n = np.shape(a)[-1]
+    return _sqrtm(_block(a, e))[..., :n, n:]
+
+
+def logm_frechet_block(a, e):
+    """The Fréchet derivative of ``logm`` at ``a`` in direction ``e``, as
+    ``expm_frechet_block``."""
+    n = np.shape(a)[-1]
+    return _logm(_block(a, e))[..., :n, n:]
+
+
+def matrix_function_grad(name, grad, ans, a, disp=None, blocksize=None):
+    """Adjoint of ``scipy.linalg.<name>(a)`` (``expm``, ``sqrtm``, ``logm``) at ``grad``: the
+    Fréchet derivative at ``a^T`` in direction ``grad`` (their Taylor coefficients are
+    real). Real values only; a complex result of a real matrix (a negative eigenvalue),
+    ``disp=`` or ``blocksize=`` are refused."""
+    if disp is not None or blocksize is not None:
+        return not_differentiable(f"scipy.linalg.{name} with disp= or blocksize= (deprecated "
+                                  "by SciPy; drop them)")
+    if np.iscomplexobj(ans) or np.iscomplexobj(a):
+        return not_differentiable(f"scipy.linalg.{name} of complex values (or of a real "
+                                  "matrix whose result is complex)")
+    if np.ndim(a) < 2:
+        return not_differentiable(f"scipy.linalg.{name} of a scalar (its result is a 1 x 1 "
+                                  "matrix: pass one, or use np.exp, np.sqrt, np.log)")
+    at = np.matrix_transpose(a)
+    if name == "expm":
+        return expm_frechet_block(at, grad)
+    if name == "sqrtm":
+        return sqrtm_frechet_block(at, grad)
+    return logm_frechet_block(at, grad)
