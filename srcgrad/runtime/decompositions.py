@@ -17,13 +17,20 @@ from .adjoints import not_differentiable
 from .complexes import conj
 from .selection import complex_input
 
+try:
+    from scipy.linalg import expm as _expm, logm as _logm, sqrtm as _sqrtm
+except ImportError:  # SciPy is optional: these helpers are reached only through its rules
+    _expm = _logm = _sqrtm = None
+
 __all__ = [
     # differentiable
     "fold_symmetric", "fold_hermitian", "cholesky_grad", "eigh_grad", "eigvals_grad",
     "eig_grad", "svd_grad", "singular_norm_grad", "singular_norm_rows", "qr_grad", "pinv_grad",
     "lstsq_pinv", "lstsq_grad_a", "lstsq_grad_b", "matrix_power_grad", "multi_dot_grad",
     "qr_square_grad", "qr_wide_grad", "triangle", "solve_triangular_grad_a",
-    "solve_triangular_grad_b", "cho_factor_grad", "cho_solve_upper", "cho_solve_grad_b", "cho_solve_grad_c",
+    "solve_triangular_grad_b", "cho_factor_grad", "cho_solve_upper", "cho_solve_grad_b",
+    "cho_solve_grad_c", "frechet_block_matrix", "expm_frechet_block", "sqrtm_frechet_block",
+    "logm_frechet_block", "matrix_function_grad",
     # planning (non-differentiable)
     "is_singular_norm", "singular_weights", "nuclear_axes", "reads_lower", "close_pairs",
     "phase_dependent", "repeated", "near_zero", "pinv_truncates", "transposes",
@@ -619,6 +626,64 @@ def cho_solve_grad_c(grad, ans, c_and_lower, b, overwrite_b):
     if factor_is_lower(c_and_lower):
         return [np.tril(np.matrix_transpose(gup)), 0.0]
     return [np.triu(gup), 0.0]
+
+
+# ---------------------------------------------------------------------------
+# scipy.linalg's matrix functions: expm, sqrtm, logm (rules/scipy_linalg.py)
+# ---------------------------------------------------------------------------
+
+def frechet_block_matrix(a, e):
+    """``[[a, e], [0, a]]`` (over the last two axes; ``a`` broadcast to ``e``'s leading
+    axes of seed rows, ``tape.jacobian``'s)."""
+    a = a + np.zeros_like(e)
+    e = e + np.zeros_like(a)
+    top = np.concatenate([a, e], axis=-1)
+    bottom = np.concatenate([np.zeros_like(a), a], axis=-1)
+    return np.concatenate([top, bottom], axis=-2)
+
+
+def expm_frechet_block(a, e):
+    """The Fréchet derivative of ``expm`` at ``a`` in direction ``e``: the top right block
+    of ``expm([[a, e], [0, a]])`` (Higham, Functions of Matrices, 3.16), through
+    ``expm``'s own rule (so its derivatives follow)."""
+    n = np.shape(a)[-1]
+    return _expm(frechet_block_matrix(a, e))[..., :n, n:]
+
+
+def sqrtm_frechet_block(a, e):
+    """The Fréchet derivative of ``sqrtm`` at ``a`` in direction ``e`` (the solution ``L``
+    of ``X L + L X = e``), as ``expm_frechet_block``."""
+    n = np.shape(a)[-1]
+    return _sqrtm(frechet_block_matrix(a, e))[..., :n, n:]
+
+
+def logm_frechet_block(a, e):
+    """The Fréchet derivative of ``logm`` at ``a`` in direction ``e``, as
+    ``expm_frechet_block``."""
+    n = np.shape(a)[-1]
+    return _logm(frechet_block_matrix(a, e))[..., :n, n:]
+
+
+def matrix_function_grad(name, grad, ans, a, disp=None, blocksize=None):
+    """Adjoint of ``scipy.linalg.<name>(a)`` (``expm``, ``sqrtm``, ``logm``) at ``grad``: the
+    Fréchet derivative at ``a^T`` in direction ``grad`` (their Taylor coefficients are
+    real). Real values only; a complex result of a real matrix (a negative eigenvalue),
+    ``disp=`` or ``blocksize=`` are refused."""
+    if disp is not None or blocksize is not None:
+        return not_differentiable(f"scipy.linalg.{name} with disp= or blocksize= (deprecated "
+                                  "by SciPy; drop them)")
+    if np.iscomplexobj(ans) or np.iscomplexobj(a):
+        return not_differentiable(f"scipy.linalg.{name} of complex values (or of a real "
+                                  "matrix whose result is complex)")
+    if np.ndim(a) < 2:
+        return not_differentiable(f"scipy.linalg.{name} of a scalar (its result is a 1 x 1 "
+                                  "matrix: pass one, or use np.exp, np.sqrt, np.log)")
+    at = np.matrix_transpose(a)
+    if name == "expm":
+        return expm_frechet_block(at, grad)
+    if name == "sqrtm":
+        return sqrtm_frechet_block(at, grad)
+    return logm_frechet_block(at, grad)
 
 
 # ---------------------------------------------------------------------------

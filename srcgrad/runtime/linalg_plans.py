@@ -5,26 +5,19 @@ SciPy's own results: where NumPy's factors differ from SciPy's by a sign or phas
 per column (eigenvectors from another LAPACK driver), ``basis_change`` gives the
 constant matrix that turns one into the other, so that the written-out function
 returns exactly SciPy's values and differentiates through NumPy's rules. The
-differentiable ones (``expm_grad``, ``sqrtm_grad``...) are plain Python over
-functions with rules, as ``runtime/decompositions.py``.
+differentiable helpers of the matrix functions (``matrix_function_grad``) are in
+``runtime/decompositions.py`` with the other adjoints of decompositions.
 """
 import numpy as np
 
 from .adjoints import not_differentiable
 from .decompositions import close_pairs, near_zero
 
-try:
-    from scipy.linalg import expm as _expm, logm as _logm, sqrtm as _sqrtm
-except ImportError:  # SciPy is optional: these helpers are reached only through its rules
-    _expm = _logm = _sqrtm = None
-
 __all__ = [
     # planning (non-differentiable)
     "check_finite", "basis_change", "eigh_basis", "svd_bases", "qr_pivots", "pinv_rank",
     "lstsq_rcond", "gather_positions", "banded_positions", "positive_definite",
     "structure_of", "cond_singular",
-    # differentiable
-    "expm_frechet_block", "sqrtm_frechet_block", "logm_frechet_block", "matrix_function_grad",
     # forward mode
     "qr_any_tangent",
 ]
@@ -220,61 +213,3 @@ def qr_any_tangent(a, a_dot, ans, mode):
     if hasattr(ans, "_fields"):
         return type(ans)(dq, dr)
     return (dq, dr)
-
-
-# ---------------------------------------------------------------------------
-# Matrix functions (differentiable: Python over functions with rules)
-# ---------------------------------------------------------------------------
-
-def _block(a, e):
-    """``[[a, e], [0, a]]`` (over the last two axes; ``a`` broadcast to ``e``'s leading
-    axes of seed rows, ``tape.jacobian``'s)."""
-    a = a + np.zeros_like(e)
-    e = e + np.zeros_like(a)
-    top = np.concatenate([a, e], axis=-1)
-    bottom = np.concatenate([np.zeros_like(a), a], axis=-1)
-    return np.concatenate([top, bottom], axis=-2)
-
-
-def expm_frechet_block(a, e):
-    """The Fréchet derivative of ``expm`` at ``a`` in direction ``e``: the top right block
-    of ``expm([[a, e], [0, a]])`` (Higham, Functions of Matrices, 3.16), through
-    ``expm``'s own rule (so its derivatives follow)."""
-    n = np.shape(a)[-1]
-    return _expm(_block(a, e))[..., :n, n:]
-
-
-def sqrtm_frechet_block(a, e):
-    """The Fréchet derivative of ``sqrtm`` at ``a`` in direction ``e`` (the solution ``L``
-    of ``X L + L X = e``), as ``expm_frechet_block``."""
-    n = np.shape(a)[-1]
-    return _sqrtm(_block(a, e))[..., :n, n:]
-
-
-def logm_frechet_block(a, e):
-    """The Fréchet derivative of ``logm`` at ``a`` in direction ``e``, as
-    ``expm_frechet_block``."""
-    n = np.shape(a)[-1]
-    return _logm(_block(a, e))[..., :n, n:]
-
-
-def matrix_function_grad(name, grad, ans, a, disp=None, blocksize=None):
-    """Adjoint of ``scipy.linalg.<name>(a)`` (``expm``, ``sqrtm``, ``logm``) at ``grad``: the
-    Fréchet derivative at ``a^T`` in direction ``grad`` (their Taylor coefficients are
-    real). Real values only; a complex result of a real matrix (a negative eigenvalue),
-    ``disp=`` or ``blocksize=`` are refused."""
-    if disp is not None or blocksize is not None:
-        return not_differentiable(f"scipy.linalg.{name} with disp= or blocksize= (deprecated "
-                                  "by SciPy; drop them)")
-    if np.iscomplexobj(ans) or np.iscomplexobj(a):
-        return not_differentiable(f"scipy.linalg.{name} of complex values (or of a real "
-                                  "matrix whose result is complex)")
-    if np.ndim(a) < 2:
-        return not_differentiable(f"scipy.linalg.{name} of a scalar (its result is a 1 x 1 "
-                                  "matrix: pass one, or use np.exp, np.sqrt, np.log)")
-    at = np.matrix_transpose(a)
-    if name == "expm":
-        return expm_frechet_block(at, grad)
-    if name == "sqrtm":
-        return sqrtm_frechet_block(at, grad)
-    return logm_frechet_block(at, grad)
