@@ -106,3 +106,75 @@ def test_refused():
         sg.grad(lambda x: np.sum(np.linalg.qr(x, mode="raw")[1]))(WIDE.copy())
     with pytest.raises(sg.CompileError, match="complex"):  # (no complex rule yet)
         sg.grad(lambda z: np.real(np.sum(sl.expm(z))))(X + 1j * W)
+
+
+# --- complex values through np.linalg's rules (issue 13: refused "for real values") ----
+# TensorFlow's convention: for a real loss of z = x + iy the gradient is dL/dx + i dL/dy,
+# checked against central differences along x and along y, component by component
+# (tests/test_complex_issue13.py's assert_every_form), in every form, to second order.
+
+_rng = np.random.default_rng(5)
+Z = _rng.standard_normal((3, 3)) + 1j * _rng.standard_normal((3, 3)) + 2.0 * np.eye(3)
+CW = _rng.standard_normal((3, 3)) + 1j * _rng.standard_normal((3, 3))
+ZH = Z @ Z.conj().T + np.eye(3) + 0.3 * CW  # positive definite where it is read, noise elsewhere
+
+COMPLEX = {
+    "matrix_power": (lambda z: np.real(np.sum(CW * np.linalg.matrix_power(z, 3)))
+                     + np.abs(np.sum(np.linalg.matrix_power(z, -2))), Z),
+    "multi_dot": (lambda z: np.real(np.sum(CW * np.linalg.multi_dot([z, z.T, CW, z])))
+                  + np.abs(np.linalg.multi_dot([z[0], z, z[:, 1]])), Z),
+    "slogdet": (lambda z: np.linalg.slogdet(z)[1] + np.real(np.linalg.slogdet(z)[0] * CW[0, 0]),
+                Z),
+    "slogdet_as_det": (lambda z: np.real(np.linalg.slogdet(z)[0]
+                                         * np.exp(np.linalg.slogdet(z)[1]) * CW[0, 1]), Z),
+    "pinv": (lambda z: np.real(np.sum(CW * np.linalg.pinv(z)))
+             + np.sum(np.abs(np.linalg.pinv(z[:2])) ** 2), Z),
+    "pinv_hermitian": (lambda z: np.real(np.sum(CW * np.linalg.pinv(z, hermitian=True))), ZH),
+    "qr": (lambda z: np.sum(np.abs(np.linalg.qr(z)[0] * CW) ** 2)
+           + np.real(np.sum(CW * np.linalg.qr(z)[1])), Z),
+    "qr_r": (lambda z: np.real(np.sum(np.linalg.qr(z, "r") * CW)), Z),
+    "qr_wide": (lambda z: np.sum(np.abs(np.linalg.qr(z[:2])[0]) ** 2 * np.real(CW[:2, :2]))
+                + np.real(np.sum(CW[:2] * np.linalg.qr(z[:2])[1])), Z),
+    "qr_tall": (lambda z: np.real(np.sum(np.linalg.qr(np.vstack([z, z[:1] ** 2]))[1] * CW))
+                + np.real(np.sum(np.linalg.qr(np.vstack([z, z[:1] ** 2]))[0][:3] * CW)), Z),
+    "cholesky": (lambda z: np.real(np.sum(CW * np.linalg.cholesky(z))), ZH),
+    "cholesky_upper": (lambda z: np.real(np.sum(CW * np.linalg.cholesky(z, upper=True))), ZH),
+    "lstsq": (lambda z: np.real(np.sum(CW[0] * np.linalg.lstsq(np.vstack([z, CW[:1]]),
+                                                              np.r_[CW[1], 1.0])[0]))
+              + np.sum(np.linalg.lstsq(np.vstack([z, CW[:1]]), np.r_[CW[1], 1.0])[1]), Z),
+    "lstsq_singular_values": (lambda z: np.sum(np.linalg.lstsq(np.vstack([z, CW[:1]]),
+                                                               np.r_[CW[2], 2.0])[3] ** 2), Z),
+    "lstsq_b": (lambda z: np.real(np.sum(CW[0] * np.linalg.lstsq(CW[:, :2], z[:, :1] * z[0, 0])[0]))
+                + np.sum(np.linalg.lstsq(CW[:, :2], z[:, :2])[1]), Z),
+    "lstsq_wide": (lambda z: np.real(np.sum(CW[0] * np.linalg.lstsq(z[:2], CW[1, :2])[0])), Z),
+    "scipy_solve_her": (lambda z: np.real(np.sum(CW[0] * sl.solve(z, CW[1], assume_a="her"))), ZH),
+    "scipy_cholesky_solve": (lambda z: np.real(np.sum(CW[0] * sl.solve(z, CW[1], assume_a="pos",
+                                                                       lower=True))), ZH),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX))
+def test_complex_values_along_both_axes(name):
+    from test_complex_issue13 import assert_every_form as assert_complex_forms
+
+    f, z = COMPLEX[name]
+    assert_complex_forms(f, (z.copy(),))
+
+
+def test_jvp_by_transposition_keeps_lstsq_singular_values():
+    """sg.jvp of code forward mode does not compile (here: an FFT, complex inside) is the
+    adjoint differentiated at a zero seed; lstsq's adjoint branched on its seed being
+    nonzero and dropped the singular values' term (a wrong jvp on real inputs)."""
+    rng = np.random.default_rng(5)
+    z, c, t = rng.standard_normal((3, 3)) + 2.0 * np.eye(3), rng.standard_normal((3, 3)), \
+        rng.standard_normal((3, 3))
+
+    def f(z):
+        s = np.linalg.lstsq(np.vstack([z, c[:1]]), np.r_[c[2], 2.0])[3]
+        return np.sum(s ** 2) + np.sum(np.real(np.fft.fft(z[0])) ** 2)
+
+    _, jvp = sg.jvp(f, (z.copy(),), (t,))
+    eps = 1e-5
+    numeric = (f(z + eps * t) - f(z - eps * t)) / (2 * eps)
+    assert jvp == pytest.approx(numeric, rel=1e-7)
+    assert jvp == pytest.approx(np.sum(sg.grad(f)(z.copy()) * t), rel=1e-10)

@@ -77,20 +77,22 @@ def cholesky_grad(grad, ans, upper):
     triangle with the diagonal halved, folded onto the triangle LAPACK reads
     (the lower one; the upper one for ``upper=True``, where ``ans = L^T``).
     ``grad`` above the diagonal (where ``L`` is always 0) drops out by itself:
-    the lower triangle of ``L^T gL`` only reads ``gL``'s lower triangle.
+    the lower triangle of ``L^T gL`` only reads ``gL``'s lower triangle. Complex
+    Hermitian ``a = L L^H``: ``^H`` for ``^T`` (TensorFlow's convention), folded as
+    LAPACK reads it (``fold_hermitian``: not the imaginary part of the diagonal).
     """
     if upper:
-        low = np.matrix_transpose(ans)
-        g = np.matrix_transpose(grad)
+        low = conj(np.matrix_transpose(ans))
+        g = conj(np.matrix_transpose(grad))
     else:
         low = ans
         g = grad
-    low_t = np.matrix_transpose(low)
+    low_t = conj(np.matrix_transpose(low))
     inner = np.matmul(low_t, g)
     phi = np.tril(inner, -1) + 0.5 * inner * np.eye(np.shape(low)[-1])
     left = np.linalg.solve(low_t, phi)
-    full = np.matrix_transpose(np.linalg.solve(low_t, np.matrix_transpose(left)))
-    return fold_symmetric(full, not upper)
+    full = conj(np.matrix_transpose(np.linalg.solve(low_t, conj(np.matrix_transpose(left)))))
+    return fold_hermitian(full, not upper)
 
 
 def eigvals_grad(grad, a):
@@ -323,13 +325,17 @@ def qr_grad(grad, ans, a, mode):
 
 
 def qr_square_grad(gq, gr, q, r):
-    """``qr_grad``'s formula for ``Q`` (``m x n``) and a square ``R`` (``n x n``)."""
+    """``qr_grad``'s formula for ``Q`` (``m x n``) and a square ``R`` (``n x n``), real or
+    complex (LAPACK's ``R`` has a real diagonal, which makes the factors unique up to
+    signs): with ``M = gR R^H - Q^H gQ`` and ``S = triu(M) + triu(M)^H - Re diag(M)``,
+    ``(gQ + Q S) R^-H``."""
     n = np.shape(r)[-1]
-    mixed = np.matmul(r, np.matrix_transpose(gr)) - np.matmul(np.matrix_transpose(gq), q)
-    lower = np.tril(mixed, -1)
-    mirrored = lower + np.matrix_transpose(lower) + mixed * np.eye(n)
+    mixed = np.matmul(gr, conj(np.matrix_transpose(r))) - np.matmul(conj(np.matrix_transpose(q)),
+                                                                  gq)
+    upper = np.triu(mixed)
+    mirrored = upper + conj(np.matrix_transpose(upper)) - np.real(mixed) * np.eye(n)
     right = gq + np.matmul(q, mirrored)
-    return np.matrix_transpose(np.linalg.solve(r, np.matrix_transpose(right)))
+    return conj(np.matrix_transpose(np.linalg.solve(r, conj(np.matrix_transpose(right)))))
 
 
 def qr_wide_grad(grad, ans, a, mode):
@@ -353,7 +359,7 @@ def qr_wide_grad(grad, ans, a, mode):
                                   "leading square block is singular (Q is not unique there)")
     y = a[..., m:]
     gy = gr[..., m:]
-    square = qr_square_grad(gq + np.matmul(y, np.matrix_transpose(gy)), gr[..., :m], q,
+    square = qr_square_grad(gq + np.matmul(y, conj(np.matrix_transpose(gy))), gr[..., :m], q,
                             r[..., :m])
     return np.concatenate([square, np.matmul(q, gy)], axis=-1)
 
@@ -363,7 +369,8 @@ def pinv_grad(grad, ans, a, hermitian):
 
         -p^T g p^T + (I - a p) g^T p p^T + p^T p g^T (I - p a)
 
-    the derivative of a pseudo-inverse of constant rank. Only where ``p`` kept
+    the derivative of a pseudo-inverse of constant rank (complex: ``^H`` for ``^T``, in
+    TensorFlow's convention). Only where ``p`` kept
     every singular value (rank ``min(m, n)``): where it dropped some, ``p`` jumps
     as they cross the cutoff, and almost every perturbation raises the rank
     (the dropped singular values, 0 to rounding, grow past NumPy's default
@@ -374,7 +381,8 @@ def pinv_grad(grad, ans, a, hermitian):
     adjoint is folded onto it.
     """
     if hermitian:
-        a = np.tril(a) + np.matrix_transpose(np.tril(a, -1))
+        below = np.tril(a, -1)
+        a = below + conj(np.matrix_transpose(below)) + np.real(a) * np.eye(np.shape(a)[-1])
     if pinv_truncates(a, ans):
         return not_differentiable(
             "np.linalg.pinv of a matrix whose small singular values it drops (rank below "
@@ -382,15 +390,15 @@ def pinv_grad(grad, ans, a, hermitian):
             "only along matrices of that same rank, which srcgrad cannot tell from the "
             "matrix; write it through full-rank factors, e.g. pinv(x.T @ x) as "
             "pinv(x) @ pinv(x).T, whose gradient srcgrad computes)")
-    p_t = np.matrix_transpose(ans)
-    g_t = np.matrix_transpose(grad)
+    p_t = conj(np.matrix_transpose(ans))
+    g_t = conj(np.matrix_transpose(grad))
     rows = np.matmul(np.matmul(g_t, ans), p_t)
     columns = np.matmul(np.matmul(p_t, ans), g_t)
     out = -np.matmul(np.matmul(p_t, grad), p_t) \
         + rows - np.matmul(a, np.matmul(ans, rows)) \
         + columns - np.matmul(np.matmul(columns, ans), a)
     if hermitian:
-        return fold_symmetric(out, True)
+        return fold_hermitian(out, True)
     return out
 
 
@@ -417,7 +425,7 @@ def lstsq_grad_a(grad, ans, a, b):
     where ``a^T r = 0``) add ``-2 r gres x^T``; the singular values, ``svd_grad``.
     """
     p = lstsq_pinv(ans, a)
-    p_t = np.matrix_transpose(p)
+    p_t = conj(np.matrix_transpose(p))
     gx = grad[0]
     x = ans[0]
     columns = b
@@ -426,17 +434,16 @@ def lstsq_grad_a(grad, ans, a, b):
         x = np.expand_dims(x, -1)
         columns = np.expand_dims(b, -1)
     r = columns - np.matmul(a, x)
-    x_t = np.matrix_transpose(x)
-    gx_t = np.matrix_transpose(gx)
+    x_t = conj(np.matrix_transpose(x))
+    gx_t = conj(np.matrix_transpose(gx))
     out = -np.matmul(np.matmul(p_t, gx), x_t) + np.matmul(np.matmul(r, gx_t), np.matmul(p, p_t)) \
         + np.matmul(np.matmul(p_t, x), gx_t - np.matmul(np.matmul(gx_t, p), a))
     if np.size(grad[1]) > 0:
         out = out - 2.0 * np.matmul(r * np.expand_dims(grad[1], -2), x_t)
-    # Another SVD, only when the singular values are used. (A second derivative
-    # where their adjoint is 0 at this very point but not around it would miss it.)
-    if np.any(grad[3] != 0):
-        out = out + svd_grad(grad[3], ans[3], a, False, False, False)
-    return out
+    # The singular values' term, always: sg.jvp differentiates this code with respect to
+    # the seed at a zero seed (forward.py, transposition), where a branch on
+    # ``grad[3] != 0`` would drop the term (a wrong directional derivative).
+    return out + svd_grad(grad[3], ans[3], a, False, False, False)
 
 
 def lstsq_grad_b(grad, ans, a, b):
@@ -450,7 +457,7 @@ def lstsq_grad_b(grad, ans, a, b):
         gx = np.expand_dims(gx, -1)
         x = np.expand_dims(x, -1)
         columns = np.expand_dims(b, -1)
-    out = np.matmul(np.matrix_transpose(p), gx)
+    out = np.matmul(conj(np.matrix_transpose(p)), gx)
     if np.size(grad[1]) > 0:
         out = out + 2.0 * (columns - np.matmul(a, x)) * np.expand_dims(grad[1], -2)
     if np.ndim(b) == 1:
@@ -773,5 +780,5 @@ def factor_is_lower(c_and_lower):
 def pinv_truncates(a, p):
     """Whether ``p = np.linalg.pinv(a)`` dropped singular values of ``a``: ``p a`` is the
     projector onto the rank kept, so its trace counts them."""
-    kept = np.trace(np.matmul(p, a), axis1=-2, axis2=-1)
+    kept = np.real(np.trace(np.matmul(p, a), axis1=-2, axis2=-1))
     return bool(np.any(kept < min(np.shape(a)[-2:]) - 0.5))
