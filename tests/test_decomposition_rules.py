@@ -436,8 +436,10 @@ def test_qr():
     np.testing.assert_allclose(sg.grad(log_volume_r)(A), sg.grad(log_volume_normal)(A),
                                atol=1e-12)
     np.testing.assert_allclose(sg.grad(log_volume_r)(A), A @ np.linalg.inv(A.T @ A), atol=1e-12)
-    with pytest.raises(NotImplementedError, match="fewer rows than columns"):
-        sg.grad(r_squares)(rng(1).standard_normal((3, 4)))
+    # Fewer rows than columns (issue 13): [X | Y] with R_Y = Q^T Y, X square.
+    check_grads(r_squares, (rng(1).standard_normal((3, 4)),), order=2)
+    with pytest.raises(NotImplementedError, match="leading square block is singular"):
+        sg.grad(r_squares)(np.array([[1.0, 2.0, 0.5, 1.0], [2.0, 4.0, 0.1, 3.0]]))
     check_grads(r_squares, (A,), order=2)
 
 

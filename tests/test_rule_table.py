@@ -1140,6 +1140,9 @@ SECOND_ORDER_CASES = [
     and case.fn is not builtins.float
     and not (case.fn in (np.array, np.asarray) and isinstance(case.args[0], (list, tuple)))
     and case.fn not in (np.linalg.eigvals, np.linalg.eig)  # (refused: test_refusing_rules_raise)
+    # (scipy.linalg's matrix functions take no protocol to trace: second order through the
+    # compiler, tests/test_scipy_linalg.py)
+    and getattr(case.fn, "__name__", "") not in ("expm", "sqrtm", "logm")
 ]
 
 

@@ -53,6 +53,8 @@ AS_IS = LINEAR | {
     # svd refuse a loss that depends on the phases of complex vectors)
     np.linalg.norm,  # (abs and sign of complex values: z/|z|, their gradient in C as R^2)
     np.vdot,  # (its rule is written in the convention: rules/products.py)
+    # (runtime/decompositions.py: conjugate transposes; issue 13)
+    np.linalg.pinv, np.linalg.qr, np.linalg.cholesky, np.linalg.lstsq,
 }
 
 HOLOMORPHIC = frozenset({
@@ -61,7 +63,7 @@ HOLOMORPHIC = frozenset({
     np.arcsinh, np.arccosh, np.arctanh, np.reciprocal, np.multiply, np.true_divide,
     np.matmul, np.dot, np.outer, np.inner, np.tensordot, np.einsum, _h.einsum_list,
     np.prod, np.cumprod, np.kron, np.cross, np.linalg.solve, np.linalg.inv, np.linalg.det,
-    _h.singular_cofactors,
+    _h.singular_cofactors, np.linalg.matrix_power, np.linalg.multi_dot,
 }) | special.HOLOMORPHIC  # (scipy.special's, where SciPy computes them for complex values)
 
 # (At x1 == x2 == 0 the base's derivative is 0 ** 0 * 0 = 0, as the real rule has it,
@@ -88,6 +90,10 @@ EXPLICIT = {
     np.angle: {"z": "_sg.angle_grad(g, z, deg)"},
     np.power: _POWER,
     np.float_power: _POWER,
+    # log|det| is real, the sign det/|det| a smooth unit for complex values (issue 13):
+    # d log det = tr(A^-1 dA), so A^-H (g_logabsdet - i Im(conj(g_sign) sign)).
+    np.linalg.slogdet: {"a": "np.expand_dims(g[1] - 1j * np.imag(np.conj(g[0]) * ans[0]), "
+                             "(-2, -1)) * np.conj(np.matrix_transpose(np.linalg.inv(a)))"},
     # NumPy orders complex values by real part, then imaginary part; the selected
     # element gets the adjoint, as for real values (a tie of real parts with different
     # imaginary parts is a jump: refused when run, runtime/complexes.py).

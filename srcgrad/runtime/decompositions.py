@@ -17,13 +17,20 @@ from .adjoints import not_differentiable
 from .complexes import conj
 from .selection import complex_input
 
+try:
+    from scipy.linalg import expm as _expm, logm as _logm, sqrtm as _sqrtm
+except ImportError:  # SciPy is optional: these helpers are reached only through its rules
+    _expm = _logm = _sqrtm = None
+
 __all__ = [
     # differentiable
     "fold_symmetric", "fold_hermitian", "cholesky_grad", "eigh_grad", "eigvals_grad",
     "eig_grad", "svd_grad", "singular_norm_grad", "singular_norm_rows", "qr_grad", "pinv_grad",
     "lstsq_pinv", "lstsq_grad_a", "lstsq_grad_b", "matrix_power_grad", "multi_dot_grad",
-    "triangle", "solve_triangular_grad_a", "solve_triangular_grad_b", "cho_factor_grad",
-    "cho_solve_upper", "cho_solve_grad_b", "cho_solve_grad_c",
+    "qr_square_grad", "qr_wide_grad", "triangle", "solve_triangular_grad_a",
+    "solve_triangular_grad_b", "cho_factor_grad", "cho_solve_upper", "cho_solve_grad_b",
+    "cho_solve_grad_c", "frechet_block_matrix", "expm_frechet_block", "sqrtm_frechet_block",
+    "logm_frechet_block", "matrix_function_grad",
     # planning (non-differentiable)
     "is_singular_norm", "singular_weights", "nuclear_axes", "reads_lower", "close_pairs",
     "phase_dependent", "repeated", "near_zero", "pinv_truncates", "transposes",
@@ -70,20 +77,22 @@ def cholesky_grad(grad, ans, upper):
     triangle with the diagonal halved, folded onto the triangle LAPACK reads
     (the lower one; the upper one for ``upper=True``, where ``ans = L^T``).
     ``grad`` above the diagonal (where ``L`` is always 0) drops out by itself:
-    the lower triangle of ``L^T gL`` only reads ``gL``'s lower triangle.
+    the lower triangle of ``L^T gL`` only reads ``gL``'s lower triangle. Complex
+    Hermitian ``a = L L^H``: ``^H`` for ``^T`` (TensorFlow's convention), folded as
+    LAPACK reads it (``fold_hermitian``: not the imaginary part of the diagonal).
     """
     if upper:
-        low = np.matrix_transpose(ans)
-        g = np.matrix_transpose(grad)
+        low = conj(np.matrix_transpose(ans))
+        g = conj(np.matrix_transpose(grad))
     else:
         low = ans
         g = grad
-    low_t = np.matrix_transpose(low)
+    low_t = conj(np.matrix_transpose(low))
     inner = np.matmul(low_t, g)
     phi = np.tril(inner, -1) + 0.5 * inner * np.eye(np.shape(low)[-1])
     left = np.linalg.solve(low_t, phi)
-    full = np.matrix_transpose(np.linalg.solve(low_t, np.matrix_transpose(left)))
-    return fold_symmetric(full, not upper)
+    full = conj(np.matrix_transpose(np.linalg.solve(low_t, conj(np.matrix_transpose(left)))))
+    return fold_hermitian(full, not upper)
 
 
 def eigvals_grad(grad, a):
@@ -282,9 +291,9 @@ def singular_norm_rows(grad, ans, x, axis, keepdims, ord="nuc"):
 
 
 def qr_grad(grad, ans, a, mode):
-    """Adjoint of ``np.linalg.qr(a, mode)`` for ``m >= n``: modes ``'reduced'``, ``'r'``
-    (``Q`` then has no adjoint) and ``'complete'`` (only ``Q``'s first ``n`` columns
-    are unique: a nonzero adjoint of the others is refused).
+    """Adjoint of ``np.linalg.qr(a, mode)`` (``m < n``: ``qr_wide_grad``): modes
+    ``'reduced'``, ``'r'`` (``Q`` then has no adjoint) and ``'complete'`` (only ``Q``'s
+    first ``n`` columns are unique: a nonzero adjoint of the others is refused).
 
     With ``M = R gR^T - gQ^T Q``: ``(gQ + Q copyltu(M)) R^-T``, ``copyltu``
     mirroring the lower triangle onto the upper one. ``gR`` below the diagonal
@@ -293,9 +302,11 @@ def qr_grad(grad, ans, a, mode):
     """
     m = np.shape(a)[-2]
     n = np.shape(a)[-1]
-    if m < n or mode == "raw":
-        return not_differentiable("np.linalg.qr of a matrix with fewer rows than columns, "
-                                  "or with mode='raw'")
+    if mode == "raw":
+        return not_differentiable("np.linalg.qr with mode='raw' (Householder reflectors; use "
+                                  "mode='reduced')")
+    if m < n:
+        return qr_wide_grad(grad, ans, a, mode)
     if mode == "r":
         q = np.linalg.qr(a)[0]
         r = ans
@@ -310,15 +321,47 @@ def qr_grad(grad, ans, a, mode):
         return not_differentiable(
             "np.linalg.qr's columns of Q past n (mode='complete'; any orthonormal "
             "completion would do)")
-    q = q[..., :n]
-    gq = gq[..., :n]
-    r = r[..., :n, :]
-    gr = gr[..., :n, :]
-    mixed = np.matmul(r, np.matrix_transpose(gr)) - np.matmul(np.matrix_transpose(gq), q)
-    lower = np.tril(mixed, -1)
-    mirrored = lower + np.matrix_transpose(lower) + mixed * np.eye(n)
+    return qr_square_grad(gq[..., :n], gr[..., :n, :], q[..., :n], r[..., :n, :])
+
+
+def qr_square_grad(gq, gr, q, r):
+    """``qr_grad``'s formula for ``Q`` (``m x n``) and a square ``R`` (``n x n``), real or
+    complex (LAPACK's ``R`` has a real diagonal, which makes the factors unique up to
+    signs): with ``M = gR R^H - Q^H gQ`` and ``S = triu(M) + triu(M)^H - Re diag(M)``,
+    ``(gQ + Q S) R^-H``."""
+    n = np.shape(r)[-1]
+    mixed = np.matmul(gr, conj(np.matrix_transpose(r))) - np.matmul(conj(np.matrix_transpose(q)),
+                                                                  gq)
+    upper = np.triu(mixed)
+    mirrored = upper + conj(np.matrix_transpose(upper)) - np.real(mixed) * np.eye(n)
     right = gq + np.matmul(q, mirrored)
-    return np.matrix_transpose(np.linalg.solve(r, np.matrix_transpose(right)))
+    return conj(np.matrix_transpose(np.linalg.solve(r, conj(np.matrix_transpose(right)))))
+
+
+def qr_wide_grad(grad, ans, a, mode):
+    """Adjoint of ``np.linalg.qr(a, mode)`` for ``m < n``: with ``a = [X | Y]``, ``X`` square,
+    ``Q, R_X = qr(X)`` and ``R_Y = Q^T Y`` (what Householder QR computes). ``Y`` gets
+    ``Q gR_Y``; ``X`` the square adjoint at ``gQ + Y gR_Y^T``. Where ``X`` is singular
+    ``Q`` is not unique: refused."""
+    m = np.shape(a)[-2]
+    if mode == "r":
+        q = np.linalg.qr(a)[0]
+        r = ans
+        gq = np.zeros_like(q)
+        gr = grad
+    else:
+        q = ans[0]
+        r = ans[1]
+        gq = grad[0]
+        gr = grad[1]
+    if np.any(near_zero(np.abs(np.diagonal(r, axis1=-2, axis2=-1)))):
+        return not_differentiable("np.linalg.qr of a matrix with fewer rows than columns whose "
+                                  "leading square block is singular (Q is not unique there)")
+    y = a[..., m:]
+    gy = gr[..., m:]
+    square = qr_square_grad(gq + np.matmul(y, conj(np.matrix_transpose(gy))), gr[..., :m], q,
+                            r[..., :m])
+    return np.concatenate([square, np.matmul(q, gy)], axis=-1)
 
 
 def pinv_grad(grad, ans, a, hermitian):
@@ -326,7 +369,8 @@ def pinv_grad(grad, ans, a, hermitian):
 
         -p^T g p^T + (I - a p) g^T p p^T + p^T p g^T (I - p a)
 
-    the derivative of a pseudo-inverse of constant rank. Only where ``p`` kept
+    the derivative of a pseudo-inverse of constant rank (complex: ``^H`` for ``^T``, in
+    TensorFlow's convention). Only where ``p`` kept
     every singular value (rank ``min(m, n)``): where it dropped some, ``p`` jumps
     as they cross the cutoff, and almost every perturbation raises the rank
     (the dropped singular values, 0 to rounding, grow past NumPy's default
@@ -337,7 +381,8 @@ def pinv_grad(grad, ans, a, hermitian):
     adjoint is folded onto it.
     """
     if hermitian:
-        a = np.tril(a) + np.matrix_transpose(np.tril(a, -1))
+        below = np.tril(a, -1)
+        a = below + conj(np.matrix_transpose(below)) + np.real(a) * np.eye(np.shape(a)[-1])
     if pinv_truncates(a, ans):
         return not_differentiable(
             "np.linalg.pinv of a matrix whose small singular values it drops (rank below "
@@ -345,15 +390,15 @@ def pinv_grad(grad, ans, a, hermitian):
             "only along matrices of that same rank, which srcgrad cannot tell from the "
             "matrix; write it through full-rank factors, e.g. pinv(x.T @ x) as "
             "pinv(x) @ pinv(x).T, whose gradient srcgrad computes)")
-    p_t = np.matrix_transpose(ans)
-    g_t = np.matrix_transpose(grad)
+    p_t = conj(np.matrix_transpose(ans))
+    g_t = conj(np.matrix_transpose(grad))
     rows = np.matmul(np.matmul(g_t, ans), p_t)
     columns = np.matmul(np.matmul(p_t, ans), g_t)
     out = -np.matmul(np.matmul(p_t, grad), p_t) \
         + rows - np.matmul(a, np.matmul(ans, rows)) \
         + columns - np.matmul(np.matmul(columns, ans), a)
     if hermitian:
-        return fold_symmetric(out, True)
+        return fold_hermitian(out, True)
     return out
 
 
@@ -380,7 +425,7 @@ def lstsq_grad_a(grad, ans, a, b):
     where ``a^T r = 0``) add ``-2 r gres x^T``; the singular values, ``svd_grad``.
     """
     p = lstsq_pinv(ans, a)
-    p_t = np.matrix_transpose(p)
+    p_t = conj(np.matrix_transpose(p))
     gx = grad[0]
     x = ans[0]
     columns = b
@@ -389,17 +434,16 @@ def lstsq_grad_a(grad, ans, a, b):
         x = np.expand_dims(x, -1)
         columns = np.expand_dims(b, -1)
     r = columns - np.matmul(a, x)
-    x_t = np.matrix_transpose(x)
-    gx_t = np.matrix_transpose(gx)
+    x_t = conj(np.matrix_transpose(x))
+    gx_t = conj(np.matrix_transpose(gx))
     out = -np.matmul(np.matmul(p_t, gx), x_t) + np.matmul(np.matmul(r, gx_t), np.matmul(p, p_t)) \
         + np.matmul(np.matmul(p_t, x), gx_t - np.matmul(np.matmul(gx_t, p), a))
     if np.size(grad[1]) > 0:
         out = out - 2.0 * np.matmul(r * np.expand_dims(grad[1], -2), x_t)
-    # Another SVD, only when the singular values are used. (A second derivative
-    # where their adjoint is 0 at this very point but not around it would miss it.)
-    if np.any(grad[3] != 0):
-        out = out + svd_grad(grad[3], ans[3], a, False, False, False)
-    return out
+    # The singular values' term, always: sg.jvp differentiates this code with respect to
+    # the seed at a zero seed (forward.py, transposition), where a branch on
+    # ``grad[3] != 0`` would drop the term (a wrong directional derivative).
+    return out + svd_grad(grad[3], ans[3], a, False, False, False)
 
 
 def lstsq_grad_b(grad, ans, a, b):
@@ -413,7 +457,7 @@ def lstsq_grad_b(grad, ans, a, b):
         gx = np.expand_dims(gx, -1)
         x = np.expand_dims(x, -1)
         columns = np.expand_dims(b, -1)
-    out = np.matmul(np.matrix_transpose(p), gx)
+    out = np.matmul(conj(np.matrix_transpose(p)), gx)
     if np.size(grad[1]) > 0:
         out = out + 2.0 * (columns - np.matmul(a, x)) * np.expand_dims(grad[1], -2)
     if np.ndim(b) == 1:
@@ -592,6 +636,64 @@ def cho_solve_grad_c(grad, ans, c_and_lower, b, overwrite_b):
 
 
 # ---------------------------------------------------------------------------
+# scipy.linalg's matrix functions: expm, sqrtm, logm (rules/scipy_linalg.py)
+# ---------------------------------------------------------------------------
+
+def frechet_block_matrix(a, e):
+    """``[[a, e], [0, a]]`` (over the last two axes; ``a`` broadcast to ``e``'s leading
+    axes of seed rows, ``tape.jacobian``'s)."""
+    a = a + np.zeros_like(e)
+    e = e + np.zeros_like(a)
+    top = np.concatenate([a, e], axis=-1)
+    bottom = np.concatenate([np.zeros_like(a), a], axis=-1)
+    return np.concatenate([top, bottom], axis=-2)
+
+
+def expm_frechet_block(a, e):
+    """The Fréchet derivative of ``expm`` at ``a`` in direction ``e``: the top right block
+    of ``expm([[a, e], [0, a]])`` (Higham, Functions of Matrices, 3.16), through
+    ``expm``'s own rule (so its derivatives follow)."""
+    n = np.shape(a)[-1]
+    return _expm(frechet_block_matrix(a, e))[..., :n, n:]
+
+
+def sqrtm_frechet_block(a, e):
+    """The Fréchet derivative of ``sqrtm`` at ``a`` in direction ``e`` (the solution ``L``
+    of ``X L + L X = e``), as ``expm_frechet_block``."""
+    n = np.shape(a)[-1]
+    return _sqrtm(frechet_block_matrix(a, e))[..., :n, n:]
+
+
+def logm_frechet_block(a, e):
+    """The Fréchet derivative of ``logm`` at ``a`` in direction ``e``, as
+    ``expm_frechet_block``."""
+    n = np.shape(a)[-1]
+    return _logm(frechet_block_matrix(a, e))[..., :n, n:]
+
+
+def matrix_function_grad(name, grad, ans, a, disp=None, blocksize=None):
+    """Adjoint of ``scipy.linalg.<name>(a)`` (``expm``, ``sqrtm``, ``logm``) at ``grad``: the
+    Fréchet derivative at ``a^T`` in direction ``grad`` (their Taylor coefficients are
+    real). Real values only; a complex result of a real matrix (a negative eigenvalue),
+    ``disp=`` or ``blocksize=`` are refused."""
+    if disp is not None or blocksize is not None:
+        return not_differentiable(f"scipy.linalg.{name} with disp= or blocksize= (deprecated "
+                                  "by SciPy; drop them)")
+    if np.iscomplexobj(ans) or np.iscomplexobj(a):
+        return not_differentiable(f"scipy.linalg.{name} of complex values (or of a real "
+                                  "matrix whose result is complex)")
+    if np.ndim(a) < 2:
+        return not_differentiable(f"scipy.linalg.{name} of a scalar (its result is a 1 x 1 "
+                                  "matrix: pass one, or use np.exp, np.sqrt, np.log)")
+    at = np.matrix_transpose(a)
+    if name == "expm":
+        return expm_frechet_block(at, grad)
+    if name == "sqrtm":
+        return sqrtm_frechet_block(at, grad)
+    return logm_frechet_block(at, grad)
+
+
+# ---------------------------------------------------------------------------
 # Planning helpers (NONDIFF). Called on traced values in tests/test_rule_table.py:
 # only NumPy functions that dispatch (__array_function__), no ``.dtype``.
 # ---------------------------------------------------------------------------
@@ -678,5 +780,5 @@ def factor_is_lower(c_and_lower):
 def pinv_truncates(a, p):
     """Whether ``p = np.linalg.pinv(a)`` dropped singular values of ``a``: ``p a`` is the
     projector onto the rank kept, so its trace counts them."""
-    kept = np.trace(np.matmul(p, a), axis1=-2, axis2=-1)
+    kept = np.real(np.trace(np.matmul(p, a), axis1=-2, axis2=-1))
     return bool(np.any(kept < min(np.shape(a)[-2:]) - 0.5))
