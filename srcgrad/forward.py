@@ -60,7 +60,10 @@ def jvp(f, primals, tangents):
     if not primals:
         return value, _zeros(value)
     derivative = _transposed(f, primals, tangents, value)
-    return value, derivative(*primals, _zeros(value), *tangents)
+    # (The derivative in the seed ``u`` is the same at any ``u``: the adjoint is linear in
+    # it. At ones, the adjoint's own branches on a zero seed, a term added only where
+    # its seed is not 0, a refusal only where it is asked for, go as sg.grad's do.)
+    return value, derivative(*primals, _zeros(value, 1), *tangents)
 
 
 _FORWARD = weakref.WeakKeyDictionary()  # function -> {kinds of arguments: code, or None}
@@ -350,17 +353,19 @@ def _complex_key(*values):
     return tuple(any(map(np.iscomplexobj, trees.leaves(v))) for v in values)
 
 
-def _zeros(value):
-    """A zero tree shaped like ``value`` (the seed ``u`` the transposition starts from)."""
+def _zeros(value, fill=0):
+    """A tree shaped like ``value`` of zeros (or of ``fill``: the seed ``u`` the
+    transposition starts from)."""
     if trees.is_tree(value):
         pairs, treedef = trees.flatten(value)
-        return trees.unflatten(treedef, [_zeros(leaf) for _, leaf in pairs])
+        return trees.unflatten(treedef, [_zeros(leaf, fill) for _, leaf in pairs])
     if isinstance(value, (float, int)):
-        return 0.0
+        return float(fill)
     if isinstance(value, complex):
-        return 0j
+        return complex(fill)
     dtype = np.result_type(value, 1.0)
-    return np.zeros(np.shape(value), dtype) if isinstance(value, np.ndarray) else dtype.type(0)
+    return np.full(np.shape(value), fill, dtype) if isinstance(value, np.ndarray) \
+        else dtype.type(fill)
 
 
 def _check_like(primal, tangent, i):

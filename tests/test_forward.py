@@ -204,3 +204,32 @@ def test_jvp_of_trees_runs_forward_mode():
     assert value == pytest.approx(mlp_of_layers(layers, X), rel=1e-12)
     assert tangent == pytest.approx(numeric, rel=1e-6)
     assert any(key[0] == "tree" for cache in forward._FORWARD.values() for key in cache)
+
+
+def test_transposed_jvp_refuses_what_grad_refuses():
+    """Hunt 13: sg.jvp by transposition (complex values inside: an FFT) differentiated
+    the adjoint at a zero seed, where eigh's adjoint skipped its check for an
+    eigenvector of a repeated eigenvalue, and returned 0.0 at a jump (one-sided slopes
+    of +-5e5); sg.grad refuses. The seed is ones now."""
+    def f(x):
+        v = np.linalg.eigh(x)[1]
+        return np.sum(v[:, 0] ** 2 * np.array([1.0, 2.0, 3.0])) + np.sum(np.real(np.fft.fft(x[0])))
+    x = np.diag([1.0, 1.0, 3.0])
+    t = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    with pytest.raises(sg.CompileError, match="repeated eigenvalue"):
+        sg.grad(f)(x.copy())
+    with pytest.raises(sg.CompileError, match="repeated eigenvalue"):
+        sg.jvp(f, (x.copy(),), (t,))
+
+
+def test_transposed_jvp_of_a_vector_value_is_unchanged_by_the_seed():
+    """The derivative in the seed is the same at any seed (the adjoint is linear in it):
+    a vector result through an FFT, against central differences."""
+    def f(x):
+        return np.real(np.fft.fft(np.sin(x) * x[0]))
+    x = np.array([0.3, -0.8, 1.1, 0.4])
+    t = np.array([0.2, 0.5, -0.4, 1.0])
+    _, got = sg.jvp(f, (x,), (t,))
+    eps = 1e-6
+    np.testing.assert_allclose(got, (f(x + eps * t) - f(x - eps * t)) / (2 * eps), rtol=1e-6,
+                               atol=1e-8)

@@ -783,7 +783,8 @@ def test_prod_with_random_zeros(seed, data):
 _FAMILY_HELPERS = [importlib.import_module(f"srcgrad.runtime.{m}") for m in
                    ("complexes", "decompositions", "layout", "selection", "sequences",
                     "special", "stats", "convolutions", "ufuncs", "polynomials", "order_stats",
-                    "moments", "pymath", "integration", "nan_plans")]
+                    "moments", "pymath", "integration", "nan_plans", "linalg_plans",
+                    "transform_plans")]
 HELPERS = {name: getattr(module, name) for module in [adjoint_helpers] + _FAMILY_HELPERS
            for name in module.__all__}
 MODULES = {"np": np, "math": math, "_sg": runtime}

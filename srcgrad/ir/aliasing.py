@@ -112,7 +112,8 @@ def _item_reads(body, transient, read_first, scope):
             if id(s) in reads and is_item_check(before) and \
                     gast.dump(before.value.args[0]) == gast.dump(s.value):
                 s.sg_item_checked = True
-    item_written = {key for key, (_, name, _) in reads.items() if handed_on({name}, pairs) & written}
+    item_written = {key for key, (_, name, _) in reads.items()
+                    if handed_on({name}, pairs) & written}
     # (``a[0], a[1] = a[1], a[0]``: the swap's own check says it better, normalizer.py)
     swapped = {n.args[0].id for s in walk_stmts(body) if isinstance(s, gast.Expr)
                for n in [s.value] if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)

@@ -11,15 +11,13 @@ differentiable helpers of the matrix functions (``matrix_function_grad``) are in
 import numpy as np
 
 from .adjoints import not_differentiable
-from .decompositions import close_pairs, near_zero
+from .decompositions import close_pairs
 
 __all__ = [
     # planning (non-differentiable)
     "check_finite", "basis_change", "eigh_basis", "svd_bases", "qr_pivots", "pinv_rank",
     "lstsq_rcond", "gather_positions", "banded_positions", "positive_definite",
     "structure_of", "cond_singular",
-    # forward mode
-    "qr_any_tangent",
 ]
 
 
@@ -178,38 +176,3 @@ def cond_singular(s):
     """Whether ``np.linalg.cond`` meets a singular matrix (a zero singular value), where
     its value is infinite and it has no derivative."""
     return bool(np.any(s[..., -1] == 0))
-
-
-# ---------------------------------------------------------------------------
-# Forward mode
-# ---------------------------------------------------------------------------
-
-def qr_any_tangent(a, a_dot, ans, mode):
-    """Tangent of ``np.linalg.qr(a, mode)`` for any shape: ``m < n`` as in
-    ``qr_wide_grad`` (``[X | Y]``: the square tangent of ``qr(X)``, and ``dR_Y = dQ^T Y +
-    Q^T dY``); otherwise ``qr_tangent``."""
-    from .tangents import qr_tangent
-
-    m = np.shape(a)[-2]
-    n = np.shape(a)[-1]
-    if m >= n or mode == "raw":
-        return qr_tangent(a, a_dot, ans, mode)
-    if mode == "r":
-        q = np.linalg.qr(a)[0]
-        r = ans
-    else:
-        q = ans[0]
-        r = ans[1]
-    if np.any(near_zero(np.abs(np.diagonal(r, axis1=-2, axis2=-1)))):
-        return not_differentiable("np.linalg.qr of a matrix with fewer rows than columns whose "
-                                  "leading square block is singular (Q is not unique there)")
-    square = qr_tangent(a[..., :m], a_dot[..., :m], (q, r[..., :m]), "reduced")
-    dq = square[0]
-    dr_y = np.matmul(np.matrix_transpose(dq), a[..., m:]) \
-        + np.matmul(np.matrix_transpose(q), a_dot[..., m:])
-    dr = np.concatenate([square[1], dr_y], axis=-1)
-    if mode == "r":
-        return dr
-    if hasattr(ans, "_fields"):
-        return type(ans)(dq, dr)
-    return (dq, dr)

@@ -1,15 +1,16 @@
 """Helpers of ``rules/nan_reductions.py``, reached as ``_sg.<name>``.
 
 ``nan_extreme_grad`` and ``nan_extreme_tangent`` are plain Python over functions with
-rules (the adjoint and tangent of ``np.nanmax``/``np.nanmin``); the others read values that carry no gradient (the parts
-of ``np.frexp``/``np.modf``, the exponent an integer), listed in ``NONDIFF``.
+rules (the adjoint and tangent of ``np.nanmax``/``np.nanmin``); the others read values
+that carry no gradient (the parts of ``np.frexp``/``np.modf``, the exponent an
+integer), listed in ``NONDIFF``.
 """
 import numpy as np
 
 from .adjoints import add_reduce, expand_reduced, not_differentiable
 
-__all__ = ["nan_extreme_grad", "nan_extreme_tangent", "frexp_exponent", "modf_parts", "no_scipy_for", "cumulative_axis",
-           "initial_shape"]
+__all__ = ["nan_extreme_grad", "nan_extreme_tangent", "frexp_exponent", "modf_parts",
+           "no_scipy_for", "cumulative_axis", "initial_shape"]
 
 
 def nan_extreme_grad(grad, ans, a, axis, keepdims):

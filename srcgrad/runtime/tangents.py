@@ -21,8 +21,9 @@ from .decompositions import close_pairs, factor_is_lower, lstsq_pinv, near_zero,
     pinv_truncates, reads_lower, repeated, transposes
 
 __all__ = [
-    "symmetric_part", "solve_tangent", "cholesky_tangent", "cho_factor_tangent", "cho_solve_tangent",
-    "solve_triangular_tangent", "slogdet_tangent", "eigh_tangent", "eigvalsh_tangent",
+    "symmetric_part", "solve_tangent", "cholesky_tangent", "cho_factor_tangent",
+    "cho_solve_tangent", "qr_any_tangent", "solve_triangular_tangent", "slogdet_tangent",
+    "eigh_tangent", "eigvalsh_tangent",
     "svd_tangent", "qr_tangent", "pinv_tangent", "lstsq_tangent", "matrix_power_tangent",
     "multi_dot_tangent", "einsum_list_tangent", "permute_tangent", "cumprod_tangent",
     "extreme_tangent", "hypot_tangent", "nan_to_num_tangent", "interp_tangent",
@@ -376,3 +377,32 @@ def cast_tangent(dot, ans):
     if np.asarray(ans).dtype.kind in "fc":
         return np.asarray(dot).astype(np.asarray(ans).dtype)
     return np.zeros(np.shape(ans))
+
+
+def qr_any_tangent(a, a_dot, ans, mode):
+    """Tangent of ``np.linalg.qr(a, mode)`` for any shape: ``m < n`` as in
+    ``qr_wide_grad`` (``[X | Y]``: the square tangent of ``qr(X)``, and ``dR_Y = dQ^T Y +
+    Q^T dY``); otherwise ``qr_tangent``."""
+    m = np.shape(a)[-2]
+    n = np.shape(a)[-1]
+    if m >= n or mode == "raw":
+        return qr_tangent(a, a_dot, ans, mode)
+    if mode == "r":
+        q = np.linalg.qr(a)[0]
+        r = ans
+    else:
+        q = ans[0]
+        r = ans[1]
+    if np.any(near_zero(np.abs(np.diagonal(r, axis1=-2, axis2=-1)))):
+        return not_differentiable("np.linalg.qr of a matrix with fewer rows than columns whose "
+                                  "leading square block is singular (Q is not unique there)")
+    square = qr_tangent(a[..., :m], a_dot[..., :m], (q, r[..., :m]), "reduced")
+    dq = square[0]
+    dr_y = np.matmul(np.matrix_transpose(dq), a[..., m:]) \
+        + np.matmul(np.matrix_transpose(q), a_dot[..., m:])
+    dr = np.concatenate([square[1], dr_y], axis=-1)
+    if mode == "r":
+        return dr
+    if hasattr(ans, "_fields"):
+        return type(ans)(dq, dr)
+    return (dq, dr)
