@@ -52,10 +52,11 @@ def jvp(f, primals, tangents):
         if any(trees.is_tree(p) for p in primals):
             forward = _forward_tree(f, primals)
             if forward is not None:
-                return forward(primals, tangents)
+                return _gradient_dtypes(f, primals, _tangent_dtypes(*forward(primals,
+                                                                              tangents)))
         forward = _forward(f, primals, range(len(primals)))
         if forward is not None:  # forward mode: one pass computing both
-            return forward(*primals, *tangents)
+            return _gradient_dtypes(f, primals, _tangent_dtypes(*forward(*primals, *tangents)))
     value = f(*primals)
     if not primals:
         return value, _zeros(value)
@@ -194,12 +195,12 @@ def hvp(f):
             # gradient's tangent along v (a tree's leaves: ``(w, s)`` of two shapes)
             forward = _forward(gradient, tuple(args), [0])
             if forward is not None:
-                return forward(*args, v)[1]
+                return _tangent_dtypes(args[0], forward(*args, v)[1])[1]
         key = (_paths_key(args[0]), _complex_key(args[0], v), len(args))
         h = compiled.get(key)
         if h is None:
             h = compiled[key] = grad(_projection(gradient, len(args), args[0], v, "hvp"))
-        return h(*args, v)
+        return _tangent_dtypes(args[0], h(*args, v))[1]
 
     hessian_vector_product.__name__ = f"hvp_{getattr(f, '__name__', 'f')}"
     return hessian_vector_product
@@ -351,6 +352,42 @@ def _paths_key(value):
 
 def _complex_key(*values):
     return tuple(any(map(np.iscomplexobj, trees.leaves(v))) for v in values)
+
+
+def _tangent_dtypes(value, tangent):
+    """``(value, tangent)`` with each float leaf of the tangent in its value leaf's float
+    dtype (float32 in, float32 out, as gradients are; a constant of the derivative code,
+    ``1.0``, would make it float64)."""
+    if trees.is_tree(value) and trees.is_tree(tangent):
+        values, tangents = trees.leaves(value), trees.leaves(tangent)
+        if len(values) != len(tangents):
+            return value, tangent
+        _, treedef = trees.flatten(tangent)
+        cast = [_tangent_dtypes(v, t)[1] for v, t in zip(values, tangents)]
+        return value, trees.unflatten(treedef, cast)
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and np.issubdtype(dtype, np.inexact) \
+            and isinstance(tangent, (np.ndarray, np.generic)) and tangent.dtype != dtype \
+            and np.can_cast(dtype, tangent.dtype) \
+            and np.issubdtype(tangent.dtype, np.complexfloating) == \
+            np.issubdtype(dtype, np.complexfloating):
+        tangent = tangent.astype(dtype) if isinstance(tangent, np.ndarray) else dtype.type(tangent)
+    return value, tangent
+
+
+def _gradient_dtypes(f, primals, out):
+    """``(value, tangent)`` of ``f`` a gradient (``sg.grad(g)``) in the dtypes of the
+    arguments it is the gradient of, as calling it gives (its forward code stops short
+    of that cast)."""
+    compiled = getattr(f, "__srcgrad_compiled__", None)
+    if compiled is None or compiled.mode != "grad" or compiled.bound:
+        return out
+    try:
+        like = [primals[i] for i in compiled.wrt]
+    except IndexError:
+        return out
+    like = tuple(like) if compiled.multiple else like[0]
+    return _tangent_dtypes(like, out[0])[1], _tangent_dtypes(like, out[1])[1]
 
 
 def _zeros(value, fill=0):

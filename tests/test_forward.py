@@ -233,3 +233,16 @@ def test_transposed_jvp_of_a_vector_value_is_unchanged_by_the_seed():
     eps = 1e-6
     np.testing.assert_allclose(got, (f(x + eps * t) - f(x - eps * t)) / (2 * eps), rtol=1e-6,
                                atol=1e-8)
+
+
+def test_float32_in_float32_out_of_hvp_and_of_forward_mode_over_a_gradient():
+    """Gradients keep their input's dtype; hvp and jvp of sg.grad(f) gave float64 (the
+    forward code of a gradient stops short of the gradient's own cast)."""
+    def f(x):
+        return np.sum(np.sin(x) * x)
+    x = np.array([0.5, 1.0, 2.0], dtype=np.float32)
+    v = np.ones(3, np.float32)
+    value, tangent = sg.jvp(sg.grad(f), (x,), (v,))
+    assert sg.hvp(f)(x, v).dtype == value.dtype == tangent.dtype == np.float32
+    np.testing.assert_allclose(tangent, sg.hvp(f)(x.astype(float), v.astype(float)), rtol=1e-5)
+    assert sg.jvp(f, (x,), (v,))[1].dtype == np.float32
