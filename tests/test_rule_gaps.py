@@ -147,3 +147,29 @@ def test_differentiated_value_in_a_parameter_without_a_derivative_is_refused():
 
 def test_parameters_read_only_for_their_shape_still_work():
     check_every_form(clip_shape_only, X)
+
+
+EINSUM_SPEC = "ij->i"
+
+
+def einsum_global_subscripts(x):
+    return np.sum(np.einsum(EINSUM_SPEC, np.outer(x, x)) ** 2)
+
+
+def einsum_subscripts_from_a_loop(x):
+    total = 0.0
+    for spec in ("i,i->", "i,j->ij"):
+        total = total + np.sum(np.einsum(spec, x, x))
+    return total
+
+
+def test_einsum_subscripts_held_by_a_global_string():
+    check_grads(einsum_global_subscripts, (np.array([0.4, -1.2, 2.0]),), order=2)
+
+
+def test_einsum_subscripts_the_code_computes_are_refused_naming_both_forms():
+    """Hunt 11: the message spoke of sublists only, for a subscripts string in a loop
+    variable."""
+    with pytest.raises(sg.CompileError, match=r"subscripts known when compiling: a string "
+                                              r"written in the call.*or sublists"):
+        sg.grad(einsum_subscripts_from_a_loop)(np.array([0.4, -1.2, 2.0]))

@@ -789,6 +789,12 @@ def _einsum_string(norm, node):
     args = node.args
     if not args or isinstance(args[0], gast.Constant) and isinstance(args[0].value, str):
         return node
+    known = norm.scope.value(args[0]) if isinstance(args[0], (gast.Name, gast.Attribute)) \
+        else None
+    if isinstance(args[0], gast.Name) and not isinstance(known, str):
+        known = norm.known_constants().get(args[0].id)  # (a parameter given a string)
+    if isinstance(known, str):  # (a constant, guarded as the code's constants are)
+        return gast.Call(node.func, [T.const(known)] + list(args[1:]), node.keywords)
     letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
     def axis(e):
@@ -798,9 +804,12 @@ def _einsum_string(norm, node):
     def spec(sub):
         elts = sub.elts if isinstance(sub, (gast.Tuple, gast.List)) else None
         if elts is None or any(axis(e) is None for e in elts):
-            raise norm.ctx.error("np.einsum in the sublist form needs its sublists written as "
-                                 "constant lists of axis numbers", norm.cur,
-                                 "write the subscripts string: np.einsum('ij->ji', x)")
+            raise norm.ctx.error(
+                "np.einsum needs its subscripts known when compiling: a string written in "
+                "the call (or a constant), or sublists written as constant lists of axis "
+                "numbers, not values the code computes", norm.cur,
+                "write the subscripts string in the call: np.einsum('ij,j->i', A, x) (for "
+                "subscripts that vary, branch on them)")
         return "".join("..." if axis(e) is Ellipsis else letters[axis(e)] for e in elts)
 
     operands = args[0:len(args) - len(args) % 2:2]
