@@ -5,8 +5,9 @@ real arrays; in both operands.
 
 Every one is the full convolution of ``in1`` with ``in2`` (reversed for
 ``correlate``) cut to ``mode``; its adjoints are valid correlations with the
-other operand (``runtime/convolutions.py``). Other options (``axes``, another
-boundary, a fill value) raise NotDifferentiableError when a gradient runs.
+other operand (``runtime/convolutions.py``). Called with other options (``axes``,
+another boundary, a fill value) they are written out instead (``transforms.py``); given
+them unseen (``**options``), the gradient raises NotDifferentiableError when it runs.
 ``np.convolve``/``np.correlate`` (1-d) are in ``rules/sequences.py``.
 
 Scope of a grad expression and the fields of an entry: ``entry.Rule``.

@@ -298,6 +298,10 @@ def rewrite(fn, keywords=(), positional=0):
         if "where" in keywords or "initial" in keywords \
                 or positional > BEFORE_INITIAL.get(fn, positional):
             return WITH_WHERE.get(fn)
+        optional = transforms.WITH_OPTIONS.get(fn)
+        if optional is not None:
+            written, options, before = optional
+            return written if positional > before or set(options) & set(keywords) else None
         return REWRITES.get(fn)
     except TypeError:  # an unhashable callable
         return None

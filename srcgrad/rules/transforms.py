@@ -402,6 +402,7 @@ def oaconvolve(in1, in2, mode="full", axes=None):
 
 # Functions written out in Python over functions with rules (``rewrites.rewrite``).
 REWRITES = {np.fft.fftfreq: fftfreq, np.fft.rfftfreq: rfftfreq}
+WITH_OPTIONS = {}
 
 try:
     import scipy.fft as _sfft
@@ -420,5 +421,10 @@ else:
     for _name in ("fft", "ifft", "fftn", "ifftn", "fft2", "ifft2", "rfft", "irfft", "dct",
                   "idct", "dst", "idst", "dctn", "idctn", "dstn", "idstn"):
         REWRITES[getattr(_fftpack, _name)] = globals()["fftpack_" + _name]
-    REWRITES.update({_signal.convolve2d: convolve2d, _signal.correlate2d: correlate2d,
-                     _signal.fftconvolve: fftconvolve, _signal.oaconvolve: oaconvolve})
+    REWRITES[_signal.correlate2d] = correlate2d
+    # Called with the options their rules do not take (rules/convolutions.py: the zero
+    # fill, ``axes=None``), which ``rewrites.rewrite`` picks by keyword or position:
+    # (function, the options, how many arguments come before the first).
+    WITH_OPTIONS = {_signal.convolve2d: (convolve2d, ("boundary", "fillvalue"), 3),
+                    _signal.fftconvolve: (fftconvolve, ("axes",), 3),
+                    _signal.oaconvolve: (oaconvolve, ("axes",), 3)}
