@@ -146,3 +146,30 @@ def test_a_view_handed_to_another_name_then_written_is_refused(f):
                     lambda: sg.function(taped)(f, X.copy())):
         with pytest.raises(sg.CompileError, match="view|may be shared"):
             compute()
+
+
+def chained_row_of_a_cube_then_written(M):
+    """Hunt 14: ``t = M[0]`` (copied for the backward pass) then ``a = t[1]``: the check
+    read the copy, a silent wrong value and gradient."""
+    a = M[0][1]
+    M[0, 1] = 7.0
+    return np.sum(a * a) + np.sum(M)
+
+
+def row_then_the_array_updated_in_place(M):
+    """Hunt 14: ``X *= 2`` compiled as a rebinding once the row read no longer made
+    ``X`` shared: the row missed the update (a silent wrong value and gradient)."""
+    a = M[0]
+    M *= 2.0
+    return np.sum(a ** 2)
+
+
+@pytest.mark.parametrize("f", [chained_row_of_a_cube_then_written,
+                               row_then_the_array_updated_in_place], ids=lambda f: f.__name__)
+def test_a_view_the_array_changes_under_is_refused(f):
+    M = np.arange(8.0).reshape(2, 2, 2) + 1.0
+    for compute in (lambda: sg.grad(f)(M.copy()), lambda: sg.value_and_grad(f)(M.copy()),
+                    lambda: taped(f, M.copy()), lambda: sg.function(taped)(f, M.copy()),
+                    lambda: sg.jvp(f, (M.copy(),), (np.ones_like(M),))):
+        with pytest.raises(sg.CompileError, match="view|may share"):
+            compute()

@@ -86,6 +86,7 @@ def _item_reads(body, transient, read_first, scope):
     reads = {}
     pairs = []
     written = set()
+    updated = set()  # ``x += v``: rebinding only where ``x`` is not shared (normalizer)
     for s in walk_stmts(body):
         if isinstance(s, gast.Assign) and len(s.targets) == 1:
             target, value = s.targets[0], s.value
@@ -98,7 +99,7 @@ def _item_reads(body, transient, read_first, scope):
             continue  # (their statements come on their own)
         written |= written_into([s])
         if getattr(s, "sg_inplace", False) and isinstance(s.targets[0], gast.Name):
-            written.add(s.targets[0].id)
+            updated.add(s.targets[0].id)
         for n in gast.walk(s):
             if isinstance(n, gast.Call) and isinstance(scope.value(n.func), _USER_CODE) \
                     and _may_keep(n, scope):
@@ -112,6 +113,7 @@ def _item_reads(body, transient, read_first, scope):
             if id(s) in reads and is_item_check(before) and \
                     gast.dump(before.value.args[0]) == gast.dump(s.value):
                 s.sg_item_checked = True
+    written |= updated
     item_written = {key for key, (_, name, _) in reads.items()
                     if handed_on({name}, pairs) & written}
     # (``a[0], a[1] = a[1], a[0]``: the swap's own check says it better, normalizer.py)
@@ -142,8 +144,13 @@ def _item_reads(body, transient, read_first, scope):
         while root in chained:
             inner, root = by_name[root]
             text = gast.Subscript(T.clone(inner.value), text.slice, gast.Load())
-        if handed_on({root}, pairs) & written and key not in read_first \
+        if handed_on({root}, pairs) & updated:
+            out.discard(key)  # (``x += v`` decides by sharing: shared, as before)
+            s.sg_item_unshared = False
+        elif handed_on({root}, pairs) & written \
+                and (key not in read_first or base in chained) \
                 and not handed_on({name}, pairs) & swapped:
+            # (``read_first`` is of the writes into ``base``: a chained read's are ``root``'s)
             s.sg_check_item = (root, text)
     return out
 

@@ -363,7 +363,8 @@ class Normalizer:
             s.sg_item_checked = self.changed = True
             o = anno.origin(s)
             name = self.ctx.in_user_names(s.targets[0].id)  # (named in messages if the user's)
-            check = T.stmt("_sg.check_item_read(a, x, t, n, w)", a=T.clone(s.value), x=root,
+            # (the read from ``root`` itself: ``t = M[0]; a = t[1]`` may copy the row ``t``)
+            check = T.stmt("_sg.check_item_read(a, x, t, n, w)", a=T.clone(text), x=root,
                            t=T.const(self.ctx.in_user_names(gast.unparse(text).strip())),
                            n=T.const(name if o is not None and re.search(
                                rf"\b{re.escape(name)}\b", o.text or "") else ""),
