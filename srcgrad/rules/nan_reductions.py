@@ -166,29 +166,26 @@ def std_where(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, whe
 def cumulative_sum(x, *, axis=None, dtype=None, out=None, include_initial=False):
     """``np.cumulative_sum`` (NumPy 2.1): ``np.cumsum`` along ``axis`` (optional for 1-d
     ``x`` only), after a zero with ``include_initial``."""
-    if dtype is not None or out is not None:
-        _sg.not_differentiable("np.cumulative_sum with dtype= or out=")
-    if np.ndim(x) == 0:  # (taken as one item, as NumPy does)
-        x = np.reshape(x, (1,))
-    axis = _rt.cumulative_axis(np.ndim(x), axis)
-    total = np.cumsum(x, axis=axis)
-    if include_initial:
-        start = np.zeros(_rt.initial_shape(np.shape(x), axis))
-        return np.concatenate([start, total], axis=axis)
-    return total
+    return _cumulative(x, axis, dtype, out, include_initial, False)
 
 
 def cumulative_prod(x, *, axis=None, dtype=None, out=None, include_initial=False):
     """``np.cumulative_prod`` (NumPy 2.1): ``np.cumprod`` along ``axis``, after a one with
     ``include_initial``."""
+    return _cumulative(x, axis, dtype, out, include_initial, True)
+
+
+def _cumulative(x, axis, dtype, out, include_initial, product):
     if dtype is not None or out is not None:
-        _sg.not_differentiable("np.cumulative_prod with dtype= or out=")
+        _sg.not_differentiable(f"np.cumulative_{'prod' if product else 'sum'} with dtype= or "
+                               "out=")
     if np.ndim(x) == 0:  # (taken as one item, as NumPy does)
         x = np.reshape(x, (1,))
     axis = _rt.cumulative_axis(np.ndim(x), axis)
-    total = np.cumprod(x, axis=axis)
+    total = np.cumprod(x, axis=axis) if product else np.cumsum(x, axis=axis)
     if include_initial:
-        start = np.ones(_rt.initial_shape(np.shape(x), axis))
+        shape = _rt.initial_shape(np.shape(x), axis)
+        start = np.ones(shape) if product else np.zeros(shape)
         return np.concatenate([start, total], axis=axis)
     return total
 

@@ -27,7 +27,7 @@ __all__ = [
     "fold_symmetric", "fold_hermitian", "cholesky_grad", "eigh_grad", "eigvals_grad",
     "eig_grad", "svd_grad", "singular_norm_grad", "singular_norm_rows", "qr_grad", "pinv_grad",
     "lstsq_pinv", "lstsq_grad_a", "lstsq_grad_b", "matrix_power_grad", "multi_dot_grad",
-    "qr_square_grad", "qr_wide_grad", "triangle", "solve_triangular_grad_a",
+    "qr_parts", "qr_square_grad", "qr_wide_grad", "triangle", "solve_triangular_grad_a",
     "solve_triangular_grad_b", "cho_factor_grad", "cho_solve_upper", "cho_solve_grad_b",
     "cho_solve_grad_c", "frechet_block_matrix", "expm_frechet_block", "sqrtm_frechet_block",
     "logm_frechet_block", "matrix_function_grad",
@@ -307,21 +307,21 @@ def qr_grad(grad, ans, a, mode):
                                   "mode='reduced')")
     if m < n:
         return qr_wide_grad(grad, ans, a, mode)
-    if mode == "r":
-        q = np.linalg.qr(a)[0]
-        r = ans
-        gq = np.zeros_like(q)
-        gr = grad
-    else:
-        q = ans[0]
-        r = ans[1]
-        gq = grad[0]
-        gr = grad[1]
+    q, r, gq, gr = qr_parts(grad, ans, a, mode)
     if np.any(gq[..., n:] != 0):
         return not_differentiable(
             "np.linalg.qr's columns of Q past n (mode='complete'; any orthonormal "
             "completion would do)")
     return qr_square_grad(gq[..., :n], gr[..., :n, :], q[..., :n], r[..., :n, :])
+
+
+def qr_parts(grad, ans, a, mode):
+    """``(Q, R, gQ, gR)`` of ``np.linalg.qr(a, mode)``'s result and its adjoint (``'r'``
+    mode: Q computed again, its adjoint 0)."""
+    if mode == "r":
+        q = np.linalg.qr(a)[0]
+        return q, ans, np.zeros_like(q), grad
+    return ans[0], ans[1], grad[0], grad[1]
 
 
 def qr_square_grad(gq, gr, q, r):
@@ -344,16 +344,7 @@ def qr_wide_grad(grad, ans, a, mode):
     ``Q gR_Y``; ``X`` the square adjoint at ``gQ + Y gR_Y^T``. Where ``X`` is singular
     ``Q`` is not unique: refused."""
     m = np.shape(a)[-2]
-    if mode == "r":
-        q = np.linalg.qr(a)[0]
-        r = ans
-        gq = np.zeros_like(q)
-        gr = grad
-    else:
-        q = ans[0]
-        r = ans[1]
-        gq = grad[0]
-        gr = grad[1]
+    q, r, gq, gr = qr_parts(grad, ans, a, mode)
     if np.any(near_zero(np.abs(np.diagonal(r, axis1=-2, axis2=-1)))):
         return not_differentiable("np.linalg.qr of a matrix with fewer rows than columns whose "
                                   "leading square block is singular (Q is not unique there)")
