@@ -58,6 +58,9 @@ def shared_names(body, scope):
             if isinstance(n, (gast.List, gast.Tuple, gast.Dict)):
                 for e in getattr(n, "elts", getattr(n, "values", [])):
                     shared |= _shared_sources(e, scope)
+            elif isinstance(n, (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)):
+                # ``[X[i] for i in ...]``: rows of X held by a list (hunt 15)
+                shared |= _shared_sources(getattr(n, "elt", getattr(n, "value", None)), scope)
             elif isinstance(n, gast.Call):
                 f = n.func
                 if isinstance(f, gast.Attribute) and f.attr == "append" or _may_keep(n, scope):
@@ -225,6 +228,24 @@ def _transient_views(body, loads, scope, backward_reads=True):
 
     blocks = [body] + [getattr(s, f) for s in walk_stmts(body) for f in ("body", "orelse")
                        if isinstance(s, (gast.If, gast.For, gast.While))]
+    owners = {id(getattr(s, f)): (s, parent) for parent in blocks for s in parent
+              for f in ("body", "orelse") if isinstance(s, (gast.If, gast.For, gast.While))}
+
+    def written_after(block, start):
+        """Names written into by ``block[start:]`` and whatever runs after the block: the
+        rest of the blocks around it, and the whole of each loop around it (next trips)."""
+        names = set()
+        for t in block[start:]:
+            names |= parts(t)[1]
+        while id(block) in owners:
+            owner, parent = owners[id(block)]
+            if isinstance(owner, (gast.For, gast.While)):
+                names |= parts(owner)[1]
+            names = names.union(*(parts(t)[1] for t in
+                                  parent[next(k for k, t in enumerate(parent) if t is owner) + 1:]))
+            block = parent
+        return names
+
     for block in blocks:
         for i, s in enumerate(block):
             if not (isinstance(s, gast.Assign) and len(s.targets) == 1
@@ -248,7 +269,8 @@ def _transient_views(body, loads, scope, backward_reads=True):
                 if base in written and (seen + reads < total or (compound and reads)):
                     break
                 seen += reads
-                if reads and not backward_reads and _kept(later, view, scope):
+                if reads and _kept(later, view, scope) \
+                        and (not backward_reads or base in written_after(block, j)):
                     seen = -1  # (held on by a container or a call: read later, maybe)
                     break
                 if reads:
@@ -258,8 +280,12 @@ def _transient_views(body, loads, scope, backward_reads=True):
                             and later.value.id == view:
                         copied |= {n.id for t in later.targets for n in gast.walk(t)
                                    if isinstance(n, gast.Name)}
-            if seen == total and valued and backward_reads \
-                    and any(base in parts(t)[1] for t in block[last:]):
+                    elif isinstance(later, gast.Assign) and len(later.targets) == 1 \
+                            and isinstance(later.targets[0], gast.Name) \
+                            and view in _shared_sources(later.value, scope):
+                        copied.add(later.targets[0].id)  # ``b = view[1:]``: a view of it too
+            if seen == total and (valued or copied) and backward_reads \
+                    and base in written_after(block, last):
                 seen = -1  # written into after the last read: changed for the backward pass
             # A read handing the array to another name (``b = view``; ``base = view`` hands
             # it back: one name again): that name written into (``b[0] = 0`` writes into
@@ -403,19 +429,21 @@ def _shared_sources(value, scope):
         return set().union(*(_shared_sources(v, scope) for v in value.values))
     if isinstance(value, gast.Name):
         return {value.id}
-    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
-        # Even ``a[0]`` is a view when ``a`` has two dimensions.
-        return {value.value.id}
-    if isinstance(value, gast.Attribute) and value.attr in table.VIEW_ATTRIBUTES \
-            and isinstance(value.value, gast.Name):
-        return {value.value.id}
+    if isinstance(value, gast.Subscript):
+        # Even ``a[0]`` is a view when ``a`` has two dimensions; ``a.T[0]``, ``a[0][1:]``
+        # are views of ``a`` (hunt 15).
+        return _shared_sources(value.value, scope)
+    if isinstance(value, gast.Attribute) and value.attr in table.VIEW_ATTRIBUTES:
+        return _shared_sources(value.value, scope)
     if isinstance(value, gast.Call):
         f = value.func
         if _copies_always(value) and _numpy_call(value, scope):
             return set()  # ``np.asarray(x, copy=True)``, ``x.reshape(-1, copy=True)``
         if isinstance(f, gast.Attribute) and (f.attr in table.VIEW_METHODS
-                                              or _copies_only_if_needed(value)):
-            return _shared_sources(f.value, scope)  # (``x.T.ravel()``: through ``x.T``)
+                                              or _copies_only_if_needed(value)) \
+                and not isinstance(scope.value(f.value), types.ModuleType):
+            # (``x.T.ravel()``: through ``x.T``; ``np.transpose(x)`` is a function's, below)
+            return _shared_sources(f.value, scope)
         obj = scope.value(f)
         if obj is builtins.max or obj is builtins.min:
             # The largest of its arguments (or of a list's items) is one of them itself.
