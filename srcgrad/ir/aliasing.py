@@ -121,8 +121,9 @@ def _item_reads(body, transient, read_first, scope):
                     if handed_on({name}, pairs) & written}
     # (``a[0], a[1] = a[1], a[0]``: the swap's own check says it better, normalizer.py)
     swapped = {n.args[0].id for s in walk_stmts(body) if isinstance(s, gast.Expr)
-               for n in [s.value] if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
-               and n.func.attr == "check_not_view" and n.args and isinstance(n.args[0], gast.Name)}
+               for n in [s.value] if isinstance(n, gast.Call)
+               and isinstance(n.func, gast.Attribute) and n.func.attr == "check_not_view"
+               and n.args and isinstance(n.args[0], gast.Name)}
     # ``M[i][j]`` read as ``t = M[i]; u = t[j]``, ``t`` read nowhere else: ``u`` is the
     # item of ``M`` that is checked (a row ``t`` read only for its item needs no check).
     # (A transient read, ``_transient_views``, needs no check unless it is such a ``u``.)
@@ -197,6 +198,9 @@ def _transient_views(body, loads, scope, backward_reads=True):
     pass, which reads ``t`` again where the derivative needs its value
     (``np.cos(t)``): then only reads that need no value (``t + v``, a copy) are
     safe (second order of first-order code that restores a slot of ``b``).
+    Without ``backward_reads`` only the forward pass counts: the reads of ``t`` before
+    the writes into ``b`` (``_item_reads``: the backward pass reads a saved copy).
+    Everywhere: ``t`` handed to another name or kept (a container, a call) is followed.
     """
     safe = set()
     seen_stmts = {}
@@ -299,7 +303,7 @@ def _transient_views(body, loads, scope, backward_reads=True):
                 seen = -1
             if seen == total and others and not _read_before_written(block[i + 1:], others,
                                                                       base, loads, parts):
-                seen = -1  # (``b = view``, then ``base`` written, then ``b`` read: hunt 13)
+                seen = -1  # (``b = view``, then ``base`` written, then ``b`` read)
             if seen == total:
                 safe.add(id(s))
     return safe
