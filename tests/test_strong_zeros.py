@@ -186,3 +186,19 @@ def test_values_it_made_itself_may_be_written():
 
     x = np.array([-1.0, 0.7, 2.0])
     np.testing.assert_allclose(sg.grad(f)(x), fd_jacobian(f, x), rtol=1e-5, atol=1e-6)
+
+
+def masked_sqrt_in_errstate(x):
+    with np.errstate(invalid="ignore"):
+        y = np.where(x > 0, np.sqrt(x), 0.0)
+    return np.sum(y)
+
+
+def test_masked_values_inside_errstate_get_strong_zeros():
+    """Hunt 13: the same code inside ``with np.errstate(...)`` kept its NaN gradient (the
+    context manager's call counted as one that might not repeat, so no second run)."""
+    x = np.array([2.0, -1.0, 0.5])
+    np.testing.assert_allclose(sg.grad(masked_sqrt_in_errstate)(x), [0.5 / np.sqrt(2.0), 0.0,
+                                                                       0.5 / np.sqrt(0.5)])
+    value, grad = sg.value_and_grad(masked_sqrt_in_errstate)(x)
+    assert np.all(np.isfinite(grad)) and value == pytest.approx(np.sqrt(2.0) + np.sqrt(0.5))

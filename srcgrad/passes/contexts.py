@@ -16,17 +16,13 @@ and the forward code runs them in it::
 call: it stays a ``with`` statement, refused as before. The backward code runs in
 the caller's context.
 """
-import contextlib
-import warnings
-
 import gast
-import numpy as np
 
 from ..ir import templates as T
+from ..rules import table
 
 _EXITS = (gast.Return, gast.Break, gast.Continue, gast.Yield, gast.YieldFrom, gast.Raise)
-_REPORTING_ONLY = (np.errstate, warnings.catch_warnings, np.printoptions,
-                   contextlib.nullcontext)
+_REPORTING_ONLY = table.REPORTING_CONTEXTS
 
 
 def lower(stmts, resolve, namer=None, _count=None):

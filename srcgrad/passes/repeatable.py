@@ -74,7 +74,8 @@ def _repeatable(fn):
     try:
         if fn in table.RANDOM or fn in _EFFECTS:
             return False
-        if fn in _PURE_BUILTINS or table.nondiff(fn) or table.rule(fn) is not None:
+        if fn in _PURE_BUILTINS or table.nondiff(fn) or table.rule(fn) is not None \
+                or fn in table.REPORTING_CONTEXTS:  # (``with np.errstate(...)``: hunt 13)
             return True
     except TypeError:  # unhashable
         return False

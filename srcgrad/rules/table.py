@@ -10,6 +10,7 @@ differentiated; a call with neither a rule nor a place there is a
 ``CompileError`` naming the user's line.
 """
 import builtins
+import contextlib
 import logging
 import math
 import types
@@ -122,6 +123,10 @@ RANDOM = frozenset({np.random.seed, np.random.rand, np.random.randn, np.random.r
 NONDIFF |= RANDOM
 for _family in _FAMILIES:
     NONDIFF |= _family.NONDIFF
+# Context managers that change only how events are reported (passes/contexts.py runs
+# their blocks as written; running them again repeats nothing: passes/repeatable.py).
+REPORTING_CONTEXTS = (np.errstate, warnings.catch_warnings, np.printoptions,
+                      contextlib.nullcontext)
 # Attributes of arrays that carry no gradient.
 NONDIFF_ATTRIBUTES = {"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "strides"}
 
