@@ -261,6 +261,7 @@ def _transient_views(body, loads, scope, backward_reads=True):
             view, total, seen = s.targets[0].id, loads.get(s.targets[0].id, 0), 0
             valued, last = False, i  # a read whose derivative needs the value; the last read
             copied = set()  # names a read binds to the array (``b = view``)
+            derived = False  # a view of ``view`` bound to another name (``b = view.T``)
             for j, later in enumerate(block[i + 1:], i + 1):
                 if seen == total:
                     break
@@ -288,7 +289,8 @@ def _transient_views(body, loads, scope, backward_reads=True):
                             and isinstance(later.targets[0], gast.Name) \
                             and view in _shared_sources(later.value, scope):
                         copied.add(later.targets[0].id)  # ``b = view[1:]``: a view of it too
-            if seen == total and (valued or copied) and backward_reads \
+                        derived = True
+            if seen == total and (valued or derived) and backward_reads \
                     and base in written_after(block, last):
                 seen = -1  # written into after the last read: changed for the backward pass
             # A read handing the array to another name (``b = view``; ``base = view`` hands
