@@ -56,3 +56,39 @@ def test_a_view_then_a_write_is_right_or_refused(tmp_path, view):
         np.testing.assert_allclose(grad, _central(f, X0), rtol=1e-6, atol=1e-6, err_msg=write)
     if view in ("X[0, 1]", "X[0][1]"):  # numbers, copies: an item written compiles
         assert not refused & {"X[0, 0] = 5.0", "X[0] = 5 * X[0]"}
+
+
+def captured_then_updated(X):
+    Y = X * 1.0
+
+    def get():
+        return Y.T
+
+    b = get()
+    Y += 1.0  # b sees this
+    return np.sum(b ** 2)
+
+
+def captured_row_written_through(X):
+    Y = X * 1.0
+
+    def get():
+        return Y[0]
+
+    b = get()
+    b[1] = 7.0  # writes Y[0, 1]
+    return np.sum(Y ** 2)
+
+
+@pytest.mark.parametrize("f", [captured_then_updated, captured_row_written_through],
+                         ids=lambda f: f.__name__)
+def test_an_array_a_closure_returns_is_shared_with_it(f):
+    """Hunt 16: a nested def returning the array it captures (or a view of it), then a
+    write: the call's result was a new array, a silent wrong value and gradient."""
+    try:
+        value, grad = sg.value_and_grad(f)(X0.copy())
+    except sg.CompileError as e:
+        assert "may share" in str(e) or "may be shared" in str(e)
+        return
+    assert value == pytest.approx(f(X0.copy()), rel=1e-12)
+    np.testing.assert_allclose(grad, _central(f, X0), rtol=1e-6, atol=1e-6)

@@ -416,8 +416,22 @@ def _shared_by(target, value, loads, scope):
         # it is inlined, which shows what it returns, a write into ``y`` waits.
         args = list(value.args) + [k.value for k in value.keywords]
         held = set().union(*(_shared_sources(a, scope) for a in args))
+        held |= _free_names(scope.value(value.func))  # (``get()`` returning a captured ``Y``)
         return {target} | held if held else set()
     return set()
+
+
+def _free_names(fn):
+    """The enclosing variables a nested def (or closure) reads, any of whose arrays it may
+    return (hunt 16: ``def get(): return Y.T`` then ``b = get(); Y += 1``)."""
+    if isinstance(fn, gast.FunctionDef):
+        params = {a.id for a in fn.args.args + fn.args.kwonlyargs}
+        bound = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)
+                 and not isinstance(n.ctx, gast.Load)}
+        return {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)
+                and isinstance(n.ctx, gast.Load)} - params - bound
+    code = getattr(fn, "__code__", None)
+    return set(code.co_freevars) if code is not None else set()
 
 
 def _shared_source(value, scope):
