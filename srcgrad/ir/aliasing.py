@@ -43,7 +43,8 @@ def shared_names(body, scope):
     shared = set()
     moves = []  # (a name, the name it is copied into)
     transient = _transient_views(body, loads, scope)
-    items = _item_reads(body, transient, _transient_views(body, loads, scope, False), scope)
+    items = _item_reads(body, loads, transient, _transient_views(body, loads, scope, False),
+                        scope)
     for s in walk_stmts(body):
         if not isinstance(s, (gast.Assign, gast.Expr)):
             continue
@@ -72,7 +73,7 @@ def shared_names(body, scope):
     return handed_on(shared, moves)
 
 
-def _item_reads(body, transient, read_first, scope):
+def _item_reads(body, loads, transient, read_first, scope):
     """The item reads ``a = x[i]`` (no slice in the index) that make no name shared.
 
     ``x[0]`` of a vector is a number, a copy; it is a view only where ``x`` has more
@@ -110,8 +111,7 @@ def _item_reads(body, transient, read_first, scope):
                 # library's that does is refused on its own: HiddenWrites)
                 written |= {a.id for a in n.args if isinstance(a, gast.Name)}
     # (checked already: code inlined from a first derivative's, where the check precedes)
-    for block in [body] + [getattr(s, f) for s in walk_stmts(body) for f in ("body", "orelse")
-                           if isinstance(s, (gast.If, gast.For, gast.While))]:
+    for block in _blocks(body):
         for before, s in zip(block, block[1:]):
             if id(s) in reads and is_item_check(before) and \
                     gast.dump(before.value.args[0]) == gast.dump(s.value):
@@ -127,7 +127,6 @@ def _item_reads(body, transient, read_first, scope):
     # ``M[i][j]`` read as ``t = M[i]; u = t[j]``, ``t`` read nowhere else: ``u`` is the
     # item of ``M`` that is checked (a row ``t`` read only for its item needs no check).
     # (A transient read, ``_transient_views``, needs no check unless it is such a ``u``.)
-    loads = _load_counts(body)
     bound = {}
     for s, name, _ in reads.values():
         bound[name] = bound.get(name, 0) + 1
@@ -230,8 +229,7 @@ def _transient_views(body, loads, scope, backward_reads=True):
             found = seen_stmts[id(stmt)] = (names, written)
         return found
 
-    blocks = [body] + [getattr(s, f) for s in walk_stmts(body) for f in ("body", "orelse")
-                       if isinstance(s, (gast.If, gast.For, gast.While))]
+    blocks = _blocks(body)
     owners = {id(getattr(s, f)): (s, parent) for parent in blocks for s in parent
               for f in ("body", "orelse") if isinstance(s, (gast.If, gast.For, gast.While))}
 
@@ -309,6 +307,13 @@ def _transient_views(body, loads, scope, backward_reads=True):
             if seen == total:
                 safe.add(id(s))
     return safe
+
+
+def _blocks(body):
+    """``body`` and every block nested in it (the bodies and ``else`` blocks of ``if``,
+    ``for`` and ``while``)."""
+    return [body] + [getattr(s, f) for s in walk_stmts(body) for f in ("body", "orelse")
+                     if isinstance(s, (gast.If, gast.For, gast.While))]
 
 
 def _read_before_written(stmts, holders, base, loads, parts):
