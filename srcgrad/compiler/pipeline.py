@@ -17,7 +17,7 @@ import numpy as np
 from ..ir import anno, atoms, templates as T
 from ..ir.names import bound_names, loads_in, stores, walk_stmts, written_into
 from ..ir.resolve import Guards
-from ..passes import activity, contexts, fence, lambdas, lifetimes, normalize, ranks, recompute, \
+from ..passes import activity, apart, contexts, fence, lambdas, lifetimes, normalize, ranks, recompute, \
     record, repeatable, tape_blocks
 from ..passes.cleanup import cleanup, dead_restores, drop_unused, forward_copies
 from ..passes.desugar import desugar
@@ -174,6 +174,8 @@ def normalized_function(fn, wrt, sample):
             ctx.scope.static[p] = value
     normalize.normalize(node, ctx, wrt_names, desugar,  # resolve, inline, one operation a
                         lifted_loader(ctx))               # statement
+    apart.insert_check(node.body, params, sample or (), ctx.scope,  # inputs written: alone
+                       src.node.body[:-1] if src.filename.startswith("<srcgrad tree") else ())
     return src, ctx, node, params, wrt_names
 
 
@@ -384,6 +386,7 @@ def region_front(region, inputs, sample, watch_variables, is_variable, watch_inp
     node.body = tape_blocks.once_watched(node.body)
     watched = sorted({s.sg_watched for s in walk_stmts(node.body) if anno.kind(s) == "watch"})
     normalize.normalize(node, ctx, watched, desugar, lifted_loader(ctx))
+    apart.insert_check(node.body, params, sample, ctx.scope)
     return ctx, node, node.body[:-1], watched + sorted(ctx.sources), params
 
 

@@ -29,10 +29,12 @@ values that are an input's own; ``private_reads``: only what is inside
 containers), see ``ir/escapes.py`` and ``tape/kept.py``.
 """
 import gast
+import numpy as np
 
 from ..errors import CompileError
 from ..ir import anno, escapes, templates as T
-from ..ir.names import handed_on, loads_in, walk_stmts, written_into
+from ..ir.atoms import OP_SYMBOLS
+from ..ir.names import handed_on, loads_in, scope_nodes, walk_stmts, written_into
 from ..passes import activity, lifetimes, tape_blocks
 from ..passes.cleanup import cleanup
 from ..passes.normalize import objects
@@ -154,6 +156,7 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     generated.forward, generated.backward = fns
     generated.forward_text = codegen.unparse(forward_fn, "")
     generated.outputs = list(outputs)
+    generated.updated_inputs = updated_inputs(region, params, sample)
     generated.seeded = active
     stored = ctx.watched_reads
     generated.watch_reads = stored.locators() if stored is not None else ()
@@ -184,6 +187,41 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     generated.variables = [ctx.scope.value(s.value) for s in walk_stmts(body)
                            if anno.kind(s) == "read"]
     return generated
+
+
+def updated_inputs(region, inputs, sample):
+    """Inputs holding an array that the block updates (``total += v``): compiled as
+    ``total = total + v``, a new array, which the tape writes back into the caller's at
+    the end of the block (its other names and views see the update, as in Python).
+    Not those the block first rebinds, unconditionally (``total = total * 2``): the
+    update is then of the block's own array. Refuses one bound another way after an
+    update may have run: which array the caller's names see would depend on the order."""
+    values = dict(zip(inputs, sample))
+    updates, rebound, own = {}, set(), set()
+    for s in region.statements:
+        augmented = {id(n.target) for n in scope_nodes(s) if isinstance(n, gast.AugAssign)}
+        for n in scope_nodes(s):
+            if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) \
+                    and n.target.id not in own:
+                updates.setdefault(n.target.id, n)
+            elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) \
+                    and id(n) not in augmented:
+                if n.id in updates:
+                    rebound.add(n.id)
+                elif isinstance(s, gast.Assign) and n.id not in own:
+                    own.add(n.id)  # (a top-level assignment: runs before any update)
+    out = sorted(n for n in updates if isinstance(values.get(n), np.ndarray))
+    for n in out:
+        if n in rebound:
+            op = OP_SYMBOLS.get(type(updates[n].op), "+")
+            raise CompileError(
+                f"the GradientTape block updates the array `{n}` it was given in place "
+                f"(`{n} {op}= ...`) and binds `{n}` again after: srcgrad runs the update as "
+                "a new array, written back into the caller's at the end of the block",
+                region.filename, updates[n].lineno,
+                remedy=f"write the update as `{n} = {n} {op} ...` (a new array, as the "
+                       "other binding makes)")
+    return out
 
 
 def _check_no_global_rebound(region, inputs, outputs):

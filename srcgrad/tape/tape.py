@@ -78,6 +78,7 @@ class _Record:
         self.originals = {}  # id(copy in the record) -> the user's value it was copied from
         self.skipper = None
         self.raised = None  # (exception, variables bound, traceback) of a block that raised
+        self.written_back = ()  # inputs updated in place (``total += v``), see run_compiled
         self.unkept = None  # (file, first line, last line) of the gradient that must read it
         self.watched_at_entry = _NOTHING_WATCHED  # what it watches (``_entry``)
 
@@ -162,7 +163,12 @@ class _Record:
         watched = [unwrapped.get(id(v), v) for v in watched]
         bound = {n: unwrapped.get(id(v), v) for n, v in zip(entry.outputs, outs)
                  if v is not runtime.UNBOUND}
-        if not persistent and frame is not None and entry.restores_only_own \
+        # ``total += v`` of the caller's array ran as a new array: written back into it
+        # (after the record's copies are made, as that array may be in the record).
+        updated = [(n, self.values[n]) for n in entry.updated_inputs
+                   if isinstance(bound.get(n), np.ndarray) and bound[n] is not self.values[n]
+                   and isinstance(self.values[n], np.ndarray)]
+        if not updated and not persistent and frame is not None and entry.restores_only_own \
                 and kept.quiet_until_gradient(region, frame, bound):
             # The next statement takes the gradient: nothing can write into the arrays
             # the record holds before the backward code reads them.
@@ -173,6 +179,10 @@ class _Record:
             self.originals = kept.keep_as_computed(record, entry.copied, entry.private_reads,
                                                    entry.through_reads, sample)
         self.originals.update(unwrapped)
+        for n, caller in updated:
+            np.copyto(caller, bound[n], casting="same_kind")
+            bound[n] = caller
+        self.written_back = {n for n, _ in updated}  # (a source by that name: the new value)
         self.sample, self.as_arrays = sample, as_arrays
         for name, persistent in region.nested_tapes.items():
             # The compiled block never entered it: a tape whose gradients were taken inside.
@@ -411,7 +421,7 @@ class _Record:
         # A value the block computed, asked for as a source: its adjoint where the
         # block first bound it (that one carries what flows through its other names).
         seen = {id(obj) for obj, _ in pairs if type(obj) is not str}
-        seen.update(id(v) for v in self.values.values())
+        seen.update(id(v) for n, v in self.values.items() if n not in self.written_back)
         for source in flat_sources:
             if id(source) in seen:
                 continue  # reported where the block watched it (``W = p["W"]; tape.watch(W)``)

@@ -588,7 +588,7 @@ class Normalizer:
                     self.deferred = s.sg_deferred = True
                     return [s]
                 name = self._spelling(base, s)
-                if self.ctx.src.filename.startswith("<srcgrad"):
+                if _derivative_code(self.ctx.src.filename):
                     # (Differentiating a first derivative's code: the write is the user's,
                     # the sharing the first derivative's, which a copy does not undo.)
                     raise self.ctx.error(
@@ -1644,3 +1644,10 @@ def _substituted(expr, bound):
             return T.clone(bound[node.id]) if node.id in bound and isinstance(
                 node.ctx, gast.Load) else node
     return Substitute().visit(T.clone(expr))
+
+
+def _derivative_code(filename):
+    """Is ``filename`` generated derivative code's (``codegen.load`` names it ``<srcgrad
+    <label> #n>``), not the user's code passed through: a parameter tree's wrapper, a
+    nested def lifted out?"""
+    return filename.startswith("<srcgrad ") and filename.split()[1] not in ("tree", "lifted")
