@@ -48,33 +48,43 @@ def jvp(f, primals, tangents):
                          "one tangent per primal")
     for i, (p, t) in enumerate(zip(primals, tangents)):
         _check_like(p, t, i)
+    refusals = []
     if primals and not any(np.iscomplexobj(leaf) for t in tangents for leaf in trees.leaves(t)):
         if any(trees.is_tree(p) for p in primals):
             forward = _forward_tree(f, primals)
             if forward is not None:
                 return _gradient_dtypes(f, primals, _tangent_dtypes(*forward(primals,
                                                                               tangents)))
-        forward = _forward(f, primals, range(len(primals)))
+        forward = _forward(f, primals, range(len(primals)), refusals)
         if forward is not None:  # forward mode: one pass computing both
             return _gradient_dtypes(f, primals, _tangent_dtypes(*forward(*primals, *tangents)))
     value = f(*primals)
     if not primals:
         return value, _zeros(value)
-    derivative = _transposed(f, primals, tangents, value)
-    # (The derivative in the seed ``u`` is the same at any ``u``: the adjoint is linear in
-    # it. At ones, the adjoint's own branches on a zero seed, a term added only where
-    # its seed is not 0, a refusal only where it is asked for, go as sg.grad's do.)
-    return value, derivative(*primals, _zeros(value, 1), *tangents)
+    from .errors import CompileError
+
+    try:
+        derivative = _transposed(f, primals, tangents, value)
+        # (The derivative in the seed ``u`` is the same at any ``u``: the adjoint is linear
+        # in it. At ones, the adjoint's own branches on a zero seed, a term added only where
+        # its seed is not 0, a refusal only where it is asked for, go as sg.grad's do.)
+        return value, derivative(*primals, _zeros(value, 1), *tangents)
+    except CompileError as e:
+        if refusals and getattr(e, "sg_in_derivative", False):
+            # (Forward mode's is about the user's code; this one, about the gradient's code
+            # the transposition differentiates again, would send the user looking there.)
+            raise refusals[0] from None
+        raise
 
 
 _FORWARD = weakref.WeakKeyDictionary()  # function -> {kinds of arguments: code, or None}
 
 
-def _forward(f, args, wrt):
+def _forward(f, args, wrt, refusals=None):
     """The forward-mode code of ``f`` along its arguments ``wrt`` (indices) for these
     kinds of arguments, called ``code(*args, *tangents)``; or None where forward mode
     does not apply (trees, complex values, a primitive without a tangent rule): then the
-    transposition computes the same."""
+    transposition computes the same. ``refusals``: gets forward mode's CompileError."""
     if any(trees.is_tree(a) or np.iscomplexobj(a) for a in args):
         return None
     from .api import _python_function
@@ -108,8 +118,12 @@ def _forward(f, args, wrt):
         except CompileError as e:
             if _final(e):
                 raise
-            entry = None  # no tangent rule for something it computes
+            entry = e  # no tangent rule for something it computes: transposed instead
         per_fn[key] = entry
+    if isinstance(entry, CompileError):
+        if refusals is not None:
+            refusals.append(entry)
+        return None
     if entry is None:
         return None
     if not rest and not keywords:

@@ -214,3 +214,20 @@ def test_jvp_of_eigvals_raises_naming_it():
     order only, cannot give.)"""
     with pytest.raises(CompileError, match="eigvals"):
         sg.jvp(eigenvalues_squared, (np.array([0.5, 1.2, -0.7]),), (np.ones(3),))
+
+
+def test_refused_write_names_the_users_code_in_forward_mode():
+    # (jvp fell back to transposing the gradient's code and refused "in a first
+    # derivative's code": the refusal is about the user's own write.)
+    def f(w):
+        a = b = np.zeros(3)
+        a[0] = w[0]
+        b[1] = w[1] * 2
+        return np.sum(a * b)
+
+    w = np.array([0.7, -0.4])
+    with pytest.raises(sg.CompileError) as e:
+        sg.jvp(f, (w,), (np.ones(2),))
+    msg = str(e.value)
+    assert "first derivative" not in msg and "writing into `a[...]`" in msg
+    assert "test_forward_mode_gaps.py" in msg

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..errors import CompileError, SourceUnavailableError
-from ..passes import lambdas
+from ..passes import lambdas, walrus
 
 # Counts parses, so tests can prove that a cached call parses nothing.
 PARSE_COUNT = [0]
@@ -359,6 +359,7 @@ def parse_function(fn):
     node.decorator_list = []
     mangle(node, class_of(code))
     lambdas.hoist(node)
+    walrus.hoist(node)
     freevars = {}
     if code.co_freevars:
         freevars = dict(zip(code.co_freevars, fn.__closure__ or ()))

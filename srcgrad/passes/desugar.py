@@ -8,6 +8,7 @@ After this pass a function body has:
 - no augmented assignment (``x += v`` is ``x = x + v``),
 - only plain names as ``for`` targets (``for i, x in ...`` unpacks in the body),
 - no starred targets (``first, *rest = values`` binds each name to an item or slice),
+- one target per assignment (``a = b = v`` is ``a = v; b = a``),
 - no docstrings or ``pass``.
 
 Before/after::
@@ -139,6 +140,8 @@ class Desugar:
 
     # -- statements --------------------------------------------------------
     def stmt(self, s):
+        if isinstance(s, gast.Assign) and len(s.targets) > 1:
+            return [d for part in self._located(s, self.chained(s)) for d in self.stmt(part)]
         slots = _slots_as_items(s)
         if slots is not None:
             return self._located(s, slots)
@@ -157,6 +160,18 @@ class Desugar:
         if isinstance(s, (gast.For, gast.While)):
             return self.loop(s)
         return [s]
+
+    def chained(self, s):
+        """``a = b = v`` as Python runs it: ``v`` once, bound to each target from the left
+        (``a = v; b = a``: the same object under both names)."""
+        first = s.targets[0]
+        if isinstance(first, gast.Name):
+            held, out = first.id, [T.assign(first, s.value)]
+            rest = s.targets[1:]
+        else:
+            held = self.namer.fresh("value")
+            out, rest = [T.assign(held, s.value)], s.targets
+        return out + [T.assign(t, T.name(held)) for t in rest]
 
     def starred(self, target, value):
         """``first, *rest, last = values`` as Python runs it: the values taken into a list

@@ -591,11 +591,13 @@ class Normalizer:
                 if _derivative_code(self.ctx.src.filename):
                     # (Differentiating a first derivative's code: the write is the user's,
                     # the sharing the first derivative's, which a copy does not undo.)
-                    raise self.ctx.error(
+                    error = self.ctx.error(
                         f"writing into `{name}[...]`, whose array may be shared with another "
                         "variable in a first derivative's code, is not differentiated again",
                         s, f"for second derivatives, build `{name}` without writing into it "
                         "(np.concatenate, np.where, or a list then np.stack)")
+                    error.sg_in_derivative = True  # (sg.jvp names forward mode's instead)
+                    raise error
                 call = getattr(s, "sg_call", None)  # a call written as this store
                 raise self.ctx.error(
                     f"{f'`{call}`, ' if call else ''}writing into `{name}[...]`, whose array "
