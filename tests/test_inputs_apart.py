@@ -287,3 +287,21 @@ def test_update_of_a_number_is_not_written_back():
         total += np.sum(X0 ** 2)
     assert np.isclose(total, np.sum(X0 ** 2))
     assert np.allclose(tape.gradient(total, X0), 2 * X0)
+
+
+def test_item_stored_into_a_dict_passed_in_is_no_write_into_its_arrays():
+    def f(W, state):
+        state["h"] = np.tanh(W)  # replaces an item: the array `W` is not written
+        return np.sum(state["h"] * state["W"])
+
+    W = np.array([[0.2, -0.5], [0.7, 0.1]])
+    g = sg.grad(f)(W, {"W": W, "h": None})
+    np.testing.assert_allclose(g, (1 - np.tanh(W) ** 2) * W)  # (state["W"]: a constant)
+
+    def h(W, rows):
+        row = rows[0]
+        row[0] = 0.0  # into the array the list holds: which is `W`'s memory
+        return np.sum(W ** 2)
+
+    with pytest.raises(sg.CompileError, match=r"`W` shares memory with `rows\[0\]`"):
+        sg.grad(h)(W, [W[0]])

@@ -24,11 +24,13 @@ def insert_check(body, params, sample, scope, built=()):
     parameter that may share memory with another one (``sample``: their values).
     ``built``: statements that build parameter trees from the parameters, leaves
     (``p = {'W': p_W}``, a tree's wrapper: ``compiler/cache.py``), for naming them."""
-    firsts = written_params(body, params, scope)
+    values = dict(zip(params, sample))
+    # (An item stored into a list or dict passed in replaces the item: no array's memory.)
+    containers = {p for p, v in values.items() if type(v) in (list, dict)}
+    firsts = written_params(body, params, scope, containers)
     if not firsts:
         return
-    values = dict(zip(params, sample))
-    if len(params) < 2 and not any(_holds_arrays(values.get(p)) for p in firsts):
+    if len(params) < 2 and sample and not any(_holds_arrays(values[p]) for p in firsts):
         return  # one array: nothing else to share it
     spelled = leaf_paths(built)
     firsts = {spelled.get(p, p): w for p, w in firsts.items()}
@@ -41,14 +43,15 @@ def insert_check(body, params, sample, scope, built=()):
     body.insert(0, anno.set_kind(check, "opaque"))
 
 
-def written_params(body, params, scope):
+def written_params(body, params, scope, containers=()):
     """The parameters whose memory ``body`` may write into, each with where it first
     does (``file:line``): written directly, or through a name that may hold part of
-    them (a view, an item, an attribute, in a loop's target)."""
+    them (a view, an item, an attribute, in a loop's target). ``containers``: lists and
+    dicts, whose own items' stores (``p[k] = v``, ``p.append(v)``) do not count."""
     params = set(params)
     first = {}
     for s in walk_stmts(body):
-        for name in _written_by(s):
+        for name in _written_by(s) - set(containers):
             o = anno.origin(s)
             first.setdefault(name, o.short() if o else "?")
     changed = True
