@@ -359,6 +359,9 @@ def _reads_no_value(stmt, name):
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
                 and n.func.attr in ("copy_slot", "copy") and len(n.args) == 1:
             ok |= {id(n.args[0])}  # (``_sg.copy_slot(t)``, ``np.copy(t)``: a copy)
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                and n.func.attr == "view_places":
+            ok |= {id(a) for a in n.args}  # (where a view's items are: no value read)
         if isinstance(n, gast.BinOp) and isinstance(n.op, (gast.Add, gast.Sub)):
             ok |= {id(e) for e in (n.left, n.right) if isinstance(e, gast.Name)}
         elif isinstance(n, gast.UnaryOp) and isinstance(n.op, (gast.USub, gast.UAdd)):
@@ -456,7 +459,10 @@ def _shared_sources(value, scope):
         return {value.id}
     if isinstance(value, gast.Subscript):
         # Even ``a[0]`` is a view when ``a`` has two dimensions; ``a.T[0]``, ``a[0][1:]``
-        # are views of ``a`` (hunt 15).
+        # are views of ``a`` (hunt 15). A list of indices makes a copy (``a[[0, 2]]``).
+        parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
+        if any(isinstance(p, gast.List) for p in parts):
+            return set()
         return _shared_sources(value.value, scope)
     if isinstance(value, gast.Attribute) and value.attr in table.VIEW_ATTRIBUTES:
         return _shared_sources(value.value, scope)

@@ -114,7 +114,8 @@ def import_from_statement(x):
 
 
 def walrus(x):
-    if (y := x * 2.0) > 1.0:  # MARK: walrus
+    # (Only sometimes evaluated: not lifted before the statement, passes/walrus.py.)
+    if x > 0.0 and (y := x * 2.0) > 1.0:  # MARK: walrus
         return y
     return x
 

@@ -23,7 +23,7 @@ from ...ir.scopes import function_locals
 from ...ir.varied import expr_varied
 from ...rules import table
 from .. import as_written
-from . import calls, functions, objects, properties, stores, unroll
+from . import calls, functions, objects, properties, stores, unroll, views
 from .inline import rename
 from .items import items_forwarded
 from .structure import Facts
@@ -117,12 +117,15 @@ class Normalizer:
             self._find_static(fn.body)
             unroll.constant_getattrs(fn.body, self.scope)
             self.shared = shared_names(fn.body, self.scope)
+            self.view_bindings = views.view_bindings(fn.body, self.scope)
+            self.views_rewritten = False
             self.private = private_updates(fn.body, self.scope)
             self.varied = self._varied(fn.body, set(wrt) | set(self.ctx.objects)
                                        | set(self.ctx.object_lists))
             self.function_tables = functions.tables(self, fn.body)
             functions.note_items(self, fn.body)
             self.writes = HiddenWrites(fn.body, self.varied, self.scope)
+            self.view_writes = views.pending(self, fn.body)
             fn.body, stored = stores.rewrite(self, fn.body)
             if stored:  # (``np.copyto(y, x)``, ``y.sort()``: the next round reads the stores)
                 continue
@@ -294,10 +297,18 @@ class Normalizer:
     # -- statements ----------------------------------------------------------
     def block(self, stmts):
         out = []
-        for s in stmts:
+        for i, s in enumerate(stmts):
             made = self.stmt(s)
             self._track_constants(made)
             out += made
+            renamed = getattr(made[-1], "sg_renames", None) if made else None
+            if renamed is not None:
+                # A view made again under a new name (views.py), which the rest of the
+                # block reads: what that name may share is found in the next round, so
+                # the rest waits for it, as it is.
+                rest = stmts[i + 1:]
+                views.rename_reads(rest, *renamed)
+                return out + rest
         return out
 
     def _track_constants(self, stmts):
@@ -584,6 +595,16 @@ class Normalizer:
                                      "build the array in a local variable first")
             if id(s) not in self.private and (base.id in self.shared
                                               or getattr(s, "sg_deferred", False)):
+                if self.view_writes:
+                    # A write into a view is written into the array it views, one a round
+                    # (views.py); until all are, what else may be shared is not known.
+                    through = views.through_view(self, s, target) \
+                        if self.deciding and not self.views_rewritten else None
+                    if through is not None:
+                        self.changed = self.views_rewritten = True
+                        return through
+                    self.deferred = True
+                    return [s]
                 if not self.deciding:
                     self.deferred = s.sg_deferred = True
                     return [s]
