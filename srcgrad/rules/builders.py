@@ -62,6 +62,8 @@ def block(arrays):
         ndim = builtins.max([2] + [np.ndim(a) for row in arrays for a in row])
         return np.concatenate([np.concatenate([_leading(a, ndim) for a in row], axis=-1)
                                for row in arrays], axis=-2)
+    if len(arrays[0][0]) > 0 and type(arrays[0][0][0]) is list:
+        _sg.not_differentiable("np.block of lists nested more than three deep")
     _block_depth(arrays, 3)
     ndim = builtins.max([3] + [np.ndim(a) for plane in arrays for row in plane for a in row])
     return np.concatenate([np.concatenate([np.concatenate([_leading(a, ndim) for a in row],
@@ -71,6 +73,9 @@ def block(arrays):
 
 def piecewise(x, condlist, funclist, *args, **kw):
     """``np.piecewise``: NumPy's loop, each function of the elements its condition keeps."""
+    if args or kw:
+        _sg.not_differentiable("np.piecewise with arguments for the functions (bind them "
+                               "in a lambda: lambda t: f(t, a))")
     x = np.asarray(x)
     n2 = len(funclist)
     if np.isscalar(condlist) or (not isinstance(condlist[0], (list, np.ndarray))
@@ -89,7 +94,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
         if callable(func):
             vals = x[cond]
             if np.size(vals) > 0:  # y[cond] = func(vals), as a gather (no write into y)
-                spread = np.ravel(np.broadcast_to(func(vals, *args, **kw), np.shape(vals)))
+                spread = np.ravel(np.broadcast_to(func(vals), np.shape(vals)))
                 at = np.where(np.ravel(cond), np.cumsum(np.ravel(cond)) - 1, 0)
                 y = np.where(cond, np.reshape(spread[at], np.shape(x)), y)
         else:
@@ -102,6 +107,9 @@ def piecewise(x, condlist, funclist, *args, **kw):
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     """``np.apply_along_axis``: ``func1d`` of each 1-D slice along ``axis``, the results
     stacked, their axes where ``axis`` was."""
+    if args or kwargs:
+        _sg.not_differentiable("np.apply_along_axis with arguments for func1d (bind them "
+                               "in a lambda: lambda v: f(v, a))")
     arr = np.asarray(arr)
     nd = np.ndim(arr)
     if axis < -nd or axis >= nd:
@@ -112,7 +120,7 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     if 0 in batch:
         raise ValueError("Cannot apply_along_axis when any iteration dimensions are 0")
     rows = np.reshape(moved, (-1, np.shape(moved)[-1]))
-    results = [np.asarray(func1d(rows[i], *args, **kwargs)) for i in range(np.shape(rows)[0])]
+    results = [np.asarray(func1d(rows[i])) for i in range(np.shape(rows)[0])]
     shape = np.shape(results[0])
     out = np.reshape(np.stack(results), batch + shape)
     if len(shape) == 0:
@@ -134,7 +142,9 @@ def fromiter(iter, dtype, count=-1, *, like=None):
             raise ValueError(f"iterator too short: Expected {count} but iterator had only "
                              f"{len(items)} items.")
         items = items[:count]
-    out = np.array(items, dtype=dtype)
+    out = np.array(items)
+    if out.dtype != np.dtype(dtype):
+        out = out.astype(dtype)
     if np.ndim(out) != 1:
         raise ValueError("setting an array element with a sequence (np.fromiter takes "
                          "scalar items)")
@@ -143,16 +153,20 @@ def fromiter(iter, dtype, count=-1, *, like=None):
 
 def ascontiguousarray(a, dtype=None, *, like=None):
     """``np.ascontiguousarray``: ``np.asarray`` in C order, at least 1-d."""
-    if like is not None:
-        _sg.not_differentiable("np.ascontiguousarray with like=")
-    return np.atleast_1d(np.asarray(a, dtype=dtype, order="C"))
+    if like is not None or dtype is not None:
+        _sg.not_differentiable("np.ascontiguousarray with dtype= or like= (convert with "
+                               "np.asarray(a, dtype=...) first)")
+    a = np.atleast_1d(np.asarray(a))
+    return np.copy(a, order="C")  # (a copy even where NumPy returns ``a`` itself)
 
 
 def asfortranarray(a, dtype=None, *, like=None):
     """``np.asfortranarray``: ``np.asarray`` in Fortran order, at least 1-d."""
-    if like is not None:
-        _sg.not_differentiable("np.asfortranarray with like=")
-    return np.atleast_1d(np.asarray(a, dtype=dtype, order="F"))
+    if like is not None or dtype is not None:
+        _sg.not_differentiable("np.asfortranarray with dtype= or like= (convert with "
+                               "np.asarray(a, dtype=...) first)")
+    a = np.atleast_1d(np.asarray(a))
+    return np.copy(a, order="F")  # (a copy even where NumPy returns ``a`` itself)
 
 
 def prod(iterable, *, start=1):
