@@ -276,8 +276,8 @@ else:
 
 
 # The families whose functions are written out (rules/<family>.py).
-from . import nan_reductions, scipy_linalg, transforms  # noqa: E402
-for _family in (scipy_linalg, transforms, nan_reductions):
+from . import builders, nan_reductions, scipy_linalg, transforms  # noqa: E402
+for _family in (scipy_linalg, transforms, nan_reductions, builders):
     REWRITES.update(_family.REWRITES)
 
 # ``np.var`` and ``np.std`` called with ``mean=`` or ``correction=``.
