@@ -12,6 +12,7 @@ import pytest
 
 import srcgrad as sg
 from srcgrad.rules import builders
+from srcgrad.testing import check_grads
 from tape_forms import assert_every_form
 
 X = np.array([0.53, 1.27, -0.71])
@@ -178,6 +179,7 @@ def test_values_are_numpys():
         for a in (M[:, ::-1], 2.5, x):
             got, want = fn(a), ref(a)
             assert got.shape == want.shape and got.flags.c_contiguous == want.flags.c_contiguous
+            assert (got is a) == (want is a)  # (the argument itself where NumPy gives it)
             np.testing.assert_array_equal(got, want)
     vals = [1.5, -2.0, 0.3]
     assert builders.prod(vals) == math.prod(vals)
@@ -255,3 +257,18 @@ def test_refused_cases_are_refused_clearly():
 
     with pytest.raises(sg.CompileError, match="like="):
         sg.grad(contiguous_like)(X.copy())
+
+
+def test_contiguous_result_written_into_reaches_the_argument_as_numpys():
+    # (NumPy returns the argument itself when it is in that order already: a write into
+    # the result is one into the argument, which the value then reads.)
+    def written_back(x):
+        v = x * 2.0
+        a = np.ascontiguousarray(v)
+        a[0] = x[1] ** 2
+        return np.sum(v * np.array([1.0, 2.0, 3.0]))
+
+    # (Written as a copy, the rewrite gave a silent wrong value here; as NumPy's, the write
+    # into `v` through two inlined views is refused, not guessed.)
+    with pytest.raises(sg.CompileError, match=r"`a\[0\] = \.\.\.`, writing into `v\[\.\.\.\]`"):
+        sg.value_and_grad(written_back)(X.copy())

@@ -9,14 +9,16 @@ user's code, so the adjoint, tangent, tape and second derivatives follow.
   last axis at the deepest level, the one before at the next. A tuple, or depths that
   differ, are refused as NumPy refuses them.
 - ``np.piecewise``: NumPy's own loop: ``y = zeros_like(x)``, and for each condition in
-  order ``y[cond] = func(x[cond], *args, **kw)`` (or the constant), the ``otherwise``
-  condition where there is one function more than conditions.
+  order ``y[cond] = func(x[cond])`` (or the constant), the ``otherwise`` condition where
+  there is one function more than conditions; written with ``np.where``, no write into
+  ``y`` (second order). Arguments for the functions are refused (bind them in a lambda).
 - ``np.apply_along_axis``: ``func1d`` of each 1-D slice along ``axis`` (a Python loop),
   the results stacked and their axes put where ``axis`` was.
 - ``np.fromiter``: the items as a float array (``count`` of them if given); a dtype that
   is not a real float is refused for differentiable values.
-- ``np.ascontiguousarray``/``np.asfortranarray``: ``np.asarray`` in that memory order,
-  at least 1-d; ``math.prod``: the items multiplied from ``start``, left to right.
+- ``np.ascontiguousarray``/``np.asfortranarray``: ``np.asarray`` in that memory order
+  (the argument itself where it is in that order already), at least 1-d;
+  ``math.prod``: the items multiplied from ``start``, left to right.
 """
 import builtins
 import math
@@ -152,21 +154,22 @@ def fromiter(iter, dtype, count=-1, *, like=None):
 
 
 def ascontiguousarray(a, dtype=None, *, like=None):
-    """``np.ascontiguousarray``: ``np.asarray`` in C order, at least 1-d."""
+    """``np.ascontiguousarray``: at least 1-d, ``a`` itself where it is in C order
+    already, else a copy in C order (as NumPy: a write into the result reaches ``a``
+    exactly when NumPy's does)."""
     if like is not None or dtype is not None:
         _sg.not_differentiable("np.ascontiguousarray with dtype= or like= (convert with "
                                "np.asarray(a, dtype=...) first)")
-    a = np.atleast_1d(np.asarray(a))
-    return np.copy(a, order="C")  # (a copy even where NumPy returns ``a`` itself)
+    return np.atleast_1d(np.asarray(a, order="C"))
 
 
 def asfortranarray(a, dtype=None, *, like=None):
-    """``np.asfortranarray``: ``np.asarray`` in Fortran order, at least 1-d."""
+    """``np.asfortranarray``: at least 1-d, ``a`` itself where it is in Fortran order
+    already, else a copy in Fortran order."""
     if like is not None or dtype is not None:
         _sg.not_differentiable("np.asfortranarray with dtype= or like= (convert with "
                                "np.asarray(a, dtype=...) first)")
-    a = np.atleast_1d(np.asarray(a))
-    return np.copy(a, order="F")  # (a copy even where NumPy returns ``a`` itself)
+    return np.atleast_1d(np.asarray(a, order="F"))
 
 
 def prod(iterable, *, start=1):
