@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-from tape_forms import assert_every_form, taped
+from srcgrad.testing import check_grads
+from tape_forms import assert_every_form, assert_forms_agree, taped
 
 X = np.array([0.53, 1.27, -0.71])
 
@@ -289,9 +290,6 @@ def out_through_a_fancy_index(x):
 
 
 @pytest.mark.parametrize("f, message", [
-    # (The write through the view is one into `A` (passes/normalize/views.py), which the
-    # row read before it sees: refused for that read.)
-    (view_sorted, "`v = A[0]` reads a view of `A`"),
     (other_name_filled, "`b.fill(x[0])`, writing into `a[...]`, whose array may be shared"),
     (list_sorted, "`lst.sort()` is compiled as a write into an ndarray, and this is a list"),
     (out_through_a_fancy_index, "writes its result into `a[[0, 1, 2]]` (out=)"),
@@ -361,3 +359,10 @@ def test_jacobian_rows_of_a_store_into_integers():
         z[0] = x[0] * 10.0
         w = z * x
     np.testing.assert_allclose(tape.jacobian(w, x), np.diag([5.0, 0.0, 0.0]))
+
+
+def test_a_view_sorted_in_place_sorts_the_array_it_views():
+    # (It was refused: `v.sort()` is `v[...] = np.sort(v)`, a write through the view `v`
+    # into `A`, passes/normalize/views.py.)
+    check_grads(view_sorted, (X.copy(),), order=1)
+    assert_forms_agree(view_sorted, (X.copy(),))
