@@ -581,6 +581,14 @@ class Normalizer:
             if merged is not None:
                 self.changed = True
                 return merged
+            if isinstance(base, gast.Subscript) and isinstance(written, gast.Name):
+                name = self._spelling(written, s)
+                raise self.ctx.error(
+                    f"`{self._spelling(target, s)} = ...` writes through "
+                    f"`{self._spelling(base, s)}`: srcgrad merges a chained write into one "
+                    f"write into `{name}` only where the indices before the last are integers "
+                    "(`K[i][j] = v` is `K[i, j] = v`), not a slice, an index array or a key",
+                    s, f"index `{name}` at once, with one subscript (`{name}[i, j] = v`)")
             if not isinstance(base, gast.Name):
                 raise self.ctx.error("writing a differentiable value into "
                                      f"`{gast.unparse(base).strip()}[...]` is not supported", s,
