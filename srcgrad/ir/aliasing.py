@@ -144,9 +144,9 @@ def _item_reads(body, loads, transient, read_first, scope):
         if name in chained:
             continue
         root, text = base, T.clone(s.value)
-        while root in chained:
+        while root in chained:  # (``T[i][j][k]``: ``T[i]`` in place of ``t`` of ``t[j][k]``)
             inner, root = by_name[root]
-            text = gast.Subscript(T.clone(inner.value), text.slice, gast.Load())
+            text = _rebased(text, inner.value)
         if handed_on({root}, pairs) & updated:
             out.discard(key)  # (``x += v`` decides by sharing: shared, as before)
             s.sg_item_unshared = False
@@ -156,6 +156,13 @@ def _item_reads(body, loads, transient, read_first, scope):
             # (``read_first`` is of the writes into ``base``: a chained read's are ``root``'s)
             s.sg_check_item = (root, text)
     return out
+
+
+def _rebased(read, base):
+    """``read`` (``t[j][k]``, items of a name) read from ``base`` in place of the name."""
+    if not isinstance(read, gast.Subscript):
+        return T.clone(base)
+    return gast.Subscript(_rebased(read.value, base), read.slice, gast.Load())
 
 
 # (A def nested in the code is known as its tree: ``def ident(v): return v``.)

@@ -522,18 +522,37 @@ def check_array(value, call, where):
             remedy="bind the new value instead (`lst = sorted(lst)`), or make it an array first")
 
 
-def check_row_index(value, index, target, where):
-    """Refuse ``K[i][j] = v`` (compiled as ``K[i, j] = v``) unless ``K`` is an array and
-    ``i`` an integer: then ``K[i]`` is a view of a row, written through."""
-    if type(value) is not np.ndarray or isinstance(index, bool) \
-            or not isinstance(index, (int, np.integer)):
-        from ..errors import CompileError
+_NO_INDEX = object()
 
+
+def check_row_index(value, target, where, *rows, index=_NO_INDEX):
+    """Refuse ``K[i][j] = v`` (compiled as ``K[i, j] = v``) unless ``K`` is an array and
+    each of ``rows`` (``i``; ``i, j`` of ``T[i][j][k]``) an integer: then ``K[i]`` is a
+    view of a row, written through. ``index``, the last index where it is one value
+    known only when running (``j``), may be an integer, a slice, or an index array, not
+    a tuple (``T[i][(1, 2)]`` is ``T[i, 1, 2]``, not ``T[i, (1, 2)]``)."""
+    from ..errors import CompileError
+
+    remedy = ("index the array at once (`K[i, j] = v`), or build a list of lists as new lists "
+              "(`K[i] = K[i][:j] + [v] + K[i][j + 1:]`)")
+    if type(value) is not np.ndarray:
         raise CompileError(
-            f"`{target} = ...` writes through `[{index!r}]` of a {type(value).__name__}: "
-            "srcgrad compiles it as a write into an array's row", where,
-            remedy="index the array at once (`K[i, j] = v`), or build a list of lists as "
-                   "new lists (`K[i] = K[i][:j] + [v] + K[i][j + 1:]`)")
+            f"`{target} = ...` writes through `[{rows[0]!r}]` of a "
+            f"{type(value).__name__}: srcgrad compiles it as a write into an array's row",
+            where, remedy=remedy)
+    for i in rows:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+            raise CompileError(
+                f"`{target} = ...` writes through `[{i!r}]` of an array: srcgrad compiles "
+                "it as one write into the array, which is that write only for integer "
+                f"indices, and this is a {type(i).__name__}", where, remedy=remedy)
+    if index is not _NO_INDEX and (isinstance(index, (tuple, bool, np.bool_))
+                                   or isinstance(index, np.ndarray) and index.dtype == object):
+        raise CompileError(
+            f"`{target} = ...` indexes a row with a {type(index).__name__} ({index!r}): "
+            "srcgrad compiles it as one write into the array, which is that write only for "
+            "an integer, a slice or an index array", where,
+            remedy="index the array at once (`K[i, j, k] = v`)")
 
 
 def check_not_0d(value, name, where, op="+"):

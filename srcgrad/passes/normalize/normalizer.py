@@ -265,7 +265,7 @@ class Normalizer:
         if isinstance(s, gast.Assign):
             names = []
             for t in s.targets:
-                if isinstance(t, gast.Subscript):
+                while isinstance(t, gast.Subscript):  # (``K[i][j] = v`` writes into ``K``)
                     t = t.value
                 names += [n.id for n in gast.walk(t) if isinstance(n, gast.Name)
                           and isinstance(n.ctx, gast.Store)]
@@ -576,7 +576,10 @@ class Normalizer:
             return out
         if isinstance(target, gast.Subscript):
             base = target.value
-            base_varied = isinstance(base, gast.Name) and base.id in self.varied
+            written = base
+            while isinstance(written, gast.Subscript):  # (``K[i][j] = v`` writes into ``K``)
+                written = written.value
+            base_varied = isinstance(written, gast.Name) and written.id in self.varied
             if not (varied_value or base_varied):
                 if getattr(s, "sg_inplace", False):
                     self.writes.check_store(s, base, lambda message, remedy:
@@ -589,6 +592,14 @@ class Normalizer:
             if merged is not None:
                 self.changed = True
                 return merged
+            if isinstance(base, gast.Subscript) and isinstance(written, gast.Name):
+                name = self._spelling(written, s)
+                raise self.ctx.error(
+                    f"`{self._spelling(target, s)} = ...` writes through "
+                    f"`{self._spelling(base, s)}`: srcgrad merges a chained write into one "
+                    f"write into `{name}` only where the indices before the last are integers "
+                    "(`K[i][j] = v` is `K[i, j] = v`), not a slice, an index array or a key",
+                    s, f"index `{name}` at once, with one subscript (`{name}[i, j] = v`)")
             if not isinstance(base, gast.Name):
                 raise self.ctx.error("writing a differentiable value into "
                                      f"`{gast.unparse(base).strip()}[...]` is not supported", s,
@@ -652,26 +663,63 @@ class Normalizer:
         raise self.ctx.error("unsupported assignment target", s)
 
     def _through_a_row(self, s, target):
-        """``K[i][j] = v`` as ``K[i, j] = v``: the same write where ``K`` is an array and
-        ``i`` an integer (``K[i]`` is then a view of its row), checked when it runs (a
-        list's item, or a slice or an index array for ``i``, is another write). The store
-        is decided in the next round, over the body it is then part of. None for other
-        targets."""
-        row = target.value
-        if not (isinstance(row, gast.Subscript) and isinstance(row.value, gast.Name)
-                and (isinstance(row.slice, gast.Name) or _is_constant(row.slice))):
+        """``K[i][j] = v`` (``T[i][j][k] = v``, ``K[i][j] += v``) as ``K[i, j] = v``: the
+        same write where ``K`` is an array and ``i`` an integer (``K[i]`` is then a view of
+        its row), checked when it runs (a list's item, or a slice or an index array for
+        ``i``, is another write: ``K[[0, 1]][0] = v`` writes into a copy). The last index
+        ``j`` is checked too where it may be a tuple (``T[i][(1, 2)]`` is ``T[i, 1, 2]``,
+        not ``T[i, (1, 2)]``), and may be an index array only alone (``K[i][:, idx]``
+        orders its axes otherwise than ``K[i, :, idx]``). An index computed
+        (``K[i + 1][j]``) is bound to a name first, as it is checked and then used. The
+        store is decided in the next round, over the body it is then part of. None for
+        other targets (refused as before)."""
+        parts, root = [], target.value
+        while isinstance(root, gast.Subscript):
+            parts.insert(0, root.slice)
+            root = root.value
+        rows = [e for p in parts for e in (p.elts if isinstance(p, gast.Tuple) else [p])]
+        last = target.slice.elts if isinstance(target.slice, gast.Tuple) else [target.slice]
+        if not (isinstance(root, gast.Name) and parts) \
+                or any(isinstance(e, (gast.Slice, gast.Starred)) or _literal_index(e)
+                       and _int_constant(e) is None for e in rows) \
+                or any(_literal_index(e) and isinstance(getattr(e, "value", None), bool)
+                       for e in last) or any(isinstance(e, gast.Starred) for e in last):
             return None
-        rest = target.slice.elts if isinstance(target.slice, gast.Tuple) else [target.slice]
+        out = []
+
+        def named(e, hint):  # (``i`` as it is, ``i + 1`` bound to a name first)
+            if isinstance(e, gast.Name) or _literal_index(e):
+                return copy.deepcopy(e)
+            fresh = self.ctx.namer.fresh(hint)
+            out.append(anno.like(T.assign(fresh, copy.deepcopy(e)), s))
+            return T.name(fresh)
+
+        rows = [named(e, f"{root.id}_row") for e in rows]
+        checked = list(rows)  # (constants too: named in the message)
+        index = {}
+        if len(last) == 1 and not _literal_index(last[0]):
+            last = [named(last[0], f"{root.id}_index")]
+            index = {"index": last[0]}
+        else:
+            last = [named(e, f"{root.id}_index") for e in last]
+            checked += [e for e in last if not _literal_index(e)]  # (integers only)
         o = anno.origin(s)
-        check = T.stmt("_sg.check_row_index(a, i, written, where)", a=row.value.id,
-                       i=copy.deepcopy(row.slice),
+        check = T.stmt("_sg.check_row_index(a, written, where)", a=root.id,
                        written=T.const(self.ctx.in_user_names(gast.unparse(target).strip())),
                        where=T.const(o.short() if o else "?"))
-        index = gast.Tuple([copy.deepcopy(row.slice)] + [copy.deepcopy(e) for e in rest],
-                           gast.Load())
-        store = T.assign(gast.Subscript(T.name(row.value.id), index, gast.Store()), s.value)
-        store.sg_inplace = getattr(s, "sg_inplace", False)
-        return [self._mark(check, "opaque"), anno.like(T.fix_ctx(store), s)]
+        check.value.args += [copy.deepcopy(e) for e in checked]
+        check.value.keywords += [gast.keyword(k, copy.deepcopy(v)) for k, v in index.items()]
+        value = s.value
+        inplace = getattr(s, "sg_inplace", False)
+        if inplace and isinstance(value, gast.BinOp) \
+                and gast.unparse(value.left).strip() == gast.unparse(target).strip():
+            # ``K[i][j] += v``: read as ``K[i, j]`` too (the row read is not kept)
+            value = gast.BinOp(gast.Subscript(T.name(root.id), gast.Tuple(
+                copy.deepcopy(rows + last), gast.Load()), gast.Load()), value.op, value.right)
+        store = T.assign(gast.Subscript(T.name(root.id), gast.Tuple(rows + last, gast.Load()),
+                                        gast.Store()), value)
+        store.sg_inplace = inplace
+        return out + [self._mark(T.fix_ctx(check), "opaque"), anno.like(T.fix_ctx(store), s)]
 
     def _waits_for_objects(self):
         """Does a write wait for the methods of objects (objects.py) still to be inlined?
@@ -1674,3 +1722,19 @@ def _derivative_code(filename):
     <label> #n>``), not the user's code passed through: a parameter tree's wrapper, a
     nested def lifted out?"""
     return filename.startswith("<srcgrad ") and filename.split()[1] not in ("tree", "lifted")
+
+
+def _literal_index(node):
+    """An index written out (``0``, ``-1``, ``:``, ``1:n``, ``None``, ``...``): the same in
+    ``K[i][...]`` and ``K[i, ...]``, with nothing to check when it runs."""
+    return isinstance(node, gast.Slice) or _is_constant(node) and not isinstance(node, gast.Tuple)
+
+
+def _int_constant(node):
+    """The value of ``3`` or ``-3``, or None."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.operand, gast.Constant):
+        value = node.operand.value
+        return (-value if isinstance(node.op, gast.USub) else value) if type(value) is int \
+            else None
+    value = getattr(node, "value", None)
+    return value if type(value) is int else None
