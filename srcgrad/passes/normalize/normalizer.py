@@ -1225,9 +1225,9 @@ class Normalizer:
         if isinstance(index, gast.Slice):  # ``layers[:-1]``: a list of the same records
             if None in kinds:
                 self.ctx.record_items[d] = {None: kinds[None]}
-        elif kinds.get(getattr(index, "value", None), kinds.get(None)) is not None:
+        else:  # a record, or a container of records (``p["layers"]``), at that key
             key = index.value if isinstance(index, gast.Constant) else None
-            self.ctx.records[d] = kinds.get(key, kinds.get(None))
+            calls.note_kind(self.ctx, d, kinds.get(key, kinds.get(None)))
         self.varied.add(d)
         return d
 
@@ -1340,12 +1340,10 @@ class Normalizer:
         self.ctx.containers.add(d)
         # The items that are records (``[Layer(...), Layer(...)]``, ``{"l": Layer(...)}``),
         # by key; key None: every item, records of one class (read at any index).
-        items = [(k.value, self.ctx.records.get(getattr(e, "id", None)))
-                 for k, e in literal_items(value)]
-        kinds = {k: cls for k, cls in items if cls is not None}
+        # Nested too: ``{"layers": [Layer(...), Layer(...)]}`` (trees.record_kind).
+        kinds = trees.items_kind([(k.value, calls.kind_of(self.ctx, e.id) if isinstance(
+            e, gast.Name) else None) for k, e in literal_items(value)])
         if kinds:
-            if len(kinds) == len(items) and len(set(kinds.values())) == 1:
-                kinds[None] = next(iter(kinds.values()))
             self.ctx.record_items[d] = kinds
         if isinstance(value, gast.Dict):
             self.ctx.dicts.add(d)
