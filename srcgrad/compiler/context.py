@@ -49,6 +49,7 @@ class Context:
         self.result_fields = {}  # names bound to a NumPy named result -> its fields
         self.record_items = {}
         self.record_fields = {}
+        self.unknown_records = {}  # an item of records of several kinds -> their names
         # objects of plain classes built in the code, kept as their attributes: name ->
         # objects.Obj, and other names for them -> the name (passes/normalize/objects.py)
         self.objects = {}
