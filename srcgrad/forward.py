@@ -205,6 +205,8 @@ def hvp(f):
         if not args:
             raise TypeError("hvp(f)(x, ..., v) needs the arguments of f and a direction v")
         _check_like(args[0], v, 0)
+        if any(map(_holds_record, args)):
+            return _records_hvp(f, compiled, args, v)
         if not any(map(np.iscomplexobj, trees.leaves(v))):  # forward over reverse: the
             # gradient's tangent along v (a tree's leaves: ``(w, s)`` of two shapes)
             forward = _forward(gradient, tuple(args), [0])
@@ -218,6 +220,28 @@ def hvp(f):
 
     hessian_vector_product.__name__ = f"hvp_{getattr(f, '__name__', 'f')}"
     return hessian_vector_product
+
+
+def _holds_record(value):
+    return trees.is_tree(value) and trees.record_kind(value) is not None
+
+
+def _records_hvp(f, compiled, args, v):
+    """``hvp`` where an argument holds records (namedtuples, dataclasses): the gradient
+    code that is differentiated again does not read a record's gradient by attribute,
+    so the same math is differentiated with each record passed as a dict of its fields
+    and built back inside (``testing._plain_records``, as ``check_grads`` does to
+    second order); the product is put back into the records' structure."""
+    from .testing import _plain, _plain_records
+
+    key = ("records",) + tuple(trees.flatten(a)[1] if trees.is_tree(a) else None
+                               for a in args)
+    plain = compiled.get(key)
+    if plain is None:
+        plain = compiled[key] = hvp(_plain_records(f, args)[0])
+    product = plain(*[_plain(a) for a in args], _plain(v))
+    _, treedef = trees.flatten(args[0])
+    return trees.unflatten(treedef, trees.leaves(product))
 
 
 @functools.lru_cache(maxsize=64)

@@ -180,6 +180,49 @@ def paths(value, prefix=()):
     return [prefix]
 
 
+def record_kind(value, depth=8):
+    """Where the records in ``value`` are, as the compiler notes a name's value
+    (``passes/normalize/calls.note_kind``): ``(cls, {field: kind})`` for a record
+    srcgrad rebuilds from its fields (the fields that hold records), ``{key: kind}`` for
+    a dict, list or tuple holding records (key None too: every item of one kind, read at
+    any index), None for a value holding none."""
+    kind = type(value)
+    if depth == 0 or kind in _PLAIN_LEAVES:
+        return None
+    fields = record_fields(kind)
+    if fields is not None:
+        inner = {f: record_kind(getattr(value, f), depth - 1) for f in fields}
+        return kind, {f: k for f, k in inner.items() if k is not None}
+    items = list(value.items()) if kind is dict else \
+        list(enumerate(value)) if kind in (list, tuple) else []
+    return items_kind([(k, record_kind(v, depth - 1)) for k, v in items])
+
+
+def record_key(value):
+    """``record_kind(value)`` as a hashable cache-key part (None for a value holding no
+    records): code compiled for where the records are, and their classes, is only
+    valid for values that have them there (``compiler/cache._kind``)."""
+    def frozen(kind):
+        if isinstance(kind, tuple):
+            return kind[0], tuple((f, frozen(k)) for f, k in kind[1].items())
+        return "items", tuple((k, frozen(v)) for k, v in kind.items())
+    kind = record_kind(value)
+    return None if kind is None else frozen(kind)
+
+
+def items_kind(pairs):
+    """The kind (``record_kind``) of a container of these ``(key, kind)`` items."""
+    kinds = {k: kind for k, kind in pairs if kind is not None}
+    if not kinds:
+        return None
+    first = next(iter(kinds.values()))
+    if len(kinds) == len(pairs) and all(k == first for k in kinds.values()):
+        kinds[None] = first
+    elif any(k is None for k, _ in pairs):
+        kinds.pop(None, None)  # (a dict's own key None: not "any item")
+    return kinds
+
+
 def leaves(value):
     """The leaves of a tree, or ``[value]``."""
     return [leaf for _, leaf in flatten(value)[0]] if is_tree(value) else [value]

@@ -13,6 +13,7 @@ are held weakly: a lambda made and differentiated at each call is freed with
 its entries.
 """
 import builtins
+import dataclasses
 import functools
 import inspect
 import types
@@ -87,6 +88,20 @@ class _Strong:
 
 
 def _kind(value):
+    t = type(value)
+    if t in _HOLDERS or isinstance(value, tuple) or dataclasses.is_dataclass(t):
+        # Where records are in it, and their classes (their fields are read as the
+        # class's, its properties inlined: pipeline.note_records), nested too.
+        records = trees.record_key(value)
+        if records is not None:
+            return ("records", records, _kind_of(value))
+    return _kind_of(value)
+
+
+_HOLDERS = frozenset((dict, list, tuple))
+
+
+def _kind_of(value):
     t = type(value)
     if t is np.ndarray:
         return (t, value.dtype, value.ndim)  # the code depends on ranks (ranks.py)

@@ -41,12 +41,15 @@ class Context:
         self.containers = set()
         self.dicts = set()  # names bound to a dict display (``for k in d`` iterates keys)
         self.dict_keys = {}  # those names -> the display's constant keys, in order
-        # names bound to a namedtuple or dataclass built here -> its class (trees.py), and
-        # names bound to a list or tuple display of records of one class -> that class
+        # names bound to a namedtuple or dataclass (built here or passed) -> its class
+        # (trees.py), and -> the kinds of its fields that hold records; names bound to a
+        # list, tuple or dict holding records -> their kinds by key (trees.record_kind,
+        # passes/normalize/calls.note_kind)
         self.records = {}
         self.result_fields = {}  # names bound to a NumPy named result -> its fields
         self.record_items = {}
-        self.record_fields = {}  # a record built here -> its fields' atoms
+        self.record_fields = {}
+        self.unknown_records = {}  # an item of records of several kinds -> their names
         # objects of plain classes built in the code, kept as their attributes: name ->
         # objects.Obj, and other names for them -> the name (passes/normalize/objects.py)
         self.objects = {}

@@ -21,6 +21,7 @@ from ..passes import activity, apart, contexts, fence, lambdas, lifetimes, norma
     record, repeatable, tape_blocks, walrus
 from ..passes.cleanup import cleanup, dead_restores, drop_unused, forward_copies
 from ..passes.desugar import desugar
+from ..passes.normalize.calls import note_kind
 from ..passes.reverse import Reverse, int_names
 from ..runtime import complexes as complexes_rt, fft as fft_rt
 from .. import trees
@@ -122,16 +123,10 @@ def note_records(ctx, values):
         if _holds_variable(value):
             continue  # a tape's static input: its items and fields resolve to the Variables
         if trees.record_fields(cls) is not None:
-            ctx.records[name] = cls
             ctx.containers.add(name)
-            continue
-        items = list(value.items()) if cls is dict else \
-            list(enumerate(value)) if cls in (list, tuple) else []
-        kinds = {k: type(v) for k, v in items if trees.record_fields(type(v)) is not None}
-        if kinds:
-            if len(kinds) == len(items) and len(set(kinds.values())) == 1:
-                kinds[None] = next(iter(kinds.values()))
-            ctx.record_items[name] = kinds
+        if trees.record_fields(cls) is not None or cls in (dict, list, tuple):
+            # (nested too: a dict of lists of records, a dataclass of a list of them)
+            note_kind(ctx, name, trees.record_kind(value))
 
 
 def _holds_variable(value):

@@ -366,11 +366,29 @@ def record(norm, node, cls, out, dest, hint):
     d = norm._dest(dest, hint)
     out.append(norm._mark(T.assign(d, display), "literal"))
     norm.ctx.containers.add(d)
-    norm.ctx.records[d] = cls
     # (what each field holds: a list of records read back as one, ``model.layers``)
-    norm.ctx.record_fields[d] = dict(zip(fields, values))
+    inner = [(f, kind_of(norm.ctx, v.id)) for f, v in zip(fields, values)
+             if isinstance(v, gast.Name)]
+    note_kind(norm.ctx, d, (cls, {f: k for f, k in inner if k is not None}))
     norm.varied.add(d)
     return d
+
+
+def kind_of(ctx, name):
+    """Where the records are in what ``name`` holds (``trees.record_kind``), as far as
+    the compiler knows: a record built here or passed, a container of them, or None."""
+    if name in ctx.records:
+        return ctx.records[name], ctx.record_fields.get(name, {})
+    return ctx.record_items.get(name)
+
+
+def note_kind(ctx, name, kind):
+    """``name`` holds a value of this ``kind`` (``kind_of``): its fields or items that are
+    records are read as such (``field``, ``normalizer._split_subscript``)."""
+    if isinstance(kind, tuple):
+        ctx.records[name], ctx.record_fields[name] = kind
+    elif kind:
+        ctx.record_items[name] = kind
 
 
 def sequence_call(norm, node, kind, out, dest, hint):
@@ -443,16 +461,17 @@ def field(norm, node, out, dest, hint):
         stmt = T.assign(d, gast.Subscript(T.name(node.value.id), T.name(index), gast.Load()))
         out.append(norm._mark(stmt, "getitem"))
         norm.varied.add(d)
+        _note_field(norm, node, d)
         return d
     stmt = T.assign(d, T.expr("_sg.field(r, name)", r=node.value.id, name=T.const(node.attr)))
     d = _prim(norm, stmt, rt.field, [T.name(node.value.id), T.const(node.attr)], {}, out, d)
-    held = norm.ctx.record_fields.get(node.value.id, {}).get(node.attr)
-    if isinstance(held, gast.Name):  # a record, or a list of records, in the field
-        if held.id in norm.ctx.records:
-            norm.ctx.records[d] = norm.ctx.records[held.id]
-        if held.id in norm.ctx.record_items:
-            norm.ctx.record_items[d] = norm.ctx.record_items[held.id]
+    _note_field(norm, node, d)
     return d
+
+
+def _note_field(norm, node, d):
+    """``d = r.f``: a record, or a container of records, if the field holds one."""
+    note_kind(norm.ctx, d, norm.ctx.record_fields.get(node.value.id, {}).get(node.attr))
 
 
 def _opaque(norm, node, out, dest, hint, error):

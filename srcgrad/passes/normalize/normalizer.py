@@ -1296,9 +1296,15 @@ class Normalizer:
         if isinstance(index, gast.Slice):  # ``layers[:-1]``: a list of the same records
             if None in kinds:
                 self.ctx.record_items[d] = {None: kinds[None]}
-        elif kinds.get(getattr(index, "value", None), kinds.get(None)) is not None:
+        else:  # a record, or a container of records (``p["layers"]``), at that key
             key = index.value if isinstance(index, gast.Constant) else None
-            self.ctx.records[d] = kinds.get(key, kinds.get(None))
+            kind = kinds.get(key, kinds.get(None))
+            calls.note_kind(self.ctx, d, kind)
+            if kind is None and kinds and (key is None or type(key) is int and key < 0):
+                # (for the message if its fields are read)
+                self.ctx.unknown_records[d] = sorted({
+                    k[0].__name__ if isinstance(k, tuple) else "containers of records"
+                    for k in kinds.values()})
         self.varied.add(d)
         return d
 
@@ -1341,6 +1347,14 @@ class Normalizer:
             item = gast.Subscript(T.name(node.value.id), T.const(k), gast.Load())
             return self.expr(anno.like(item, node), out, dest, hint)
         fn = table.ATTRIBUTES.get(node.attr)
+        mixed = self.ctx.unknown_records.get(getattr(node.value, "id", None))
+        if fn is None and mixed is not None:
+            raise self.ctx.error(
+                f"attribute `.{node.attr}` of an item of a container that holds records of "
+                f"different kinds ({', '.join(mixed)}) or other values, read at an index "
+                "known only when running: srcgrad reads a record's fields knowing its class",
+                self.cur, "put records of one class in a list, or read its items at "
+                "constant indices (p['layers'][0].W)")
         if fn is None:
             raise self.ctx.error(f"attribute `.{node.attr}` of a differentiable value has no "
                                  "derivative rule", self.cur)
@@ -1411,12 +1425,10 @@ class Normalizer:
         self.ctx.containers.add(d)
         # The items that are records (``[Layer(...), Layer(...)]``, ``{"l": Layer(...)}``),
         # by key; key None: every item, records of one class (read at any index).
-        items = [(k.value, self.ctx.records.get(getattr(e, "id", None)))
-                 for k, e in literal_items(value)]
-        kinds = {k: cls for k, cls in items if cls is not None}
+        # Nested too: ``{"layers": [Layer(...), Layer(...)]}`` (trees.record_kind).
+        kinds = trees.items_kind([(k.value, calls.kind_of(self.ctx, e.id) if isinstance(
+            e, gast.Name) else None) for k, e in literal_items(value)])
         if kinds:
-            if len(kinds) == len(items) and len(set(kinds.values())) == 1:
-                kinds[None] = next(iter(kinds.values()))
             self.ctx.record_items[d] = kinds
         if isinstance(value, gast.Dict):
             self.ctx.dicts.add(d)
