@@ -63,8 +63,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     spacing or an array of coordinates (NumPy's formulas, term by term)."""
     axes = _sg.gradient_written_plan(np.shape(f), [np.shape(h) for h in varargs], axis,
                                      edge_order)
-    if np.issubdtype(np.result_type(f), np.integer):
-        f = np.asarray(f, dtype=np.float64)  # (as NumPy: no wraparound of differences)
+    if _sg.integer_dtype(f):
+        f = np.multiply(f, np.float64(1.0))  # (as NumPy: no wraparound of differences)
     if len(axes) == 1:  # (an array: bound to no list, so that its uses read as arrays)
         if len(varargs) == 0:
             h = 1.0
@@ -94,7 +94,9 @@ def _gradient_along(f, axis, h, edge_order):
             last = (0.5 / h) * m[..., n - 3:n - 2] + (-2.0 / h) * m[..., n - 2:n - 1] \
                 + (1.5 / h) * m[..., n - 1:]
     else:
-        dx = np.diff(np.asarray(h, dtype=np.float64))
+        if _sg.integer_dtype(h):
+            h = np.multiply(h, np.float64(1.0))  # (as NumPy: no wraparound of differences)
+        dx = np.diff(h)
         dx1 = dx[:n - 2]
         dx2 = dx[1:]
         a = -dx2 / (dx1 * (dx1 + dx2))
@@ -126,4 +128,5 @@ METHODS = {"cumprod": (np.cumprod, "plain")}
 ATTRIBUTES = {}
 # Called freely, never differentiated, as ``table.NONDIFF``.
 NONDIFF = {_rt.diff_pieces, _rt.conv_padding, _rt.correlate_windows, _rt.kron_plan,
-           _rt.cross_plan, _rt.gradient_plan, _rt.gradient_written_plan}
+           _rt.cross_plan, _rt.gradient_plan, _rt.gradient_written_plan,
+           _rt.integer_dtype}

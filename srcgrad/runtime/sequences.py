@@ -25,7 +25,7 @@ __all__ = [
     "gradient_axis_grad",
     # planning (non-differentiable)
     "diff_pieces", "conv_padding", "correlate_windows", "kron_plan", "cross_plan",
-    "gradient_plan", "gradient_written_plan",
+    "gradient_plan", "gradient_written_plan", "integer_dtype",
 ]
 
 
@@ -181,7 +181,9 @@ def sinc_slope(x):
 
 def gradient_grad(g, f, varargs, axis, edge_order, lead):
     """Adjoint of ``np.gradient(f, *varargs, axis=axis)`` with scalar spacings and
-    ``edge_order`` 1: ``g`` is one adjoint, or a list of one per axis."""
+    ``edge_order`` 1: ``g`` is one adjoint, or a list of one per axis. (Called with
+    spacings or ``edge_order``, ``np.gradient`` is written out instead:
+    ``rules/sequences.gradient``.)"""
     axes, spacings = gradient_plan(np.ndim(f), varargs, axis, edge_order)
     if len(axes) == 1:
         return gradient_axis_grad(g, lead + axes[0], spacings[0])
@@ -298,8 +300,9 @@ def gradient_plan(ndim, varargs, axis, edge_order):
     else:
         spacings = list(varargs)
     if any(np.ndim(h) != 0 for h in spacings):
-        not_differentiable("np.gradient with coordinate arrays passed by *args (pass them "
-                           "one by one: np.gradient(f, x) or np.gradient(f, x, y))")
+        not_differentiable("np.gradient with coordinate arrays as spacing, unpacked from a "
+                           "sequence srcgrad cannot count (pass them by position: "
+                           "np.gradient(f, x) or np.gradient(f, x, y))")
     return axes, [float(h) for h in spacings]
 
 
@@ -333,3 +336,8 @@ def gradient_written_plan(shape, spacing_shapes, axis, edge_order):
             raise ValueError("Shape of array too small to calculate a numerical gradient, "
                              "at least (edge_order + 1) elements are required.")
     return axes
+
+
+def integer_dtype(value):
+    """Is ``value`` (an array, a list, a number) of an integer dtype?"""
+    return np.asarray(value).dtype.kind in "iu"
