@@ -116,7 +116,11 @@ def _gradient_along(f, axis, h, edge_order):
             last = (d2 / (d1 * (d1 + d2))) * m[..., n - 3:n - 2] \
                 + (-(d2 + d1) / (d1 * d2)) * m[..., n - 2:n - 1] \
                 + ((2.0 * d2 + d1) / (d2 * (d1 + d2))) * m[..., n - 1:]
-    return np.moveaxis(np.concatenate([first, inner, last], -1), -1, axis)
+    out = np.moveaxis(np.concatenate([first, inner, last], -1), -1, axis)
+    dtype = _sg.gradient_dtype(f)
+    if out.dtype != dtype:  # (NumPy's result has ``f``'s dtype: float32 from float32)
+        out = out.astype(dtype)
+    return out
 
 
 # Functions written out above, called instead of the rule when given one of these
@@ -129,4 +133,4 @@ ATTRIBUTES = {}
 # Called freely, never differentiated, as ``table.NONDIFF``.
 NONDIFF = {_rt.diff_pieces, _rt.conv_padding, _rt.correlate_windows, _rt.kron_plan,
            _rt.cross_plan, _rt.gradient_plan, _rt.gradient_written_plan,
-           _rt.integer_dtype}
+           _rt.integer_dtype, _rt.gradient_dtype}

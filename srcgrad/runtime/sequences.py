@@ -26,6 +26,7 @@ __all__ = [
     # planning (non-differentiable)
     "diff_pieces", "conv_padding", "correlate_windows", "kron_plan", "cross_plan",
     "gradient_plan", "gradient_written_plan", "integer_dtype",
+    "gradient_dtype",
 ]
 
 
@@ -341,3 +342,9 @@ def gradient_written_plan(shape, spacing_shapes, axis, edge_order):
 def integer_dtype(value):
     """Is ``value`` (an array, a list, a number) of an integer dtype?"""
     return np.asarray(value).dtype.kind in "iu"
+
+
+def gradient_dtype(f):
+    """The dtype of ``np.gradient(f, ...)``: ``f``'s when floating or complex, else float64."""
+    dtype = np.asarray(f).dtype
+    return dtype if dtype.kind in "fc" else np.dtype(np.float64)
