@@ -264,6 +264,11 @@ def interp_periodic(x):
     return np.sum(np.interp(x, KNOTS, VALUES, period=4.0))
 
 
+def test_interp_with_period_is_written_out():
+    # (refused before; rules/selection.interp, and tests/test_options_34.py)
+    check_grads(interp_periodic, (RNG.normal(size=4),), order=2)
+
+
 def interp_knots_differentiated(x):
     return np.sum(np.interp(0.3, np.cumsum(np.abs(x)), VALUES[:4]))
 
@@ -287,8 +292,12 @@ def test_complex_intermediates_of_real_inputs(f):
     check_grads(f, (RNG.normal(size=4),), order=2)
 
 
+def interp_periodic_complex(x):
+    return np.sum(np.abs(np.interp(x, KNOTS, VALUES * 1j, period=4.0)))
+
+
 @pytest.mark.parametrize("f, match", [
-    (interp_periodic, "np.interp with period"),
+    (interp_periodic_complex, "np.interp of complex values"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_what_is_not_handled_exactly_is_refused_when_run(f, match):
     with pytest.raises(NotImplementedError, match=match):

@@ -259,8 +259,6 @@ def gradient_spacing_differentiated(x):
 
 
 @pytest.mark.parametrize("f, match", [
-    (gradient_second_order_edges, "edge_order=2"),
-    (gradient_coordinates, "coordinate arrays"),
     (convolve_complex, "complex"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_what_is_not_handled_exactly_is_refused_when_run(f, match):
@@ -268,6 +266,9 @@ def test_what_is_not_handled_exactly_is_refused_when_run(f, match):
         sg.grad(f)(RNG.normal(size=4))
 
 
-def test_differentiated_spacing_is_refused_at_compile_time():
-    with pytest.raises(sg.CompileError, match="`varargs` of `gradient`"):
-        sg.grad(gradient_spacing_differentiated)(RNG.normal(size=4))
+@pytest.mark.parametrize("f", [gradient_second_order_edges, gradient_coordinates,
+                               gradient_spacing_differentiated], ids=lambda f: f.__name__)
+def test_options_once_refused_are_written_out(f):
+    # (refused before: edge_order=2, coordinates, a differentiated spacing; the written-out
+    # np.gradient, rules/sequences.gradient, and tests/test_options_34.py)
+    check_grads(f, (RNG.normal(size=4),), order=2)

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..runtime import adjoints as _h
 from ..runtime import complexes as _rt
-from . import fft, helpers, special
+from . import fft, helpers, polynomials, special
 from .entry import Rule
 from .elementwise import POWER_CONSTANT_EXPONENT
 
@@ -64,7 +64,7 @@ HOLOMORPHIC = frozenset({
     np.matmul, np.dot, np.outer, np.inner, np.tensordot, np.einsum, _h.einsum_list,
     np.prod, np.cumprod, np.kron, np.cross, np.linalg.solve, np.linalg.inv, np.linalg.det,
     _h.singular_cofactors, np.linalg.matrix_power, np.linalg.multi_dot,
-}) | special.HOLOMORPHIC  # (scipy.special's, where SciPy computes them for complex values)
+}) | special.HOLOMORPHIC | polynomials.HOLOMORPHIC  # (scipy.special's, where SciPy computes them for complex values)
 
 # (At x1 == x2 == 0 the base's derivative is 0 ** 0 * 0 = 0, as the real rule has it,
 # not 0 * 0 ** -1 = nan.)

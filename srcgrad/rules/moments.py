@@ -28,7 +28,7 @@ TABLE = {
 }
 METHODS = {}
 ATTRIBUTES = {}
-NONDIFF = {_rt.cov_plan}
+NONDIFF = {_rt.cov_plan, _rt.average_weights_plan}
 
 # Forward mode (``rules/tangents.py``).
 EXPLICIT = {

@@ -4,6 +4,8 @@ Scope of a grad expression and the fields of an entry: ``entry.Rule``. Helpers
 live in ``runtime/polynomials.py``. Coefficients are an array or a list, highest
 power first, as NumPy takes them; a ``np.poly1d`` (whose items count from the
 constant term up) raises when the gradient runs rather than be read the wrong way.
+``polyval`` is holomorphic in ``p`` and in ``x``: complex values take the same rule
+with the operands conjugated (``rules/complexes.py``).
 """
 import numpy as np
 
@@ -20,6 +22,9 @@ TABLE = {
 METHODS = {}
 ATTRIBUTES = {}
 NONDIFF = set()
+
+# Holomorphic in each operand: complex values use these rules conjugated (complexes.py).
+HOLOMORPHIC = frozenset({np.polyval})
 
 # Forward mode (``rules/tangents.py``).
 EXPLICIT = {

@@ -37,16 +37,19 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
 
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
     """``np.average``: the mean, or with ``weights`` the weighted mean
-    ``sum(a * w) / sum(w)`` (weights of ``a``'s shape, or 1-D along its last axis)."""
+    ``sum(a * w) / sum(w)`` (weights of ``a``'s shape, or shaped like ``a`` along the
+    ``axis`` given, put along those axes as NumPy puts them)."""
     if weights is None:
         mean = np.mean(a, axis=axis, keepdims=keepdims)
         if returned:
             return mean, np.ones_like(mean) * (np.size(a) / np.size(mean))
         return mean
-    if np.ndim(weights) != np.ndim(a) and not (np.ndim(weights) == 1 and axis is not None
-                                               and axis % np.ndim(a) == np.ndim(a) - 1):
-        _sg.not_differentiable("np.average with 1-D weights along an axis but the last")
+    if np.shape(weights) != np.shape(a):
+        order, shape = _sg.average_weights_plan(np.shape(a), np.shape(weights), axis)
+        weights = np.reshape(np.transpose(weights, order), shape)
     scale = np.sum(np.broadcast_to(weights, np.shape(a)), axis=axis, keepdims=keepdims)
+    if np.any(scale == 0.0):
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
     mean = np.sum(a * weights, axis=axis, keepdims=keepdims) / scale
     if returned:
         return mean, scale
@@ -276,9 +279,12 @@ else:
 
 
 # The families whose functions are written out (rules/<family>.py).
-from . import builders, nan_reductions, scipy_linalg, transforms  # noqa: E402
+from . import builders, nan_reductions, scipy_linalg, selection, sequences, transforms  # noqa: E402,E501
 for _family in (scipy_linalg, transforms, nan_reductions, builders):
     REWRITES.update(_family.REWRITES)
+
+# Functions with a rule, written out when called with one of some options.
+WITH_OPTIONS = {**transforms.WITH_OPTIONS, **sequences.WITH_OPTIONS, **selection.WITH_OPTIONS}
 
 # ``np.var`` and ``np.std`` called with ``mean=`` or ``correction=``.
 WITH_MEAN = {np.var: var_given, np.std: std_given}
@@ -298,7 +304,7 @@ def rewrite(fn, keywords=(), positional=0):
         if "where" in keywords or "initial" in keywords \
                 or positional > BEFORE_INITIAL.get(fn, positional):
             return WITH_WHERE.get(fn)
-        optional = transforms.WITH_OPTIONS.get(fn)
+        optional = WITH_OPTIONS.get(fn)
         if optional is not None:
             written, options, before = optional
             return written if positional > before or set(options) & set(keywords) else None

@@ -32,6 +32,7 @@ Conventions where the derivative does not exist:
 """
 import numpy as np
 
+from .. import runtime as _sg
 from ..runtime import selection as _rt
 from .entry import Rule
 
@@ -92,6 +93,29 @@ TABLE = {
                          left="_sg.interp_grad_outside(g, x, xp, fp, left, -1, period, {lead})",
                          right="_sg.interp_grad_outside(g, x, xp, fp, right, 1, period, {lead})"),
 }
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """``np.interp`` called with ``period``: NumPy's own steps (``left`` and ``right`` are
+    then ignored, as NumPy ignores them)."""
+    if period is None:
+        return np.interp(x, xp, fp, left, right)
+    _sg.interp_period_plan(np.shape(xp), np.shape(fp), period)
+    period = np.abs(period)
+    # (in float64, as NumPy computes: a float64 scalar is not weak, NEP 50)
+    x = np.mod(np.multiply(x, np.float64(1.0)), period)
+    xp = np.mod(np.multiply(xp, np.float64(1.0)), period)
+    order = np.argsort(xp)
+    xp = np.take(xp, order)
+    fp = np.take(fp, order)
+    xp = np.concatenate([xp[-1:] - period, xp, xp[0:1] + period])
+    fp = np.concatenate([fp[-1:], fp, fp[0:1]])
+    return np.interp(x, xp, fp)
+
+
+# Functions written out above, called instead of the rule when given one of these
+# keywords or more positional arguments than the count (as ``rewrites.rewrite`` reads it).
+WITH_OPTIONS = {np.interp: (interp, ("period",), 5)}
 # ndarray methods -> (function, "plain" or "shape"), as ``table.METHODS``.
 # (``a.sort()`` and ``a.partition()`` sort in place: they stay refused.)
 METHODS = {"take": (np.take, "plain"), "conj": (np.conjugate, "plain"),
@@ -102,4 +126,4 @@ ATTRIBUTES = {"real": np.real, "imag": np.imag}
 NONDIFF = {np.argpartition, _rt.diagonal_index, _rt.along_axis_index, _rt.flat_index,
            _rt.complex_input, _rt.take_positions, _rt.along_axis_positions,
            _rt.row_positions, _rt.select_masks, _rt.permutation_back, _rt.interp_checked,
-           _rt.interp_segment}
+           _rt.interp_segment, _rt.interp_period_plan}

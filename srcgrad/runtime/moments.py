@@ -13,6 +13,11 @@ centring passes it unchanged.
 """
 import numpy as np
 
+try:
+    from numpy.lib.array_utils import normalize_axis_tuple
+except ImportError:  # NumPy 1.x
+    from numpy.core.numeric import normalize_axis_tuple
+
 from .adjoints import not_differentiable
 from .selection import complex_input
 
@@ -21,7 +26,7 @@ __all__ = [
     "cov_grad", "cov_tangent", "corrcoef_grad", "corrcoef_tangent", "cov_samples",
     "samples_grad", "centred_samples", "cov_dot",
     # planning (non-differentiable)
-    "cov_plan",
+    "cov_plan", "average_weights_plan",
 ]
 
 
@@ -157,3 +162,17 @@ def cov_plan(m_shape, y_shape, rowvar, bias, ddof, fweights, aweights, complex, 
         fact = 0.0
     weights = np.ones(n) if w is None else w
     return m2, flip_m, y2, flip_y, weights, float(fact), p, pm
+
+
+def average_weights_plan(a_shape, w_shape, axis):
+    """For ``np.average(a, axis, weights)`` with weights not of ``a``'s shape: how NumPy
+    transposes them and the shape it gives them to broadcast along ``axis`` (its errors
+    when it refuses them)."""
+    if axis is None:
+        raise TypeError("Axis must be specified when shapes of a and weights differ.")
+    axes = normalize_axis_tuple(axis, len(a_shape), argname="axis")
+    if tuple(w_shape) != tuple(a_shape[ax] for ax in axes):
+        raise ValueError("Shape of weights must be consistent with "
+                         "shape of a along specified axis.")
+    order = tuple(int(k) for k in np.argsort(axes))
+    return order, tuple(s if ax in axes else 1 for ax, s in enumerate(a_shape))

@@ -21,7 +21,7 @@ __all__ = [
     "imag_input_grad", "interp_grad_x", "interp_grad_fp", "interp_grad_outside",
     # planning (non-differentiable)
     "complex_input", "take_positions", "along_axis_positions", "row_positions",
-    "select_masks", "permutation_back", "interp_checked", "interp_segment",
+    "select_masks", "permutation_back", "interp_checked", "interp_segment", "interp_period_plan",
     "diagonal_index", "along_axis_index", "flat_index",
 ]
 
@@ -273,6 +273,16 @@ def interp_checked(value, period, complex):
     if complex:
         not_differentiable("np.interp of complex values (complex inputs are not supported)")
     return value
+
+
+def interp_period_plan(xp_shape, fp_shape, period):
+    """Check ``np.interp``'s arguments with ``period`` as NumPy checks them (its errors)."""
+    if period == 0:
+        raise ValueError("period must be a non-zero value")
+    if len(xp_shape) != 1 or len(fp_shape) != 1:
+        raise ValueError("Data points must be 1-D sequences")
+    if xp_shape[0] != fp_shape[0]:
+        raise ValueError("fp and xp are not of the same length")
 
 
 def interp_segment(right_of, n, period, complex):

@@ -10,6 +10,11 @@ row forms of ``tape.jacobian``; forward values never have them.
 """
 import numpy as np
 
+try:
+    from numpy.lib.array_utils import normalize_axis_tuple
+except ImportError:  # NumPy 1.x
+    from numpy.core.numeric import normalize_axis_tuple
+
 from .adjoints import axis_slice, not_differentiable
 from .selection import complex_input, sum_lead
 
@@ -20,7 +25,8 @@ __all__ = [
     "gradient_axis_grad",
     # planning (non-differentiable)
     "diff_pieces", "conv_padding", "correlate_windows", "kron_plan", "cross_plan",
-    "gradient_plan",
+    "gradient_plan", "gradient_written_plan", "integer_dtype",
+    "gradient_dtype",
 ]
 
 
@@ -176,7 +182,9 @@ def sinc_slope(x):
 
 def gradient_grad(g, f, varargs, axis, edge_order, lead):
     """Adjoint of ``np.gradient(f, *varargs, axis=axis)`` with scalar spacings and
-    ``edge_order`` 1: ``g`` is one adjoint, or a list of one per axis."""
+    ``edge_order`` 1: ``g`` is one adjoint, or a list of one per axis. (Called with
+    spacings or ``edge_order``, ``np.gradient`` is written out instead:
+    ``rules/sequences.gradient``.)"""
     axes, spacings = gradient_plan(np.ndim(f), varargs, axis, edge_order)
     if len(axes) == 1:
         return gradient_axis_grad(g, lead + axes[0], spacings[0])
@@ -293,5 +301,50 @@ def gradient_plan(ndim, varargs, axis, edge_order):
     else:
         spacings = list(varargs)
     if any(np.ndim(h) != 0 for h in spacings):
-        not_differentiable("np.gradient with coordinate arrays as spacing")
+        not_differentiable("np.gradient with coordinate arrays as spacing, unpacked from a "
+                           "sequence srcgrad cannot count (pass them by position: "
+                           "np.gradient(f, x) or np.gradient(f, x, y))")
     return axes, [float(h) for h in spacings]
+
+
+def gradient_written_plan(shape, spacing_shapes, axis, edge_order):
+    """For ``np.gradient`` written out (``rules/sequences.gradient``): the axes, once the
+    arguments are checked as NumPy checks them (its errors, word for word)."""
+    ndim = len(shape)
+    if axis is None:
+        axes = tuple(range(ndim))
+    else:
+        axes = normalize_axis_tuple(axis, ndim)
+    n = len(spacing_shapes)
+    if n == 1 and len(spacing_shapes[0]) == 0:
+        pass
+    elif n != 0 and n != len(axes):
+        raise TypeError("invalid number of arguments")
+    elif n != 0:
+        for ax, spacing in zip(axes, spacing_shapes):
+            if len(spacing) > 1:
+                raise ValueError("distances must be either scalars or 1d")
+            if len(spacing) == 1 and spacing[0] != shape[ax]:
+                raise ValueError("when 1d, distances must match "
+                                 "the length of the corresponding dimension")
+    if edge_order > 2:
+        raise ValueError("'edge_order' greater than 2 not supported")
+    if edge_order not in (1, 2):
+        not_differentiable(f"np.gradient with edge_order={edge_order!r} (NumPy documents 1 "
+                           "and 2: pass one of them)")
+    for ax in axes:
+        if shape[ax] < edge_order + 1:
+            raise ValueError("Shape of array too small to calculate a numerical gradient, "
+                             "at least (edge_order + 1) elements are required.")
+    return axes
+
+
+def integer_dtype(value):
+    """Is ``value`` (an array, a list, a number) of an integer dtype?"""
+    return np.asarray(value).dtype.kind in "iu"
+
+
+def gradient_dtype(f):
+    """The dtype of ``np.gradient(f, ...)``: ``f``'s when floating or complex, else float64."""
+    dtype = np.asarray(f).dtype
+    return dtype if dtype.kind in "fc" else np.dtype(np.float64)
