@@ -118,7 +118,9 @@ def _forward(f, args, wrt, refusals=None):
         except CompileError as e:
             if _final(e):
                 raise
-            entry = e  # no tangent rule for something it computes: transposed instead
+            # No tangent rule for something it computes: transposed instead. (Kept for
+            # its message, without the frames of its traceback.)
+            entry = e.with_traceback(None)
         per_fn[key] = entry
     if isinstance(entry, CompileError):
         if refusals is not None:
