@@ -27,37 +27,12 @@ def fd(f, x, eps=1e-6):
 
 # -- a view made before a tape block, the block writing into its base --------------
 
-def _write(kind, Y, X):
-    if kind == "augmented":
-        Y *= X
-    elif kind == "item":
-        Y[1] = np.sin(X[1])
-    else:
-        np.copyto(Y, 2 * X)
-
-
 WRITES = ["augmented", "item", "copyto"]
 
 
-def _view_before_plain(kind, X):
+def _view_before(kind, view, X):
     Y = np.ones((2, 3))
-    a = Y[1]  # a view of Y, made outside the block
-    with sg.GradientTape() as tape:
-        tape.watch(X)
-        if kind == "augmented":
-            Y *= X
-        elif kind == "item":
-            Y[1] = np.sin(X[1])
-        else:
-            np.copyto(Y, 2 * X)
-        y = np.sum(a ** 2)
-    return y, tape.gradient(y, X)
-
-
-@sg.function
-def _view_before_function(kind, X):
-    Y = np.ones((2, 3))
-    a = Y.T[:, 1]
+    a = Y[1] if view == "row" else Y.T[:, 1]  # a view of Y, made outside the block
     with sg.GradientTape() as tape:
         tape.watch(X)
         if kind == "augmented":
@@ -71,11 +46,13 @@ def _view_before_function(kind, X):
 
 
 @pytest.mark.parametrize("kind", WRITES)
-@pytest.mark.parametrize("form", [_view_before_plain, _view_before_function])
-def test_view_made_before_block_is_refused(form, kind):
+@pytest.mark.parametrize("view", ["row", "column of the transpose"])
+@pytest.mark.parametrize("form", [_view_before, sg.function(_view_before)],
+                         ids=["plain", "function"])
+def test_view_made_before_block_is_refused(form, view, kind):
     # (Before: y was computed from the old values of `a` and the gradient was None.)
     with pytest.raises(sg.CompileError) as e:
-        form(kind, X0.copy())
+        form(kind, view, X0.copy())
     msg = str(e.value)
     assert "`a` shares memory with `Y`" in msg and "test_inputs_apart.py" in msg
     assert "copy" in msg
@@ -222,20 +199,9 @@ def _update_plain(X, persistent):
     return y, tape.gradient(y, X), Y, (keep[0], other, row), tape, X
 
 
-@sg.function
-def _update_function(X, persistent):
-    Y = np.ones((2, 3))
-    keep, other, row = [Y], Y, Y[1]
-    with sg.GradientTape(persistent=persistent) as tape:
-        tape.watch(X)
-        for _ in range(2):
-            Y *= X
-        y = np.sum(Y ** 2)
-    return y, tape.gradient(y, X), Y, (keep[0], other, row), tape, X
-
-
 @pytest.mark.parametrize("persistent", [False, True])
-@pytest.mark.parametrize("form", [_update_plain, _update_function])
+@pytest.mark.parametrize("form", [_update_plain, sg.function(_update_plain)],
+                         ids=["plain", "function"])
 def test_update_of_callers_array_is_seen_by_its_other_names(form, persistent):
     # (Before: the block bound `Y` to a new array; `keep[0]`, `other` and `row` kept
     # the ones, as if the update never ran.)
