@@ -25,7 +25,7 @@ import gast
 
 from ...ir import anno, templates as T
 from ...ir.aliasing import _shared_sources
-from ...ir.names import walk_stmts
+from ...ir.names import bound_names, walk_stmts
 from ...ir.varied import expr_varied
 from ...rules import table
 
@@ -35,7 +35,7 @@ def view_bindings(body, scope):
     binding of which in ``body`` is that one view expression."""
     seen = {}
     for s in walk_stmts(body):
-        for n in _bound_names(s):
+        for n in bound_names(s):
             seen.setdefault(n, []).append(
                 s.value if isinstance(s, gast.Assign) and len(s.targets) == 1
                 and isinstance(s.targets[0], gast.Name) else None)
@@ -163,14 +163,3 @@ def _view_base(value, scope):
             return None
     sources = _shared_sources(value, scope)
     return node.id if sources == {node.id} else None
-
-
-def _bound_names(s):
-    if isinstance(s, gast.Assign):
-        return [n.id for t in s.targets for n in gast.walk(t)
-                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
-    if isinstance(s, gast.For):
-        return [n.id for n in gast.walk(s.target) if isinstance(n, gast.Name)]
-    if isinstance(s, (gast.FunctionDef, gast.ClassDef)):
-        return [s.name]
-    return []
