@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..errors import CompileError, SourceUnavailableError
+from ..ir import templates as T
 from ..passes import lambdas, walrus
 
 # Counts parses, so tests can prove that a cached call parses nothing.
@@ -320,6 +321,36 @@ def parse_function(fn):
         ) from exc
     text = textwrap.dedent("".join(lines))
     PARSE_COUNT[0] += 1
+    key = (code, code.co_filename, code.co_qualname, text)
+    parsed = _PARSED.get(key)
+    if parsed is None:
+        parsed = _PARSED[key] = _parsed_def(fn, text, start, generated)
+        if len(_PARSED) > _PARSED_MAX:
+            del _PARSED[next(iter(_PARSED))]
+    node_template, start, has_imports = parsed
+    node = T.clone(node_template)
+    freevars = {}
+    if code.co_freevars:
+        freevars = dict(zip(code.co_freevars, fn.__closure__ or ()))
+    if has_imports:
+        _imports_as_cells(node, fn, freevars)
+    return FunctionSource(
+        fn=fn, node=node, filename=filename, line_offset=start - 1,
+        globals=fn.__globals__, freevars=freevars,
+    )
+
+
+# (code object, its file and name, source text) -> the def parsed, mangled and with its lambdas and walrus
+# hoisted, its first line, whether it imports. A function is compiled again for each
+# kind of arguments, each order and each form; parsing, and comparing with the code
+# Python runs, is most of reading it. Each compilation gets its own clone.
+_PARSED = {}
+_PARSED_MAX = 512
+
+
+def _parsed_def(fn, text, start, generated):
+    code = fn.__code__
+    filename = code.co_filename
     line = None
     try:
         try:
@@ -360,11 +391,5 @@ def parse_function(fn):
     mangle(node, class_of(code))
     lambdas.hoist(node)
     walrus.hoist(node)
-    freevars = {}
-    if code.co_freevars:
-        freevars = dict(zip(code.co_freevars, fn.__closure__ or ()))
-    _imports_as_cells(node, fn, freevars)
-    return FunctionSource(
-        fn=fn, node=node, filename=filename, line_offset=start - 1,
-        globals=fn.__globals__, freevars=freevars,
-    )
+    has_imports = any(isinstance(n, (gast.Import, gast.ImportFrom)) for n in T.walk(node))
+    return node, start, has_imports

@@ -104,7 +104,7 @@ def _item_reads(body, loads, transient, read_first, scope):
         written |= written_into([s])
         if getattr(s, "sg_inplace", False) and isinstance(s.targets[0], gast.Name):
             updated.add(s.targets[0].id)
-        for n in gast.walk(s):
+        for n in T.walk(s):
             if isinstance(n, gast.Call) and isinstance(scope.value(n.func), _USER_CODE) \
                     and _may_keep(n, scope):
                 # (a user's function, not inlined yet, may write into its arguments; a
@@ -288,7 +288,7 @@ def _transient_views(body, loads, scope, backward_reads=True):
                     valued = valued or not _reads_no_value(later, view)
                     if isinstance(later, gast.Assign) and isinstance(later.value, gast.Name) \
                             and later.value.id == view:
-                        copied |= {n.id for t in later.targets for n in gast.walk(t)
+                        copied |= {n.id for t in later.targets for n in T.walk(t)
                                    if isinstance(n, gast.Name)}
                     elif isinstance(later, gast.Assign) and len(later.targets) == 1 \
                             and isinstance(later.targets[0], gast.Name) \
@@ -410,7 +410,7 @@ def _bindings(s):
                 for t, v in zip(target.elts, value.elts):
                     pairs += _bindings(gast.Assign([t], v))
             else:
-                pairs += [(n.id, None) for n in gast.walk(target) if isinstance(n, gast.Name)]
+                pairs += [(n.id, None) for n in T.walk(target) if isinstance(n, gast.Name)]
     return pairs
 
 
@@ -441,9 +441,9 @@ def _free_names(fn):
     return (hunt 16: ``def get(): return Y.T`` then ``b = get(); Y += 1``)."""
     if isinstance(fn, gast.FunctionDef):
         params = {a.id for a in fn.args.args + fn.args.kwonlyargs}
-        bound = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)
+        bound = {n.id for n in T.walk(fn) if isinstance(n, gast.Name)
                  and not isinstance(n.ctx, gast.Load)}
-        return {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)
+        return {n.id for n in T.walk(fn) if isinstance(n, gast.Name)
                 and isinstance(n.ctx, gast.Load)} - params - bound
     code = getattr(fn, "__code__", None)
     return set(code.co_freevars) if code is not None else set()

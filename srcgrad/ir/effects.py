@@ -13,7 +13,7 @@ import types
 import gast
 import numpy as np
 
-from . import anno
+from . import anno, templates as T
 from ..rules import table
 from .resolve import MISSING, is_library
 
@@ -173,7 +173,7 @@ def _parts(s, scope):
         return [_targets(s.target) | _shares(s.iter, scope)]
     if isinstance(s, gast.Expr):
         # ``l.append(a)``, ``setattr(o, "w", a)``: a call may keep references anywhere.
-        return [{n.id for n in gast.walk(s) if isinstance(n, gast.Name)}]
+        return [{n.id for n in T.walk(s) if isinstance(n, gast.Name)}]
     return []
 
 
@@ -187,7 +187,7 @@ def _targets(target):
         return set().union(set(), *(_targets(e) for e in target.elts))
     if isinstance(target, gast.Starred):
         return _targets(target.value)
-    return {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
+    return {n.id for n in T.walk(target) if isinstance(n, gast.Name)}
 
 
 def _shares(value, scope):
@@ -206,7 +206,7 @@ def _shares(value, scope):
     if isinstance(value, gast.Dict):
         return set().union(set(), *(_shares(v, scope) for v in value.values))
     if isinstance(value, (gast.ListComp, gast.GeneratorExp)):
-        return {n.id for n in gast.walk(value) if isinstance(n, gast.Name)}
+        return {n.id for n in T.walk(value) if isinstance(n, gast.Name)}
     if isinstance(value, gast.Call):
         return _call_shares(value, scope)
     return set()  # arithmetic, comparisons, constants: new values

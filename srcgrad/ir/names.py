@@ -58,7 +58,7 @@ def scope_bound_names(statements, deleted=False):
 
 def name_ids(node):
     """Every name read or written anywhere inside ``node``."""
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    return {n.id for n in T.walk(node) if isinstance(n, gast.Name)}
 
 
 def written_names(s):
@@ -85,7 +85,7 @@ def item_read(value):
     only where ``x`` has more axes than the index, the item itself of a container."""
     if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)):
         return False
-    for n in gast.walk(value.slice):
+    for n in T.walk(value.slice):
         if isinstance(n, (gast.Slice, gast.Attribute)) or \
                 isinstance(n, gast.Constant) and (n.value is None or n.value is Ellipsis):
             return False
@@ -109,7 +109,7 @@ def written_into(stmts, attributes=False):
     stored = (gast.Subscript, gast.Attribute) if attributes else gast.Subscript
     out = set()
     for s in stmts:
-        for n in gast.walk(s):
+        for n in T.walk(s):
             if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
                     and isinstance(n.func.value, gast.Name):
                 if n.func.value.id == "_sg":

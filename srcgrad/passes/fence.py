@@ -16,6 +16,8 @@ import builtins
 
 import gast
 
+from ..ir import templates as T
+
 _REJECTED = {
     gast.Try: "try statement",
     gast.With: "with statement",
@@ -63,9 +65,9 @@ def _check_top_args(args, src, node, what):
 def _starred_in_comprehensions(top):
     """Starred targets of comprehensions (``[a for a, *b in pairs]``): desugar lowers
     those of assignments and loops only."""
-    for node in gast.walk(top):
+    for node in T.walk(top):
         if isinstance(node, gast.comprehension):
-            for n in gast.walk(node.target):
+            for n in T.walk(node.target):
                 if isinstance(n, gast.Starred):
                     yield n
 
@@ -91,7 +93,7 @@ def check(src, allow_with=False, differentiated=False):
     for node in _starred_in_comprehensions(top):
         raise src.error("starred target of a comprehension is not supported", node,
                         "unpack the item in a for loop: first, *rest = item")
-    for node in gast.walk(top):
+    for node in T.walk(top):
         if allow_with and isinstance(node, gast.With):
             continue
         what = _REJECTED.get(type(node))

@@ -16,14 +16,16 @@ variables) and in a nested def's defaults stay lambdas, refused by the fence.
 """
 import gast
 
+from ..ir import templates as T
+
 _SCOPES = (gast.Lambda, gast.FunctionDef, gast.ListComp, gast.SetComp, gast.DictComp,
            gast.GeneratorExp)
 
 
 def hoist(fn):
     """Rewrite the lambdas of ``fn`` (a gast FunctionDef) and its nested defs, in place."""
-    taken = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)} | \
-        {n.name for n in gast.walk(fn) if isinstance(n, gast.FunctionDef)}
+    taken = {n.id for n in T.walk(fn) if isinstance(n, gast.Name)} | \
+        {n.name for n in T.walk(fn) if isinstance(n, gast.FunctionDef)}
     _Hoister(taken).body(fn)
 
 

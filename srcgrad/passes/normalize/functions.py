@@ -38,7 +38,7 @@ _READERS = (builtins.zip, builtins.enumerate, builtins.reversed, builtins.len)
 def tables(norm, body):
     """name -> [(key, expression of the function)] for each table of functions in ``body``."""
     bindings = {}
-    for node in gast.walk(gast.Module(list(body), [])):
+    for node in T.walk(gast.Module(list(body), [])):
         if isinstance(node, gast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], gast.Name) \
                 and norm.counts.get(node.targets[0].id) == 1 \
@@ -56,7 +56,7 @@ def tables(norm, body):
 def note_items(norm, body):
     """Names bound once to an item of a table at a constant key (``f = fs[2]``, an
     unrolled loop's variable in code differentiated again) denote its function."""
-    for node in gast.walk(gast.Module(list(body), [])):
+    for node in T.walk(gast.Module(list(body), [])):
         if isinstance(node, gast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], gast.Name) \
                 and norm.counts.get(node.targets[0].id) == 1 \
@@ -105,11 +105,11 @@ def known_function(norm, node):
 def _escaped(norm, body, names):
     """The ``names`` some use of which may keep, pass on or change their table."""
     parents = {}
-    for node in gast.walk(gast.Module(list(body), [])):
+    for node in T.walk(gast.Module(list(body), [])):
         for child in gast.iter_child_nodes(node):
             parents[id(child)] = node
     out = set()
-    for node in gast.walk(gast.Module(list(body), [])):
+    for node in T.walk(gast.Module(list(body), [])):
         if not (isinstance(node, gast.Name) and node.id in names):
             continue
         parent = parents.get(id(node))

@@ -108,7 +108,7 @@ def inline(norm, fn, receiver, node, out, dest):
         returned = _record_returned(norm, callee, ret)
         if returned is not None:  # (``return Vec(self.a * s)``: a record, known now)
             norm.ctx.records[dest] = returned
-        elif any(_record_class(norm, n) is not None for n in gast.walk(callee)):
+        elif any(_record_class(norm, n) is not None for n in T.walk(callee)):
             norm.maybe_records.add(dest)  # known in the next round (calls.record_operator)
         final = anno.like(T.assign(dest, ret.value if ret.value is not None else T.const(None)), ret)
         final.sg_chain = chain
@@ -145,9 +145,9 @@ def _static_parameters(norm, callee, binds):
     that the callee never rebinds: their tests are decided when compiling."""
     from .normalizer import static_argument
 
-    rebound = {n.id for s in callee.body for n in gast.walk(s)
+    rebound = {n.id for s in callee.body for n in T.walk(s)
                if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
-    rebound |= {name for s in callee.body for n in gast.walk(s)
+    rebound |= {name for s in callee.body for n in T.walk(s)
                 if isinstance(n, (gast.Global, gast.Nonlocal)) for name in n.names}
     out = {}
     for p, value in binds:
@@ -189,7 +189,7 @@ def _renamed_callee(norm, fn, label, chain):
     if isinstance(fn, gast.FunctionDef):
         a = fn.args
         computed = [d for d in a.defaults + a.kw_defaults if d is not None and any(
-            isinstance(n, gast.Name) and n.id in norm.scope.locals for n in gast.walk(d))]
+            isinstance(n, gast.Name) and n.id in norm.scope.locals for n in T.walk(d))]
         if computed:
             # Python evaluates it once, where the def runs; inlined, it would be read
             # where the call is, after the names it reads may have changed.
@@ -213,7 +213,7 @@ def _renamed_callee(norm, fn, label, chain):
         mapping.update(norm.ctx.import_free_names(src, callee))
     norm.ctx.note_renames(mapping)
     callee = rename(callee, mapping)
-    norm.ctx.namer.reserve(n.id for n in gast.walk(callee) if isinstance(n, gast.Name))
+    norm.ctx.namer.reserve(n.id for n in T.walk(callee) if isinstance(n, gast.Name))
     norm.desugar(callee, norm.ctx.namer, f"{prefix}_result")
     stamp = src.origin if src is not None else None
     for s in walk_stmts(callee.body):
@@ -232,7 +232,7 @@ def _explicit_super(norm, fn, callee):
         return
     cls = fn.__closure__[fn.__code__.co_freevars.index("__class__")].cell_contents
     params = callee.args.posonlyargs + callee.args.args
-    for node in gast.walk(callee):
+    for node in T.walk(callee):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
                 and node.func.id == "super" and not node.args and params:
             node.args = [norm.ctx.constant(cls), gast.Name(params[0].id, gast.Load(), None, None)]

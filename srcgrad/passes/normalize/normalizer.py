@@ -44,7 +44,7 @@ def _assigned_names(body):
             counts[s.name] = counts.get(s.name, 0) + 1
         for t in targets:
             if isinstance(t, (gast.Name, gast.Tuple, gast.List)):
-                for n in gast.walk(t):
+                for n in T.walk(t):
                     if isinstance(n, gast.Name):
                         counts[n.id] = counts.get(n.id, 0) + 1
     return counts
@@ -267,7 +267,7 @@ class Normalizer:
             for t in s.targets:
                 while isinstance(t, gast.Subscript):  # (``K[i][j] = v`` writes into ``K``)
                     t = t.value
-                names += [n.id for n in gast.walk(t) if isinstance(n, gast.Name)
+                names += [n.id for n in T.walk(t) if isinstance(n, gast.Name)
                           and isinstance(n.ctx, gast.Store)]
                 if isinstance(t, gast.Name):
                     names.append(t.id)
@@ -280,11 +280,11 @@ class Normalizer:
             if isinstance(t, (gast.Tuple, gast.List)) and isinstance(v, (gast.Tuple, gast.List)) \
                     and len(t.elts) == len(v.elts):
                 return [n.id for te, ve in zip(t.elts, v.elts) if expr_varied(ve, varied, scope)
-                        for n in gast.walk(te) if isinstance(n, gast.Name)]
+                        for n in T.walk(te) if isinstance(n, gast.Name)]
             return names if expr_varied(s.value, varied, scope) else []
         if isinstance(s, gast.For):
             if expr_varied(s.iter, varied, scope):
-                return [n.id for n in gast.walk(s.target) if isinstance(n, gast.Name)]
+                return [n.id for n in T.walk(s.target) if isinstance(n, gast.Name)]
             return []
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
             call = s.value
@@ -332,7 +332,7 @@ class Normalizer:
         """Names bound anywhere in ``stmts`` (handlers, comprehensions, ``:=`` included)
         no longer hold a known constant."""
         for s in stmts:
-            for node in gast.walk(s):
+            for node in T.walk(s):
                 if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
                     self.constants.pop(node.id, None)
                 elif isinstance(node, (gast.FunctionDef, gast.ClassDef)):
@@ -899,7 +899,7 @@ class Normalizer:
         for e, a in zip(value.elts, atoms):
             if not isinstance(a, gast.Name):
                 continue
-            for base in sorted(written & {n.id for n in gast.walk(e) if isinstance(n, gast.Name)}):
+            for base in sorted(written & {n.id for n in T.walk(e) if isinstance(n, gast.Name)}):
                 o = anno.origin(self.cur)
                 check = T.stmt("_sg.check_not_view(v, a, n, w)", v=a.id, a=base,
                                n=T.const(gast.unparse(e).strip()), w=T.const(o.short() if o else "?"))
@@ -1568,7 +1568,7 @@ class Normalizer:
         # ``y = [v for v in y]`` (``y = list(y)``): the new list gets a name of its own
         # until it is built, or ``y = []`` would empty what it iterates.
         rebinds = dest is not None and any(isinstance(n, gast.Name) and n.id == dest
-                                           for n in gast.walk(node))
+                                           for n in T.walk(node))
         if rebinds:
             built = self.comprehension(node, out, None, dest)
             out.append(self._mark(T.assign(dest, T.name(built)), "copy"))
@@ -1597,7 +1597,7 @@ class Normalizer:
         # Recompute variedness for the new loop variables before normalizing.
         for g in node.generators:
             if expr_varied(g.iter, self.varied, self.scope):
-                self.varied.update(n.id for n in gast.walk(g.target) if isinstance(n, gast.Name))
+                self.varied.update(n.id for n in T.walk(g.target) if isinstance(n, gast.Name))
         self.varied.add(d)
         if isinstance(inner, gast.For) and not isinstance(inner.target, gast.Name):
             # Unpack tuple targets inside the body, as desugar does for user loops.
@@ -1657,9 +1657,9 @@ _ARITHMETIC = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operat
 def _names_of_nested_defs(body):
     out = set()
     for s in body:
-        for node in gast.walk(s):
+        for node in T.walk(s):
             if isinstance(node, (gast.FunctionDef, gast.Lambda)):
-                out |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+                out |= {n.id for n in T.walk(node) if isinstance(n, gast.Name)}
             elif isinstance(node, (gast.Global, gast.Nonlocal)):
                 out |= set(node.names)
     return out
@@ -1686,7 +1686,7 @@ def static_argument(node, static_args):
     if isinstance(node, gast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
         a, b = (static_argument(n, static_args) for n in (node.left, node.comparators[0]))
         if a is MISSING or b is MISSING or not any(isinstance(n, gast.Name)
-                                                   for n in gast.walk(node)):
+                                                   for n in T.walk(node)):
             return MISSING  # (literals alone: decided above, as they always were)
         try:
             return bool(_COMPARE[type(node.ops[0])](a, b))

@@ -91,7 +91,7 @@ def pending(norm, fn):
     """Is an object still named in ``fn`` (a call taking it, to be inlined)?"""
     held = set(norm.ctx.objects) | set(norm.ctx.object_lists)
     return bool(held) and any(isinstance(n, gast.Name) and n.id in held
-                              for s in fn.body for n in gast.walk(s))
+                              for s in fn.body for n in T.walk(s))
 
 
 def check_escapes(norm, fn):
@@ -230,7 +230,7 @@ class _Rewrite(gast.NodeTransformer):
         plain class (the standard library's is not one: it is written in C)."""
         if isinstance(s, (gast.If, gast.While, gast.For, gast.FunctionDef)):
             return
-        for n in gast.walk(s):
+        for n in T.walk(s):
             if isinstance(n, gast.Call) and isinstance(n.func, (gast.Name, gast.Attribute)) \
                     and among(self.norm.scope.value(n.func), functools.partial):
                 if self.ctx.partial_class is None:
@@ -291,7 +291,7 @@ class _Rewrite(gast.NodeTransformer):
             self._check_not_captured(s)
             return [s]
         s = self.visit(s)
-        if any(isinstance(n, _Bound) for n in gast.walk(s)):
+        if any(isinstance(n, _Bound) for n in T.walk(s)):
             raise self.ctx.error("a method of an object built in differentiated code, used as "
                                  "a value (not called), is not supported", s,
                                  "call it where it is read, or wrap it: lambda v: obj.m(v)")

@@ -36,7 +36,7 @@ def mutated_containers(body):
     name at its root and for every container held in another (which it may be)."""
     out, copies, held = set(), [], set()
     through_items = False
-    for node in gast.walk(gast.Module(list(body), [])):
+    for node in T.walk(gast.Module(list(body), [])):
         if isinstance(node, gast.Assign) and isinstance(node.value, gast.Name):
             copies += [(t.id, node.value.id) for t in node.targets if isinstance(t, gast.Name)]
         if isinstance(node, (gast.List, gast.Tuple, gast.Set)):

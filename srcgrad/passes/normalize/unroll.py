@@ -30,7 +30,7 @@ def loop(norm, s):
             and (_fits([_bound(target, value, expr, norm.scope.is_source,
                                norm.scope.iterates_sources)
                         for value, expr in items]) or _indexes_a_holder(norm, target, body)) \
-            and not any(isinstance(n, gast.Break) for n in gast.walk(s)):
+            and not any(isinstance(n, gast.Break) for n in T.walk(s)):
         return unroll(norm, s, target, body, items)
     return None
 
@@ -91,7 +91,7 @@ def _indexes_a_holder(norm, target, body):
     return isinstance(target, gast.Name) and any(
         isinstance(n, gast.Subscript) and target.id in name_ids(n.slice)
         and norm.scope.iterates_sources(n.value)
-        for st in body for n in gast.walk(st))
+        for st in body for n in T.walk(st))
 
 
 def static_items(norm, it):
@@ -155,7 +155,7 @@ def loop_target(s):
     if isinstance(first, gast.Assign) and len(first.targets) == 1 \
             and isinstance(first.targets[0], (gast.Tuple, gast.List)) \
             and isinstance(first.value, gast.Name) and first.value.id == s.target.id \
-            and s.target.id not in {n.id for st in s.body[1:] for n in gast.walk(st)
+            and s.target.id not in {n.id for st in s.body[1:] for n in T.walk(st)
                                     if isinstance(n, gast.Name)}:
         return first.targets[0], s.body[1:]
     return s.target, s.body
@@ -164,7 +164,7 @@ def loop_target(s):
 def constant_getattrs(body, scope):
     """``getattr(obj, "w")`` as the attribute read ``obj.w`` it is, so that what it reads
     (a Variable a tape watches) is seen as such (hunt 3: a silent None)."""
-    for node in gast.walk(gast.Module(body, [])):
+    for node in T.walk(gast.Module(body, [])):
         for field, value in gast.iter_fields(node):
             items = value if isinstance(value, list) else [value]
             for k, child in enumerate(items):
@@ -243,7 +243,7 @@ def _with_keys(stmt, keys):
     key; ``d[k]``, ``d["W" + k]``, ``d[f"W{i}"]``) written with the key itself, as a
     read of a known item."""
     if keys:
-        for node in gast.walk(stmt):
+        for node in T.walk(stmt):
             if isinstance(node, gast.Subscript) and name_ids(node.slice) & set(keys):
                 key = _folded(node.slice, keys)
                 if type(key) in _KEYS:
@@ -257,10 +257,10 @@ _FOLDED = (gast.Constant, gast.Name, gast.BinOp, gast.JoinedStr, gast.FormattedV
 
 def _folded(node, keys):
     """The value of an expression of constants and ``keys`` (name -> value), or None."""
-    if not all(isinstance(n, _FOLDED) for n in gast.walk(node)) or any(
-            isinstance(n, gast.Name) and n.id not in keys for n in gast.walk(node)) \
+    if not all(isinstance(n, _FOLDED) for n in T.walk(node)) or any(
+            isinstance(n, gast.Name) and n.id not in keys for n in T.walk(node)) \
             or any(isinstance(n, gast.FormattedValue) and (n.format_spec or n.conversion != -1)
-                   for n in gast.walk(node)):
+                   for n in T.walk(node)):
         return None
     text = gast.unparse(node).strip()
     try:
