@@ -44,65 +44,11 @@ def pytest_generate_tests(metafunc):
 
 
 def check_to_second_order(f, args, wrt=None, *, eps=1e-6, rtol=1e-5, atol=1e-7, seed=0):
-    """The checks of ``check_grads(f, args, order=2, wrt=wrt)``, with each gradient's
-    gradient compiled once for every argument of ``wrt`` together.
+    """``check_grads(f, args, order=2, wrt=wrt)``: it compiles each gradient's gradient
+    once for every argument of ``wrt`` together (the compiles are most of the time)."""
+    from srcgrad import testing
 
-    ``check_grads`` checks the gradient ``g_i`` of each argument ``i``, then the gradient
-    of ``h_i = sum(g_i * u_i)`` with respect to each argument ``j`` in turn: one compile
-    of second-order code per pair ``(i, j)``, and those compiles are most of the test
-    time. Here ``grad(h_i, wrt=<all of wrt>)`` is compiled once per ``i`` and each of its
-    gradients is checked as ``check_grads`` checks one (shape, dtype, and a central
-    difference along a random direction, with the same ``eps``, ``rtol`` and ``atol``).
-    With a single argument, or a parameter tree or record among the arguments, it is
-    ``check_grads(order=2)`` itself.
-    """
-    import numpy as np
-
-    from srcgrad import grad, testing
-    from srcgrad.errors import CompileError
-
-    args = tuple(args)
-    if wrt is None:
-        wrt = [i for i, a in enumerate(args) if testing._is_float(a) or testing._is_float_tree(a)]
-    elif isinstance(wrt, (int, np.integer)):
-        wrt = [int(wrt)]
-    else:
-        wrt = [int(i) for i in wrt]
-    tolerance = dict(eps=eps, rtol=rtol, atol=atol, seed=seed)
-    if len(wrt) < 2 or not all(testing._is_float(args[i]) for i in wrt) \
-            or any(testing._has_record(a) for a in args):
-        testing.check_grads(f, args, order=2, wrt=wrt, **tolerance)
-        return
-    testing.check_grads(f, args, order=1, wrt=wrt, **tolerance)
-    rng = np.random.default_rng(seed + 1)
-    for i in wrt:
-        gf = grad(f, wrt=i)
-        u = testing._direction(rng, args[i])
-        if np.iscomplexobj(u):
-            def h(*a):  # the real inner product of C as R^2, as check_grads takes it
-                return np.real(np.sum(gf(*a) * np.conj(u)))
-        else:
-            def h(*a):
-                return np.sum(gf(*a) * u)
-        try:
-            grads = grad(h, wrt=tuple(wrt))(*testing._copies(args))
-        except CompileError:
-            # Refused with respect to several arguments at once, where each alone compiles
-            # (a loop index over one of them looks differentiable): each pair, as check_grads.
-            testing.check_grads(f, args, order=2, wrt=wrt, **tolerance)
-            return
-        assert len(grads) == len(wrt), grads
-        for j, g in zip(wrt, grads):
-            where = f"gradient of d({testing._name(f)})/d(arg {i}) with respect to argument {j}"
-            assert g is not None, f"{where} is None"
-            testing._check_like(g, args[j], where)
-            v = [testing._direction(rng, args[j])]
-            analytic = float(np.real(np.sum(
-                np.conj(np.asarray(g, dtype=np.result_type(g, 1.0))) * v[0])))
-            numeric = testing._directional_difference(h, args, j, v, eps)
-            assert abs(analytic - numeric) <= atol + rtol * abs(numeric), (
-                f"{where} is wrong: along a random direction the analytic derivative is "
-                f"{analytic!r}, the numeric (central difference) one {numeric!r}")
+    testing.check_grads(f, args, order=2, wrt=wrt, eps=eps, rtol=rtol, atol=atol, seed=seed)
 
 
 @pytest.fixture

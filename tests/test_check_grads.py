@@ -96,12 +96,26 @@ def test_checks_every_float_argument_by_default(monkeypatch):
     args = (2.5, np.arange(3), np.ones(2), np.float32(1.5), "label")
     calls = []
     use_grads(monkeypatch, {
-        (mixed, 0): lambda a, n, x, s, label: float(np.sum(x)),
-        (mixed, 2): lambda a, n, x, s, label: np.full_like(x, a),
-        (mixed, 3): lambda a, n, x, s, label: np.float32(np.sum(n)),
+        (mixed, (0, 2, 3)): lambda a, n, x, s, label: (
+            float(np.sum(x)), np.full_like(x, a), np.float32(np.sum(n))),
     }, calls)
     check_grads(mixed, args, order=1)
-    assert sorted(calls) == [0, 2, 3]
+    assert calls == [(0, 2, 3)]  # (one gradient of all of them: one compile)
+
+
+def test_arguments_refused_together_are_taken_one_by_one(monkeypatch):
+    def together(*args):
+        raise srcgrad.CompileError("refused with respect to several arguments at once")
+
+    calls = []
+    use_grads(monkeypatch, {
+        (mixed, (0, 2)): together,
+        (mixed, 0): lambda a, n, x, s, label: float(np.sum(x)),
+        (mixed, 2): lambda a, n, x, s, label: np.full_like(x, a),
+    }, calls)
+    check_grads(mixed, (2.5, np.arange(3), np.ones(2), np.float32(1.5), "label"), order=1,
+                wrt=(0, 2))
+    assert calls == [(0, 2), 0, 2]
 
 
 def test_wrt_selects_the_arguments(monkeypatch):

@@ -52,18 +52,19 @@ class Report:
 
 
 def run(count, seed, features, forms, shrink_failures=False, max_shrink=None,
-        progress=None):
-    """Check ``count`` programs; with ``shrink_failures``, shrink the failing ones
-    (at most ``max_shrink``, distinct signatures first)."""
+        progress=None, start=0):
+    """Check ``count`` programs (the seed's programs ``start`` on); with
+    ``shrink_failures``, shrink the failing ones (at most ``max_shrink``, distinct
+    signatures first)."""
     report = Report(seed, tuple(forms))
     directory = tempfile.mkdtemp(prefix="srcgrad-fuzz-")
     try:
-        for index in range(count):
+        for index in range(start, start + count):
             checked = _check_one(f"{seed}:{index}", features, forms, directory, report)
             if checked is not None:
                 _record(report, *checked)
             if progress:
-                progress(index + 1, report)
+                progress(index - start + 1, report)
         if shrink_failures:
             _shrink_all(report, directory, max_shrink)
     finally:
