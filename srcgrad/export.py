@@ -67,7 +67,9 @@ def export_source(fn, wrt=0, args=None, mode="reverse"):
         elif not hasattr(builtins, name):
             raise CompileError(f"export: the gradient reads `{name}`, which is not defined")
     text = _with_defaults(text, fn, module, forward=mode == "forward")
-    helpers = sorted({n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+    if mode != "forward":
+        text = _returned_as_arguments(text, fn, wrt, mode == "value_and_grad")
+    helpers = sorted({n.attr for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Attribute)
                       and isinstance(n.value, ast.Name) and n.value.id == "_sg"})
     for name in helpers:
         module.helper(name, getattr(runtime, name))
@@ -79,6 +81,50 @@ def export_source(fn, wrt=0, args=None, mode="reverse"):
             "value_and_grad": "The value and the gradient"}.get(mode, "The gradient")
     what = ("along " if mode == "forward" else "with respect to ") + ", ".join(names)
     return module.text(text, helpers, origin, kind, what)
+
+
+def _returned_as_arguments(text, fn, wrt, with_value):
+    """``text`` with each ``return`` of its function handing its gradients to
+    ``_sg.as_arguments``: the generated code computes a tuple's adjoint as a list, as it
+    does every container's; ``sg.grad`` puts it back into the argument's structure.
+    Spliced into the text, so that its comments stay."""
+    tree = ast.parse(text)
+    node = tree.body[-1] if tree.body else None
+    if not isinstance(node, ast.FunctionDef):
+        return text
+    multiple = isinstance(wrt, (list, tuple))
+    params = [a.arg for a in node.args.args]
+    try:
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return text
+    positions = [names.index(w) if isinstance(w, str) and w in names else w
+                 for w in (wrt if multiple else [wrt])]
+    if not all(isinstance(w, int) and -len(params) <= w < len(params) for w in positions):
+        return text
+    args = "(" + ", ".join(params[w] for w in positions) + ("," if len(positions) == 1 else "") + ")"
+    returns = [n for n in _own_nodes(node) if isinstance(n, ast.Return) and n.value is not None]
+    lines = text.splitlines(True)
+    for ret in sorted(returns, key=lambda r: (r.value.lineno, r.value.col_offset), reverse=True):
+        v = ret.value
+        first = lines[v.lineno - 1].encode()
+        last = lines[v.end_lineno - 1].encode()
+        head = first[:v.col_offset].decode()
+        tail = last[v.end_col_offset:].decode()
+        inner = ast.get_source_segment(text, v)
+        lines[v.lineno - 1:v.end_lineno] = [
+            f"{head}_sg.as_arguments({inner}, {args}, {multiple}, {with_value}){tail}"]
+    return "".join(lines)
+
+
+def _own_nodes(fn):
+    """The nodes of ``fn``'s body, not of the defs and lambdas in it."""
+    todo = list(fn.body)
+    while todo:
+        n = todo.pop()
+        yield n
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(n))
 
 
 # The default of a tangent parameter after defaulted arguments (forward mode): a call

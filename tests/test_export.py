@@ -130,3 +130,69 @@ def test_the_exported_function_is_named_grad_and_the_name(tmp_path, capsys):
     out = tmp_path / "trailing_grad.py"
     assert main(["export", f"{src}:id_", "-o", str(out)]) == 0
     assert "def grad_id_(x):" in out.read_text()
+
+
+_TUPLES = '''\
+import numpy as np
+
+
+def fit(params, x, y):
+    slope, offset = params
+    return np.sum(np.sqrt(1 + (y - slope * x - offset) ** 2) - 1)
+
+
+def layers(ws, x):
+    (W1, b1), (W2, b2) = ws
+    return np.sum(np.tanh(x @ W1 + b1) @ W2 + b2)
+'''
+
+
+def _structure(value):
+    if isinstance(value, (list, tuple, dict)):
+        items = value.values() if isinstance(value, dict) else value
+        return type(value).__name__, [_structure(v) for v in items]
+    return "leaf"
+
+
+@pytest.mark.parametrize("function, mode, wrt", [
+    ("fit", "grad", None), ("fit", "value_and_grad", None), ("fit", "grad", "params,x"),
+    ("layers", "grad", None), ("layers", "value_and_grad", "0,1"),
+])
+def test_exported_gradients_of_tuples_are_tuples(function, mode, wrt, tmp_path, capsys):
+    """(hunt 9: a tuple argument's exported gradient was a list; sg.grad's is a tuple.)"""
+    import importlib.util
+
+    src = tmp_path / "tuples.py"
+    src.write_text(_TUPLES)
+    out = tmp_path / "tuples_grad.py"
+    argv = ["export", f"{src}:{function}", "-o", str(out), "--mode",
+            "reverse" if mode == "grad" else mode]
+    assert main(argv + (["--wrt", wrt] if wrt else [])) == 0
+    loaded = []
+    for name, path in (("tuples", src), ("tuples_grad", out)):
+        spec = importlib.util.spec_from_file_location(f"{name}_{function}_{mode}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        loaded.append(module)
+    user, exported = loaded
+    x, y = np.array([0.0, 0.5, 1.0]), np.array([0.1, 0.6, 1.4])
+    args = {"fit": ((1.1, 0.2), x, y),
+            "layers": (((RNG.normal(size=(3, 2)), RNG.normal(size=2)),
+                        (RNG.normal(size=(2, 1)), RNG.normal(size=1))), RNG.normal(size=(4, 3)))}
+    fn = getattr(user, function)
+    wrt_arg = {} if wrt is None else {"wrt": tuple(int(w) if w.isdigit() else w
+                                                   for w in wrt.split(","))}
+    if len(wrt_arg.get("wrt", ())) == 1:
+        wrt_arg["wrt"] = wrt_arg["wrt"][0]
+    maker = sg.value_and_grad if mode == "value_and_grad" else sg.grad
+    want = maker(fn, **wrt_arg)(*args[function])
+    got = getattr(exported, f"{mode}_{function}")(*args[function])
+    assert _structure(got) == _structure(want)
+    for g, w in zip(_leaves(got), _leaves(want)):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+def _leaves(value):
+    if isinstance(value, (list, tuple)):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]

@@ -22,7 +22,7 @@ __all__ = [
     "check_item_read", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "field", "field_grad",
     "field_index", "new_object", "set_attributes", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "updated_in_place",
-    "value_copy", "check_field",
+    "value_copy", "check_field", "as_arguments",
 ]
 
 
@@ -876,4 +876,25 @@ def stored_grad(grad, base):
     booleans (the store casts: piecewise constant, as ``astype(int)``)."""
     if isinstance(base, np.ndarray) and base.dtype.kind in "biu":
         return np.zeros(np.shape(grad))
+    return grad
+
+
+def as_arguments(out, args, multiple, with_value):
+    """What an exported gradient returns, its gradients in the structure of the arguments
+    they are of: a tuple's adjoint is computed as a list, ``sg.grad`` gives a tuple."""
+    if with_value:
+        value, grads = out
+        return value, as_arguments(grads, args, multiple, False)
+    if multiple:
+        return tuple([_like_argument(g, a) for g, a in zip(out, args)])
+    return _like_argument(out, args[0])
+
+
+def _like_argument(grad, value):
+    if type(value) is tuple and isinstance(grad, (list, tuple)) and len(grad) == len(value):
+        return tuple([_like_argument(g, v) for g, v in zip(grad, value)])
+    if type(value) is list and isinstance(grad, (list, tuple)) and len(grad) == len(value):
+        return [_like_argument(g, v) for g, v in zip(grad, value)]
+    if type(value) is dict and type(grad) is dict:
+        return {k: _like_argument(g, value.get(k)) for k, g in grad.items()}
     return grad
