@@ -164,17 +164,10 @@ def rows_unpacked_then_updated(x):
     return np.sum(a * a) + np.sum(c * c)
 
 
-def view_by_a_basic_index(x):
-    a = x * 2.0
-    r = a[1:3]
-    r *= 3.0        # a changes too
-    return np.sum(a * a)
-
-
 @pytest.mark.parametrize("f", [view_before_update, copy_of_the_name_in_a_loop,
                                shared_on_one_branch, kept_in_a_list,
                                passed_to_a_helper_that_keeps_it, item_of_a_kept_tuple,
-                               view_by_a_basic_index, rows_unpacked_then_updated],
+                               rows_unpacked_then_updated],
                          ids=lambda f: f.__name__)
 def test_an_update_another_name_may_see_is_still_refused(f):
     """NumPy updates the other name's array too: rebinding would be a wrong gradient

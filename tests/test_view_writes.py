@@ -140,3 +140,100 @@ def test_a_view_written_in_a_loop_stays_refused():
     # (Read again on the next trip after the write: not modelled, refused, not guessed.)
     with pytest.raises(sg.CompileError, match="shared"):
         sg.grad(written_in_a_loop)(X0.copy())
+
+
+# -- ``w *= 3`` of a view: a write of all of it, ``w[...] = w * 3``, into the array.
+
+def column_updated(x):
+    y = np.outer(x, x[:2])
+    col = y[:, 0]
+    col += 1.0
+    col *= x
+    return np.sum(y ** 2)
+
+
+def rows_updated_in_a_loop(x):
+    y = np.outer(x[:2], x) * 2.0
+    for k in range(2):
+        row = y[k, :]  # (a new view each trip, updated once)
+        row *= x[k] + 1.0
+    return np.sum(np.sin(y))
+
+
+def transposed_and_block_updated(x):
+    y = np.sin(np.reshape(x, (2, 2)))
+    t = y.T
+    t *= 2.0
+    b = y[:1, ...]
+    b -= x[:2] ** 2
+    return np.sum(y * np.reshape(x, (2, 2)))
+
+
+def _bump(u, a):
+    u += a
+
+
+def helper_updates_a_slice(x):
+    y = np.outer(x, x)
+    _bump(y[:, 1], x * 3.0)  # (its `u` is a view of the caller's array)
+    return np.sum(y ** 2)
+
+
+def updated_then_read(x):
+    v = np.cos(x)
+    w = v[1:]
+    w /= 2.0
+    w -= x[:3]
+    return np.sum(v ** 2) + np.sum(w * x[1:])
+
+
+@pytest.mark.parametrize("f", [column_updated, rows_updated_in_a_loop,
+                               transposed_and_block_updated, helper_updates_a_slice,
+                               updated_then_read])
+def test_an_update_in_place_of_a_view_every_form(f):
+    """(Refused before: "in-place update `col += ...` of an array that another variable
+    may share"; hunt 9's pit_view_write.)"""
+    assert np.all(np.isfinite(sg.grad(f)(X0.copy())))
+    assert_every_form(f, X0.copy(), nonzero=True)
+
+
+def item_of_a_vector_updated(x):
+    v = x * 1.0
+    r = v[1]  # a number: ``r *= 3`` binds a new one, v is unchanged
+    r *= 3.0
+    return np.sum(v ** 2) + r
+
+
+def test_an_update_of_an_item_of_a_vector_binds_a_number():
+    check_grads(item_of_a_vector_updated, (X0.copy(),), order=2)
+
+
+def row_of_a_matrix_updated(x):
+    y = np.outer(x, x)
+    row = y[1]  # a view here, a number for a vector: not known when compiling
+    row *= 3.0
+    return np.sum(y ** 2)
+
+
+def view_updated_in_a_loop(x):
+    y = np.outer(x, x)
+    col = y[:, 0]
+    for k in range(3):
+        col += x * k  # (read again on the next trip)
+    return np.sum(y ** 2)
+
+
+def view_read_between_updates(x):
+    y = np.outer(x, x)
+    col = y[:, 0]
+    col += 1.0
+    s = np.sum(col ** 3)  # the backward pass would read col after the next update
+    col /= 2.0
+    return np.sum(y ** 2) + s
+
+
+@pytest.mark.parametrize("f", [row_of_a_matrix_updated, view_updated_in_a_loop,
+                               view_read_between_updates])
+def test_updates_of_views_not_modelled_stay_refused(f):
+    with pytest.raises(sg.CompileError, match="share"):
+        sg.grad(f)(X0.copy())

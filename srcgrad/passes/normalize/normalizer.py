@@ -545,6 +545,16 @@ class Normalizer:
                     self.changed = True
                     return [first, s]
                 return [s]
+            if inplace and views.array_view(self, target.id):
+                # ``w *= 3`` of a view ``w = v[:, 0]``: a write of all of ``w``, which the
+                # next round writes into ``v`` (views.py).
+                self.changed = True
+                whole = anno.like(T.assign(gast.Subscript(T.name(target.id), T.const(Ellipsis),
+                                                          gast.Store()), value), s)
+                whole.sg_inplace = True
+                whole.sg_call = getattr(s, "sg_call", None) or \
+                    f"{self._spelling(target, s)} {OP_SYMBOLS.get(type(value.op), '+')}= ..."
+                return [whole]
             out = []
             self.changed = True
             o = anno.origin(s)

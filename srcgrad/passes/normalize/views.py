@@ -35,6 +35,8 @@ def view_bindings(body, scope):
     binding of which in ``body`` is that one view expression."""
     seen = {}
     for s in walk_stmts(body):
+        if getattr(s, "sg_inplace", False) and isinstance(s.targets[0], gast.Name):
+            continue  # (``w *= 3``: in place on an array, ``array_view`` below)
         for n in bound_names(s):
             seen.setdefault(n, []).append(
                 s.value if isinstance(s, gast.Assign) and len(s.targets) == 1
@@ -70,6 +72,21 @@ def _written_through(norm, name):
     if found is None or found[0] in norm.ctx.containers:
         return None  # (an item of a list is no view: refused as shared)
     return found
+
+
+def array_view(norm, name):
+    """Is ``name`` known as a view (above) that is an array whenever the array it views is
+    one: a slice, ``.T``, ``.ravel()``..., not an item (``v[1]`` of a vector is a number,
+    which ``w *= 3`` rebinds)?"""
+    found = _written_through(norm, name)
+    if found is None:
+        return False
+    view = found[1]
+    if isinstance(view, gast.Subscript):
+        parts = view.slice.elts if isinstance(view.slice, gast.Tuple) else [view.slice]
+        return any(isinstance(p, gast.Slice) or isinstance(p, gast.Constant)
+                   and (p.value is None or p.value is Ellipsis) for p in parts)
+    return True
 
 
 def through_view(norm, s, target):
@@ -113,11 +130,13 @@ def through_view(norm, s, target):
 
 def rename_reads(stmts, old, new):
     """Read ``new`` for ``old`` in ``stmts`` (the rest of a block), up to the first
-    statement that binds ``old`` again (reads past it keep ``old``)."""
+    statement that binds ``old`` again (reads past it keep ``old``); an update in place
+    of ``old`` is of ``new`` too."""
     for s in stmts:
-        if any(isinstance(n, gast.Name) and n.id == old and not isinstance(n.ctx, gast.Load)
-               for n in gast.walk(s)):
-            return
+        in_place = getattr(s, "sg_inplace", False) and isinstance(s.targets[0], gast.Name)
+        if not in_place and any(isinstance(n, gast.Name) and n.id == old
+                                and not isinstance(n.ctx, gast.Load) for n in gast.walk(s)):
+            return  # (``w *= 3`` updates the one array: its name follows, ``view_bindings``)
         for n in gast.walk(s):
             if isinstance(n, gast.Name) and n.id == old:
                 n.id = new
