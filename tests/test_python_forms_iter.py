@@ -519,3 +519,36 @@ def test_defaults_computed_where_a_def_runs_are_refused(f):
     with pytest.raises(sg.CompileError, match="is computed from local variables when it is "
                        "defined"):
         sg.grad(f)(X)
+
+
+# -- ``zip(*rows)`` in a loop, the rows written out in the code ---------------------------
+
+def zip_of_spread_rows(x):
+    rows = [x[:3] * 2.0, np.sin(x[1:]), x[:3] ** 2]
+    total = 0.0
+    for a, b, c in zip(*rows):
+        total = total + a * b - c
+    return total
+
+
+def zip_of_spread_rows_comprehension(x):
+    # (the same math as a generator over the columns, one row given on its own)
+    rows = (np.sin(x[1:]), x[:3] ** 2)
+    return sum(a * b - c for a, b, c in zip(x[:3] * 2.0, *rows))
+
+
+@pytest.mark.parametrize("f", [zip_of_spread_rows, zip_of_spread_rows_comprehension])
+def test_zip_of_spread_rows(f):
+    # (Refused before: "Starred expression on differentiable values is not supported".)
+    check_every_form(f)
+
+
+def zip_of_rows_made_in_a_loop(x, m):
+    rows = [np.tanh(r * x[:2]) for r in m]  # (as many rows as m has: not known when compiling)
+    return sum(a * b for a, b in zip(*rows))
+
+
+def test_zip_of_rows_not_written_out_is_refused():
+    with pytest.raises(sg.CompileError, match=r"zip\(\*rows\)`: srcgrad cannot tell when "
+                                              "compiling how many items `rows` holds"):
+        sg.grad(zip_of_rows_made_in_a_loop)(X, np.ones((2, 2)))
