@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-from srcgrad.testing import check_grads
 from tape_forms import assert_forms_agree, fd_jacobian
 
 pytestmark = pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated")
@@ -357,7 +356,7 @@ def diagonal_of_an_updated_array(x):
 @pytest.mark.parametrize("f", [split_piece_updated, atleast_result_updated,
                                diagonal_of_an_updated_array], ids=lambda f: f.__name__)
 def test_updates_through_views_are_refused(f):
-    with pytest.raises(sg.CompileError, match="another variable may share"):
+    with pytest.raises(sg.CompileError, match="another variable may share|may be shared"):
         sg.grad(f)(np.array([0.3, -0.7, 1.1]))
 
 
