@@ -237,7 +237,7 @@ def rows_of_a_slice(x):
     return np.sum(K ** 2)
 
 
-def a_column_written(x):  # (hunt 9's second program: M[2, 1], refused as before)
+def a_column_written(x):  # (hunt 9's second program: M[2, 1])
     M = np.zeros((3, 3))
     M[:, 1][2] = x[1]
     return np.sum(M @ M + M)
@@ -304,8 +304,6 @@ def a_row_kept(x):
 
 
 @pytest.mark.parametrize("f, message", [
-    (rows_of_a_slice, r"`K\[1:3\]\[0\] = \.\.\.` writes through `K\[1:3\]`: .* not a slice"),
-    (a_column_written, r"`M\[:, 1\]\[2\] = \.\.\.` writes through `M\[:, 1\]`"),
     (an_item_of_a_dict, r"`d\['w'\]\[0\] = \.\.\.` writes through `d\['w'\]`.* a key"),
     (rows_of_a_list, r"`K\[\[0, 1\]\]\[0\] = \.\.\.` writes through `\[\[0, 1\]\]` of an array.*list"),
     (rows_of_an_index_array, r"`K\[idx\]\[0\] = \.\.\.` writes through .*ndarray"),
@@ -322,3 +320,39 @@ def test_what_is_not_the_indexed_write_is_refused_naming_the_line(f, message):
         sg.grad(f)(X.copy())
     with pytest.raises(sg.CompileError, match=message):
         sg.jvp(f, (X.copy(),), (np.ones(3),))
+
+
+# -- a chained write through a view (a slice before the last index): the write into the
+# -- view, named, which views.py writes into the array (refused before, "not a slice").
+
+def a_column_in_a_loop(x):
+    M = np.zeros((3, 3))
+    for j in range(3):
+        M[:, j][j] = x[j] * x[(j + 1) % 3]
+    return np.sum(M @ M + np.sin(M))
+
+
+def a_block_then_an_item(x):
+    T = np.ones((2, 3, 3))
+    T[1][1:, :2][0, 1] = np.tanh(x[0] + x[2])  # T[1, 1, 1]
+    T[0, :, ::2][2] = x[:2] ** 2               # T[0, 2, ::2]
+    return np.sum(T * np.arange(18.0).reshape(2, 3, 3)) + np.sum(T ** 3)
+
+
+@pytest.mark.parametrize("f", [rows_of_a_slice, a_column_written, a_column_in_a_loop,
+                               a_block_then_an_item])
+def test_a_chained_write_through_a_view_every_form(f):
+    assert_every_form(f, X, nonzero=True)
+
+
+def fancy_rows_then_a_slice(x):
+    K = np.zeros((3, 3))
+    i = [0, 1]
+    K[i][:, 0] = x[:2]  # (a copy: Python's write is lost)
+    return np.sum(K ** 2) + np.sum(x)
+
+
+def test_a_chained_write_into_a_copy_stays_refused():
+    with pytest.raises(sg.CompileError, match=r"`K\[i\]\[:, 0\] = \.\.\.` writes through "
+                                              r"`\[\[0, 1\]\]`"):
+        sg.grad(fancy_rows_then_a_slice)(X.copy())

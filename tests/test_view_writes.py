@@ -237,3 +237,30 @@ def view_read_between_updates(x):
 def test_updates_of_views_not_modelled_stay_refused(f):
     with pytest.raises(sg.CompileError, match="share"):
         sg.grad(f)(X0.copy())
+
+
+# -- ``u = v[[0, 2]]`` is a copy (advanced indexing), also once its index is named
+
+def written_then_fancy_copy_written(x):
+    v = np.exp(x)
+    w = np.asarray(v)  # v itself
+    w[1] = 0.0
+    u = v[[0, 2]]  # a copy: the write below leaves v alone
+    u[0] = 100.0 * x[3]
+    return np.sum(v) + np.sum(u * x[:2])
+
+
+def fancy_copy_by_a_named_list(x):
+    v = np.sin(x)
+    idx = [3, 1]
+    u = v[idx]
+    u *= 2.0
+    v[0] = x[2] ** 2
+    return np.sum(v * x) + np.sum(u)
+
+
+@pytest.mark.parametrize("f", [written_then_fancy_copy_written, fancy_copy_by_a_named_list])
+def test_a_read_by_a_list_of_indices_is_a_copy(f):
+    # (Refused before: "writing into `v[...]`, whose array may be shared"; hunt 9's
+    # alias_asarray_same.)
+    assert_every_form(f, X0.copy(), nonzero=True)

@@ -40,6 +40,7 @@ def shared_names(body, scope):
     moved, not shared.
     """
     loads = _load_counts(body)
+    lists = _list_names(body)
     shared = set()
     moves = []  # (a name, the name it is copied into)
     transient = _transient_views(body, loads, scope)
@@ -50,7 +51,7 @@ def shared_names(body, scope):
             continue
         if not getattr(s, "sg_inplace", False) and id(s) not in transient and id(s) not in items:
             for target, part in _bindings(s):
-                shared |= _shared_by(target, part, loads, scope)
+                shared |= _shared_by(target, part, loads, scope, lists)
                 if isinstance(part, gast.Name) and part.id != target:
                     moves.append((part.id, target))
         for n in _walk_value(s):
@@ -414,10 +415,28 @@ def _bindings(s):
     return pairs
 
 
-def _shared_by(target, value, loads, scope):
+def _list_names(body):
+    """Names every binding of which in ``body`` is a list display or comprehension (an
+    index ``u_t = [0, 2]`` the normalizer named): ``a[u_t]`` is a copy of ``a``'s items."""
+    values = {}
+    for s in walk_stmts(body):
+        for target, value in _bindings(s) if isinstance(s, gast.Assign) else ():
+            values.setdefault(target, []).append(value)
+        if isinstance(s, gast.For):  # (bound to items, never a display)
+            for n in T.walk(s.target):
+                if isinstance(n, gast.Name):
+                    values.setdefault(n.id, []).append(None)
+    return {name for name, vs in values.items()
+            if all(isinstance(v, (gast.List, gast.ListComp)) for v in vs)}
+
+
+def _shared_by(target, value, loads, scope, lists=frozenset()):
     """The names that binding ``target`` to ``value`` may make share one array."""
     if value is None:
         return {target}  # an item of something unpacked: may be anyone's array
+    if isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Name) \
+            and value.slice.id in lists:
+        return set()  # (``a[u_t]``, ``u_t`` a list: advanced indexing makes a new array)
     sources = _shared_sources(value, scope)
     if isinstance(value, gast.Name) and (loads.get(value.id) == 1 or value.id == target):
         return set()  # the only read of the name: moved, not shared; ``a = a``: nothing

@@ -104,6 +104,7 @@ class Normalizer:
         self.shared_with_defs = set()
         self.objects_pending = False
         self.maybe_records = set()  # results of calls inlined this round that may be records
+        self.spelled = {}  # a name made for a view the user indexed -> the user's spelling
 
     # -- driver --------------------------------------------------------------
     def run(self, fn, wrt):
@@ -602,13 +603,30 @@ class Normalizer:
             if merged is not None:
                 self.changed = True
                 return merged
+            if isinstance(base, gast.Subscript) and isinstance(written, gast.Name) \
+                    and written.id not in self.ctx.containers \
+                    and not any(isinstance(n, gast.Call) or isinstance(n, gast.Constant)
+                                and isinstance(n.value, str) for n in T.walk(base)):
+                # ``M[:, 1][2] = v``: the write into the view ``M[:, 1]``, named, which the
+                # next rounds write into ``M`` (views.py; refused when it runs where the
+                # view is a copy, ``M[[0, 1]][0]``, as Python writes into the copy alone).
+                self.changed = True
+                view = self.ctx.namer.fresh(f"{written.id}_view")
+                self.spelled[view] = self._spelling(base, s)  # (named so in messages)
+                bind = anno.like(T.assign(view, base), s)
+                store = anno.like(T.assign(gast.Subscript(T.name(view), target.slice,
+                                                          gast.Store()), value), s)
+                store.sg_inplace = getattr(s, "sg_inplace", False)
+                store.sg_call = getattr(s, "sg_call", None) or f"{self._spelling(target, s)} = ..."
+                return [bind, store]
             if isinstance(base, gast.Subscript) and isinstance(written, gast.Name):
                 name = self._spelling(written, s)
                 raise self.ctx.error(
                     f"`{self._spelling(target, s)} = ...` writes through "
                     f"`{self._spelling(base, s)}`: srcgrad merges a chained write into one "
                     f"write into `{name}` only where the indices before the last are integers "
-                    "(`K[i][j] = v` is `K[i, j] = v`), not a slice, an index array or a key",
+                    "(`K[i][j] = v` is `K[i, j] = v`) or make a view (`M[:, 1][2] = v`), not "
+                    "where they hold a key or a call",
                     s, f"index `{name}` at once, with one subscript (`{name}[i, j] = v`)")
             if not isinstance(base, gast.Name):
                 raise self.ctx.error("writing a differentiable value into "
@@ -786,6 +804,8 @@ class Normalizer:
     def _spelling(self, node, stmt):
         """``node`` as the user wrote it (inlined code has renamed variables)."""
         text = gast.unparse(node).strip()
+        if isinstance(node, gast.Name) and node.id in self.spelled:
+            return self.spelled[node.id]
         o = anno.origin(stmt)
         if o is None or text in o.text:
             return text
