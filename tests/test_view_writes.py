@@ -264,3 +264,16 @@ def test_a_read_by_a_list_of_indices_is_a_copy(f):
     # (Refused before: "writing into `v[...]`, whose array may be shared"; hunt 9's
     # alias_asarray_same.)
     assert_every_form(f, X0.copy(), nonzero=True)
+
+
+def view_copied_then_array_written(x):
+    a = np.sin(x)
+    b = a[1:]
+    c = b.copy()  # (its derivative needs no value of b: the write below may follow)
+    a[1] = 5.0 * x[0]
+    return np.sum(c * x[1:]) + np.sum(a ** 2)
+
+
+def test_a_view_read_only_by_a_copy_before_a_write():
+    # (Refused before: ``b.copy()`` was taken for a read whose derivative needs ``b``.)
+    assert_every_form(view_copied_then_array_written, X0.copy(), nonzero=True)

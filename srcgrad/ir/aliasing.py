@@ -368,6 +368,9 @@ def _reads_no_value(stmt, name):
                 and n.func.attr in ("copy_slot", "copy") and len(n.args) == 1:
             ok |= {id(n.args[0])}  # (``_sg.copy_slot(t)``, ``np.copy(t)``: a copy)
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                and n.func.attr == "copy" and not n.args and not n.keywords:
+            ok |= {id(n.func.value)}  # (``t.copy()``)
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
                 and n.func.attr == "view_places":
             ok |= {id(a) for a in n.args}  # (where a view's items are: no value read)
         if isinstance(n, gast.BinOp) and isinstance(n.op, (gast.Add, gast.Sub)):
