@@ -277,3 +277,19 @@ def view_copied_then_array_written(x):
 def test_a_view_read_only_by_a_copy_before_a_write():
     # (Refused before: ``b.copy()`` was taken for a read whose derivative needs ``b``.)
     assert_every_form(view_copied_then_array_written, X0.copy(), nonzero=True)
+
+
+def input_updated_through_a_view(x):
+    a = np.asarray(x)  # x itself
+    a += 1.0
+    return np.sum(x * x)
+
+
+def test_second_order_of_a_write_into_an_input_names_the_users_line():
+    # (First order: a write of all of the view into ``x``. Differentiated again it is
+    # refused, and the message named ``a0``, the derivative's name for ``x``.)
+    check_grads(input_updated_through_a_view, (X0.copy(),), order=1)
+    with pytest.raises(sg.CompileError, match=r"`a \+= 1\.0` writes into an array that may "
+                                              r"be shared .* first derivative's code") as e:
+        sg.hvp(input_updated_through_a_view)(X0.copy(), np.ones(4))
+    assert "a0" not in str(e.value) and "test_view_writes.py:" in str(e.value)

@@ -651,10 +651,18 @@ class Normalizer:
                 if _derivative_code(self.ctx.src.filename):
                     # (Differentiating a first derivative's code: the write is the user's,
                     # the sharing the first derivative's, which a copy does not undo.)
+                    o = anno.origin(s)
+                    if o is not None and o.text and \
+                            not re.search(rf"\b{re.escape(name)}\b", o.text):
+                        # (``name`` is the derivative's, an argument bound to the user's
+                        # parameter, ``a0``: the user's line names the write.)
+                        what, built = f"`{o.text.strip()}` writes into an array that", "the array"
+                    else:
+                        what, built = f"writing into `{name}[...]`, whose array", f"`{name}`"
                     error = self.ctx.error(
-                        f"writing into `{name}[...]`, whose array may be shared with another "
-                        "variable in a first derivative's code, is not differentiated again",
-                        s, f"for second derivatives, build `{name}` without writing into it "
+                        f"{what} may be shared with another variable in a first derivative's "
+                        "code, and is not differentiated again", s,
+                        f"for second derivatives, build {built} without writing into it "
                         "(np.concatenate, np.where, or a list then np.stack)")
                     error.sg_in_derivative = True  # (sg.jvp names forward mode's instead)
                     raise error
