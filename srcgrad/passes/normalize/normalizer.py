@@ -605,8 +605,9 @@ class Normalizer:
                 return merged
             if isinstance(base, gast.Subscript) and isinstance(written, gast.Name) \
                     and written.id not in self.ctx.containers \
-                    and not any(isinstance(n, gast.Call) or isinstance(n, gast.Constant)
-                                and isinstance(n.value, str) for n in T.walk(base)):
+                    and views.view_base(base, self.scope) == written.id \
+                    and not any(isinstance(n, gast.Constant) and isinstance(n.value, str)
+                                for n in T.walk(base)):  # (``d["w"][0]``: a key, refused)
                 # ``M[:, 1][2] = v``: the write into the view ``M[:, 1]``, named, which the
                 # next rounds write into ``M`` (views.py; refused when it runs where the
                 # view is a copy, ``M[[0, 1]][0]``, as Python writes into the copy alone).
@@ -1147,7 +1148,7 @@ class Normalizer:
         A sequence named in ``rebound`` is read through a copy of the name."""
         fn = self.scope.value(it.func) if isinstance(it, gast.Call) else MISSING
         if fn is builtins.zip and any(isinstance(a, gast.Starred) for a in it.args):
-            it = self._spread_zip(it)
+            it = calls.spread(self, it, out)  # (``zip(*rows)``: where the code shows how many)
         if fn is builtins.zip and it.args and not it.keywords:
             parts = [self._indexed(a, index, out, hint, rebound) for a in it.args]
             return [n for p in parts for n in p[0]], gast.Tuple([p[1] for p in parts], gast.Load())
@@ -1171,22 +1172,6 @@ class Normalizer:
         if isinstance(seq, gast.Name) and seq.id in rebound:
             seq = T.name(self.expr(seq, out, self.ctx.namer.fresh(f"{seq.id}_iterated")))
         return [T.expr("len(s)", s=seq)], gast.Subscript(seq, copy.deepcopy(index), gast.Load())
-
-    def _spread_zip(self, it):
-        """``zip(*rows)`` as ``zip(rows[0], rows[1], ...)`` where the code shows how many
-        items ``rows`` holds (``structure.py``)."""
-        args = []
-        for a in it.args:
-            items = self.facts.items(a.value) if isinstance(a, gast.Starred) else [a]
-            if items is None:
-                rows = gast.unparse(a.value).strip()
-                raise self.ctx.error(
-                    f"`zip(*{rows})`: srcgrad cannot tell when compiling how many items "
-                    f"`{rows}` holds", self.cur,
-                    f"write the rows out (`zip({rows}[0], {rows}[1])`), or build `{rows}` as "
-                    "a list display or a comprehension over a constant range")
-            args += [T.clone(e) for e in items]
-        return anno.like(gast.Call(it.func, args, list(it.keywords)), it)
 
     def _mapped_function(self, func, out, rebound):
         """The function ``map(func, ...)`` calls, as a name the loop does not rebind."""

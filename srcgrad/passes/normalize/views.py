@@ -44,7 +44,7 @@ def view_bindings(body, scope):
     out = {}
     for name, values in seen.items():
         first = values[0]
-        base = _view_base(first, scope) if first is not None else None
+        base = view_base(first, scope) if first is not None else None
         if base is None or base == name:
             continue
         if all(v is not None and gast.dump(v) == gast.dump(first) for v in values[1:]):
@@ -153,7 +153,7 @@ def _as_expr(index):
     return T.clone(index)
 
 
-def _view_base(value, scope):
+def view_base(value, scope):
     """The name ``value`` is a view of, where it is a chain of subscripts, view
     attributes and view methods or functions down to a name; else None."""
     node = value
