@@ -537,10 +537,43 @@ def zip_of_spread_rows_comprehension(x):
     return sum(a * b - c for a, b, c in zip(x[:3] * 2.0, *rows))
 
 
-@pytest.mark.parametrize("f", [zip_of_spread_rows, zip_of_spread_rows_comprehension])
+def _two_rows(x):
+    return x[:3] * 2.0, np.sin(x[1:])
+
+
+def zip_of_rows_a_helper_returns(x):
+    rows = _two_rows(x)  # (its items known once the helper is inlined)
+    return sum(a * b for a, b in zip(*rows))
+
+
+def _total(*xs):
+    out = 0.0
+    for v in xs:
+        out = out + np.sum(v ** 2)
+    return out
+
+
+def star_args_of_rows_a_helper_returns(x):
+    rows = _two_rows(x)
+    return _total(*rows)
+
+
+@pytest.mark.parametrize("f", [zip_of_spread_rows, zip_of_spread_rows_comprehension,
+                               zip_of_rows_a_helper_returns,
+                               star_args_of_rows_a_helper_returns])
 def test_zip_of_spread_rows(f):
-    # (Refused before: "Starred expression on differentiable values is not supported".)
+    # (Refused before: "Starred expression on differentiable values is not supported";
+    # rows a helper returns: "cannot tell when compiling how many items `rows` holds".)
     check_every_form(f)
+
+
+def zip_of_float_pairs(a, b):
+    pairs = [a * 2.0, b + 1.0]
+    return sum(u * v for u, v in zip(*[pairs, pairs]))
+
+
+def test_zip_of_spread_rows_of_python_floats():
+    check_every_form(zip_of_float_pairs, (0.7, -0.3))
 
 
 def zip_of_rows_made_in_a_loop(x, m):

@@ -621,6 +621,11 @@ def spread(norm, node, out):
                                 for b in node.args[at + 1:])
             count = None if later_unknown else \
                 _arity(norm, node, len(args), _count_after(norm, node.args[at + 1:]))
+            if count is None and norm.changed and getattr(norm.cur, "sg_waits", 0) < _WAITS:
+                # Maybe bound by a call inlined in this round (``rows = pair(p)``): its
+                # items are known in the next.
+                norm.cur.sg_waits = getattr(norm.cur, "sg_waits", 0) + 1
+                raise NotYet
             if count is None:
                 text = gast.unparse(a).strip()
                 raise norm.ctx.error(
