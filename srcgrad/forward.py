@@ -27,6 +27,7 @@ import numpy as np
 from . import trees
 from .api import grad
 from .compiler import codegen
+from .runtime.strong import all_finite
 
 __all__ = ["jvp", "hvp", "hessian", "ForwardAccumulator"]
 
@@ -84,7 +85,28 @@ def _forward(f, args, wrt, refusals=None):
     """The forward-mode code of ``f`` along its arguments ``wrt`` (indices) for these
     kinds of arguments, called ``code(*args, *tangents)``; or None where forward mode
     does not apply (trees, complex values, a primitive without a tangent rule): then the
-    transposition computes the same. ``refusals``: gets forward mode's CompileError."""
+    transposition computes the same. ``refusals``: gets forward mode's CompileError.
+
+    ``f`` a gradient (``sg.hvp``, ``jvp`` of ``sg.grad(g)``): where the gradient or its
+    tangent comes out non-finite, both are computed again over the gradient's code with
+    strong zeros (runtime/strong.py), as ``sg.grad`` computes a gradient again."""
+    code = _forward_code(f, args, wrt, refusals)
+    compiled = getattr(f, "__srcgrad_compiled__", None)
+    if code is None or compiled is None:
+        return code
+
+    def run(*given):
+        value, tangent = code(*given)
+        if not (all_finite(tangent) and all_finite(value)) and \
+                compiled.generic_entry(list(args)).rerunnable:
+            strong = _forward_code(f, args, wrt, strong=True)
+            if strong is not None:
+                value, tangent = strong(*given)
+        return value, tangent
+    return run
+
+
+def _forward_code(f, args, wrt, refusals=None, strong=False):
     if any(trees.is_tree(a) or np.iscomplexobj(a) for a in args):
         return None
     from .api import _python_function
@@ -104,7 +126,7 @@ def _forward(f, args, wrt, refusals=None):
     call.apply_defaults()
     rest = tuple(call.args[len(bound) + len(args):])
     keywords = dict(call.kwargs)
-    key = (tuple(wrt), len(rest), tuple(keywords)) + tuple(
+    key = (tuple(wrt), len(rest), tuple(keywords), strong) + tuple(
         map(_kind, bound + tuple(args) + rest + tuple(keywords.values())))
     try:
         per_fn = _FORWARD.setdefault(code, {})
@@ -114,7 +136,7 @@ def _forward(f, args, wrt, refusals=None):
     if entry is False or entry is not None and not entry.guards.valid():
         try:
             entry = compile_tangent(code, [len(bound) + i for i in wrt],
-                                    list(bound + tuple(args) + rest))
+                                    list(bound + tuple(args) + rest), strong)
         except CompileError as e:
             if _final(e):
                 raise
@@ -258,7 +280,8 @@ def hessian(f):
     argument (an array or a float), shaped ``x.shape + x.shape``: the Jacobian of
     ``f``'s gradient, in one backward pass over the gradient's code seeded with every
     row of the identity at once (``GradientTape.jacobian``); where that code cannot be
-    differentiated again, one Hessian-vector product (``hvp``) per element."""
+    differentiated again, or where it is not finite, one Hessian-vector product
+    (``hvp``) per element."""
     try:
         gradient = _gradient_of(f)
     except TypeError:  # (unhashable)
@@ -275,7 +298,11 @@ def hessian(f):
                             f"{np.asarray(x).dtype}; pass e.g. 3.0 instead of 3")
         if kind == "f":
             try:
-                return _jacobian_of_gradient(gradient, x, rest)
+                rows = _jacobian_of_gradient(gradient, x, rest)
+                if all_finite(rows):
+                    return rows
+                # (Maybe a masked inf or NaN: by columns, each product computed again
+                # with strong zeros where it is not finite, runtime/strong.py.)
             except CompileError:
                 pass  # (the gradient's code outside the compiler's language: by columns)
         columns = []

@@ -479,13 +479,17 @@ class Compiled:
         compiled.keep = wrapper  # (held weakly by the Compiled)
         return compiled, positions
 
-    def generic(self, sample=None):
+    def generic(self, sample=None, strong=False):
         """The generated function for code that calls this gradient (higher order).
 
         ``sample`` holds the objects among the arguments, None for values only
         known at run time; the code is specialised on the objects' classes.
+        ``strong``: the code with strong zeros (runtime/strong.py).
         """
-        key = ("generic",) + tuple(_kind(v) for v in sample or ())
+        return self.generic_entry(sample, strong).fn
+
+    def generic_entry(self, sample=None, strong=False):
+        key = ("generic", strong) + tuple(_kind(v) for v in sample or ())
         fn = self.f
         if fn is not None and self._changed(fn):
             self._read_signature(fn)
@@ -494,9 +498,9 @@ class Compiled:
             self.entries.move_to_end(key)
         else:
             entry = compile_gradient(fn, self.wrt, self.mode, sample=sample,
-                                     as_tuple=self.multiple, inplace=False)
+                                     as_tuple=self.multiple, inplace=False, strong=strong)
             remember(self.entries, key, entry)
-        return entry.fn
+        return entry
 
     def generic_text(self):
         return compile_gradient(self.f, self.wrt, self.mode, as_tuple=self.multiple).text

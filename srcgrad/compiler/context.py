@@ -33,6 +33,9 @@ class Context:
     def __init__(self, src, guards):
         self.src = src
         self.guards = guards
+        # Code with strong zeros (runtime/strong.py): a gradient it calls (higher order)
+        # is inlined as its code with strong zeros too.
+        self.strong = False
         taken = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
         self._own_names = frozenset(taken)
         taken |= set(dir(builtins)) | set(src.globals) | {"_sg", "_"}

@@ -147,14 +147,16 @@ def _complex(value):
         or isinstance(value, np.ndarray) and np.iscomplexobj(value)
 
 
-def normalized_function(fn, wrt, sample):
+def normalized_function(fn, wrt, sample, strong=False):
     """``fn`` parsed, checked, desugared and normalized for differentiating with respect
     to its positional parameters ``wrt`` (indices): (source, context, the def, its
-    parameter names, the names of ``wrt``). Its last statement returns the result."""
+    parameter names, the names of ``wrt``). Its last statement returns the result.
+    ``strong``: gradients it calls are inlined with strong zeros (runtime/strong.py)."""
     src = source.parse_function(fn)                   # parse
     src.node.body = contexts.lower(src.node.body, contexts.resolver(src))  # np.errstate
     fence.check(src, differentiated=True)             # reject what is unsupported, up front
     ctx = Context(src, Guards())
+    ctx.strong = strong
     ctx.guards.function(fn)                           # its code and defaults, as parsed
     node, params = _signature(src, ctx, sample)       # *args specialised on their number
     wrt_names = [params[i] for i in wrt]
@@ -204,8 +206,8 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True, s
     ``strong``: the code run again where this one's gradient is not finite
     (``runtime/strong.py``).
     """
-    fn = _differentiated(fn, sample)                  # sg.grad(sg.grad(f)): the inner code
-    src, ctx, node, params, wrt_names = normalized_function(fn, wrt, sample)
+    fn = _differentiated(fn, sample, strong)          # sg.grad(sg.grad(f)): the inner code
+    src, ctx, node, params, wrt_names = normalized_function(fn, wrt, sample, strong)
     body, result = node.body[:-1], node.body[-1].value
     result = result if result is not None else T.const(None)
     result_name = result.id if isinstance(result, gast.Name) else None
@@ -542,14 +544,16 @@ def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=N
     return rev, state, forward, backward
 
 
-def _differentiated(fn, sample):
-    """The function whose code is read: a gradient's own generated code, for higher order."""
+def _differentiated(fn, sample, strong=False):
+    """The function whose code is read: a gradient's own generated code, for higher order
+    (``strong``: its code with strong zeros, runtime/strong.py)."""
     generated = getattr(fn, "__srcgrad_generated__", None)
     if generated is None:
         return fn
     # The inner code may be specialised on the values' kinds (ranks included):
     # they are part of the outer code's own cache key.
-    return generated(list(sample) if sample is not None else None)
+    sample = list(sample) if sample is not None else None
+    return generated(sample, strong=True) if strong else generated(sample)
 
 
 def _signature(src, ctx, sample):

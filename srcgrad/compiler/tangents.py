@@ -19,10 +19,11 @@ from .pipeline import _differentiated, may_be_complex, normalized_function, with
 
 
 @without_gc
-def compile_tangent(fn, wrt, sample=None):
-    """The forward-mode code of ``fn`` along its positional parameters ``wrt`` (indices)."""
-    fn = _differentiated(fn, sample)  # forward over reverse: a gradient's own code
-    src, ctx, node, params, wrt_names = normalized_function(fn, wrt, sample)
+def compile_tangent(fn, wrt, sample=None, strong=False):
+    """The forward-mode code of ``fn`` along its positional parameters ``wrt`` (indices).
+    ``strong``: of a gradient's code with strong zeros (runtime/strong.py)."""
+    fn = _differentiated(fn, sample, strong)  # forward over reverse: a gradient's own code
+    src, ctx, node, params, wrt_names = normalized_function(fn, wrt, sample, strong)
     body, result = node.body[:-1], node.body[-1].value
     if may_be_complex(body, sample, ctx.scope):
         raise CompileError("forward mode of code that may compute with complex numbers",

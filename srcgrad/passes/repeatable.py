@@ -48,16 +48,20 @@ def check(body, ctx, why):
             "gradient of the nested tape (its block then runs once)")
 
 
-def first_unrepeatable(body, ctx):
+def first_unrepeatable(body, ctx, own_writes=False):
     """``(statement, call)`` of the first call in a kept-as-written statement of
     ``body`` that may not repeat, or None: then running ``body`` again from the
-    same values computes the same and shows nothing more."""
+    same values computes the same and shows nothing more. ``own_writes``: a list's
+    or dict's own method that writes into it (``stack.append(v)``) is left to the
+    caller, which checks what it writes into (``reruns_alike``)."""
     for s in walk_stmts(body):
         if anno.kind(s) != "opaque" or isinstance(s, (gast.If, gast.For, gast.While)):
             continue
         for node in gast.walk(s):
             if isinstance(node, gast.Call) and not _repeatable(ctx.scope.value(node.func)) \
-                    and not _reading_method(node.func):
+                    and not _reading_method(node.func) \
+                    and not (own_writes and isinstance(node.func, gast.Attribute)
+                             and node.func.attr in MUTATORS):
                 return s, node
     return None
 
@@ -91,7 +95,7 @@ def reruns_alike(body, ctx):
     Its calls repeat (``first_unrepeatable``) and it writes only into values it made
     itself (bound only to new arrays, lists or dicts, written one level deep): never
     into an argument, a global or an object it was handed."""
-    if first_unrepeatable(body, ctx) is not None:
+    if first_unrepeatable(body, ctx, own_writes=True) is not None:
         return False
     bindings = {}
     for s in walk_stmts(body):

@@ -249,6 +249,11 @@ class Tangent:
         dots = {p: self.read(a) for p, a in s.sg_args.items() if p in rule.grads}
         if all(d is None for d in dots.values()):
             return self.set(t, None, out)
+        if isinstance(form, str) and form not in _CATEGORIES:
+            # An explicit form may read the tangent of a parameter without a gradient
+            # (``strong_zero``'s seed: where it stays 0).
+            dots.update({p: self.read(a) for p, a in s.sg_args.items()
+                         if p not in dots and f"{p}_dot" in form and isinstance(a, gast.Name)})
         dtype = s.sg_args.get("dtype")
         if form is None or dtype is not None and form in _CATEGORIES and not (
                 isinstance(dtype, gast.Constant) and dtype.value is None):

@@ -37,6 +37,11 @@ TABLE = {
     rt.as_list: Rule("grad, like", grad="_sg.from_list(g, grad)", nograd=_LIKE),
     rt.distinct: Rule("grads", grads="g"),
     rt.writeable: Rule("value", value="g"),
+    # A contribution zeroed is a constant 0 (runtime/strong.py); ``seed`` only says where.
+    rt.strong_zero: Rule("value, seed", rank="same", nograd={"seed"},
+                         value="_sg.strong_grad(g, value, seed)"),
+    rt.strong_grad: Rule("grad, value, seed", rank="same", nograd={"value", "seed"},
+                         grad="_sg.strong_grad(g, value, seed)"),
     # A field of a dataclass built from differentiable values (passes/normalize/calls.py).
     rt.field: Rule("record, name", nograd={"name"}, record="_sg.field_grad(g, record, name)",
                    rows={"record": "_sg.field_grad(g, record, name, 1)"}),
@@ -62,7 +67,7 @@ SEQUENCE_REPEAT = Rule("a, n", a="_sg.repeat_grad(g, a, n)",
 # by rows are made lists first, passes/normalize/calls.sequence_call).
 SEQUENCE_COPY = Rule("iterable", iterable="g", rows={"iterable": "g"})
 
-NONDIFF = {rt.repeats, rt.value_copy, rt.check_field, rt.dict_keys, rt.dict_sorted, rt.dict_counted, rt.dict_has, rt.check_unpack, rt.check_count, rt.field_index, rt.seed_like, rt.like, rt.zeros_like, rt.check_scalar, rt.check_not_array,
+NONDIFF = {rt.all_finite, rt.repeats, rt.value_copy, rt.check_field, rt.dict_keys, rt.dict_sorted, rt.dict_counted, rt.dict_has, rt.check_unpack, rt.check_count, rt.field_index, rt.seed_like, rt.like, rt.zeros_like, rt.check_scalar, rt.check_not_array,
            rt.check_not_view, rt.check_item_read, stop_gradient, rt.enter_context, rt.exit_context,
            rt.check_item_update, rt.updated_in_place, rt.update,
            rt.check_not_0d, rt.check_apart, rt.view_places, rt.check_has_key, rt.check_array, rt.check_row_index}

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..runtime import adjoints as _h
 from ..runtime import complexes as _rt
+from ..runtime import strong as _sg_strong
 from . import complexes, convolutions, decompositions, elementwise, helpers, layout, \
     moments, order_stats, polynomials, python, special, stats, ufuncs
 from . import integration, nan_reductions, scipy_linalg, transforms
@@ -64,6 +65,8 @@ REDUCTIONS = frozenset({np.max, np.amax, np.min, np.amin, np.prod, np.var, np.st
 _SORTED = "_sg.permute_tangent(a, a_dot, ans, axis)"
 
 EXPLICIT = {
+    # (``seed_dot``: a parameter without a gradient whose tangent the form reads.)
+    _sg_strong.strong_zero: "_sg.strong_zero_tangent(value_dot, value, seed, seed_dot)",
     np.linalg.solve: "_sg.solve_tangent(a, a_dot, b, b_dot, ans)",
     np.linalg.inv: "-(ans @ a_dot @ ans)",
     np.linalg.cholesky: "_sg.cholesky_tangent(a_dot, ans, upper)",

@@ -12,25 +12,56 @@ The generated code runs as NumPy computes (no check in the usual case); a
 gradient that comes out non-finite is computed again by the same code with each
 elementwise adjoint passed through ``strong_zero`` (``passes/reverse.py``,
 ``strong``), which reads nothing the first code did not.
+
+Differentiated again (``sg.hvp``, ``sg.hessian``, ``sg.grad(sg.grad(f))``), the
+gradient's code with strong zeros is differentiated as any code: a zeroed
+contribution is a constant 0 (``strong_grad``, ``strong_zero_tangent``; their rules
+in ``rules/helpers.py`` and ``rules/tangents.py``).
 """
 import math
 
 import numpy as np
 
-__all__ = ["strong_zero", "all_finite"]
+__all__ = ["strong_zero", "strong_grad", "strong_zero_tangent", "all_finite"]
 
 
-def strong_zero(value, g):
-    """``value``, one elementwise contribution ``g * f'(x)``, with 0 where the
-    adjoint ``g`` is exactly 0 and ``value`` is not finite."""
+def strong_zero(value, seed):
+    """``value``, one elementwise contribution ``seed * f'(x)``, with 0 where the
+    adjoint ``seed`` is exactly 0 and ``value`` is not finite."""
     if not isinstance(value, np.ndarray):
-        if g == 0 and not np.isfinite(value):
+        if seed == 0 and not np.isfinite(value):
             return type(value)(0)
         return value
     bad = ~np.isfinite(value)
     if not bad.any():
         return value
-    return np.where(bad & (np.asarray(g) == 0), np.zeros((), value.dtype), value)
+    return np.where(bad & (np.asarray(seed) == 0), np.zeros((), value.dtype), value)
+
+
+def strong_grad(grad, value, seed):
+    """The adjoint of ``strong_zero(value, seed)`` for ``value``: ``grad``, but 0 where
+    the contribution was zeroed (a constant there)."""
+    zeroed = (np.asarray(seed) == 0) & ~np.isfinite(value)
+    if not np.any(zeroed):
+        return grad
+    return np.where(zeroed, np.zeros((), np.result_type(grad)), grad)
+
+
+def strong_zero_tangent(value_dot, value, seed, seed_dot):
+    """The tangent of ``strong_zero(value, seed)``: 0 where the contribution
+    ``seed * f'(x)`` has a seed that is 0 and stays 0 along the direction (``seed_dot``
+    0: a masked entry) and the contribution or its tangent ``seed_dot * f'(x) +
+    seed * f''(x) x_dot`` is not finite; elsewhere ``value_dot`` (a seed that moves
+    off 0 times an infinite derivative stays non-finite, as it is)."""
+    if not isinstance(value_dot, np.ndarray) and not isinstance(value, np.ndarray):
+        if seed == 0 and seed_dot == 0 and not (np.isfinite(value) and np.isfinite(value_dot)):
+            return type(value_dot)(0)
+        return value_dot
+    bad = ~(np.isfinite(value) & np.isfinite(value_dot))
+    if not bad.any():
+        return value_dot
+    zeroed = bad & (np.asarray(seed) == 0) & (np.asarray(seed_dot) == 0)
+    return np.where(zeroed, np.zeros((), np.result_type(value_dot)), value_dot)
 
 
 def all_finite(value, depth=4):

@@ -71,6 +71,28 @@ def _as_operator(obj, node):
     return None
 
 
+def _gradient_call(norm, gradient, sample, node, out, raw):
+    """``raw = gradient(*args)``, the gradient's code inlined, computed as a call of it
+    computes: again with strong zeros where it comes out non-finite (runtime/strong.py,
+    ``Compiled.__call__``), unless the function it differentiates does not run twice
+    alike. (Else a masked NaN would make this code's values NaN where the same code run
+    as Python is finite: inside a tape's block, in ``value_and_grad``.)"""
+    compiled = gradient.__srcgrad_compiled__
+    if not compiled.generic_entry(sample).rerunnable:
+        return inline.inline(norm, compiled.generic(sample), None, node, out, raw)
+    # (The arguments evaluated once for both: ``g(x + 1)``, ``g(rng.normal(size=3))``.)
+    node = gast.Call(node.func, [a if isinstance(a, gast.Starred) else norm.atom(a, out, "arg")
+                                 for a in node.args],
+                     [gast.keyword(k.arg, norm.atom(k.value, out, "arg")) if k.arg else k
+                      for k in node.keywords])
+    inline.inline(norm, compiled.generic(sample), None, copy.deepcopy(node), out, raw)
+    again = []
+    inline.inline(norm, compiled.generic(sample, strong=True), None, node, again, raw)
+    out.append(anno.like(gast.If(T.expr("not _sg.all_finite(g)", g=T.name(raw)), again, []),
+                         norm.cur))
+    return raw
+
+
 def _py_function_call(node, norm):
     """``sg.py_function(func, [a, b])`` is ``func(a, b)``, differentiated like any call."""
     args = list(node.args) + [k.value for k in node.keywords if k.arg in ("func", "inp")]
@@ -184,7 +206,10 @@ def call(norm, node, out, dest, hint=None):
                              node.keywords)
         sample = [_sample_of(norm, a) for a in node.args]
         raw = norm.ctx.namer.fresh(f"{hint}_raw")
-        inline.inline(norm, generated(sample), None, node, out, raw)
+        if norm.ctx.strong:
+            inline.inline(norm, generated(sample, strong=True), None, node, out, raw)
+        else:
+            _gradient_call(norm, obj, sample, node, out, raw)
         return call(norm, T.expr("_sg.writeable(g)", g=T.name(raw)), out, dest, hint)
     if isinstance(obj, gast.FunctionDef):
         return inline.inline(norm, obj, None, node, out, dest)
