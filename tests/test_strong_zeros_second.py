@@ -174,3 +174,44 @@ def test_not_computed_again_when_the_function_prints(capsys):
     product = sg.hvp(f)(np.array([-1.0, 4.0]), np.array([1.0, 1.0]))
     assert capsys.readouterr().out.count("called") == 1
     assert np.isnan(product[0]) and product[1] == pytest.approx(-0.25 * 4.0 ** -1.5)
+
+
+def _masked(x):
+    return np.sum(np.where(x > 0, np.sqrt(x), 0.0))
+
+
+_GRADIENT = sg.grad(_masked)
+_V = np.linspace(0.5, 1.5, 4)
+
+
+def _directional(x):
+    return np.sum(_GRADIENT(x) * _V)
+
+
+def _taped(x):
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = _directional(x)
+    return y, tape.gradient(y, x)
+
+
+@pytest.mark.parametrize("form", ["plain", "function"])
+def test_a_gradient_called_in_a_tape_block_has_the_value_python_computes(form):
+    """The block's code inlines the gradient's; a masked NaN there made the block's
+    values NaN where the gradient's own call (computed again, strong) is finite."""
+    x = np.array([0.5, -1.0, 2.0, 0.3])
+    run = _taped if form == "plain" else sg.function(_taped)
+    value, g = run(x)
+    assert value == pytest.approx(_directional(x))
+    np.testing.assert_allclose(g, _hvp_by_differences(_masked, x, _V), rtol=1e-5, atol=1e-6)
+
+
+def test_a_gradient_called_in_value_and_grad_and_jvp_has_the_value_python_computes():
+    x = np.array([0.5, -1.0, 2.0, 0.3])
+    expected = _hvp_by_differences(_masked, x, _V)
+    value, g = sg.value_and_grad(_directional)(x)
+    assert value == pytest.approx(_directional(x))
+    np.testing.assert_allclose(g, expected, rtol=1e-5, atol=1e-6)
+    value, tangent = sg.jvp(_directional, (x,), (np.ones(4),))
+    assert value == pytest.approx(_directional(x))
+    assert tangent == pytest.approx(np.sum(expected), rel=1e-5)

@@ -34,8 +34,11 @@ class Context:
         self.src = src
         self.guards = guards
         # Code with strong zeros (runtime/strong.py): a gradient it calls (higher order)
-        # is inlined as its code with strong zeros too.
+        # is inlined as its code with strong zeros too. ``values_seen``: the values the
+        # code computes are the user's (a tape's block, ``value_and_grad``, forward
+        # mode), not only its gradient (passes/normalize/calls._gradient_call).
         self.strong = False
+        self.values_seen = True
         taken = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
         self._own_names = frozenset(taken)
         taken |= set(dir(builtins)) | set(src.globals) | {"_sg", "_"}

@@ -147,16 +147,17 @@ def _complex(value):
         or isinstance(value, np.ndarray) and np.iscomplexobj(value)
 
 
-def normalized_function(fn, wrt, sample, strong=False):
+def normalized_function(fn, wrt, sample, strong=False, values_seen=True):
     """``fn`` parsed, checked, desugared and normalized for differentiating with respect
     to its positional parameters ``wrt`` (indices): (source, context, the def, its
     parameter names, the names of ``wrt``). Its last statement returns the result.
-    ``strong``: gradients it calls are inlined with strong zeros (runtime/strong.py)."""
+    ``strong``: gradients it calls are inlined with strong zeros (runtime/strong.py);
+    ``values_seen``: the values it computes are seen, not only its gradient."""
     src = source.parse_function(fn)                   # parse
     src.node.body = contexts.lower(src.node.body, contexts.resolver(src))  # np.errstate
     fence.check(src, differentiated=True)             # reject what is unsupported, up front
     ctx = Context(src, Guards())
-    ctx.strong = strong
+    ctx.strong, ctx.values_seen = strong, values_seen
     ctx.guards.function(fn)                           # its code and defaults, as parsed
     node, params = _signature(src, ctx, sample)       # *args specialised on their number
     wrt_names = [params[i] for i in wrt]
@@ -207,7 +208,8 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True, s
     (``runtime/strong.py``).
     """
     fn = _differentiated(fn, sample, strong)          # sg.grad(sg.grad(f)): the inner code
-    src, ctx, node, params, wrt_names = normalized_function(fn, wrt, sample, strong)
+    src, ctx, node, params, wrt_names = normalized_function(fn, wrt, sample, strong,
+                                                            values_seen=mode != "grad")
     body, result = node.body[:-1], node.body[-1].value
     result = result if result is not None else T.const(None)
     result_name = result.id if isinstance(result, gast.Name) else None

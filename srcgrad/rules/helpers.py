@@ -38,10 +38,13 @@ TABLE = {
     rt.distinct: Rule("grads", grads="g"),
     rt.writeable: Rule("value", value="g"),
     # A contribution zeroed is a constant 0 (runtime/strong.py); ``seed`` only says where.
+    # (Rows: ``g`` with a leading axis of seed rows broadcasts against ``value``.)
     rt.strong_zero: Rule("value, seed", rank="same", nograd={"seed"},
-                         value="_sg.strong_grad(g, value, seed)"),
+                         value="_sg.strong_grad(g, value, seed)",
+                         rows={"value": "_sg.strong_grad(g, value, seed)"}),
     rt.strong_grad: Rule("grad, value, seed", rank="same", nograd={"value", "seed"},
-                         grad="_sg.strong_grad(g, value, seed)"),
+                         grad="_sg.strong_grad(g, value, seed)",
+                         rows={"grad": "_sg.strong_grad(g, value, seed)"}),
     # A field of a dataclass built from differentiable values (passes/normalize/calls.py).
     rt.field: Rule("record, name", nograd={"name"}, record="_sg.field_grad(g, record, name)",
                    rows={"record": "_sg.field_grad(g, record, name, 1)"}),

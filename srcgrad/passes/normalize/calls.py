@@ -208,8 +208,10 @@ def call(norm, node, out, dest, hint=None):
         raw = norm.ctx.namer.fresh(f"{hint}_raw")
         if norm.ctx.strong:
             inline.inline(norm, generated(sample, strong=True), None, node, out, raw)
-        else:
+        elif norm.ctx.values_seen:
             _gradient_call(norm, obj, sample, node, out, raw)
+        else:  # (``sg.grad``: a gradient made non-finite so is computed again, strong)
+            inline.inline(norm, generated(sample), None, node, out, raw)
         return call(norm, T.expr("_sg.writeable(g)", g=T.name(raw)), out, dest, hint)
     if isinstance(obj, gast.FunctionDef):
         return inline.inline(norm, obj, None, node, out, dest)
