@@ -59,6 +59,14 @@ class Context:
         # objects of plain classes built in the code, kept as their attributes: name ->
         # objects.Obj, and other names for them -> the name (passes/normalize/objects.py)
         self.objects = {}
+        # attributes of objects the code was handed that hold differentiable values: (id
+        # of the object, attribute) -> the local mirroring it; id -> (object, its name
+        # as written), in the order met (passes/normalize/attributes.py)
+        self.mirrors = {}
+        self.mirrored_objects = {}
+        self.mirror_started = set()
+        self.mirror_checked = set()
+        self.mirror_slots = None
         self.object_aliases = {}
         self.object_lists = {}  # a name bound to a display of objects -> their names
         self.partial_class = None  # the name of rules/rewrites.partial, once injected
@@ -112,8 +120,10 @@ class Context:
 
     def _calls_user_code(self, call):
         """Under a tape, a call into user code may read Variables, or values watched when
-        the block starts (``watched_reads``): differentiate it."""
-        if not (self.variable_sources or self.watched_reads):
+        the block starts (``watched_reads``); anywhere, attributes that hold differentiable
+        values (``mirrors``: ``predict(X)`` reading a layer's ``self.W`` the code set):
+        differentiate it."""
+        if not (self.variable_sources or self.watched_reads or self.mirrors):
             return False
         obj = self.scope.value(call.func)
         if obj is builtins.getattr and len(call.args) >= 2 and not self.deciding_varied \

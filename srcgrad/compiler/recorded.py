@@ -72,8 +72,12 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
                                                 is_variable, tuple(watch_inputs) + tuple(as_arrays),
                                                 once=True, as_arrays=as_arrays, modules=modules,
                                                 watched=watched)
-    act = activity.analyze(node.body, wrt, set(outputs))
-    active = [n for n in outputs if n in act]
+    # Values the block stores in attributes of objects it was handed (``self.loss =
+    # ...``, passes/normalize/attributes.py) are targets too (``tape.gradient(
+    # model.loss, W)``), under the locals that mirror them; not written back.
+    mirrors = sorted(set(ctx.mirrors.values()))
+    act = activity.analyze(node.body, wrt, set(outputs) | set(mirrors))
+    active = [n for n in list(outputs) + mirrors if n in act]
     # What each seed reaches: a source no asked-for target reaches gets None, not zeros;
     # one gathered into a list the target reads other items of as well.
     # (Nothing the block changes in place: what an item holds is what it was bound to.)
@@ -112,7 +116,7 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     out = T.name(rev.grads_list)
     forward = forward + objects.made_for_outputs(ctx, outputs)
     # The end of the block: the user's variables are read here.
-    point = gast.Expr(gast.Tuple([T.name(n) for n in outputs], gast.Load()))
+    point = gast.Expr(gast.Tuple([T.name(n) for n in list(outputs) + mirrors], gast.Load()))
     cleanup(backward, ctx.namer.adjoints.values(), loads_in([gast.Expr(out)]))
     lifetimes.shapes_from_operands(forward, backward, params, rev.ranks)
     trim_forward(forward, rev, [point] + backward + [gast.Expr(out)])
@@ -158,6 +162,7 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     generated.outputs = list(outputs)
     generated.updated_inputs = updated_inputs(region, params, sample)
     generated.seeded = active
+    generated.mirrors = [n for n in mirrors if n in active]
     stored = ctx.watched_reads
     generated.watch_reads = stored.locators() if stored is not None else ()
     generated.watch_pattern = stored.compiled_pattern() if stored is not None else ()

@@ -251,6 +251,10 @@ class Scope:
         self.static = {}
         self.local_defs = {}
         self.locals = set()
+        # names for objects whose attributes the code keeps differentiable values in
+        # (passes/normalize/attributes.py): varied as a whole (their methods are
+        # compiled), their attributes read through locals
+        self.mirrored_names = frozenset()
         self.is_source = lambda node: False  # set by tapes: reads of watched Variables
         self.calls_user_code = lambda call: False  # set by tapes: user code may read Variables
         # set by tapes: ``params.values()`` of a container whose items are sources

@@ -51,8 +51,9 @@ def expr_varied(node, varied, scope):
         return isinstance(fn, types.FunctionType) and fn.__closure__ is not None \
             and any(n in varied for n in fn.__code__.co_freevars)
     if isinstance(node, gast.Attribute):
-        if node.attr in table.NONDIFF_ATTRIBUTES:
-            return False
+        if node.attr in table.NONDIFF_ATTRIBUTES or isinstance(node.value, gast.Name) \
+                and node.value.id in scope.mirrored_names:
+            return False  # (a mirrored object's differentiable attributes: read as locals)
         return expr_varied(node.value, varied, scope)
     if isinstance(node, gast.Subscript):
         # An index carries no gradient into a container, but an object whose
@@ -83,6 +84,9 @@ def expr_varied(node, varied, scope):
         # The function called may carry varied values too: a closure, a method
         # of a varied object, or a function made here (``sg.grad(inner)(2.0)``).
         parts = list(node.args) + [k.value for k in node.keywords] + [node.func]
+        if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) \
+                and f.value.id in scope.mirrored_names:
+            return True  # (a method of an object keeping differentiable attributes)
         return any(expr_varied(p, varied, scope) for p in parts)
     if isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)):
         inner = set(varied)

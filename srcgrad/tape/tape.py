@@ -157,6 +157,9 @@ class _Record:
             except Exception as e:
                 self.raised = (e, *self._bound_when_raised(e, entry, unwrapped))
                 raise
+        # (Values stored in attributes, seeded by identity as the variables are: the
+        # objects the block stored, before the record's copies are made.)
+        mirrored = {n: record[n] for n in entry.mirrors if n in record}
         # (Those the compiled code read as sources are the block's own.)
         self.unfollowed = [v for v in read_as_such.values()
                            if all(v is not w for w in watched)]
@@ -191,7 +194,7 @@ class _Record:
             bound[name] = spent
         self.once = (entry, record)
         self.carried = carried
-        self.outputs = bound
+        self.outputs = {**bound, **mirrored} if mirrored else bound
         self.watched = watched
         return bound
 

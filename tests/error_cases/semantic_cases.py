@@ -25,6 +25,10 @@ def no_rule_unwrap(x):
 
 
 class Model:
+    # (Slots change how attributes are stored: not mirrored by locals, refused. A plain
+    # class's attributes are: tests/test_object_attributes.py.)
+    __slots__ = ("x",)
+
     def __init__(self):
         self.x = 0.0
 

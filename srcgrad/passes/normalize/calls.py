@@ -115,7 +115,8 @@ def call(norm, node, out, dest, hint=None):
     if isinstance(f, gast.Subscript) and isinstance(f.value, gast.Name) \
             and f.value.id in norm.function_tables:  # ``fs[1](x)``, ``acts[name](x)``
         return functions.call(norm, node, out, dest, hint)
-    if isinstance(f, gast.Attribute) and expr_varied(f.value, norm.varied, norm.scope):
+    if isinstance(f, gast.Attribute) and expr_varied(f.value, norm.varied, norm.scope) \
+            and not (isinstance(f.value, gast.Name) and f.value.id in norm.scope.mirrored_names):
         return method(norm, node, out, dest, hint)
     made = norm.facts.bound_call(f.id) if isinstance(f, gast.Name) \
         and norm.scope.value(f) is MISSING else None

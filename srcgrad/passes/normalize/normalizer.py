@@ -23,7 +23,7 @@ from ...ir.scopes import function_locals
 from ...ir.varied import expr_varied
 from ...rules import table
 from .. import as_written
-from . import calls, functions, objects, properties, stores, unroll, views
+from . import attributes, calls, functions, objects, properties, stores, unroll, views
 from .inline import rename
 from .items import items_forwarded
 from .structure import Facts
@@ -111,6 +111,8 @@ class Normalizer:
         for _ in range(200):
             objects.scalarize(self, fn)
             properties.inline_getters(self, fn)
+            self.scope.locals = set(_assigned_names(fn.body)) | function_locals(fn)
+            attributes.rewrite(self, fn)
             self.objects_pending = objects.pending(self, fn)
             self.counts = _assigned_names(fn.body)
             self.scope.locals = set(self.counts) | function_locals(fn)
@@ -122,7 +124,7 @@ class Normalizer:
             self.views_rewritten = False
             self.private = private_updates(fn.body, self.scope)
             self.varied = self._varied(fn.body, set(wrt) | set(self.ctx.objects)
-                                       | set(self.ctx.object_lists))
+                                       | set(self.ctx.object_lists) | self.scope.mirrored_names)
             self.function_tables = functions.tables(self, fn.body)
             functions.note_items(self, fn.body)
             self.writes = HiddenWrites(fn.body, self.varied, self.scope)
@@ -199,6 +201,19 @@ class Normalizer:
                 if obj is not MISSING and (_is_static_object(obj) or self._of_sources(obj, s.value)
                                            and name not in mutated):
                     self.scope.static[name] = obj
+            elif (isinstance(s, gast.Assign) and len(s.targets) == 1
+                  and isinstance(s.targets[0], (gast.Tuple, gast.List))
+                  and all(isinstance(e, gast.Name) and self.counts.get(e.id) == 1
+                          for e in s.targets[0].elts)
+                  and isinstance(s.value, (gast.Name, gast.Attribute, gast.Subscript))):
+                # ``first, second = model.layers``: the objects a list or tuple known when
+                # compiling holds, unpacked (each checked when it runs where it matters,
+                # passes/normalize/attributes.py)
+                items = self.scope.value(s.value)
+                if type(items) in (list, tuple) and len(items) == len(s.targets[0].elts):
+                    for e, obj in zip(s.targets[0].elts, items):
+                        if e.id not in self.scope.static and _is_static_object(obj):
+                            self.scope.static[e.id] = obj
             elif (isinstance(s, gast.Assign) and len(s.targets) == 1
                   and isinstance(s.targets[0], gast.Name) and self.counts.get(s.targets[0].id) == 1
                   and isinstance(s.value, (gast.List, gast.Tuple, gast.Dict))
@@ -692,6 +707,14 @@ class Normalizer:
             out.append(self._mark(node, "setitem", by_key=by_key))
             return out
         if isinstance(target, gast.Attribute):
+            mirrored = attributes.store(self, s, target, varied_value)
+            if mirrored is not None:
+                return mirrored
+            if varied_value and not self.deciding:
+                # (The object may be known once calls are inlined: ``first, second =
+                # model.layers`` unpacked, a helper's parameter.)
+                self.deferred = True
+                return [s]
             if varied_value:
                 raise self.ctx.error(
                     f"assigning a differentiable value to attribute `{self._spelling(target, s)}`"
