@@ -340,3 +340,31 @@ def test_a_global_layer_read_by_a_helper_the_code_calls():
         return np.sum(predict(XS) ** 2)
 
     assert_every_form(loss, RNG.normal(size=6) * 0.5)
+
+
+def test_refusals_say_why():
+    def loop_over_a_list_given(w, cells):
+        for c in cells:
+            c.h = w * 2.0
+        return np.sum(cells[0].h)
+
+    message = _refused(loop_over_a_list_given, W0.copy(), [Cell(), Cell()])
+    assert "`c.h` of an object srcgrad cannot tell when compiling" in message
+    assert "first, second = model.layers" in message
+
+    class Slotted:
+        __slots__ = ("h",)
+
+    def slotted(w, obj):
+        obj.h = w * 2.0
+        return np.sum(obj.h)
+
+    assert "cannot mirror (`" in _refused(slotted, W0.copy(), Slotted())
+
+    def deleted(w, cell):
+        cell.h = w * 2.0
+        y = np.sum(cell.h)
+        del cell.h
+        return y
+
+    assert "del statement is not supported" in _refused(deleted, W0.copy(), Cell())

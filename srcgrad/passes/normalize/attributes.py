@@ -54,6 +54,24 @@ def mirrored(norm, target):
     return obj
 
 
+def why_not(norm, target):
+    """Why the store ``target`` of a differentiable value is not mirrored: (words to
+    add to the message, a remedy)."""
+    local = "keep the value in a local variable"
+    obj = norm.scope.value(target.value)
+    if obj is MISSING:
+        return (" of an object srcgrad cannot tell when compiling (a loop's variable over "
+                "a list given when running, an item at an index known only then)",
+                "bind the object to a name known when compiling (first, second = "
+                f"model.layers; layer = layers[0]), or {local}")
+    if not is_static_object(obj):
+        return "", local
+    reason = objects.plain_class(type(obj))
+    if reason is not None:
+        return f" of an object whose attributes srcgrad cannot mirror ({reason})", local
+    return f" (`{target.attr}` of its class is a property or a descriptor)", local
+
+
 def store(norm, s, target, varied_value):
     """``s``, the store ``target = value`` of an attribute, as the statements it becomes:
     ``local = value; obj.attr = local`` where the attribute is mirrored (a
@@ -127,7 +145,7 @@ def rewrite(norm, fn):
     for s in _statements(fn.body):
         if getattr(s, "sg_mirror_start", False):
             continue
-        _check_escapes(norm, s, attrs)
+        _check_escapes(norm, s, attrs)  # (``del obj.h``: refused up front, fence.py)
         for node in _loads(s):
             key = _key(norm, node)
             if key is None:

@@ -716,9 +716,10 @@ class Normalizer:
                 self.deferred = True
                 return [s]
             if varied_value:
+                why, remedy = attributes.why_not(self, target)
                 raise self.ctx.error(
                     f"assigning a differentiable value to attribute `{self._spelling(target, s)}`"
-                    " is not supported", s, "keep the value in a local variable")
+                    f"{why} is not supported", s, remedy)
             return [anno.set_kind(s, "opaque")]
         raise self.ctx.error("unsupported assignment target", s)
 
