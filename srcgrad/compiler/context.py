@@ -67,6 +67,11 @@ class Context:
         self.mirror_started = set()
         self.mirror_checked = set()
         self.mirror_slots = None
+        # module variables the code writes (``global``): (id of the module's dict, name);
+        # id -> the dict (passes/normalize/global_names.py)
+        self.global_writes = set()
+        self.global_dicts = {}
+        self.imported_globals = {}  # a name injected for another module's global -> (dict, name)
         self.object_aliases = {}
         self.object_lists = {}  # a name bound to a display of objects -> their names
         self.partial_class = None  # the name of rules/rewrites.partial, once injected
@@ -366,6 +371,8 @@ class Context:
                 if self.src.globals.get(name, _MISSING) is obj and name not in self.top_locals:
                     continue
                 mapping[name] = self.inject(obj, name)
+                # (Read again when it runs where some code writes it: global_names.py.)
+                self.imported_globals[mapping[name]] = (src.globals, name)
         return mapping
 
 

@@ -27,7 +27,6 @@ _REJECTED = {
     gast.Await: "await expression",
     gast.Yield: "yield expression",
     gast.YieldFrom: "yield from expression",
-    gast.Global: "global statement",
     gast.Nonlocal: "nonlocal statement",
     gast.ClassDef: "class definition inside a function",
     gast.Delete: "del statement",
@@ -43,7 +42,6 @@ for _name, _what in (("TryStar", "try/except* statement"), ("Match", "match stat
 
 _REMEDIES = {
     "lambda expression": "define the function with def",
-    "global statement": "pass the value in as an argument",
     "nonlocal statement": "return the new value instead",
     "try statement": "move the try/except outside the differentiated function",
     # (An import whose names nothing else binds is read as the modules and functions it

@@ -18,11 +18,12 @@ import math
 import gast
 import numpy as np
 
+from .. import runtime as rt
 from ..ir import anno
 from ..ir.names import MUTATORS, walk_stmts
 from ..rules import table
 
-_EFFECTS = {print, builtins.input, builtins.open}
+_EFFECTS = {print, builtins.input, builtins.open, rt.set_global}
 _PURE_BUILTINS = {len, range, int, float, bool, complex, abs, min, max, sum, round, isinstance,
                   type, tuple, list, dict, zip, enumerate, sorted, reversed, str, divmod, pow,
                   any, all, map, filter, slice, hash}

@@ -1,14 +1,15 @@
-"""Attributes of the user's objects that compiled code keeps in local variables.
+"""State outside the compiled code: attributes of the user's objects, module variables.
 
 ``self.h = np.tanh(W @ self.h + x)`` on an object the code was handed (an argument,
 a global, a model's layer): the attribute is mirrored by a local variable, which the
 code differentiates, and stored into the object as well, so the object holds what
 Python would (``passes/normalize/attributes.py``). The local starts from the
 attribute's value where the object is first bound, or a stand-in that fails as a
-read of a missing attribute fails.
+read of a missing attribute fails. A module variable declared ``global`` is read and
+written where the code runs (``passes/normalize/global_names.py``).
 """
 
-__all__ = ["attribute_or_missing", "check_object_slot"]
+__all__ = ["attribute_or_missing", "check_object_slot", "global_value", "set_global"]
 
 
 class MissingAttribute:
@@ -67,3 +68,15 @@ def check_object_slot(slots, slot, obj, spelled):
             f"`{spelled}` is another object than the code's earlier name for it: srcgrad "
             "compiled the code for one object there; pass the same object in every call, "
             "or distinct ones in every call")
+
+
+def global_value(module_globals, name):
+    """The module variable ``name`` now (NameError as Python's, if there is none)."""
+    try:
+        return module_globals[name]
+    except KeyError:
+        raise NameError(f"name '{name}' is not defined") from None
+
+
+def set_global(module_globals, name, value):
+    module_globals[name] = value

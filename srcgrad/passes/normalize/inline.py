@@ -16,6 +16,7 @@ from ...ir.atoms import is_static_object
 from ...ir.names import walk_stmts
 from ...ir.resolve import MISSING
 from ...ir.scopes import function_locals
+from . import global_names
 
 
 class _Rename(gast.NodeTransformer):
@@ -206,6 +207,7 @@ def _renamed_callee(norm, fn, label, chain):
         defaults_src = None
     if src is not None:
         _explicit_super(norm, fn, callee)
+    global_names.lower(norm, callee, src.globals if src is not None else norm.ctx.src.globals)
     prefix = _prefix(fn, label)
     local = function_locals(callee) if src is None else src.names[0]
     mapping = {n: norm.ctx.namer.fresh(f"{prefix}_{n}") for n in sorted(local)}

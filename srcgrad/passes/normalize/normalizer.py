@@ -23,7 +23,7 @@ from ...ir.scopes import function_locals
 from ...ir.varied import expr_varied
 from ...rules import table
 from .. import as_written
-from . import attributes, calls, functions, objects, properties, stores, unroll, views
+from . import attributes, calls, functions, global_names, objects, properties, stores, unroll, views
 from .inline import rename
 from .items import items_forwarded
 from .structure import Facts
@@ -108,6 +108,7 @@ class Normalizer:
 
     # -- driver --------------------------------------------------------------
     def run(self, fn, wrt):
+        global_names.lower(self, fn, self.ctx.src.globals)
         for _ in range(200):
             objects.scalarize(self, fn)
             properties.inline_getters(self, fn)
@@ -125,6 +126,7 @@ class Normalizer:
             self.private = private_updates(fn.body, self.scope)
             self.varied = self._varied(fn.body, set(wrt) | set(self.ctx.objects)
                                        | set(self.ctx.object_lists) | self.scope.mirrored_names)
+            global_names.check(self, fn)
             self.function_tables = functions.tables(self, fn.body)
             functions.note_items(self, fn.body)
             self.writes = HiddenWrites(fn.body, self.varied, self.scope)
