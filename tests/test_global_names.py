@@ -108,11 +108,14 @@ def test_a_differentiable_value_stored_in_a_global_is_refused():
 
 def test_a_global_not_defined_raises_name_error():
     def f(x):
-        global UNDEFINED_HERE
-        return np.sum(x) * UNDEFINED_HERE
+        global DEFINED_LATER
+        y = np.sum(x) * DEFINED_LATER  # (not defined yet: Python's NameError)
+        DEFINED_LATER = 1.0
+        return y
 
-    with pytest.raises(NameError, match="UNDEFINED_HERE"):
+    with pytest.raises(NameError, match="DEFINED_LATER"):
         sg.value_and_grad(f)(X.copy())
+    assert "DEFINED_LATER" not in globals()
 
 
 def test_other_bindings_of_a_global_and_nonlocal_are_refused():
