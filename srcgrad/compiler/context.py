@@ -74,7 +74,7 @@ class Context:
         self.imported_globals = {}  # a name injected for another module's global -> (dict, name)
         self.object_aliases = {}
         self.object_lists = {}  # a name bound to a display of objects -> their names
-        self.partial_class = None  # the name of rules/rewrites.partial, once injected
+        self.injected = {}  # id -> name of srcgrad's own classes injected (inject_once)
         self.tuples = {}
         self.cells = {"_sg": codegen.runtime_cell()}
         self.runtime = self.cells["_sg"].cell_contents
@@ -329,6 +329,13 @@ class Context:
         name = self.namer.fresh(base)
         self.cells[name] = types.CellType(obj)
         self.scope.static[name] = obj
+        return name
+
+    def inject_once(self, obj, base):
+        """``obj``'s name in the generated code, injected the first time it is asked for."""
+        name = self.injected.get(id(obj))
+        if name is None:
+            name = self.injected[id(obj)] = self.inject(obj, base)
         return name
 
     def constant(self, value):

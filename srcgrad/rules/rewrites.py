@@ -226,6 +226,31 @@ class partial:  # (named as the user wrote it: messages name the class)
         return self.func(*self.args, *args, **{**self.keywords, **keywords})
 
 
+class vectorize:  # (named as the user wrote it: messages name the class)
+    """``np.vectorize(f)`` built in differentiated code (or given, as a decorator makes
+    it): ``f`` called on each element of its operands broadcast together, and the
+    results gathered into an array of their shape, as NumPy's loop does.
+    Compiled as ``f`` is: its branches on the element and all (``passes/normalize/
+    objects.py`` keeps the object as its attributes and inlines the call)."""
+
+    def __init__(self, pyfunc, otypes=None, doc=None, excluded=None, cache=False,
+                 signature=None):
+        if excluded or signature is not None:
+            _sg.not_differentiable("np.vectorize with excluded= or signature=")
+        self.pyfunc = pyfunc
+
+    def __call__(self, *args):  # (the number of operands is known compiling)
+        if len(args) == 1:
+            x = np.asarray(args[0])
+            return np.array([self.pyfunc(v) for v in x.ravel()]).reshape(x.shape)
+        if len(args) == 2:
+            a = args[0] + np.zeros_like(args[1])  # (broadcast, differentiably)
+            b = args[1] + np.zeros_like(args[0])
+            return np.array([self.pyfunc(u, v) for u, v in zip(a.ravel(), b.ravel())]
+                            ).reshape(a.shape)
+        return _sg.not_differentiable("np.vectorize of a function of more than two operands")
+
+
 def var_given(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
               mean=None, correction=None):
     """``np.var`` with NumPy 2's ``mean=`` (the mean, as with ``keepdims=True``, not

@@ -199,6 +199,16 @@ def call(norm, node, out, dest, hint=None):
         return d
     if isinstance(obj, functools.partial):
         return call(norm, _partial_call(norm, node, obj), out, dest, hint)
+    if isinstance(obj, np.vectorize):  # (``@np.vectorize`` on a def: NumPy's object)
+        own = norm.ctx.injected.get(("vectorized", id(obj)))
+        if own is None:
+            if obj.excluded or obj.signature is not None:
+                raise norm.ctx.error("np.vectorize with excluded= or signature= is not "
+                                     "supported", norm.cur, "write the loop over the elements")
+            own = norm.ctx.injected["vectorized", id(obj)] = norm.ctx.inject(
+                rewrites.vectorize(obj.pyfunc), "vectorized")
+        return call(norm, anno.like(gast.Call(T.name(own), node.args, node.keywords), node),
+                    out, dest, hint)
     generated = getattr(obj, "__srcgrad_generated__", None)
     if generated is not None:
         receiver = obj.__srcgrad_compiled__.bound  # the gradient of a bound method

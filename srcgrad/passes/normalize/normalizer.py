@@ -340,6 +340,12 @@ class Normalizer:
             self._forget([s])
             if value is not MISSING and s.targets[0].id not in self.shared_with_defs:
                 self.constants[s.targets[0].id] = value
+            elif isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                    and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Tuple) \
+                    and not any(isinstance(e, gast.Starred) for e in s.value.elts) \
+                    and s.targets[0].id not in self.shared_with_defs:
+                # ``args = (x, y)``, a callee's *args: ``len(args)`` is known
+                self.constants[("len", s.targets[0].id)] = len(s.value.elts)
 
     def known_constants(self):
         """Name -> constant, for the statement being normalized: parameters bound to
@@ -353,6 +359,7 @@ class Normalizer:
             for node in T.walk(s):
                 if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
                     self.constants.pop(node.id, None)
+                    self.constants.pop(("len", node.id), None)
                 elif isinstance(node, (gast.FunctionDef, gast.ClassDef)):
                     self.constants.pop(node.name, None)
 
@@ -913,7 +920,9 @@ class Normalizer:
             except TypeError:
                 return None
         if isinstance(test, gast.Compare) and len(test.ops) == 1:
-            left, right = self._static_value(test.left), self._static_value(test.comparators[0])
+            known = self.known_constants()  # (``y is None`` of a parameter left to None)
+            left, right = (known[n.id] if isinstance(n, gast.Name) and n.id in known
+                           else self._static_value(n) for n in (test.left, test.comparators[0]))
             if left is MISSING or right is MISSING:
                 return None
             op = type(test.ops[0])
@@ -1739,6 +1748,10 @@ def static_argument(node, static_args):
         return node.value if type(node.value) in _STATIC_ARGUMENTS else MISSING
     if isinstance(node, gast.Name):
         return static_args.get(node.id, MISSING)
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+            and node.func.id == "len" and len(node.args) == 1 and not node.keywords \
+            and isinstance(node.args[0], gast.Name):
+        return static_args.get(("len", node.args[0].id), MISSING)  # (a tuple display's)
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.Not)):
         v = static_argument(node.operand, static_args)
         if v is MISSING or isinstance(node.op, gast.USub) and type(v) is not int:

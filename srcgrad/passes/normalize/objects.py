@@ -26,6 +26,7 @@ import sys
 import types
 
 import gast
+import numpy as np
 
 from ... import trees
 from ...ir import anno, templates as T
@@ -226,17 +227,20 @@ class _Rewrite(gast.NodeTransformer):
                 grew = True
 
     def _own_partials(self, s):
-        """``functools.partial(f, x)`` built here: an object of ``rewrites.partial``, a
-        plain class (the standard library's is not one: it is written in C)."""
+        """``functools.partial(f, x)`` and ``np.vectorize(f)`` built here: objects of
+        ``rewrites.partial`` and ``rewrites.vectorize``, plain classes (the standard
+        library's and NumPy's are not: written in C, or calling ``f`` from C)."""
         if isinstance(s, (gast.If, gast.While, gast.For, gast.FunctionDef)):
             return
         for n in T.walk(s):
-            if isinstance(n, gast.Call) and isinstance(n.func, (gast.Name, gast.Attribute)) \
-                    and among(self.norm.scope.value(n.func), functools.partial):
-                if self.ctx.partial_class is None:
-                    self.ctx.partial_class = self.ctx.inject(rewrites.partial, "partial")
-                n.func = T.name(self.ctx.partial_class)
-                self.changed = True
+            if not (isinstance(n, gast.Call) and isinstance(n.func, (gast.Name, gast.Attribute))):
+                continue
+            made = self.norm.scope.value(n.func)
+            for library, own in ((functools.partial, rewrites.partial),
+                                 (np.vectorize, rewrites.vectorize)):
+                if among(made, library):
+                    n.func = T.name(self.ctx.inject_once(own, own.__name__))
+                    self.changed = True
 
     # -- statements --------------------------------------------------------
     def block(self, stmts):
