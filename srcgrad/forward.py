@@ -87,26 +87,30 @@ def _forward(f, args, wrt, refusals=None):
     does not apply (trees, complex values, a primitive without a tangent rule): then the
     transposition computes the same. ``refusals``: gets forward mode's CompileError.
 
-    ``f`` a gradient (``sg.hvp``, ``jvp`` of ``sg.grad(g)``): where the gradient or its
-    tangent comes out non-finite, both are computed again over the gradient's code with
-    strong zeros (runtime/strong.py), as ``sg.grad`` computes a gradient again."""
-    code = _forward_code(f, args, wrt, refusals)
-    compiled = getattr(f, "__srcgrad_compiled__", None)
-    if code is None or compiled is None:
-        return code
+    Where the tangent comes out non-finite and the value finite (a zero tangent times
+    an infinite derivative: ``sqrt`` of a distance at 0, a masked entry), it is computed
+    again with strong zeros (runtime/strong.py), as ``sg.grad`` computes a gradient again,
+    unless ``f`` does not run twice alike; for ``f`` a gradient (``sg.hvp``, ``jvp`` of
+    ``sg.grad(g)``) also where the gradient is not finite, over its strong code."""
+    found = _forward_code(f, args, wrt, refusals)
+    if found is None:
+        return None
+    code, rerunnable = found
+    of_gradient = hasattr(f, "__srcgrad_compiled__")
 
     def run(*given):
         value, tangent = code(*given)
-        if not (all_finite(tangent) and all_finite(value)) and \
-                compiled.generic_entry(list(args)).rerunnable:
+        if rerunnable and not all_finite(tangent) and (of_gradient or all_finite(value)) \
+                or of_gradient and rerunnable and not all_finite(value):
             strong = _forward_code(f, args, wrt, strong=True)
             if strong is not None:
-                value, tangent = strong(*given)
+                value, tangent = strong[0](*given)
         return value, tangent
     return run
 
 
 def _forward_code(f, args, wrt, refusals=None, strong=False):
+    """(code, does it run twice alike?), or None: ``_forward``'s, with strong zeros or not."""
     if any(trees.is_tree(a) or np.iscomplexobj(a) for a in args):
         return None
     from .api import _python_function
@@ -151,9 +155,11 @@ def _forward_code(f, args, wrt, refusals=None, strong=False):
     if entry is None:
         return None
     if not rest and not keywords:
-        return entry.fn if not bound else functools.partial(entry.fn, *bound)
+        return (entry.fn if not bound else functools.partial(entry.fn, *bound)), \
+            entry.rerunnable
     n = len(args)
-    return lambda *given: entry.fn(*bound, *given[:n], *rest, *given[n:], **keywords)
+    return (lambda *given: entry.fn(*bound, *given[:n], *rest, *given[n:], **keywords)), \
+        entry.rerunnable
 
 
 def _final(error):

@@ -215,3 +215,58 @@ def test_a_gradient_called_in_value_and_grad_and_jvp_has_the_value_python_comput
     value, tangent = sg.jvp(_directional, (x,), (np.ones(4),))
     assert value == pytest.approx(_directional(x))
     assert tangent == pytest.approx(np.sum(expected), rel=1e-5)
+
+
+# Forward mode's own strong zeros: a tangent exactly 0 times an infinite derivative is 0
+# (``sqrt`` of a squared distance at 0, on a kernel's diagonal), as reverse mode's are.
+
+def matern_kernel(x):
+    d2 = (x[:, None] - x[None, :]) ** 2
+    r = np.sqrt(d2)  # 0 on the diagonal, where sqrt's derivative is infinite
+    return np.sum((1.0 + np.sqrt(3.0) * r) * np.exp(-np.sqrt(3.0) * r))
+
+
+def distance_helper(x):
+    def pair(a, b):
+        d = np.sqrt((a - b) ** 2)
+        return d, np.exp(-d)
+
+    total = 0.0
+    for i in range(x.shape[0]):
+        d, k = pair(x[i], x)
+        total = total + np.sum(k * (1.0 + d))
+    return total
+
+
+def numpy_scalars(t):
+    r = np.sqrt((t - t) ** 2)  # 0 whatever t is: its tangent is 0
+    return np.exp(-r) * t * t
+
+
+@pytest.mark.parametrize("f, x", [(matern_kernel, np.array([0.3, -0.5, 1.2])),
+                                  (distance_helper, np.array([0.3, -0.5, 1.2])),
+                                  (numpy_scalars, 0.7)],
+                         ids=["kernel", "helper_tuple", "scalars"])
+def test_forward_mode_strong_zeros(f, x):
+    v = np.linspace(0.5, 1.5, np.size(x)).reshape(np.shape(x)) if np.ndim(x) else 1.0
+    expected = (f(x + 1e-6 * v) - f(x - 1e-6 * v)) / 2e-6
+    # (sg.grad agrees where its seed is 0 there; ``np.sqrt((t - t) ** 2)`` reaches sqrt
+    # with seed 1 and is NaN in reverse mode, as documented: write np.hypot / np.abs.)
+    value, tangent = sg.jvp(f, (x,), (v,))
+    assert value == pytest.approx(f(x))
+    assert float(tangent) == pytest.approx(float(expected), rel=1e-6, abs=1e-9)
+    if f is numpy_scalars:
+        return  # (ForwardAccumulator transposes the tape's reverse mode: NaN there, above)
+    with sg.ForwardAccumulator(x, v) as acc:
+        y = f(x)
+    assert float(acc.jvp(y)) == pytest.approx(float(expected), rel=1e-6, abs=1e-9)
+
+
+def test_forward_mode_not_computed_again_when_the_function_prints(capsys):
+    def f(x):
+        print("called")
+        return matern_kernel(x)
+
+    _, tangent = sg.jvp(f, (np.array([0.3, -0.5]),), (np.ones(2),))
+    assert capsys.readouterr().out.count("called") == 1
+    assert not np.isfinite(tangent)  # (the usual code's answer: NaN, documented)

@@ -33,9 +33,12 @@ _CATEGORIES = ("elementwise", "linear", "bilinear", "reduction", "determinant")
 
 
 class Tangent:
-    def __init__(self, ctx, varied, body):
+    def __init__(self, ctx, varied, body, strong=False):
         self.ctx = ctx
         self.varied = varied
+        # Strong zeros (runtime/strong.py): an elementwise term ``d * f'(x)`` with ``d``
+        # exactly 0 is 0, also where ``f'(x)`` is not finite (``sqrt`` at 0, masked).
+        self.strong = strong
         self.body_index = {}  # name -> the statements binding it
         for s in walk_stmts(body):
             for n in written_names(s):
@@ -265,6 +268,9 @@ class Tangent:
         if form == "elementwise":
             terms = [_rule_expr(rule.grads[p], subs, d, T.name(t), self.ctx.module_names)
                      for p, d in dots.items() if d is not None]
+            if self.strong:
+                terms = [T.expr("_sg.strong_zero(v, d)", v=v, d=copy.deepcopy(d))
+                         for v, d in zip(terms, [d for d in dots.values() if d is not None])]
         elif form in ("linear", "bilinear"):
             terms = self._substituted(s, dots, form)
         elif form in ("reduction", "determinant"):
