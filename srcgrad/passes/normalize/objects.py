@@ -19,6 +19,7 @@ never set, and a property or method assigned over. Run as a pass at the start
 of each round of the normalizer, before its analyses: what one round inlines
 (a method's body, reading ``self.x``) is rewritten in the next.
 """
+import builtins
 import dataclasses
 import functools
 import inspect
@@ -100,7 +101,7 @@ def check_escapes(norm, fn):
     objects = norm.ctx.objects
     if not objects:
         return
-    for s in walk_stmts(fn.body):
+    for s in _outside_closures(fn.body):
         for node in _own_nodes(s):
             if isinstance(node, gast.Name) and node.id in objects:
                 raise _escape(norm, s, node.id)
@@ -144,6 +145,36 @@ def made_for_outputs(ctx, outputs):
     aliases = [T.assign(n, T.name(root(n))) for n in outputs
                if root(n) is not None and root(n) != n]
     return made + aliases
+
+
+def _outside_closures(body):
+    """The statements of ``body``, nested blocks too, but not those of the defs that read
+    objects and are only called (``_Rewrite._nested_def``: inlined where they are)."""
+    for s in body:
+        if getattr(s, "sg_reads_objects", False):
+            continue
+        yield s
+        if isinstance(s, gast.FunctionDef):
+            yield from _outside_closures(s.body)
+        for field in ("body", "orelse"):
+            if isinstance(s, (gast.If, gast.For, gast.While)):
+                yield from _outside_closures(getattr(s, field))
+
+
+def _root_name(node):
+    while isinstance(node, (gast.Attribute, gast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
+
+
+def _loads_of(body, name):
+    """(parent, node) of each read of ``name`` in ``body``."""
+    for s in body:
+        for parent in T.walk(s):
+            for child in gast.iter_child_nodes(parent):
+                if isinstance(child, gast.Name) and child.id == name \
+                        and isinstance(child.ctx, gast.Load):
+                    yield parent, child
 
 
 def _own_nodes(s):
@@ -292,14 +323,40 @@ class _Rewrite(gast.NodeTransformer):
             s.orelse = self.block(s.orelse)
             return [s]
         if isinstance(s, gast.FunctionDef):
-            self._check_not_captured(s)
-            return [s]
+            return [self._nested_def(s)]
         s = self.visit(s)
         if any(isinstance(n, _Bound) for n in T.walk(s)):
             raise self.ctx.error("a method of an object built in differentiated code, used as "
                                  "a value (not called), is not supported", s,
                                  "call it where it is read, or wrap it: lambda v: obj.m(v)")
         return [s]
+
+    def _nested_def(self, s):
+        """A def nested in the code reading an object built there (a closure over it,
+        ``def scaled(v): return self.k * v``): its reads of the object's attributes
+        read their locals, as a lambda's do (closures over those locals: the same late
+        binding), where it only reads them and is only called (inlined where it is).
+        Refused where it writes one, or is used as a value (it would run elsewhere)."""
+        held = set(self.objects) | set(self.aliases) | set(self.ctx.object_lists)
+        captured = free_names(s) & held
+        if not captured:
+            return s
+        writes = any(isinstance(n, (gast.Attribute, gast.Subscript))
+                     and isinstance(n.ctx, (gast.Store, gast.Del)) and _root_name(n) in held
+                     for n in T.walk(s))
+        called_only = all(isinstance(parent, gast.Call) and (parent.func is n or (
+            parent.args and parent.args[0] is n and among(self.norm.scope.value(parent.func),
+                                                          builtins.map)))  # (each item's call)
+            for parent, n in _loads_of(self.fn.body, s.name))
+        if writes or not called_only:
+            self._check_not_captured(s)
+        s.body = [self.visit(x) for x in s.body]
+        s.sg_reads_objects = True  # (inlined where called: its own uses are not escapes)
+        if any(isinstance(n, _Bound) for n in T.walk(s)):
+            raise self.ctx.error("a method of an object built in differentiated code, used as "
+                                 "a value (not called), is not supported", s,
+                                 "call it where it is read, or wrap it: lambda v: obj.m(v)")
+        return s
 
     def _check_not_captured(self, node):
         """A def (or lambda) reading an object, or a list of them, from the code around it
