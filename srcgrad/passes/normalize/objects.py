@@ -344,11 +344,7 @@ class _Rewrite(gast.NodeTransformer):
         writes = any(isinstance(n, (gast.Attribute, gast.Subscript))
                      and isinstance(n.ctx, (gast.Store, gast.Del)) and _root_name(n) in held
                      for n in T.walk(s))
-        called_only = all(isinstance(parent, gast.Call) and (parent.func is n or (
-            parent.args and parent.args[0] is n and among(self.norm.scope.value(parent.func),
-                                                          builtins.map)))  # (each item's call)
-            for parent, n in _loads_of(self.fn.body, s.name))
-        if writes or not called_only:
+        if writes or not self._only_called(s.name):
             self._check_not_captured(s)
         s.body = [self.visit(x) for x in s.body]
         s.sg_reads_objects = True  # (inlined where called: its own uses are not escapes)
@@ -357,6 +353,22 @@ class _Rewrite(gast.NodeTransformer):
                                  "a value (not called), is not supported", s,
                                  "call it where it is read, or wrap it: lambda v: obj.m(v)")
         return s
+
+    def _only_called(self, name, depth=3):
+        """Is ``name`` (a def) only called, directly, item by item through ``map``, or
+        under another name bound to it (``f = lambda v: ...`` is ``def`` and ``f = ``)?"""
+        for parent, n in _loads_of(self.fn.body, name):
+            if isinstance(parent, gast.Call) and (parent.func is n or parent.args and (
+                    parent.args[0] is n and among(self.norm.scope.value(parent.func),
+                                                  builtins.map))):
+                continue
+            if depth and isinstance(parent, gast.Assign) and parent.value is n \
+                    and len(parent.targets) == 1 and isinstance(parent.targets[0], gast.Name) \
+                    and self.counts.get(parent.targets[0].id) == 1 \
+                    and self._only_called(parent.targets[0].id, depth - 1):
+                continue
+            return False
+        return True
 
     def _check_not_captured(self, node):
         """A def (or lambda) reading an object, or a list of them, from the code around it
