@@ -58,7 +58,7 @@ SYNTAX_CASES = [
     (syn.with_statement, (1.0,), ["with statement", "not supported"], "with"),
     (syn.yield_expression, (1.0,), ["yield expression", "not supported"], "yield"),
     (syn.yield_from_expression, (1.0,), ["yield from", "not supported"], "yield_from"),
-    (syn.global_statement, (1.0,), ["global statement", "not supported"], "global"),
+    (syn.global_statement, (1.0,), ["declared global", "bound other than by `=`"], "global"),
     (syn.nonlocal_statement, (1.0,), ["nonlocal statement", "not supported"], "nonlocal"),
     (syn.async_function, (1.0,), ["async function", "not supported"], "async_def"),
     (syn.lambda_in_comprehension, (1.0,), ["lambda expression", "not supported"], "lambda"),

@@ -43,9 +43,12 @@ COUNTER = 0.0
 
 
 def global_statement(x):
-    global COUNTER  # MARK: global
-    COUNTER = 1.0
-    return x * 2.0
+    # (A global counter assigned is supported: tests/test_global_names.py. Bound as a
+    # loop's variable, it is not.)
+    global COUNTER
+    for COUNTER in range(2):  # MARK: global
+        x = x * 2.0
+    return x
 
 
 def nonlocal_statement(x):
