@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
+from test_strong_zeros import pair_energy  # (1 / r is inf on the diagonal, masked out)
 
 warnings.filterwarnings("ignore", category=RuntimeWarning)  # the NaNs are the point
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -45,14 +46,6 @@ def where_xlogx_loop(x):
         total = total + np.where(xi > 1e-12, xi * np.log(xi), 0.0) + \
             np.where(xi > 0, np.sqrt(xi), 0.0)
     return total
-
-
-def pair_energy(p):
-    # 1 / r is inf on the diagonal (r == 0), masked out
-    d = p[:, None, :] - p[None, :, :]
-    r = np.sqrt(np.sum(d ** 2, axis=-1))
-    inv = np.where(np.eye(p.shape[0]) > 0, 0.0, 1.0 / r)
-    return np.sum(inv ** 6) - np.sum(inv ** 3)
 
 
 def log_barrier(x):
