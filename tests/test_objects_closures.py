@@ -87,3 +87,42 @@ def test_a_closure_writing_the_object_or_used_as_a_value_is_refused():
 
     with pytest.raises(sg.CompileError, match="closure over it"):
         sg.grad(escapes)(np.array([0.3, -0.4]))
+
+
+# Properties of objects built in the code where a test or an attribute reads them (the
+# fuzzer's object form: "used as a value", "attribute of a differentiable value").
+
+class Box:
+    def __init__(self, x):
+        self.x = x
+
+
+class Holder:
+    def __init__(self, x):
+        self.box = Box(x)
+        self.scale = 2.0
+
+    @property
+    def box_value(self):
+        return self.box  # (an object: its attributes read after the call)
+
+    @property
+    def mean(self):
+        return np.mean(self.box.x)
+
+    def run(self):
+        a = self.box_value.x * self.scale
+        if np.sum(self.box_value.x) > 0.0 and self.mean < 5.0:
+            a = a * self.mean
+        if self.mean > 0.1:  # (a property in a test: read before it)
+            return np.sum(a * self.box.x)
+        return np.sum(a)
+
+
+def properties_in_tests(x):
+    return Holder(x).run()
+
+
+@pytest.mark.parametrize("x", [np.array([0.3, -0.4, 0.9]), np.array([-0.3, -0.4, 0.2])])
+def test_properties_read_in_tests_and_returning_objects(x):
+    assert_every_form(properties_in_tests, x)

@@ -436,6 +436,9 @@ class Normalizer:
             return [s]
         self.writes.check(s, lambda message, remedy: self.ctx.error(message, s, remedy))
         if isinstance(s, gast.If):
+            hoisted = self._object_calls_hoisted(s)
+            if hoisted:
+                return self.block(hoisted + [s])
             taken = self._static_truth(s.test)
             if taken is not None:
                 # ``if self.activation is not None:`` with activation=None: the branch
@@ -470,6 +473,58 @@ class Normalizer:
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
             return self.expr_stmt(s)
         return [anno.set_kind(s, "opaque")]
+
+    def _object_calls_hoisted(self, s):
+        """``if np.mean(self.value) > 0:`` (or ``flag = ...``) where ``self.value`` is a
+        property (or a method call) of an object built in the code (``objects.py``): the
+        call, taking the object, bound to a name before the test, so that it is inlined
+        (a boolean is never differentiated, and would run the call as written, on an
+        object that does not exist). An ``and``/``or`` test is split part by part first;
+        nothing is taken out of a conditional expression, which may not evaluate it."""
+        held = set(self.ctx.objects) | set(self.ctx.object_aliases)
+        if not held:
+            return []
+        out = []
+        test = s.test if isinstance(s, gast.If) else s.value
+        if isinstance(s, gast.If) and isinstance(test, gast.BoolOp) and any(
+                isinstance(n, gast.Call) and any(isinstance(a, gast.Name) and a.id in held
+                                                 for a in n.args) for n in T.walk(test)):
+            # ``if a and obj.prop > 0:``: evaluated as Python does, part by part
+            # (``cond = a; if cond: cond = obj.prop > 0``), each part then as below.
+            cond = self.ctx.namer.fresh("test_value")
+            first, *rest = test.values
+            out.append(anno.like(T.assign(cond, first), s))
+            for part in rest:
+                go = T.name(cond) if isinstance(test.op, gast.And) else \
+                    gast.UnaryOp(gast.Not(), T.name(cond))
+                out.append(anno.like(gast.If(go, [anno.like(T.assign(cond, part), s)], []), s))
+            s.test = T.name(cond)
+            self.changed = True
+            return out
+
+        def visit(node):
+            if isinstance(node, (gast.BoolOp, gast.IfExp, gast.Lambda)) or not isinstance(
+                    node, gast.AST):
+                return node
+            if isinstance(node, gast.Call) and any(
+                    isinstance(a, gast.Name) and a.id in held for a in node.args):
+                name = self.ctx.namer.fresh("test_value")
+                out.append(anno.like(T.assign(name, node), s))
+                return T.name(name)
+            for field, value in gast.iter_fields(node):
+                if isinstance(value, list):
+                    setattr(node, field, [visit(v) for v in value])
+                elif isinstance(value, gast.AST):
+                    setattr(node, field, visit(value))
+            return node
+
+        if isinstance(s, gast.If):
+            s.test = visit(s.test)
+        else:
+            s.value = visit(s.value)
+        if out:
+            self.changed = True
+        return out
 
     def _check_static_unchanged(self, s):
         """Refuse ``acts.append(f)`` (or an item written) into a list or dict the code is
@@ -531,6 +586,10 @@ class Normalizer:
         if len(s.targets) != 1:
             raise self.ctx.error("chained assignment (a = b = ...) is not supported", s,
                                  "assign each name separately")
+        if isinstance(s.value, (gast.Compare, gast.BoolOp, gast.UnaryOp)):
+            hoisted = self._object_calls_hoisted(s)  # (a boolean: never differentiated)
+            if hoisted:
+                return self.block(hoisted + [s])
         target, value = s.targets[0], s.value
         made = self._functions_made(s)
         if made is not None:
@@ -1410,7 +1469,15 @@ class Normalizer:
 
     def _split_attribute(self, node, out, dest, hint):
         if not isinstance(node.value, gast.Name):  # ``layers[-1].W``
+            of_call = isinstance(node.value, gast.Call)
             node = gast.Attribute(self.atom(node.value, out, hint), node.attr, gast.Load())
+            if of_call and self.ctx.objects:
+                # ``self.box_value.x``: a call inlined this round may return an object
+                # built here, whose attributes the next round knows (objects.py).
+                d = self._dest(dest, hint)
+                out.append(anno.like(T.assign(d, node), self.cur))
+                self.changed = True
+                return d
         if isinstance(node.value, gast.Name) and node.value.id in self.ctx.records:
             return calls.field(self, node, out, dest, hint)  # (a field named T or real too)
         fields = self.ctx.result_fields.get(node.value.id) \
