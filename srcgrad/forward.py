@@ -91,7 +91,8 @@ def _forward(f, args, wrt, refusals=None):
     an infinite derivative: ``sqrt`` of a distance at 0, a masked entry), it is computed
     again with strong zeros (runtime/strong.py), as ``sg.grad`` computes a gradient again,
     unless ``f`` does not run twice alike; for ``f`` a gradient (``sg.hvp``, ``jvp`` of
-    ``sg.grad(g)``) also where the gradient is not finite, over its strong code."""
+    ``sg.grad(g)``) whatever the gradient is (NaN where masked too), over its strong code.
+    (The usual case pays one finiteness check of the tangent.)"""
     found = _forward_code(f, args, wrt, refusals)
     if found is None:
         return None
@@ -100,8 +101,7 @@ def _forward(f, args, wrt, refusals=None):
 
     def run(*given):
         value, tangent = code(*given)
-        if rerunnable and not all_finite(tangent) and (of_gradient or all_finite(value)) \
-                or of_gradient and rerunnable and not all_finite(value):
+        if rerunnable and not all_finite(tangent) and (of_gradient or all_finite(value)):
             strong = _forward_code(f, args, wrt, strong=True)
             if strong is not None:
                 value, tangent = strong[0](*given)

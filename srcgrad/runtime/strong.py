@@ -71,8 +71,12 @@ def all_finite(value, depth=4):
         return math.isfinite(value)
     if isinstance(value, np.ndarray):
         # (One pass and no temporary: the sum is finite if every item is, and a sum that
-        # overflows only costs a second run that changes nothing.)
-        return value.dtype.kind not in "fc" or bool(np.isfinite(value.sum()))
+        # overflows only costs a second run that changes nothing. A real sum is checked
+        # as a Python float: no ufunc call on the usual path.)
+        kind = value.dtype.kind
+        if kind == "f":
+            return math.isfinite(value.sum())
+        return kind != "c" or bool(np.isfinite(value.sum()))
     if isinstance(value, (float, complex, np.inexact)):
         return bool(np.isfinite(value))
     if depth and isinstance(value, (list, tuple)):
