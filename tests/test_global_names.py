@@ -140,3 +140,26 @@ def test_other_bindings_of_a_global_and_nonlocal_are_refused():
 
     with pytest.raises(sg.CompileError, match="nonlocal statement"):
         sg.grad(outer)(X.copy())
+
+
+FLAG = False
+
+
+def _arm():
+    global FLAG
+    FLAG = True
+
+
+def flag_tested(x):
+    _arm()  # (run as written: no differentiable value reaches it)
+    if FLAG:  # (the test itself is the module variable: read when it runs)
+        return np.sum(x * 3.0)
+    return np.sum(x)
+
+
+def test_a_flag_a_helper_sets_decides_the_branch_as_python_does():
+    global FLAG
+    for run in (sg.grad(flag_tested), lambda x: taped(flag_tested, x)):
+        FLAG = False
+        np.testing.assert_allclose(run(X.copy()), np.full(3, 3.0))
+        assert FLAG

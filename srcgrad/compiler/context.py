@@ -67,10 +67,9 @@ class Context:
         self.mirror_started = set()
         self.mirror_checked = set()
         self.mirror_slots = None
-        # module variables the code writes (``global``): (id of the module's dict, name);
-        # id -> the dict (passes/normalize/global_names.py)
+        # module variables the code writes (``global``): (id of the module's dict, name)
+        # (passes/normalize/global_names.py; the dicts are the code's constants)
         self.global_writes = set()
-        self.global_dicts = {}
         self.imported_globals = {}  # a name injected for another module's global -> (dict, name)
         self.object_aliases = {}
         self.object_lists = {}  # a name bound to a display of objects -> their names

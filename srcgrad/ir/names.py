@@ -16,6 +16,24 @@ def walk_stmts(body):
                 yield from walk_stmts(getattr(s, field))
 
 
+def root_id(node):
+    """The name an attribute or item chain starts from (``p`` of ``p["w"].T``), or None."""
+    while isinstance(node, (gast.Attribute, gast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
+
+
+def own_nodes(s):
+    """The nodes of one statement, not of the blocks nested in it (nor of a def's body)."""
+    if isinstance(s, gast.For):
+        return list(gast.walk(s.target)) + list(gast.walk(s.iter))
+    if isinstance(s, (gast.If, gast.While)):
+        return list(gast.walk(s.test))
+    if isinstance(s, gast.FunctionDef):
+        return []
+    return list(gast.walk(s))
+
+
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 

@@ -32,11 +32,12 @@ import numpy as np
 
 from ...ir import anno, templates as T
 from ...ir.atoms import is_static_object
-from ...ir.resolve import MISSING
+from ...ir.names import own_nodes, root_id, walk_stmts
+from ...ir.resolve import MISSING, among
 from . import objects
 
 # Calls that may receive such an object: they read no attribute a gradient flows from.
-_HARMLESS = {print, repr, str, id, isinstance, type, hasattr, callable, len, format, hash}
+_HARMLESS = (print, repr, str, id, isinstance, type, hasattr, callable, len, format, hash)
 
 
 def mirrored(norm, target):
@@ -81,7 +82,7 @@ def store(norm, s, target, varied_value):
         if holder is not MISSING and is_static_object(holder) \
                 and objects.plain_class(type(holder)) is None:
             # ``model.dense.W = W``: the object held named first, known in the next round
-            name = norm.ctx.namer.fresh(f"{_root_name(target.value)}_{_last_name(target.value)}")
+            name = norm.ctx.namer.fresh(f"{root_id(target.value) or 'obj'}_{_last_name(target.value)}")
             norm.changed = True
             bind = anno.like(T.assign(name, T.clone(target.value)), s)
             write = anno.like(T.assign(gast.Attribute(T.name(name), target.attr, gast.Store()),
@@ -104,12 +105,6 @@ def store(norm, s, target, varied_value):
     norm.changed = True
     return [anno.like(T.assign(local, s.value), s),
             anno.set_kind(anno.like(T.assign(T.clone(target), T.name(local)), s), "opaque")]
-
-
-def _root_name(node):
-    while isinstance(node, (gast.Attribute, gast.Subscript)):
-        node = node.value
-    return node.id if isinstance(node, gast.Name) else "obj"
 
 
 def _last_name(node):
@@ -158,24 +153,15 @@ def rewrite(norm, fn):
 
 
 def _statements(body):
-    """The statements of ``body``, nested blocks too, but not the bodies of nested defs
-    (inlined where they are called, and rewritten there)."""
-    for s in body:
-        if isinstance(s, (gast.FunctionDef, gast.ClassDef)):
-            continue
-        yield s
-        for field in ("body", "orelse", "finalbody"):
-            yield from _statements(getattr(s, field, None) or [])
-        for handler in getattr(s, "handlers", None) or []:
-            yield from _statements(handler.body)
+    """The statements of ``body``, nested blocks too, but not nested defs (inlined where
+    they are called, and rewritten there)."""
+    return [s for s in walk_stmts(body) if not isinstance(s, gast.FunctionDef)]
 
 
 def _loads(s):
     """The attribute reads in ``s`` (not in the statements nested in it)."""
-    parts = [s] if not isinstance(s, (gast.If, gast.For, gast.While)) else \
-        [s.test] if not isinstance(s, gast.For) else [s.iter]
-    return [n for part in parts for n in gast.walk(part)
-            if isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Load)]
+    return [n for n in own_nodes(s) if isinstance(n, gast.Attribute)
+            and isinstance(n.ctx, gast.Load)]
 
 
 def _replace(tree, old, new):
@@ -193,8 +179,8 @@ def _replace(tree, old, new):
 
 def _check_escapes(norm, s, attrs):
     mirrored_ids = norm.ctx.mirrored_objects
-    for node in _loads(s) + [n for n in gast.walk(s) if isinstance(n, gast.Call)]:
-        if isinstance(node, gast.Attribute):
+    for node in own_nodes(s):
+        if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
             obj = norm.scope.value(node.value)
             if node.attr == "__dict__" and obj is not MISSING and id(obj) in mirrored_ids:
                 raise norm.ctx.error(
@@ -211,8 +197,10 @@ def _check_escapes(norm, s, attrs):
                     "when compiling", s,
                     "read it through a name bound to the object itself (layer = layers[0])")
             continue
+        if not isinstance(node, gast.Call):
+            continue
         func = norm.scope.value(node.func)
-        if func is MISSING or (func in _HARMLESS if _hashable(func) else False) \
+        if func is MISSING or among(func, *_HARMLESS) \
                 or norm.ctx.scope.calls_user_code(node):
             continue  # (the user's functions are inlined: their reads are rewritten)
         for arg in list(node.args) + [k.value for k in node.keywords]:
@@ -246,14 +234,6 @@ def _reaches(obj, objs, depth=4):
 
 def _is_mirrored(obj, objs):
     return obj is not MISSING and id(obj) in objs and objs[id(obj)][0] is obj
-
-
-def _hashable(value):
-    try:
-        hash(value)
-        return True
-    except TypeError:
-        return False
 
 
 def _start(norm, fn):

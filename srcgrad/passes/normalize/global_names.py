@@ -18,6 +18,7 @@ import gast
 
 from ... import runtime as rt
 from ...ir import anno, templates as T
+from ...ir.names import own_nodes, walk_stmts
 from ...ir.resolve import MISSING, is_library
 from ...ir.varied import expr_varied
 
@@ -30,7 +31,6 @@ def lower(norm, fn, module_globals):
         return
     where = norm.ctx.constant(module_globals)
     norm.ctx.global_writes.update((id(module_globals), n) for n in declared)
-    norm.ctx.global_dicts[id(module_globals)] = module_globals
     fn.body = _block(norm, fn.body, declared, where)
 
 
@@ -103,13 +103,13 @@ def check(norm, fn):
     """Refuse a differentiable value written into a module variable, and read the
     module variables some code writes when the code runs, also where a function reads
     one without declaring it (inlined, or run as written: ``_writes_of`` a call)."""
-    for s in _statements(fn.body):
-        for node in T.walk(s):
+    for s in walk_stmts(fn.body):
+        for node in own_nodes(s):
             if isinstance(node, gast.Call):
                 _note_writes(norm, norm.scope.value(node.func))
     if not norm.ctx.global_writes:
         return
-    for s in _statements(fn.body):
+    for s in walk_stmts(fn.body):
         call = s.value if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) else None
         if call is not None and norm.scope.value(call.func) is rt.set_global \
                 and expr_varied(call.args[2], norm.varied, norm.scope):
@@ -117,13 +117,6 @@ def check(norm, fn):
                 f"storing a differentiable value in the global `{call.args[1].value}`", s,
                 "return the value, or keep it in a local variable")
         _undeclared_reads(norm, s)
-
-
-def _statements(body):
-    for s in body:
-        yield s
-        for field in ("body", "orelse"):
-            yield from _statements(getattr(s, field, None) or [])
 
 
 def _note_writes(norm, fn, depth=3):
@@ -136,7 +129,6 @@ def _note_writes(norm, fn, depth=3):
     for name, stores in _global_names(fn.__code__):
         if stores:
             norm.ctx.global_writes.add((id(fn.__globals__), name))
-            norm.ctx.global_dicts[id(fn.__globals__)] = fn.__globals__
         else:
             _note_writes(norm, fn.__globals__.get(name), depth - 1)
 
@@ -154,23 +146,20 @@ def _global_names(code):
 
 
 def _undeclared_reads(norm, s):
-    parts = [s] if not isinstance(s, (gast.If, gast.For, gast.While)) else \
-        [s.test] if not isinstance(s, gast.For) else [s.iter]
-    for part in parts:
-        for node in T.walk(part):
-            for field, value in gast.iter_fields(node):
-                items = value if isinstance(value, list) else [value]
-                for i, item in enumerate(items):
-                    if not (isinstance(item, gast.Name) and isinstance(item.ctx, gast.Load)):
-                        continue
-                    module, name = norm.ctx.imported_globals.get(
-                        item.id, (norm.ctx.src.globals, item.id))
-                    if (id(module), name) not in norm.ctx.global_writes \
-                            or item.id in norm.scope.locals and item.id not in \
-                            norm.ctx.imported_globals or norm.scope.value(item) is MISSING:
-                        continue
-                    new = _read(name, norm.ctx.constant(module))
-                    if isinstance(value, list):
-                        value[i] = new
-                    else:
-                        setattr(node, field, new)
+    for node in [s, *own_nodes(s)]:  # (``s`` too: ``if FLAG:`` reads it as ``s.test``)
+        for field, value in gast.iter_fields(node):
+            items = value if isinstance(value, list) else [value]
+            for i, item in enumerate(items):
+                if not (isinstance(item, gast.Name) and isinstance(item.ctx, gast.Load)):
+                    continue
+                module, name = norm.ctx.imported_globals.get(
+                    item.id, (norm.ctx.src.globals, item.id))
+                if (id(module), name) not in norm.ctx.global_writes \
+                        or item.id in norm.scope.locals and item.id not in \
+                        norm.ctx.imported_globals or norm.scope.value(item) is MISSING:
+                    continue
+                new = _read(name, norm.ctx.constant(module))
+                if isinstance(value, list):
+                    value[i] = new
+                else:
+                    setattr(node, field, new)

@@ -17,7 +17,7 @@ from ...ir.effects import HiddenWrites
 from ...ir.atoms import (OP_NAMES, OP_SYMBOLS, hint as _hint, is_constant as _is_constant,
                         is_simple_index as _is_simple_index, is_static_object as _is_static_object,
                         literal_items, number as _number, root as _root, short as _short)
-from ...ir.names import bound_names, walk_stmts
+from ...ir.names import bound_names, root_id, walk_stmts
 from ...ir.resolve import MISSING, UNROLL_MAX, among
 from ...ir.scopes import function_locals
 from ...ir.varied import expr_varied
@@ -112,8 +112,9 @@ class Normalizer:
         for _ in range(200):
             objects.scalarize(self, fn)
             properties.inline_getters(self, fn)
-            self.scope.locals = set(_assigned_names(fn.body)) | function_locals(fn)
-            attributes.rewrite(self, fn)
+            if self.ctx.mirrors:  # (names bound since the last round: locals, not globals)
+                self.scope.locals = set(_assigned_names(fn.body)) | function_locals(fn)
+                attributes.rewrite(self, fn)
             self.objects_pending = objects.pending(self, fn)
             self.counts = _assigned_names(fn.body)
             self.scope.locals = set(self.counts) | function_locals(fn)
@@ -253,7 +254,7 @@ class Normalizer:
         gradient flows through that name's reads, slices too."""
         reads = self.ctx.watched_reads
         if reads is not None and read_from is not None and type(value) in (list, tuple, dict) \
-                and _root_id(read_from) not in self.varied and reads.watched.holds(value):
+                and root_id(read_from) not in self.varied and reads.watched.holds(value):
             return True
         if not self.ctx.variable_sources or not trees.is_tree(value):
             return False
@@ -1753,13 +1754,6 @@ class Normalizer:
         out += self.stmt(inner)
         self.cur = saved
         return d
-
-
-def _root_id(node):
-    """The name an attribute or item chain starts from (``p`` of ``p["w"].T``), or None."""
-    while isinstance(node, (gast.Attribute, gast.Subscript)):
-        node = node.value
-    return node.id if isinstance(node, gast.Name) else None
 
 
 def _in_loops(body, inside=False):

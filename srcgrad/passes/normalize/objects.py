@@ -31,7 +31,7 @@ import numpy as np
 
 from ... import trees
 from ...ir import anno, templates as T
-from ...ir.names import handed_on, walk_stmts
+from ...ir.names import handed_on, root_id, walk_stmts
 from ...ir.resolve import MISSING, among, is_library
 from ...ir.scopes import free_names
 from ...rules import rewrites
@@ -159,12 +159,6 @@ def _outside_closures(body):
         for field in ("body", "orelse"):
             if isinstance(s, (gast.If, gast.For, gast.While)):
                 yield from _outside_closures(getattr(s, field))
-
-
-def _root_name(node):
-    while isinstance(node, (gast.Attribute, gast.Subscript)):
-        node = node.value
-    return node.id if isinstance(node, gast.Name) else None
 
 
 def _loads_of(body, name):
@@ -342,7 +336,7 @@ class _Rewrite(gast.NodeTransformer):
         if not captured:
             return s
         writes = any(isinstance(n, (gast.Attribute, gast.Subscript))
-                     and isinstance(n.ctx, (gast.Store, gast.Del)) and _root_name(n) in held
+                     and isinstance(n.ctx, (gast.Store, gast.Del)) and root_id(n) in held
                      for n in T.walk(s))
         if writes or not self._only_called(s.name):
             self._check_not_captured(s)
