@@ -382,7 +382,7 @@ def test_least_recently_used_entries_are_evicted_with_their_source(monkeypatch):
     for f in (np.sin, np.cos, np.tanh, np.sin, np.exp):  # one entry each
         np.testing.assert_allclose(grad(x, f), expected[f])
     # The least recently used went first: the hit on np.sin kept it.
-    assert [key[1].ref() for key in entries] == [np.tanh, np.sin, np.exp]
+    assert [key[0][1].ref() for key in entries] == [np.tanh, np.sin, np.exp]
     gc.collect()
     assert _srcgrad_files() == files + 3
     for f in expected:  # and the evicted compile again, right

@@ -29,6 +29,7 @@ from ..variables import Variable, check_plain_data
 from ..ir.atoms import is_static_object
 from .. import trees
 from ..ir.resolve import UNROLL_MAX
+from ..passes.ranks import size_classes
 from . import codegen
 from .pipeline import compile_gradient
 
@@ -89,6 +90,8 @@ class _Strong:
 
 def _kind(value):
     t = type(value)
+    if t is np.ndarray:  # the usual argument, first
+        return (t, value.dtype, value.ndim)
     if t in _HOLDERS or isinstance(value, tuple) or dataclasses.is_dataclass(t):
         # Where records are in it, and their classes (their fields are read as the
         # class's, its properties inlined: pipeline.note_records), nested too.
@@ -328,7 +331,7 @@ class Compiled:
         return self.bound + bound.args, bound.kwargs
 
     def entry(self, args, kwargs=None):
-        kinds = tuple(map(_kind, args))
+        kinds = (tuple(map(_kind, args)), size_classes(args))  # shapes inferred (ranks.py)
         if kwargs:
             kinds += tuple((k, _kind(v)) for k, v in sorted(kwargs.items()))
         entry = self.entries.get(kinds)
@@ -345,7 +348,7 @@ class Compiled:
             for key, value in (kwargs or {}).items():
                 check_plain_data(value, f"argument {key!r}")
             entry = compile_gradient(self.f, self.wrt, self.mode, sample=list(args),
-                                     as_tuple=self.multiple)
+                                     as_tuple=self.multiple, sized=True)
             remember(self.entries, kinds, entry)
         return entry
 
@@ -355,7 +358,7 @@ class Compiled:
         if strong is None:
             strong = entry.strong = compile_gradient(self.f, self.wrt, self.mode,
                                                      sample=list(args), as_tuple=self.multiple,
-                                                     strong=True)
+                                                     strong=True, sized=True)
         return strong
 
     def _name(self, i):
@@ -509,4 +512,4 @@ class Compiled:
         """The code compiled for arguments of the kinds of ``args`` (as a call with them
         would run), not loaded into the cache."""
         return compile_gradient(self.f, self.wrt, self.mode, sample=list(self.bound) + list(args),
-                                as_tuple=self.multiple)
+                                as_tuple=self.multiple, sized=True)

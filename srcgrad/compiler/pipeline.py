@@ -194,7 +194,8 @@ def lifted_loader(ctx):
 
 
 @without_gc
-def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True, strong=False):
+def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True, strong=False,
+                     sized=False):
     """Generate, print and load the adjoint of ``fn``.
 
     ``wrt``: indices of the positional parameters to differentiate.
@@ -205,7 +206,8 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True, s
     ``inplace``: update the backward pass's own buffers in place; off for code
     that will itself be differentiated (its aliasing checks are conservative).
     ``strong``: the code run again where this one's gradient is not finite
-    (``runtime/strong.py``).
+    (``runtime/strong.py``). ``sized``: the caller caches the code by
+    ``ranks.size_classes(sample)``, so shapes may be inferred from the sample's.
     """
     fn = _differentiated(fn, sample, strong)          # sg.grad(sg.grad(f)): the inner code
     src, ctx, node, params, wrt_names = normalized_function(fn, wrt, sample, strong,
@@ -217,7 +219,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True, s
     rerunnable = not strong and repeatable.reruns_alike(body, ctx)
     rev, state, forward, backward = reverse_and_record(   # reverse mode; what the forward saves
         ctx, body, params, sample, act, [(result_name, T.const(1.0))], inplace,
-        read_after=lambda state: set(), strong=strong)   # (adjoints only, below)
+        read_after=lambda state: set(), strong=strong, sized=sized)  # (adjoints only, below)
     # An argument no gradient reaches gets zeros shaped as it was passed, not as the
     # code may have rebound it (``w = np.ones(5)``): made before the forward code.
     # (Not named ``dw``: that is the adjoint of what ``w`` is rebound to.)
@@ -508,7 +510,7 @@ def trim_forward(forward, rev, after):
 
 
 def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=None, rows=None,
-                       watch_log=None, read_after=None, strong=False):
+                       watch_log=None, read_after=None, strong=False, sized=False):
     """Backward code seeded by ``seeds`` ((name, value) pairs) and the forward code it needs.
 
     ``prelude(rev)`` may configure the generator and returns statements that
@@ -518,6 +520,7 @@ def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=N
     backward code (given the adjoint state); then a value the backward code
     would restore where nothing reads it any more is not saved. None: every
     restore is kept. ``strong``: zero adjoints are strong (``runtime/strong.py``).
+    ``sized``: the code is cached by ``ranks.size_classes`` of ``sample``.
     Returns (generator, adjoint state, forward, backward).
     """
     record.instrument(body, ctx.namer)                # name branch flags and trip counters
@@ -529,7 +532,7 @@ def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=N
     rev.rows = rows
     rev.strong = strong
     rev.complex = may_be_complex(body, sample, ctx.scope)
-    rev.ranks = ranks.infer(body, params, sample, rev.ints, ctx.scope.value)
+    rev.ranks, rev.shapes = ranks.infer(body, params, sample, rev.ints, ctx.scope.value, sized)
     rev.scalars = {n for n, r in rev.ranks.items() if r == 0}
     backward = list(prelude(rev)) if prelude is not None else []
     state = {}

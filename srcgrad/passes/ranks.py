@@ -1,13 +1,17 @@
-"""The rank (number of dimensions) of each variable, from the arguments of the first call.
+"""The rank (number of dimensions) and shape of each variable, from the first call's arguments.
 
 Elementwise adjoints need ``_sg.unbroadcast`` only when an operand may have
 been broadcast; between scalars nothing is, and the call (and keeping the
 operand's value alive for its shape) can go. Products of matrices and
 vectors of known ranks get their adjoints written out (``Rule.by_rank``).
 Arrays' and Variables' ranks are part of the cache key, so what is inferred
-here holds for every call that reuses the code.
+here holds for every call that reuses the code. Where the cache also keys on
+which sizes of the array arguments are equal and which are 1
+(``size_classes``: a batch of 32 and one of 64 share code), shapes are known
+too: an operand of the result's shape needs no unbroadcasting, and a bias
+broadcast over a batch gets its ``np.sum(g, axis=0)`` written out.
 
-Flow-insensitive: a name has a rank only if every assignment gives it the same.
+Flow-insensitive: a name has a shape only if every assignment gives it the same.
 
 Before/after (``A`` a matrix, ``v`` a vector at the first call)::
 
@@ -16,6 +20,10 @@ Before/after (``A`` a matrix, ``v`` a vector at the first call)::
         _sg.matmul_grad_x1(du, A, v), A)      dv = du @ A
     dv = _sg.unbroadcast(
         _sg.matmul_grad_x2(du, A, v), v)
+
+    # grad of: z = X @ W + b                  # grad of: z = X @ W + b
+    dz_matmul = _sg.unbroadcast(dz, z_matmul) dz_matmul = dz
+    db = _sg.unbroadcast(dz, b)               db = np.sum(dz, axis=0)
 """
 import gast
 import numpy as np
@@ -23,15 +31,19 @@ import numpy as np
 from ..ir import anno, templates as T
 from ..ir.names import walk_stmts
 from ..ir.shapes import ARITHMETIC
+from ..rules import table
 from ..rules.entry import params as rule_params
 from ..variables import Variable
 
 
-def _rank_of_value(value):
+def _shape_of_value(value, sized):
+    """An argument's shape; its sizes only if ``sized`` (the cache keys on their classes)."""
     if isinstance(value, (bool, int, float, np.generic)):
-        return 0
+        return ()
+    if sized and type(value) is np.ndarray:
+        return value.shape
     if isinstance(value, (np.ndarray, Variable)):
-        return value.ndim
+        return (None,) * value.ndim
     return None
 
 
@@ -87,46 +99,84 @@ def _stack_items(body):
     return {name: values for name, values in items.items() if name not in other}
 
 
-# The analysis's values: a rank (an int), ``TOP`` (nothing known yet: the
-# optimistic start, and ``None`` placeholders) or ``None`` (not one rank).
+# The analysis's values: a shape (a tuple of sizes, ``None`` for a size not
+# known), ``TOP`` (nothing known yet: the optimistic start, and ``None``
+# placeholders) or ``None`` (not one rank). A size is only ever compared for
+# equality, or with 1: sizes come from the first call's arrays, and the cache
+# keys on which of their sizes are equal and which are 1 (``size_classes``),
+# never on the sizes themselves; a size written in the code counts only if it is 1.
 TOP = "top"
 
 
+def size_classes(args):
+    """Which sizes of the array arguments equal which, and which are 1: the part of a
+    cache key that lets shapes inferred from one call hold for every call reusing the code."""
+    seen = {1: 0}
+    out = []
+    for a in args:
+        if type(a) is np.ndarray:
+            for n in a.shape:
+                out.append(seen.setdefault(n, len(seen)))
+    return tuple(out)
+
+
 def _join(values):
-    ranks = set()
+    shapes = set()
     for v in values:
         if v is None:
             return None
         if v is not TOP:
-            ranks.add(v)
-    if len(ranks) > 1:
-        return None
-    return ranks.pop() if ranks else TOP
-
-
-def _elementwise(ranks):
-    """Broadcasting: the result has the largest rank."""
-    if any(r is None for r in ranks):
-        return None
-    if any(r is TOP for r in ranks):
+            shapes.add(v)
+    if not shapes:
         return TOP
-    return max(ranks) if ranks else None
+    if len({len(v) for v in shapes}) > 1:
+        return None
+    return tuple(dims.pop() if len(dims) == 1 else None for dims in map(set, zip(*shapes)))
 
 
-def _reduced(axis, keepdims, rank):
-    """The rank of a reduction over the constant ``axis`` of an array of rank ``rank``."""
-    if keepdims is None or isinstance(keepdims, gast.Constant) and keepdims.value is False:
-        keep = False
-    elif isinstance(keepdims, gast.Constant) and keepdims.value is True:
-        keep = True
-    else:
+def _broadcast(shapes):
+    """NumPy's broadcasting of shapes: a size 1 stretches to the other; an unknown size
+    leaves the result's unknown unless another operand has a size other than 1 there."""
+    if any(s is None for s in shapes):
+        return None
+    if any(s is TOP for s in shapes):
+        return TOP
+    if not shapes:
+        return None
+    rank = max(map(len, shapes))
+    out = []
+    for axis in range(-rank, 0):
+        sizes = [s[axis] for s in shapes if len(s) >= -axis]
+        known = {n for n in sizes if n is not None and n != 1}
+        if len(known) > 1:
+            return None  # an error when the code runs
+        out.append(known.pop() if known else None if None in sizes else 1)
+    return tuple(out)
+
+
+def _flag(node):
+    """A ``keepdims=`` written as a constant: its value, or None if not constant."""
+    if node is None:
+        return False
+    if isinstance(node, gast.Constant) and isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+def _reduced(axis, keepdims, shape):
+    """The shape of a reduction over the constant ``axis`` of an array of this shape."""
+    keep = _flag(keepdims)
+    if keep is None:
         return None
     if axis is None and not keep:
-        return 0
-    if axis is None or rank is None or rank is TOP:
-        return rank
-    if isinstance(axis, int) and not isinstance(axis, bool) and rank > 0:
-        return rank if keep else rank - 1
+        return ()
+    if shape is None or shape is TOP:
+        return shape
+    if axis is None:
+        return (1,) * len(shape)
+    if isinstance(axis, int) and not isinstance(axis, bool) and -len(shape) <= axis < len(shape):
+        axis %= len(shape)
+        return shape[:axis] + ((1,) if keep else ()) + shape[axis + 1:]
     return None
 
 
@@ -134,46 +184,90 @@ _FILLED = (np.zeros, np.ones, np.empty, np.full)
 _FILLED_LIKE = (np.zeros_like, np.ones_like, np.empty_like, np.full_like)
 
 
+def _size(node, env):
+    """A size written in the code: ``x.shape[k]`` of a shape known, or 1; any other
+    number is not a size class."""
+    if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Attribute) \
+            and node.value.attr == "shape" and isinstance(node.value.value, gast.Name) \
+            and isinstance(node.slice, gast.Constant) and type(node.slice.value) is int:
+        shape = env.get(node.value.value.id)
+        k = node.slice.value
+        return shape[k] if isinstance(shape, tuple) and -len(shape) <= k < len(shape) else None
+    return 1 if isinstance(node, gast.Constant) and type(node.value) is int \
+        and node.value == 1 else None
+
+
 def _constructed(call, fn, env, ints):
-    """The rank of ``np.zeros((n, m))`` (a shape written out) or ``np.zeros_like(x)``."""
+    """The shape of ``np.zeros((n, m))`` (a shape written out) or ``np.zeros_like(x)``."""
     if not call.args or any(k.arg in ("shape", "ndmin") for k in call.keywords):
         return None
     first = call.args[0]
     if fn in _FILLED:
         if isinstance(first, (gast.Tuple, gast.List)):
-            return len(first.elts)
+            return tuple(_size(n, env) for n in first.elts)
         if isinstance(first, gast.Constant) and isinstance(first.value, int) \
                 or isinstance(first, gast.Name) and first.id in ints:
-            return 1
+            return (_size(first, env),)
     if fn in _FILLED_LIKE and isinstance(first, gast.Name):
         return env.get(first.id)
     return None
 
 
-def _product(fn, ranks):
-    """The rank of ``np.matmul`` or ``np.dot`` of operands of these ranks."""
-    if any(r is None for r in ranks):
+def _product(fn, shapes):
+    """The shape of ``np.matmul`` or ``np.dot`` of operands of these shapes."""
+    if any(s is None for s in shapes):
         return None
-    if any(r is TOP for r in ranks):
+    if any(s is TOP for s in shapes):
         return TOP
-    r1, r2 = ranks
+    s1, s2 = shapes
     if fn is np.dot:
-        if r1 == 0 or r2 == 0:
-            return r1 + r2
-        return r1 + r2 - 2 if r2 >= 2 else r1 - 1
-    if r1 == 0 or r2 == 0:
+        if not s1 or not s2:
+            return s1 + s2
+        return s1[:-1] + s2[:-2] + s2[-1:] if len(s2) >= 2 else s1[:-1]
+    if not s1 or not s2:
         return None  # an error at run time
-    if r1 == 1 or r2 == 1:
-        return r1 + r2 - 2
-    return max(r1, r2)
+    if len(s1) == 1 or len(s2) == 1:
+        return s1[:-1] if len(s2) == 1 else s2[:-2] + s2[-1:]
+    batch = _broadcast([s1[:-2], s2[:-2]])
+    return None if batch is None else batch + (s1[-2], s2[-1])
+
+
+def _size_of_count(n):
+    return 1 if n == 1 else None
+
+
+def _unknown_sizes(shape):
+    return shape if shape is None or shape is TOP else (None,) * len(shape)
 
 
 def _atom(node, env):
     if isinstance(node, gast.Constant):
         if node.value is None:
             return TOP
-        return 0 if isinstance(node.value, (int, float)) else None
+        return () if isinstance(node.value, (int, float)) else None
     return env.get(node.id) if isinstance(node, gast.Name) else None
+
+
+class _Call:
+    """A call not differentiated, seen as the primitive statement it would be."""
+
+    def __init__(self, fn, rule, args):
+        self.sg_func, self.sg_rule, self.sg_args = fn, rule, args
+
+
+def _bound(call, rule):
+    """Parameter -> argument node of ``call`` by ``rule``'s signature, defaults filled in;
+    None where the call spreads arguments."""
+    ps = [p for p in rule_params(rule) if not p.variadic]
+    if len(call.args) > len(ps) or any(isinstance(a, gast.Starred) for a in call.args) \
+            or any(k.arg is None for k in call.keywords):
+        return None
+    bound = {p.name: a for p, a in zip(ps, call.args)}
+    bound.update((k.arg, k.value) for k in call.keywords)
+    for p in ps:
+        if p.name not in bound and p.default is not None:
+            bound[p.name] = p.default
+    return bound
 
 
 class _Item:
@@ -208,8 +302,8 @@ def _literal_item(value, tuples):
     return None
 
 
-def _rank(s, env, ints, stacks, literals, static, resolve, tuples):
-    """The rank statement ``s`` gives its target, from the ranks ``env`` holds now."""
+def _shape(s, env, ints, stacks, literals, static, resolve, tuples):
+    """The shape statement ``s`` gives its target, from the shapes ``env`` holds now."""
     if isinstance(s, _Item):
         item = s.value
         return _atom(item, env) if isinstance(item, (gast.Name, gast.Constant)) else None
@@ -226,14 +320,19 @@ def _rank(s, env, ints, stacks, literals, static, resolve, tuples):
     if isinstance(value, gast.Attribute) and kind != "prim":  # ``model.W`` (not ``x.T``):
         # a Variable's shape never changes.
         v = static(value) if static is not None else None
-        return v.ndim if isinstance(v, Variable) else None
+        return (None,) * v.ndim if isinstance(v, Variable) else None
     if _shaped_like_argument(value):
         return env.get(value.args[0].id)
     if isinstance(value, gast.Call) and kind != "prim" and resolve is not None:
-        return _constructed(value, resolve(value.func), env, ints)
+        fn = resolve(value.func)
+        rule = table.rule(fn)
+        if rule is not None and rule.rank is not None:  # ``np.sum(X)`` of a constant X
+            bound = _bound(value, rule)
+            return None if bound is None else _primitive(_Call(fn, rule, bound), env, literals)
+        return _constructed(value, fn, env, ints)
     if isinstance(value, gast.BinOp) and isinstance(value.op, ARITHMETIC) \
             and all(isinstance(v, (gast.Name, gast.Constant)) for v in (value.left, value.right)):
-        return _elementwise([_atom(value.left, env), _atom(value.right, env)])  # not recorded
+        return _broadcast([_atom(value.left, env), _atom(value.right, env)])  # not recorded
     if kind == "getitem" or isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
         return _indexed(value, env, ints)  # also ``xs[t]`` of a constant array (kind opaque)
     if kind == "prim":
@@ -242,28 +341,37 @@ def _rank(s, env, ints, stacks, literals, static, resolve, tuples):
 
 
 def _indexed(value, env, ints):
-    """The rank of ``base[index]``: one less for each integer index, none for a slice."""
+    """The shape of ``base[index]``: an integer index removes its axis; a slice keeps it
+    (its size only if the slice is ``:``)."""
     base = env.get(value.value.id)
     parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
     if base is None or base is TOP:
         return base
     if any(isinstance(p, gast.Constant) and p.value is None for p in parts):
         return None
-    removed = 0
-    for p in parts:
+    if len(parts) > len(base):
+        return None
+    out = []
+    for p, size in zip(parts, base):
         if isinstance(p, gast.Slice):
-            continue
-        if isinstance(p, gast.Name) and p.id in ints:
-            removed += 1
-        elif _int_index_count(p) == 1:
-            removed += 1
-        else:
+            whole = p.lower is None and p.upper is None and p.step is None
+            out.append(size if whole else None)
+        elif not (isinstance(p, gast.Name) and p.id in ints or _int_index_count(p) == 1):
             return None
-    return base - removed if base >= removed else None
+    return tuple(out) + base[len(parts):]
+
+
+def _default(rule, name):
+    """The default of parameter ``name`` in ``rule``'s signature (a node), or None."""
+    return next((p.default for p in rule_params(rule) if p.name == name), None)
+
+
+# Functions of rank rule "same" whose result has the operand's very shape.
+_SAME_SHAPE = (np.flip, np.fliplr, np.flipud, np.roll, np.fft.fftshift, np.fft.ifftshift)
 
 
 def _primitive(s, env, literals):
-    """The rank of a primitive's result, by its entry's rank rule (``Rule.rank``)."""
+    """The shape of a primitive's result, by its entry's rank rule (``Rule.rank``)."""
     fn, how = s.sg_func, s.sg_rule.rank
     args = [_atom(a, env) for a in s.sg_args.values()
             if isinstance(a, (gast.Name, gast.Constant))]
@@ -276,21 +384,29 @@ def _primitive(s, env, literals):
         if items is not None and (ndmin is None or isinstance(ndmin, gast.Constant)
                                   and ndmin.value == 0):
             inner = _join(_atom(e, env) for e in items) if items else None
-            return inner if inner is None or inner is TOP else inner + 1
+            return inner if inner is None or inner is TOP else (_size_of_count(len(items)),) + inner
     if how == "like_second":
         like = s.sg_args.get("like")
         return _atom(like, env) if like is not None else None
     if how == "scalar":
-        return 0
+        return ()
     operands = [_atom(s.sg_args.get(p.name), env) for p in rule_params(s.sg_rule)[:2]]
-    if how == "reduce" and isinstance(s.sg_args.get("axis"), gast.Constant):
-        return _reduced(s.sg_args["axis"].value, s.sg_args.get("keepdims"), operands[0])
+    axis = s.sg_args.get("axis", _default(s.sg_rule, "axis"))
+    if how == "reduce" and isinstance(axis, gast.Constant):
+        keepdims = s.sg_args.get("keepdims", _default(s.sg_rule, "keepdims"))
+        return _reduced(axis.value, keepdims, operands[0])
     if how == "same":
-        return operands[0]
+        if fn in _SAME_SHAPE:
+            return operands[0]
+        axes = s.sg_args.get("axes")
+        if fn is np.transpose and (axes is None or isinstance(axes, gast.Constant)
+                                   and axes.value is None) and isinstance(operands[0], tuple):
+            return operands[0][::-1]
+        return _unknown_sizes(operands[0])
     if how == "product":
         return _product(fn, operands)
     if how == "elementwise" and s.sg_args and len(args) == len(s.sg_args):
-        return _elementwise(args)
+        return _broadcast(args)
     return None
 
 
@@ -305,20 +421,23 @@ def _keyed(static, params):
     return value
 
 
-def infer(body, params, sample, ints, static=None):
-    """Name -> rank, for the names bound only to values of one rank, given the first
-    call's arguments ``sample``.
+def infer(body, params, sample, ints, static=None, sized=False):
+    """(name -> rank, name -> shape): ranks for the names bound only to values of one
+    rank, shapes for those bound only to values of one shape, given the first call's
+    arguments ``sample``. Shapes hold sizes only if ``sized``: the code is cached by
+    ``size_classes`` of its arguments.
 
-    Ranks are inferred for every variable, optimistically (the way constant
+    Shapes are inferred for every variable, optimistically (the way constant
     propagation is): each starts as ``TOP`` and only ever goes down to one
-    rank, then to ``None``, as its assignments are evaluated again, until
-    nothing changes. Loop-carried values (``s = s + x[i]``) keep their rank by
-    induction, and ``state[0]`` of a computed vector is known to be a scalar.
+    shape, then to one with sizes unknown, then to ``None``, as its assignments
+    are evaluated again, until nothing changes. Loop-carried values
+    (``s = s + x[i]``) keep their shape by induction, and ``state[0]`` of a
+    computed vector is known to be a scalar.
     ``static(node)``: the object an attribute chain denotes at compile time,
     for the ranks of Variables read from objects (the cache keys on them).
     """
     if sample is None:
-        return {}
+        return {}, {}
     defs = {}
     for s in walk_stmts(body):
         if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
@@ -344,18 +463,20 @@ def infer(body, params, sample, ints, static=None):
     resolve = static  # what a call's function denotes (numpy's functions are stable)
     if static is not None:
         static = _keyed(static, set(params))
-    given = {p: _rank_of_value(v) for p, v in zip(params, sample)}
+    given = {p: _shape_of_value(v, sized) for p, v in zip(params, sample)}
     env = {p: r for p, r in given.items() if p not in defs}
     env.update({n: TOP for n in defs})
-    env.update({n: 0 for n in ints})
+    env.update({n: () for n in ints})
     changed = True
     while changed:
         changed = False
         for name in sorted(set(defs) - set(ints)):
-            ranks = [None if s is None else _rank(s, env, ints, stacks, literals, static, resolve,
-                                                  tuples) for s in defs[name]]
-            new = _join(ranks + [given[name]] if name in given else ranks)  # x = 2 * x
+            shapes = [None if s is None else _shape(s, env, ints, stacks, literals, static,
+                                                    resolve, tuples) for s in defs[name]]
+            new = _join(shapes + [given[name]] if name in given else shapes)  # x = 2 * x
             if new != env[name]:
                 env[name] = new
                 changed = True
-    return {n: r for n, r in env.items() if isinstance(r, int)}
+    shapes = {n: v for n, v in env.items() if isinstance(v, tuple)}
+    return ({n: len(v) for n, v in shapes.items()},
+            {n: v for n, v in shapes.items() if None not in v})

@@ -73,6 +73,7 @@ class Reverse:
         self.inplace = True
         self.ranks = {}  # name -> the rank of every value it is bound to (see ranks.py)
         self.scalars = set()  # names always bound to 0-d values
+        self.shapes = {}  # name -> the shape of every value it is bound to, sizes known
         self.rebuilt = set()  # names reverse loops compute again (recompute.py), not saved
         self.grads_list = None  # tapes: where watch points report (source, adjoint)
         self.named_sources = None  # nested tapes: source name -> variable of its adjoint
@@ -257,10 +258,28 @@ class Reverse:
                 if rule.broadcast and not same_shape:
                     # Against numbers, 0-d values and itself an operand broadcasts
                     # to nothing: the result, and its adjoint, have its shape already.
-                    helper = "unbroadcast" if self.rows is None else "unbroadcast_rows"
-                    value = T.expr(f"_sg.{helper}(v, x)", v=value, x=atom.id)
+                    value = self.unbroadcast(value, atom.id, t if rule.rank == "elementwise" else None)
                 self.acc(atom.id, real_only(value, atom), state, out)
         return self._finish(s, t, state, out)
+
+    def unbroadcast(self, g, name, result):
+        """``g``, an elementwise adjoint of ``result`` (so of its shape), summed down to the
+        shape of operand ``name``: written out where both shapes are known (ranks.py), by
+        the helper otherwise (``result`` None: ``g`` has some other shape)."""
+        to, frm = self.shapes.get(name), self.shapes.get(result)
+        if self.rows is not None or to is None or frm is None or len(frm) < len(to):
+            helper = "unbroadcast" if self.rows is None else "unbroadcast_rows"
+            return T.expr(f"_sg.{helper}(v, x)", v=g, x=name)
+        lead = len(frm) - len(to)
+        stretched = [k for k, n in enumerate(to) if n == 1 and frm[lead + k] != 1]
+        total = _rule_expr("np.sum", {}, None, None, self.ctx.module_names)
+        if lead:
+            axis = 0 if lead == 1 else tuple(range(lead))
+            g = T.expr(f"f(g, axis={axis!r})", f=total, g=g)
+        if stretched:
+            axis = stretched[0] if len(stretched) == 1 else tuple(stretched)
+            g = T.expr(f"f(g, axis={axis!r}, keepdims=True)", f=total, g=g)
+        return g
 
     def _cast_to(self, s):
         """A ``dtype=`` the primitive's rule does not read (``np.sum(x, dtype=int)``):

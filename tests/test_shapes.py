@@ -1,0 +1,181 @@
+"""Shapes inferred from the sizes of the first call's arrays (``passes/ranks.py``).
+
+The code is cached by which sizes of the array arguments are equal and which
+are 1 (``ranks.size_classes``), so an unbroadcast between operands of known
+shapes is written out: nothing where the operand has the result's shape, an
+``np.sum`` over the broadcast axes otherwise. Each test checks the text and
+the gradient against central differences, and that a call whose sizes relate
+otherwise (a batch equal to a width, a batch of 1) gets code of its own.
+"""
+import itertools
+
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from srcgrad.passes.ranks import size_classes
+from srcgrad.testing import check_grads
+
+
+def _text(g, *args):
+    return g.__srcgrad_compiled__.entry(args).text
+
+
+def dense(W, b, X):
+    return np.sum(np.tanh(X @ W + b) ** 2)
+
+
+def dense_dict(params, X):
+    return np.sum(np.tanh(X @ params["W"] + params["b"]) ** 2)
+
+
+def dense_tuple(params, X):
+    W, b = params
+    z = X @ W
+    return np.sum(np.tanh(z + b) ** 2)
+
+
+def _dense_args(batch, width=4, out=3, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(width, out)), rng.normal(size=out), rng.normal(size=(batch, width))
+
+
+def test_a_bias_over_a_batch_is_summed_written_out():
+    W, b, X = _dense_args(5)
+    g = sg.grad(dense, wrt=(0, 1))
+    g(W, b, X)
+    text = _text(g, W, b, X)
+    assert "db = np.sum(" in text and "axis=0)" in text, text
+    assert "unbroadcast" not in text, text
+    check_grads(dense, (W, b, X), wrt=(0, 1, 2))
+
+
+@pytest.mark.parametrize("f, pack", [
+    (dense_dict, lambda W, b: {"W": W, "b": b}),
+    (dense_tuple, lambda W, b: (W, b)),
+])
+def test_the_same_layer_with_parameters_as_one_tree(f, pack):
+    W, b, X = _dense_args(6)
+    check_grads(f, (pack(W, b), X), wrt=0)
+    value, grads = sg.value_and_grad(f)(pack(W, b), X)
+    assert np.isclose(value, f(pack(W, b), X))
+    ref = sg.grad(dense, wrt=(0, 1))(W, b, X)
+    leaves = (grads["W"], grads["b"]) if isinstance(grads, dict) else grads
+    for got, want in zip(leaves, ref):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_another_batch_size_reuses_the_code_and_stays_right():
+    g = sg.grad(dense, wrt=(0, 1))
+    for batch in (5, 7, 2, 11):
+        W, b, X = _dense_args(batch, seed=batch)
+        check_grads(dense, (W, b, X), wrt=(0, 1))
+        g(W, b, X)
+    assert len(g.__srcgrad_compiled__.entries) == 1
+
+
+@pytest.mark.parametrize("first, then", [(4, 6), (6, 4), (1, 5), (5, 1), (3, 6), (0, 2)])
+def test_sizes_that_relate_otherwise_get_their_own_code(first, then):
+    # a batch equal to the width (4), a batch of 1, a batch equal to the output width (3),
+    # an empty batch: each is another size class; gradients right either way
+    g = sg.grad(dense, wrt=(0, 1))
+    for batch in (first, then, first):
+        W, b, X = _dense_args(batch, seed=batch)
+        got = g(W, b, X)
+        eps = 1e-6
+        for k, arg in enumerate((W, b)):
+            want = np.zeros_like(arg)
+            for i in np.ndindex(arg.shape):
+                up, down = [a.copy() for a in (W, b)], [a.copy() for a in (W, b)]
+                up[k][i] += eps
+                down[k][i] -= eps
+                want[i] = (dense(*up, X) - dense(*down, X)) / (2 * eps)
+            np.testing.assert_allclose(got[k], want, rtol=1e-6, atol=1e-8)
+
+
+def test_size_classes_say_which_sizes_are_equal_and_which_are_one():
+    a, b = np.zeros((32, 64)), np.zeros((64, 1))
+    assert size_classes((a, b, 2.0)) == (1, 2, 2, 0)
+    assert size_classes((np.zeros((5, 7)), np.zeros((7, 1)), 3)) == (1, 2, 2, 0)
+    assert size_classes((np.zeros((5, 5)), np.zeros((5, 1)))) != size_classes((a, b))
+
+
+def softmax_nll(logits, labels):
+    shifted = logits - np.max(logits, axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+    return -np.mean(log_probs[np.arange(logits.shape[0]), labels])
+
+
+def test_keepdims_operands_are_summed_with_keepdims():
+    rng = np.random.default_rng(1)
+    logits, labels = rng.normal(size=(6, 4)), rng.integers(0, 4, 6)
+    g = sg.grad(softmax_nll)
+    g(logits, labels)
+    text = _text(g, logits, labels)
+    assert "axis=1, keepdims=True)" in text and "unbroadcast" not in text, text
+    check_grads(softmax_nll, (logits, labels), wrt=0)
+    check_grads(softmax_nll, (logits, labels), wrt=0, order=2)
+
+
+def lead_and_stretched(x, b):
+    return np.sum(np.sin(x * b) + b)
+
+
+@pytest.mark.parametrize("xs, bs", [
+    ((3, 2, 4), (1, 4)), ((3, 2, 4), (2, 1)), ((3, 2, 4), (4,)), ((3, 2, 4), (1, 1, 4)),
+    ((3, 2, 4), (3, 1, 1)), ((2, 1), (1, 3)), ((4,), ()), ((1, 4), (3, 1)),
+])
+def test_every_broadcast_pattern_sums_to_the_operand(xs, bs):
+    rng = np.random.default_rng(2)
+    x, b = rng.normal(size=xs), rng.normal(size=bs)
+    check_grads(lead_and_stretched, (x, b), wrt=(0, 1))
+    check_grads(lead_and_stretched, (x, b), wrt=(0, 1), order=2)
+    gx, gb = sg.grad(lead_and_stretched, wrt=(0, 1))(x, b)
+    assert gx.shape == x.shape and np.shape(gb) == b.shape
+
+
+def recurrent(Wx, Wh, b, xs):
+    h = np.zeros((xs.shape[1], Wh.shape[0]))
+    for t in range(xs.shape[0]):
+        h = np.tanh(xs[t] @ Wx + h @ Wh + b)
+    return np.sum(h ** 2)
+
+
+def recurrent_floats(w, u, c, xs):
+    h = 0.0
+    for t in range(xs.shape[0]):
+        h = np.tanh(xs[t] * w + h * u + c)
+    return np.sum(h ** 2)
+
+
+def test_a_state_made_of_argument_sizes_keeps_its_shape_through_a_loop():
+    rng = np.random.default_rng(3)
+    Wx, Wh, b, xs = (rng.normal(size=(3, 4)) * 0.5, rng.normal(size=(4, 4)) * 0.5,
+                     rng.normal(size=4), rng.normal(size=(5, 2, 3)))
+    g = sg.grad(recurrent, wrt=(0, 1, 2))
+    g(Wx, Wh, b, xs)
+    text = _text(g, Wx, Wh, b, xs)
+    assert "unbroadcast" not in text, text
+    check_grads(recurrent, (Wx, Wh, b, xs), wrt=(0, 1, 2))
+    check_grads(recurrent_floats, (0.3, 0.5, 0.1, rng.normal(size=(5, 2))), wrt=(0, 1, 2))
+
+
+@pytest.mark.parametrize("sa, sb", list(itertools.product([(3,), (1,), (2, 3), (2, 1), (1, 3)],
+                                                          repeat=2)))
+def test_pairs_of_shapes_in_every_form(sa, sb):
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(size=sa), rng.normal(size=sb)
+
+    def f(a, b):
+        c = a * b - b
+        return np.sum(np.exp(c / 3.0) + a)
+
+    check_grads(f, (a, b), wrt=(0, 1))
+    value, (ga, gb) = sg.value_and_grad(f, wrt=(0, 1))(a, b)
+    assert np.isclose(value, f(a, b))
+    with sg.GradientTape() as tape:
+        tape.watch([a, b])
+        y = f(a, b)
+    ta, tb = tape.gradient(y, [a, b])
+    np.testing.assert_allclose(ta, ga, rtol=1e-12)
+    np.testing.assert_allclose(tb, gb, rtol=1e-12)
