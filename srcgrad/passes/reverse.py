@@ -107,9 +107,9 @@ class Reverse:
             # adjoints of a tuple (one an inner gradient returned) would concatenate.
             out.append(T.assign(dn, T.expr("_sg.add(a, b)", a=dn, b=value)))
             state[name] = OWN
-        elif self.inplace and state[name] is OWN:
+        elif self.inplace and state[name] is OWN and name not in self.scalars:
             # Into the buffer this code made (no other name holds it): not a new array
-            # per accumulation, as ``dx += ...`` by hand.
+            # per accumulation, as ``dx += ...`` by hand. (Numbers: ``+``, no call.)
             out.append(T.assign(dn, T.expr("_sg.iadd(a, b)", a=dn, b=value)))
         else:
             out.append(T.assign(dn, gast.BinOp(T.name(dn), gast.Add(), value)))
