@@ -1,7 +1,7 @@
 """Shapes inferred from the sizes of the first call's arrays (``passes/ranks.py``).
 
-The code is cached by which sizes of the array arguments are equal and which
-are 1 (``ranks.size_classes``), so an unbroadcast between operands of known
+The code is cached by the small sizes of the array arguments and which of
+the others are equal (``ranks.size_classes``), so an unbroadcast between operands of known
 shapes is written out: nothing where the operand has the result's shape, an
 ``np.sum`` over the broadcast axes otherwise. Each test checks the text and
 the gradient against central differences, and that a call whose sizes relate
@@ -67,7 +67,7 @@ def test_the_same_layer_with_parameters_as_one_tree(f, pack):
 
 def test_another_batch_size_reuses_the_code_and_stays_right():
     g = sg.grad(dense, wrt=(0, 1))
-    for batch in (5, 7, 2, 11):
+    for batch in (5, 7, 6, 11):  # (sizes up to 4 are keyed exactly: another entry)
         W, b, X = _dense_args(batch, seed=batch)
         check_grads(dense, (W, b, X), wrt=(0, 1))
         g(W, b, X)
@@ -77,7 +77,7 @@ def test_another_batch_size_reuses_the_code_and_stays_right():
 @pytest.mark.parametrize("first, then", [(4, 6), (6, 4), (1, 5), (5, 1), (3, 6), (0, 2)])
 def test_sizes_that_relate_otherwise_get_their_own_code(first, then):
     # a batch equal to the width (4), a batch of 1, a batch equal to the output width (3),
-    # an empty batch: each is another size class; gradients right either way
+    # an empty batch: each is other code; gradients right either way
     g = sg.grad(dense, wrt=(0, 1))
     for batch in (first, then, first):
         W, b, X = _dense_args(batch, seed=batch)
@@ -93,11 +93,13 @@ def test_sizes_that_relate_otherwise_get_their_own_code(first, then):
             np.testing.assert_allclose(got[k], want, rtol=1e-6, atol=1e-8)
 
 
-def test_size_classes_say_which_sizes_are_equal_and_which_are_one():
+def test_size_classes_say_which_sizes_are_equal_and_which_are_small():
     a, b = np.zeros((32, 64)), np.zeros((64, 1))
-    assert size_classes((a, b, 2.0)) == (1, 2, 2, 0)
-    assert size_classes((np.zeros((5, 7)), np.zeros((7, 1)), 3)) == (1, 2, 2, 0)
+    assert size_classes((a, b, 2.0)) == size_classes((np.zeros((5, 7)), np.zeros((7, 1)), 3))
     assert size_classes((np.zeros((5, 5)), np.zeros((5, 1)))) != size_classes((a, b))
+    assert size_classes((np.zeros(2),)) != size_classes((np.zeros(3),))  # small: exact
+    assert size_classes((np.zeros(0),)) != size_classes((np.zeros(1),))
+    assert size_classes((np.zeros(5),)) == size_classes((np.zeros(9),))
 
 
 def softmax_nll(logits, labels):
@@ -179,3 +181,33 @@ def test_pairs_of_shapes_in_every_form(sa, sb):
     ta, tb = tape.gradient(y, [a, b])
     np.testing.assert_allclose(ta, ga, rtol=1e-12)
     np.testing.assert_allclose(tb, gb, rtol=1e-12)
+
+
+def rates(state, p):
+    prey, predator = state[0], state[1]
+    return np.array([p[0] * prey - p[1] * prey * predator,
+                     p[3] * prey * predator - p[2] * predator])
+
+
+def two_state_rk2(p, y0, dt):
+    y = y0
+    for _ in range(5):
+        k1 = rates(y, p)
+        k2 = rates(y + dt * k1, p)
+        y = y + 0.5 * dt * (k1 + k2)
+    return np.sum((y - 1.0) ** 2)
+
+
+def test_a_small_state_built_with_np_array_has_its_size_known():
+    # np.array([a, b]) has 2 items, and the state passed in 2 (sizes up to 4 are keyed
+    # exactly): the loop's state has one shape, and nothing is unbroadcast
+    p, y0 = np.array([1.1, 0.4, 0.4, 0.1]), np.array([1.5, 0.7])
+    g = sg.grad(two_state_rk2)
+    g(p, y0, 0.1)
+    text = _text(g, p, y0, 0.1)
+    assert "unbroadcast" not in text, text
+    check_grads(two_state_rk2, (p, y0, 0.1), wrt=(0, 1))
+    check_grads(two_state_rk2, (p, y0, 0.1), wrt=(0, 1), order=2)
+    # a state of 3 is other code, and wrong shapes fail as NumPy fails
+    with pytest.raises(ValueError):
+        g(p, np.array([1.5, 0.7, 0.2]), 0.1)

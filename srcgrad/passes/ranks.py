@@ -6,7 +6,7 @@ operand's value alive for its shape) can go. Products of matrices and
 vectors of known ranks get their adjoints written out (``Rule.by_rank``).
 Arrays' and Variables' ranks are part of the cache key, so what is inferred
 here holds for every call that reuses the code. Where the cache also keys on
-which sizes of the array arguments are equal and which are 1
+the small sizes of the array arguments and on which of the others are equal
 (``size_classes``: a batch of 32 and one of 64 share code), shapes are known
 too: an operand of the result's shape needs no unbroadcasting, and a bias
 broadcast over a batch gets its ``np.sum(g, axis=0)`` written out.
@@ -101,22 +101,27 @@ def _stack_items(body):
 
 # The analysis's values: a shape (a tuple of sizes, ``None`` for a size not
 # known), ``TOP`` (nothing known yet: the optimistic start, and ``None``
-# placeholders) or ``None`` (not one rank). A size is only ever compared for
-# equality, or with 1: sizes come from the first call's arrays, and the cache
-# keys on which of their sizes are equal and which are 1 (``size_classes``),
-# never on the sizes themselves; a size written in the code counts only if it is 1.
+# placeholders) or ``None`` (not one rank). Sizes come from the first call's
+# arrays, and the cache keys on the small ones (up to ``EXACT``: a 2-element
+# state, 3-D coordinates) and on which of the others are equal
+# (``size_classes``), never on the sizes themselves: a size above ``EXACT`` is
+# only ever compared for equality, and a size written in the code counts only
+# if it is one of the small ones.
 TOP = "top"
+EXACT = 4
 
 
 def size_classes(args):
-    """Which sizes of the array arguments equal which, and which are 1: the part of a
-    cache key that lets shapes inferred from one call hold for every call reusing the code."""
-    seen = {1: 0}
+    """The small sizes of the array arguments, and which of their other sizes equal which:
+    the part of a cache key that lets shapes inferred from one call hold for every call
+    reusing the code."""
+    seen = {}
     out = []
     for a in args:
         if type(a) is np.ndarray:
             for n in a.shape:
-                out.append(seen.setdefault(n, len(seen)))
+                # (small sizes as themselves, below zero; the others numbered in order)
+                out.append(~n if n <= EXACT else seen.setdefault(n, len(seen)))
     return tuple(out)
 
 
@@ -185,16 +190,16 @@ _FILLED_LIKE = (np.zeros_like, np.ones_like, np.empty_like, np.full_like)
 
 
 def _size(node, env):
-    """A size written in the code: ``x.shape[k]`` of a shape known, or 1; any other
-    number is not a size class."""
+    """A size written in the code: ``x.shape[k]`` of a shape known, or a small number
+    (``EXACT``); a larger one may equal an argument's size by chance: not known."""
     if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Attribute) \
             and node.value.attr == "shape" and isinstance(node.value.value, gast.Name) \
             and isinstance(node.slice, gast.Constant) and type(node.slice.value) is int:
         shape = env.get(node.value.value.id)
         k = node.slice.value
         return shape[k] if isinstance(shape, tuple) and -len(shape) <= k < len(shape) else None
-    return 1 if isinstance(node, gast.Constant) and type(node.value) is int \
-        and node.value == 1 else None
+    return _size_of_count(node.value) if isinstance(node, gast.Constant) \
+        and type(node.value) is int else None
 
 
 def _constructed(call, fn, env, ints):
@@ -233,7 +238,7 @@ def _product(fn, shapes):
 
 
 def _size_of_count(n):
-    return 1 if n == 1 else None
+    return n if 0 <= n <= EXACT else None
 
 
 def _unknown_sizes(shape):
