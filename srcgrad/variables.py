@@ -39,7 +39,6 @@ hash by identity, so they work as dict keys and set members. Membership tests
 in lists (``v in some_list``) use ``==`` and are therefore *not* reliable; use
 ``any(x is v for x in some_list)``.
 """
-import contextlib
 import enum
 import threading
 import weakref
@@ -160,16 +159,25 @@ def _note_read(variable):
             log[id(variable)] = variable
 
 
-@contextlib.contextmanager
-def noting_reads():
-    """Note, while a block's compiled code runs, the Variables computed with as themselves."""
-    log = {}
-    logs = _NOTING.__dict__.setdefault("logs", [])
-    logs.append(log)
-    try:
-        yield log
-    finally:
-        logs.remove(log)
+class noting_reads:
+    """Note, while a block's compiled code runs, the Variables computed with as themselves.
+    (A class, not a generator: it runs at every tape block.)"""
+
+    __slots__ = ("log", "logs")
+
+    def __enter__(self):
+        self.log = {}
+        self.logs = _NOTING.__dict__.setdefault("logs", [])
+        self.logs.append(self.log)
+        return self.log
+
+    def __exit__(self, *exc):
+        logs = self.logs
+        for i in range(len(logs) - 1, -1, -1):  # by identity: two logs may be equal dicts
+            if logs[i] is self.log:
+                del logs[i]
+                break
+        return False
 
 
 class Variable(NDArrayOperatorsMixin):

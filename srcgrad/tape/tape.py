@@ -606,6 +606,12 @@ class GradientTape:
             if all(v is not tensor for v in self._watched_values):
                 self._watched_values.append(tensor)
             return
+        if type(tensor) is Variable and tensor.dtype.kind in "fc":  # the next most common
+            if all(v is not tensor for v in self._watched_values):
+                self._watched_values.append(tensor)
+            if all(v is not tensor for v in self._watched):
+                self._watched.append(tensor)
+            return
         for value in _flatten(tensor)[0]:
             check_plain_data(value, "the watched value")
             if not is_float_like(value):
@@ -678,6 +684,9 @@ class GradientTape:
         read of it (``vars(m)["w"]``, ``next(iter(ws))``, a container's ``__iter__``, one
         made in the block): an error, where its gradient would be None or miss what
         flowed through those reads."""
+        if not any(getattr(r, "unfollowed", None) for r in self._records):
+            return  # (the usual case: nothing below can raise)
+
         def watched(v):
             return v.trainable and self.watch_accessed_variables \
                 or any(v is w for w in self._watched_values)
@@ -1074,7 +1083,7 @@ def _flatten(structure):
     """The leaves of a nested list/tuple/dict/namedtuple/dataclass (``trees.py``), and a
     function rebuilding the structure."""
     kind = type(structure)
-    if kind is np.ndarray or kind is Variable or kind is float:
+    if kind is np.ndarray or kind is Variable or kind is float or isinstance(structure, np.generic):
         return [structure], _only
     if (kind is list or kind is tuple) and (_LEAVES.issuperset(map(type, structure)) or not any(
             isinstance(s, (list, tuple, dict)) or trees.is_tree(s) for s in structure)):
