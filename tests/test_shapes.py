@@ -211,3 +211,52 @@ def test_a_small_state_built_with_np_array_has_its_size_known():
     # a state of 3 is other code, and wrong shapes fail as NumPy fails
     with pytest.raises(ValueError):
         g(p, np.array([1.5, 0.7, 0.2]), 0.1)
+
+
+def chain(x):
+    return np.sum(np.sin(x) * x ** 2) + np.sum(x[:-1] * x[1:]) ** 2
+
+
+def heat_steps(u, k):
+    for _ in range(4):
+        lap = u[2:] - 2.0 * u[1:-1] + u[:-2]
+        u = np.concatenate([u[:1], u[1:-1] + k * lap, u[-1:]])
+    return np.sum(u ** 2)
+
+
+def stencil_2d(u):
+    gx = u[1:, :] - u[:-1, :]
+    gy = u[:, 1:] - u[:, :-1]
+    return np.sum(gx[:, :-1] ** 2 + gy[:-1, :] ** 2) + np.sum(u[-3:, :2] * u[:3, -2:])
+
+
+@pytest.mark.parametrize("n", [5, 9, 30])
+def test_slices_of_one_size_with_one_offset_have_one_size(n):
+    rng = np.random.default_rng(n)
+    x = rng.normal(size=n)
+    g = sg.grad(chain)
+    g(x)
+    assert "unbroadcast" not in _text(g, x)
+    check_grads(chain, (x,))
+    check_grads(chain, (x,), order=2)
+    u = rng.normal(size=n)
+    h = sg.grad(heat_steps, wrt=(0, 1))
+    h(u, 0.1)  # (np.concatenate's size is not inferred: unbroadcasts stay, right either way)
+    check_grads(heat_steps, (u, 0.1), wrt=(0, 1))
+    w = rng.normal(size=(n, n + 2))
+    s = sg.grad(stencil_2d)
+    s(w)
+    assert "unbroadcast" not in _text(s, w)
+    check_grads(stencil_2d, (w,))
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_small_arrays_sliced_every_way(n):
+    x = np.random.default_rng(n).normal(size=n)
+    bounds = [None, 0, 1, 2, 5, -1, -2, -5]
+    for lo in bounds:
+        for hi in bounds:
+            def f(x, lo=lo, hi=hi):
+                part = x[lo:hi]
+                return np.sum(part * x[lo:hi] + part) + np.sum(x[lo:hi] * 2.0)
+            check_grads(f, (x,))

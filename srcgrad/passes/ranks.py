@@ -345,6 +345,45 @@ def _shape(s, env, ints, stacks, literals, static, resolve, tuples):
     return None
 
 
+def _slice_bound(node):
+    """A slice bound written as a constant int (``-1`` included), None if absent, or
+    ``False`` if it is anything else."""
+    if node is None:
+        return None
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        inner = _slice_bound(node.operand)
+        return -inner if type(inner) is int else False
+    return node.value if isinstance(node, gast.Constant) and type(node.value) is int else False
+
+
+def _sliced(size, p):
+    """The size of ``x[lower:upper]`` along an axis of size ``size``.
+
+    A small size (up to ``EXACT``) gives the exact length. A larger one is a size
+    class ``n``, larger than ``EXACT`` at every call: ``x[k:]``, ``x[:-k]``,
+    ``x[k:-j]`` have size ``max(0, n - c)`` (``c = k + j``), written ``("-", n, c)``:
+    two slices of one size class with the same ``c`` have one size, whatever ``n``
+    is at the call (``x[1:] - x[:-1]``); ``x[:k]`` and ``x[-k:]`` with ``k`` small
+    have size ``k``. Anything else: not known.
+    """
+    lower, upper, step = _slice_bound(p.lower), _slice_bound(p.upper), _slice_bound(p.step)
+    if size is None or any(b is False for b in (lower, upper, step)) or step not in (None, 1):
+        return None
+    if type(size) is int and size <= EXACT:
+        return len(range(size)[lower:upper])
+    if lower is None or lower >= 0:
+        if upper is None or upper < 0:
+            c = (lower or 0) + (-upper if upper is not None else 0)
+            if c == 0:
+                return size
+            return ("-", size[1], size[2] + c) if type(size) is tuple else ("-", size, c)
+        if type(size) is int and upper <= EXACT:  # (``size`` is larger: ``upper`` is in it)
+            return max(0, upper - (lower or 0))
+    elif (upper is None or upper < 0) and type(size) is int and -lower <= EXACT:
+        return max(0, -lower + (upper or 0))  # ``x[-3:-1]``: 2
+    return None
+
+
 def _indexed(value, env, ints):
     """The shape of ``base[index]``: an integer index removes its axis; a slice keeps it
     (its size only if the slice is ``:``)."""
@@ -359,8 +398,7 @@ def _indexed(value, env, ints):
     out = []
     for p, size in zip(parts, base):
         if isinstance(p, gast.Slice):
-            whole = p.lower is None and p.upper is None and p.step is None
-            out.append(size if whole else None)
+            out.append(_sliced(size, p))
         elif not (isinstance(p, gast.Name) and p.id in ints or _int_index_count(p) == 1):
             return None
     return tuple(out) + base[len(parts):]
