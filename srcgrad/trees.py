@@ -49,6 +49,8 @@ _PLAIN_LEAVES = frozenset((np.ndarray, float, int, np.float64))
 def is_tree(value):
     """A container ``flatten`` takes apart (or refuses: a record it cannot rebuild)."""
     kind = type(value)
+    if kind is np.ndarray or kind is float:  # (the usual argument: no class checks)
+        return False
     return kind in (dict, list, tuple) or _is_namedtuple(kind) or (
         dataclasses.is_dataclass(value) and not isinstance(value, type))
 

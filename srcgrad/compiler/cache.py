@@ -219,6 +219,9 @@ def _check_differentiable(value, index, name):
 
 def _cast(grad, like):
     """Give a gradient its source's type, dtype and shape."""
+    if type(grad) is np.ndarray and type(like) is np.ndarray and grad.dtype is like.dtype \
+            and grad.shape == like.shape and grad.flags.writeable:
+        return grad  # the usual case, first
     if is_complex(grad) and not is_complex(like):
         # Code compiled for real values met a complex one it did not see coming (an
         # object's complex attribute): its rules were not the complex ones.

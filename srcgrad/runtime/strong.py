@@ -80,7 +80,13 @@ def all_finite(value, depth=4):
     if isinstance(value, (float, complex, np.inexact)):
         return bool(np.isfinite(value))
     if depth and isinstance(value, (list, tuple)):
-        return all(all_finite(v, depth - 1) for v in value)
+        for v in value:  # (a tuple of real arrays, the usual gradients: checked here)
+            if type(v) is np.ndarray and v.dtype.kind == "f":
+                if not math.isfinite(v.sum()):
+                    return False
+            elif not all_finite(v, depth - 1):
+                return False
+        return True
     if depth and isinstance(value, dict):
         return all(all_finite(v, depth - 1) for v in value.values())
     return True
