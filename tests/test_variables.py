@@ -572,3 +572,22 @@ def test_sg_grad_of_a_variable_says_what_to_do():
     v = sg.Variable(np.ones(2))
     with pytest.raises(TypeError, match=r"is an sg.Variable: pass its value \(`v.numpy\(\)`\)"):
         sg.grad(lambda x: np.sum(x ** 2))(v)
+
+
+def test_reads_are_noted_in_the_log_of_each_block_running_after_a_nested_one_ends():
+    # (two logs equal as dicts, the outer block's and a nested one's: the nested one's
+    # end removes its own, not the outer block's)
+    from srcgrad.variables import _note_read, noting_reads
+
+    v = Variable(np.ones(2))
+    with noting_reads() as outer:
+        with noting_reads() as inner:
+            pass
+        _note_read(v)
+    assert outer == {id(v): v} and inner == {}
+    with noting_reads() as outer:
+        with noting_reads() as inner:
+            _note_read(v)
+        w = Variable(np.zeros(1))
+        _note_read(w)
+    assert set(outer) == {id(v), id(w)} and set(inner) == {id(v)}

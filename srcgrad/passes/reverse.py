@@ -258,7 +258,8 @@ class Reverse:
                 if rule.broadcast and not same_shape:
                     # Against numbers, 0-d values and itself an operand broadcasts
                     # to nothing: the result, and its adjoint, have its shape already.
-                    value = self.unbroadcast(value, atom.id, t if rule.rank == "elementwise" else None)
+                    value = self.unbroadcast(value, atom.id,
+                                             t if rule.rank == "elementwise" else None)
                 self.acc(atom.id, real_only(value, atom), state, out)
         return self._finish(s, t, state, out)
 
