@@ -184,9 +184,9 @@ def test_pairs_of_shapes_in_every_form(sa, sb):
 
 
 def rates(state, p):
-    prey, predator = state[0], state[1]
-    return np.array([p[0] * prey - p[1] * prey * predator,
-                     p[3] * prey * predator - p[2] * predator])
+    growth = p[0] - p[1] * state[1]      # (another style than test_ranks' lotka_volterra)
+    decline = p[3] * state[0] - p[2]
+    return np.array([growth * state[0], decline * state[1]])
 
 
 def two_state_rk2(p, y0, dt):
