@@ -51,7 +51,9 @@ def export_source(fn, wrt=0, args=None, mode="reverse"):
         generated = _tangent_code(fn, wrt, args)
     else:
         compiled = Compiled.of(fn, wrt, "value_and_grad" if mode == "value_and_grad" else "grad")
-        generated = compiled.generic() if args is None else compiled.specialised(args).fn
+        # (Not for the example's sizes: the module runs for any, with no cache key.)
+        generated = compiled.generic() if args is None \
+            else compiled.specialised(args, sized=False).fn
     text = generated.__srcgrad_source__
     module = _Module()
     tree = ast.parse(text)

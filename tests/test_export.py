@@ -196,3 +196,34 @@ def _leaves(value):
     if isinstance(value, (list, tuple)):
         return [leaf for v in value for leaf in _leaves(v)]
     return [value]
+
+
+_TWO_OPERANDS = """
+import numpy as np
+
+
+def scaled(a, b):
+    return np.sum(np.sin(a * b) + b)
+"""
+
+
+def test_an_export_for_argument_kinds_holds_for_other_sizes(tmp_path, capsys):
+    """The module has no cache key to check sizes against: code specialised for the
+    example's kinds, not for how its sizes relate (``a`` and ``b`` of one size there; ``b``
+    broadcast here: its gradient is summed)."""
+    source = tmp_path / "two_operands.py"
+    source.write_text(_TWO_OPERANDS)
+    out = tmp_path / "exported.py"
+    assert main(["export", f"{source}:scaled", "-o", str(out), "--wrt", "a,b",
+                 "--args", "float64[6], float64[6]"]) == 0
+    namespace = {}
+    exec(compile(_TWO_OPERANDS, str(source), "exec"), namespace)
+    for a, b in [(RNG.normal(size=6), RNG.normal(size=6)), (RNG.normal(size=6), np.array([0.7])),
+                 (RNG.normal(size=1), RNG.normal(size=9))]:
+        got = _run_blocked(tmp_path, [a, b])
+        want = [np.cos(a * b) * b, np.cos(a * b) * a + 1.0]
+        want[0] = np.sum(want[0], axis=0, keepdims=True) if a.shape != want[0].shape else want[0]
+        want[1] = np.sum(want[1], axis=0, keepdims=True) if b.shape != want[1].shape else want[1]
+        for g, w, x in zip(got, want, (a, b)):
+            assert np.shape(g) == x.shape
+            np.testing.assert_allclose(g, w, rtol=1e-12)

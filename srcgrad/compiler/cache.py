@@ -511,8 +511,9 @@ class Compiled:
     def generic_text(self):
         return compile_gradient(self.f, self.wrt, self.mode, as_tuple=self.multiple).text
 
-    def specialised(self, args):
+    def specialised(self, args, sized=True):
         """The code compiled for arguments of the kinds of ``args`` (as a call with them
-        would run), not loaded into the cache."""
+        would run), not loaded into the cache. ``sized=False``: for the kinds only, not
+        for how the arguments' sizes relate (code that runs without this cache's key)."""
         return compile_gradient(self.f, self.wrt, self.mode, sample=list(self.bound) + list(args),
-                                as_tuple=self.multiple, sized=True)
+                                as_tuple=self.multiple, sized=sized)
