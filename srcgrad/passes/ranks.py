@@ -9,7 +9,7 @@ here holds for every call that reuses the code. Where the cache also keys on
 the small sizes of the array arguments and on which of the others are equal
 (``size_classes``: a batch of 32 and one of 64 share code), shapes are known
 too: an operand of the result's shape needs no unbroadcasting, and a bias
-broadcast over a batch gets its ``np.sum(g, axis=0)`` written out.
+broadcast over a batch gets its ``g.sum(axis=0)`` written out.
 
 Flow-insensitive: a name has a shape only if every assignment gives it the same.
 
@@ -23,7 +23,7 @@ Before/after (``A`` a matrix, ``v`` a vector at the first call)::
 
     # grad of: z = X @ W + b                  # grad of: z = X @ W + b
     dz_matmul = _sg.unbroadcast(dz, z_matmul) dz_matmul = dz
-    db = _sg.unbroadcast(dz, b)               db = np.sum(dz, axis=0)
+    db = _sg.unbroadcast(dz, b)               db = dz.sum(axis=0)
 """
 import gast
 import numpy as np

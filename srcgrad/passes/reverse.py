@@ -273,13 +273,14 @@ class Reverse:
             return T.expr(f"_sg.{helper}(v, x)", v=g, x=name)
         lead = len(frm) - len(to)
         stretched = [k for k, n in enumerate(to) if n == 1 and frm[lead + k] != 1]
-        total = _rule_expr("np.sum", {}, None, None, self.ctx.module_names)
+        # (``g`` has ``frm``'s shape, so it is an array here: its own ``sum`` method, which
+        # costs half of ``np.sum``'s dispatch on small arrays.)
         if lead:
             axis = 0 if lead == 1 else tuple(range(lead))
-            g = T.expr(f"f(g, axis={axis!r})", f=total, g=g)
+            g = T.expr(f"g.sum(axis={axis!r})", g=g)
         if stretched:
             axis = stretched[0] if len(stretched) == 1 else tuple(stretched)
-            g = T.expr(f"f(g, axis={axis!r}, keepdims=True)", f=total, g=g)
+            g = T.expr(f"g.sum(axis={axis!r}, keepdims=True)", g=g)
         return g
 
     def _cast_to(self, s):
