@@ -219,9 +219,9 @@ def _check_differentiable(value, index, name):
 
 def _cast(grad, like):
     """Give a gradient its source's type, dtype and shape."""
-    if type(grad) is np.ndarray and type(like) is np.ndarray and grad.dtype is like.dtype \
-            and grad.shape == like.shape and grad.flags.writeable:
-        return grad  # the usual case, first
+    if type(grad) is np.ndarray and type(like) is np.ndarray and grad.shape == like.shape \
+            and (grad.dtype is like.dtype or grad.dtype == like.dtype) and grad.flags.writeable:
+        return grad  # the usual case, first (one dtype: both complex, or neither)
     if is_complex(grad) and not is_complex(like):
         # Code compiled for real values met a complex one it did not see coming (an
         # object's complex attribute): its rules were not the complex ones.
@@ -232,9 +232,6 @@ def _cast(grad, like):
                    "the complex constant (1j, dtype=complex) in the function")
     if type(like) is complex:
         return complex(grad)
-    if type(grad) is np.ndarray and type(like) is np.ndarray and grad.shape == like.shape \
-            and (grad.dtype is like.dtype or grad.dtype == like.dtype) and grad.flags.writeable:
-        return grad
     if isinstance(like, np.ndarray):
         out = np.asarray(grad, dtype=like.dtype)
         if out.shape != like.shape or not out.flags.writeable:

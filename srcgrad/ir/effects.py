@@ -15,6 +15,7 @@ import numpy as np
 
 from . import anno, templates as T
 from ..rules import table
+from .names import own_nodes, root_id
 from .resolve import MISSING, is_library
 
 
@@ -139,20 +140,8 @@ _NEW_ARRAYS = {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like
 
 
 def _root_name(node):
-    while isinstance(node, (gast.Attribute, gast.Subscript, gast.Starred)):
-        node = node.value
-    return node.id if isinstance(node, gast.Name) else None
-
-
-def _own_nodes(s):
-    """The nodes of one statement, not of the blocks nested in it."""
-    if isinstance(s, gast.For):
-        return list(gast.walk(s.target)) + list(gast.walk(s.iter))
-    if isinstance(s, (gast.If, gast.While)):
-        return list(gast.walk(s.test))
-    if isinstance(s, gast.FunctionDef):
-        return []
-    return list(gast.walk(s))
+    """``root_id``, also of a starred target (``*rest``: a Starred only ever leads a chain)."""
+    return root_id(node.value if isinstance(node, gast.Starred) else node)
 
 
 def _parts(s, scope):
@@ -273,7 +262,7 @@ class HiddenWrites:
                 names = [n for n in names if not self._is_code(n)]
                 for a in names:
                     self._union(names[0], a)
-            names = [n for n in _own_nodes(s) if isinstance(n, gast.Name)]
+            names = [n for n in own_nodes(s) if isinstance(n, gast.Name)]
             if any(n.id in self.varied for n in names):
                 loads = {n.id for n in names if not isinstance(n.ctx, gast.Store)}
                 self._readers.append((self._order[id(s)], loop, loads))
@@ -329,7 +318,7 @@ class HiddenWrites:
 
     def check(self, s, error):
         """Raise ``error(message, remedy)`` for the first refused call in statement ``s``."""
-        for node in _own_nodes(s):
+        for node in own_nodes(s):
             if isinstance(node, gast.Call):
                 found = hidden_write(node, self.scope)
                 if found is not None and not self.harmless(s, *found):

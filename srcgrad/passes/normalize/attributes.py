@@ -82,7 +82,8 @@ def store(norm, s, target, varied_value):
         if holder is not MISSING and is_static_object(holder) \
                 and objects.plain_class(type(holder)) is None:
             # ``model.dense.W = W``: the object held named first, known in the next round
-            name = norm.ctx.namer.fresh(f"{root_id(target.value) or 'obj'}_{_last_name(target.value)}")
+            root = root_id(target.value) or "obj"
+            name = norm.ctx.namer.fresh(f"{root}_{_last_name(target.value)}")
             norm.changed = True
             bind = anno.like(T.assign(name, T.clone(target.value)), s)
             write = anno.like(T.assign(gast.Attribute(T.name(name), target.attr, gast.Store()),

@@ -487,9 +487,13 @@ class Normalizer:
             return []
         out = []
         test = s.test if isinstance(s, gast.If) else s.value
-        if isinstance(s, gast.If) and isinstance(test, gast.BoolOp) and any(
-                isinstance(n, gast.Call) and any(isinstance(a, gast.Name) and a.id in held
-                                                 for a in n.args) for n in T.walk(test)):
+
+        def takes_object(n):
+            return isinstance(n, gast.Call) and any(isinstance(a, gast.Name) and a.id in held
+                                                    for a in n.args)
+
+        if isinstance(s, gast.If) and isinstance(test, gast.BoolOp) \
+                and any(map(takes_object, T.walk(test))):
             # ``if a and obj.prop > 0:``: evaluated as Python does, part by part
             # (``cond = a; if cond: cond = obj.prop > 0``), each part then as below.
             cond = self.ctx.namer.fresh("test_value")
@@ -507,8 +511,7 @@ class Normalizer:
             if isinstance(node, (gast.BoolOp, gast.IfExp, gast.Lambda)) or not isinstance(
                     node, gast.AST):
                 return node
-            if isinstance(node, gast.Call) and any(
-                    isinstance(a, gast.Name) and a.id in held for a in node.args):
+            if takes_object(node):
                 name = self.ctx.namer.fresh("test_value")
                 out.append(anno.like(T.assign(name, node), s))
                 return T.name(name)

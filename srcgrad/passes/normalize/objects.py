@@ -319,10 +319,7 @@ class _Rewrite(gast.NodeTransformer):
         if isinstance(s, gast.FunctionDef):
             return [self._nested_def(s)]
         s = self.visit(s)
-        if any(isinstance(n, _Bound) for n in T.walk(s)):
-            raise self.ctx.error("a method of an object built in differentiated code, used as "
-                                 "a value (not called), is not supported", s,
-                                 "call it where it is read, or wrap it: lambda v: obj.m(v)")
+        self._check_no_bound_method(s)
         return [s]
 
     def _nested_def(self, s):
@@ -342,11 +339,15 @@ class _Rewrite(gast.NodeTransformer):
             self._check_not_captured(s)
         s.body = [self.visit(x) for x in s.body]
         s.sg_reads_objects = True  # (inlined where called: its own uses are not escapes)
+        self._check_no_bound_method(s)
+        return s
+
+    def _check_no_bound_method(self, s):
+        """A method of a built object left as a value in ``s`` (not called): refused."""
         if any(isinstance(n, _Bound) for n in T.walk(s)):
             raise self.ctx.error("a method of an object built in differentiated code, used as "
                                  "a value (not called), is not supported", s,
                                  "call it where it is read, or wrap it: lambda v: obj.m(v)")
-        return s
 
     def _only_called(self, name, depth=3):
         """Is ``name`` (a def) only called, directly, item by item through ``map``, or
