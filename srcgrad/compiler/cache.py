@@ -14,7 +14,6 @@ its entries.
 """
 import builtins
 import dataclasses
-import functools
 import inspect
 import types
 import weakref
@@ -26,17 +25,12 @@ from ..errors import CompileError
 from ..runtime.complexes import is_complex
 from ..runtime.strong import all_finite
 from ..variables import Variable, check_plain_data
-from ..ir.atoms import is_static_object
+from ..ir.atoms import BY_IDENTITY, is_static_object
 from .. import trees
 from ..ir.resolve import UNROLL_MAX
 from ..passes.ranks import size_classes
 from . import codegen
 from .pipeline import compile_gradient
-
-# Objects the compiler reads or inlines as they are: code specialised on one
-# of them is only valid for that very object.
-_BY_IDENTITY = (types.FunctionType, types.BuiltinFunctionType, types.BuiltinMethodType, np.ufunc,
-                functools.partial, type, types.ModuleType)
 
 
 # Entries per cache; set it before the calls it should apply to.
@@ -126,7 +120,7 @@ def _kind_of(value):
         return (t, tuple(_kind(v) for v in value))
     if t is tuple:  # ``f(*params)`` spreads as many items as it holds (structure.length)
         return (t, len(value))
-    if isinstance(value, _BY_IDENTITY):
+    if isinstance(value, BY_IDENTITY):
         return _Same(value)  # np.sin and np.cos, or two user functions, compile apart
     if isinstance(value, types.MethodType):  # a new object at each attribute access
         return ("method", _Same(value.__func__), _kind(value.__self__))
@@ -172,7 +166,7 @@ def _structure(obj, depth):
             out.append((name, len(value), tuple(_attribute(v, depth) for v in value)))
         elif isinstance(value, dict):  # ``self.config["act"]`` is resolved too
             out.append((name, dict, tuple((k, _attribute(v, depth)) for k, v in value.items())))
-        elif isinstance(value, (_BY_IDENTITY, types.MethodType)) or hasattr(value, "__dict__"):
+        elif isinstance(value, (BY_IDENTITY, types.MethodType)) or hasattr(value, "__dict__"):
             out.append((name, _attribute(value, depth)))
         elif value is None or type(value) in (bool, str):
             # Flags and modes: an ``if`` on one is decided when compiling (normalizer).
@@ -183,7 +177,7 @@ def _structure(obj, depth):
 def _attribute(value, depth):
     if type(value) is Variable:  # a tape watches the trainable ones; ranks.py reads ndim
         return (Variable, value.trainable, value.ndim)
-    if isinstance(value, _BY_IDENTITY):
+    if isinstance(value, BY_IDENTITY):
         return _Same(value)  # ``self.activation = np.tanh``
     if isinstance(value, types.MethodType):
         return ("method", _Same(value.__func__), type(value.__self__))

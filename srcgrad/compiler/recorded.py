@@ -112,7 +112,7 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
         inplace=True, prelude=prelude, watch_log=(watched_log, set(wrt) - ctx.sources),
         rows=seeds[0] if rows and seeds else None,
         read_after=lambda state: set(),  # (the user's variables are read before it)
-        strong=strong)
+        strong=strong, sized=True)  # (the tape keys its code on ranks.size_classes)
     out = T.name(rev.grads_list)
     forward = forward + objects.made_for_outputs(ctx, outputs)
     # The end of the block: the user's variables are read here.

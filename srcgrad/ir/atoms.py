@@ -1,5 +1,9 @@
 """Small helpers shared by the normalizing passes: constants, names for temporaries."""
+import functools
+import types
+
 import gast
+import numpy as np
 
 OP_NAMES = {
     gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.Pow: "pow",
@@ -77,10 +81,23 @@ def hint(target):
 
 
 def is_static_object(obj):
-    import numpy as np
-
     return not isinstance(obj, (int, float, complex, np.ndarray, np.generic, str, bytes, list,
                                 dict, tuple, type(None)))
+
+
+# Objects the compiler reads or inlines as they are: code specialised on one of them
+# is only valid for that very object (the cache keys on its identity).
+BY_IDENTITY = (types.FunctionType, types.BuiltinFunctionType, types.BuiltinMethodType,
+               np.ufunc, functools.partial, type, types.ModuleType)
+
+
+def walked_object(value):
+    """Is ``value`` an object whose attributes the cache key describes (the classes of
+    its attributes, its Variables' ranks and sizes: ``cache._structure``,
+    ``ranks.size_classes``)? Not arrays, Variables, functions, methods, classes or
+    modules."""
+    return hasattr(value, "__dict__") and not isinstance(value, (BY_IDENTITY, types.MethodType)) \
+        and not hasattr(value, "__array__")
 
 
 def qualname(obj):

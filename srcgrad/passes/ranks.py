@@ -29,6 +29,7 @@ import gast
 import numpy as np
 
 from ..ir import anno, templates as T
+from ..ir.atoms import walked_object
 from ..ir.names import walk_stmts
 from ..ir.shapes import ARITHMETIC
 from ..rules import table
@@ -40,7 +41,7 @@ def _shape_of_value(value, sized):
     """An argument's shape; its sizes only if ``sized`` (the cache keys on their classes)."""
     if isinstance(value, (bool, int, float, np.generic)):
         return ()
-    if sized and type(value) is np.ndarray:
+    if sized and (type(value) is np.ndarray or type(value) is Variable):
         return value.shape
     if isinstance(value, (np.ndarray, Variable)):
         return (None,) * value.ndim
@@ -114,15 +115,49 @@ EXACT = 4
 def size_classes(args):
     """The small sizes of the array arguments, and which of their other sizes equal which:
     the part of a cache key that lets shapes inferred from one call hold for every call
-    reusing the code."""
+    reusing the code. Variables count too, and those objects hold as attributes, to the
+    depth the key describes the objects (``cache._structure``): the key fixes which
+    attributes those are, in which order, so a position in this tuple is one attribute."""
     seen = {}
     out = []
     for a in args:
-        if type(a) is np.ndarray:
-            for n in a.shape:
-                # (small sizes as themselves, below zero; the others numbered in order)
-                out.append(~n if n <= EXACT else seen.setdefault(n, len(seen)))
+        t = type(a)
+        if t is np.ndarray or t is Variable:
+            _sizes(a.shape, seen, out)
+        elif t not in _UNWALKED and walked_object(a):
+            _object_sizes(a, OBJECT_DEPTH, seen, out)
     return tuple(out)
+
+
+OBJECT_DEPTH = 3  # as deep as ``cache._structure`` describes an argument's objects
+_UNWALKED = frozenset((float, int, bool, complex, tuple, list, dict, str, type(None)))
+
+
+def _sizes(shape, seen, out):
+    for n in shape:
+        # (small sizes as themselves, below zero; the others numbered in order)
+        out.append(~n if n <= EXACT else seen.setdefault(n, len(seen)))
+
+
+def _object_sizes(obj, depth, seen, out):
+    for value in vars(obj).values():
+        if type(value) is Variable:
+            _sizes(value.shape, seen, out)
+        elif depth > 1 and type(value) not in _UNWALKED and walked_object(value):
+            _object_sizes(value, depth - 1, seen, out)
+
+
+def _keyed_sizes(node, static, args):
+    """Does ``size_classes`` key on the sizes of the Variable the attribute chain ``node``
+    denotes: is it at most ``OBJECT_DEPTH`` attributes from an argument, through objects it
+    walks?"""
+    chain = []
+    while isinstance(node, gast.Attribute):
+        node = node.value
+        chain.append(node)
+    if len(chain) > OBJECT_DEPTH or not isinstance(node, gast.Name) or node.id not in args:
+        return False
+    return all(walked_object(args[n.id] if n is node else static(n)) for n in chain)
 
 
 def _join(values):
@@ -307,8 +342,9 @@ def _literal_item(value, tuples):
     return None
 
 
-def _shape(s, env, ints, stacks, literals, static, resolve, tuples):
-    """The shape statement ``s`` gives its target, from the shapes ``env`` holds now."""
+def _shape(s, env, ints, stacks, literals, static, resolve, tuples, sized):
+    """The shape statement ``s`` gives its target, from the shapes ``env`` holds now
+    (``sized``: the arguments by name, if the cache keys on their ``size_classes``)."""
     if isinstance(s, _Item):
         item = s.value
         return _atom(item, env) if isinstance(item, (gast.Name, gast.Constant)) else None
@@ -325,7 +361,10 @@ def _shape(s, env, ints, stacks, literals, static, resolve, tuples):
     if isinstance(value, gast.Attribute) and kind != "prim":  # ``model.W`` (not ``x.T``):
         # a Variable's shape never changes.
         v = static(value) if static is not None else None
-        return (None,) * v.ndim if isinstance(v, Variable) else None
+        if not isinstance(v, Variable):
+            return None
+        return v.shape if sized is not None and _keyed_sizes(value, static, sized) \
+            else (None,) * v.ndim
     if _shaped_like_argument(value):
         return env.get(value.args[0].id)
     if isinstance(value, gast.Call) and kind != "prim" and resolve is not None:
@@ -507,6 +546,7 @@ def infer(body, params, sample, ints, static=None, sized=False):
     if static is not None:
         static = _keyed(static, set(params))
     given = {p: _shape_of_value(v, sized) for p, v in zip(params, sample)}
+    keyed = dict(zip(params, sample)) if sized else None
     env = {p: r for p, r in given.items() if p not in defs}
     env.update({n: TOP for n in defs})
     env.update({n: () for n in ints})
@@ -515,7 +555,7 @@ def infer(body, params, sample, ints, static=None, sized=False):
         changed = False
         for name in sorted(set(defs) - set(ints)):
             shapes = [None if s is None else _shape(s, env, ints, stacks, literals, static,
-                                                    resolve, tuples) for s in defs[name]]
+                                                    resolve, tuples, keyed) for s in defs[name]]
             new = _join(shapes + [given[name]] if name in given else shapes)  # x = 2 * x
             if new != env[name]:
                 env[name] = new

@@ -31,6 +31,7 @@ from ..compiler.cache import _cast, _kind, _Same, remember
 from ..compiler.recorded import compile_recorded
 from ..runtime.strong import all_finite
 from ..errors import CompileError
+from ..passes.ranks import size_classes
 from ..passes.tape_blocks import PYTHON_NUMBERS, region_inputs, region_outputs
 from ..variables import UnconnectedGradients, Variable, check_plain_data, is_float_like, \
     read_only
@@ -225,8 +226,8 @@ class _Record:
             ChainMap(self.values, self.modules, region.globals), start, chains,
             later, self.prewatched) \
             if start or chains or later or self.prewatched else _NOTHING_WATCHED
-        kinds = (tuple(self.inputs), tuple(_kind(v) for v in sample), watch_variables,
-                 tuple(carried), as_arrays, tuple((n, id(m)) for n, m in self.modules.items()),
+        kinds = (tuple(self.inputs), tuple(_kind(v) for v in sample), size_classes(sample),
+                 watch_variables, tuple(carried), as_arrays, tuple((n, id(m)) for n, m in self.modules.items()),
                  watched.held_by(self.values) if watched else False)
         entry = self._compiled(kinds, sample, carried, watch_variables, as_arrays, True)
         if watched and not _reads_as_compiled(entry, self.values, watched):
@@ -673,6 +674,7 @@ class GradientTape:
             if output_gradients is not None else [None] * len(flat_targets)
         if len(seeds) != len(flat_targets):
             raise ValueError("output_gradients must have the structure of target")
+        seeds = [s if s is None else _seed_shaped(s, t) for s, t in zip(seeds, flat_targets)]
         self._check_not_lost(flat_targets)
         grads = self._vjp(flat_targets, seeds, flat_sources)
         self._check_followed(grads, flat_sources)
@@ -965,6 +967,23 @@ def _seeded_at(zeros, path, seed):
     k = path[0]
     out[k] = _seeded_at(out[k], path[1:], seed) if len(path) > 1 else out[k] + seed
     return out
+
+
+def _seed_shaped(seed, target):
+    """``seed`` given the target's shape: the backward code is compiled for the shapes of
+    the block's values (an adjoint has its value's shape), and ``sum(target * seed)`` is
+    the same function of the target with the seed broadcast to it, or summed down to it."""
+    shape, given = np.shape(target), np.shape(seed)
+    if given == shape:
+        return seed
+    try:
+        both = np.broadcast_shapes(shape, given)
+    except ValueError:
+        raise ValueError(f"output_gradients: a seed of shape {given} for a target of shape "
+                         f"{shape}; they do not broadcast together") from None
+    if both == shape:
+        return np.broadcast_to(seed, shape)
+    return runtime.unbroadcast(np.broadcast_to(seed, both), np.broadcast_to(0.0, shape))
 
 
 def _zero_seed(value, rows=None):
