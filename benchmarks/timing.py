@@ -15,6 +15,9 @@ import time
 
 def _calibrate(fn, min_sample):
     """Calls per sample so that one sample lasts at least ``min_sample``."""
+    # An untimed call first: a first call that compiles (a decorated function whose
+    # correctness check called another) would otherwise make every sample one cold call.
+    fn()
     t0 = time.perf_counter()
     fn()
     once = time.perf_counter() - t0

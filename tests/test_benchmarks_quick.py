@@ -41,3 +41,22 @@ def test_quick_benchmark_checks_every_workload():
         assert row_id in status, f"no correctness line for {row_id}\n{output}"
         assert status[row_id].startswith("ok"), f"{row_id}: {status[row_id]}\n{output}"
     assert "all correctness checks ok" in proc.stdout
+
+
+def test_a_first_call_that_compiles_does_not_make_samples_of_one_call():
+    """The calibration runs the thunk once untimed: a first call slower than a sample
+    (compiling) would otherwise make every sample one call, right after another column's
+    (the decorated tape row measured 2.5x its steady time that way)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_timing", BENCHMARKS / "timing.py")
+    timing = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(timing)
+    calls = []
+
+    def thunk():
+        calls.append(None)
+        if len(calls) == 1:
+            import time
+            time.sleep(0.05)  # "compiling"
+
+    assert timing._calibrate(thunk, 0.02) > 1
