@@ -19,6 +19,7 @@ also holds (``c_row = np.squeeze(c)`` before ``c[-1] = ...``) is a view of
 the copy, so that the backward code's restoring a slot of ``c`` restores it
 in the view too, as it does in the arrays the block computed with.
 """
+import inspect
 import types
 
 import gast
@@ -275,23 +276,32 @@ def _quiet(node, chains):
     return False
 
 
-def quiet_until_gradient(region, frame, bound):
+def quiet_until_gradient(region, frame, bound, read):
     """Does nothing run between the end of ``region``'s block and the backward code
     reading its record (``gradient_next``)? ``bound``: the variables the block binds;
+    ``read``: those it read when it started (what the others still hold);
     ``frame``: where it runs."""
     chains = gradient_next(region)
     if chains is False:
         return False
     if not chains:
         return True
-    local = frame.f_locals
+    code = frame.f_code
     for root, *attributes in chains:
-        for scope in (bound, local, frame.f_globals, frame.f_builtins):
-            if root in scope:
-                obj = scope[root]
-                break
+        if root in bound:
+            obj = bound[root]
+        elif root in read and code.co_flags & inspect.CO_OPTIMIZED \
+                and root in code.co_varnames and root not in code.co_cellvars:
+            # A function's own local the block does not bind: what the block found (no
+            # callee can rebind it), without building the dict of the frame's locals.
+            obj = read[root]
         else:
-            return False
+            for scope in (frame.f_locals, frame.f_globals, frame.f_builtins):
+                if root in scope:
+                    obj = scope[root]
+                    break
+            else:
+                return False
         for name in attributes:
             obj = _read_quietly(obj, name)
             if obj is _NOISY:

@@ -173,7 +173,7 @@ class _Record:
                    if isinstance(bound.get(n), np.ndarray) and bound[n] is not self.values[n]
                    and isinstance(self.values[n], np.ndarray)]
         if not updated and not persistent and frame is not None and entry.restores_only_own \
-                and kept.quiet_until_gradient(region, frame, bound):
+                and kept.quiet_until_gradient(region, frame, bound, self.values):
             # The next statement takes the gradient: nothing can write into the arrays
             # the record holds before the backward code reads them.
             after = region.next_stmt
@@ -252,9 +252,10 @@ class _Record:
             # same key object, found without comparing it part by part; KeyError once the
             # bounded cache forgot it.
             try:
-                _COMPILED.move_to_end(last[1])
+                if next(reversed(_COMPILED)) is not last[1]:  # (no hashing of the key)
+                    _COMPILED.move_to_end(last[1])
                 return last[2]
-            except KeyError:
+            except (KeyError, StopIteration):
                 pass
         key = (region.key, _Same(region.globals), kinds)
         entry = _COMPILED.get(key)
