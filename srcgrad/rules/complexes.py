@@ -28,7 +28,7 @@ from ..runtime import adjoints as _h
 from ..runtime import complexes as _rt
 from . import fft, helpers, polynomials, special
 from .entry import Rule
-from .elementwise import POWER_CONSTANT_EXPONENT
+from .elementwise import POWER_BELOW_ONE, POWER_CONSTANT_EXPONENT
 
 # Linear maps with real coefficients (forward mode applies them to tangents too:
 # rules/tangents.py).
@@ -126,7 +126,7 @@ ATTRIBUTES = {}
 def form(func, rule):
     """How ``rule`` (the entry used for ``func``) holds for complex values: "as_is",
     "holomorphic", a dict of complex grads, or None (real values only)."""
-    if rule is POWER_CONSTANT_EXPONENT or func in HOLOMORPHIC:
+    if rule is POWER_CONSTANT_EXPONENT or rule is POWER_BELOW_ONE or func in HOLOMORPHIC:
         return "holomorphic"
     if func in EXPLICIT:
         return EXPLICIT[func]

@@ -128,3 +128,7 @@ TABLE = {
 # guards for a zero base and the exponent's own adjoint are not needed.
 POWER_CONSTANT_EXPONENT = Rule("x1, x2", broadcast=True, rank="elementwise",
                                x1="g * x2 * x1 ** (x2 - 1)")
+# ... for 0 < c < 1, whose derivative is infinite at 0 (``x ** 0.5``): ``inf`` there, as
+# NumPy's power gives, where a Python float's ``0.0 ** -0.5`` raises.
+POWER_BELOW_ONE = Rule("x1, x2", broadcast=True, rank="elementwise",
+                       x1="g * x2 * _sg.ieee_power(x1, x2 - 1)")

@@ -5,10 +5,14 @@ builtin ``max``/``min`` give the gradient all to the first extreme argument
 (the one Python returns); ``math.hypot`` and ``math.atan2`` give 0 at the
 origin, as their NumPy twins, and ``math.copysign`` 0 at ``x == 0``, as ``abs``.
 ``math.gamma``/``math.lgamma`` need no SciPy (``runtime/pymath.math_digamma``).
+Where a derivative is infinite at the edge of the domain (``math.sqrt`` at 0,
+``math.asin`` at 1), it is ``inf`` as NumPy's twin gives, not Python's
+``ZeroDivisionError`` (``_sg.ieee_divide``).
 """
 import builtins
 import math
 
+from ..runtime import pymath as _pymath
 from .elementwise import DEGREES, RADIANS, power
 from .entry import Rule
 
@@ -22,14 +26,14 @@ TABLE = {
     math.sin: _math(x="g * math.cos(x)"),
     math.cos: _math(x="-g * math.sin(x)"),
     math.tan: _math("unit", x="g * (1.0 + ans * ans)"),
-    math.asin: _math("unit", x="g / math.sqrt(1.0 - x * x)"),
-    math.acos: _math("unit", x="-g / math.sqrt(1.0 - x * x)"),
+    math.asin: _math("unit", x="_sg.ieee_divide(g, math.sqrt(1.0 - x * x))"),
+    math.acos: _math("unit", x="-_sg.ieee_divide(g, math.sqrt(1.0 - x * x))"),
     math.atan: _math(x="g / (1.0 + x * x)"),
     math.sinh: _math(x="g * math.cosh(x)"),
     math.cosh: _math(x="g * math.sinh(x)"),
     math.tanh: _math(x="g * (1.0 - ans * ans)"),
     math.asinh: _math(x="g / math.sqrt(x * x + 1.0)"),
-    math.acosh: _math("gt1", x="g / math.sqrt(x * x - 1.0)"),
+    math.acosh: _math("gt1", x="_sg.ieee_divide(g, math.sqrt(x * x - 1.0))"),
     math.atanh: _math("unit", x="g / (1.0 - x * x)"),
     math.exp: _math(x="g * ans"),
     math.exp2: _math(x="g * ans * math.log(2.0)"),
@@ -39,8 +43,8 @@ TABLE = {
     math.log2: _math("pos", x="g / (x * math.log(2.0))"),
     math.log10: _math("pos", x="g / (x * math.log(10.0))"),
     math.log1p: _math("pos", x="g / (1.0 + x)"),
-    math.sqrt: _math("pos", x="g * 0.5 / ans"),
-    math.cbrt: _math("nonzero", x="g / (3.0 * ans * ans)"),
+    math.sqrt: _math("pos", x="_sg.ieee_divide(g * 0.5, ans)"),
+    math.cbrt: _math("nonzero", x="_sg.ieee_divide(g, 3.0 * ans * ans)"),
     math.fabs: _math("nonzero", x="g * np.sign(x)"),
     math.erf: _math(x="g * (2.0 / math.sqrt(math.pi)) * math.exp(-x * x)"),
     math.erfc: _math(x="-g * (2.0 / math.sqrt(math.pi)) * math.exp(-x * x)"),
@@ -57,6 +61,11 @@ TABLE = {
     math.hypot: Rule("*coordinates", rank="scalar",
                      coordinates="_sg.hypot_grad(g, ans, coordinates)"),
     math.fsum: Rule("seq", rank="scalar", seq="_sg.builtin_sum_grad(g, seq)"),
+    # (Python floats' division and power where an infinite derivative must not raise)
+    _pymath.ieee_divide: Rule("n, d", broadcast=True, rank="elementwise",
+                              n="_sg.ieee_divide(g, d)", d="-_sg.ieee_divide(g * ans, d)"),
+    _pymath.ieee_power: Rule("x, e", broadcast=True, rank="elementwise", nograd={"e"},
+                             x="g * e * _sg.ieee_power(x, e - 1)"),
     # ---- builtins
     builtins.abs: Rule("x", domain={"x": "nonzero"}, x="g * np.sign(x)"),
     builtins.float: Rule("x=0.0", x="_sg.reshape_like(g, x)"),

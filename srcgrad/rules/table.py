@@ -33,6 +33,7 @@ for _family in _FAMILIES:
     PRIMITIVES.update(_family.TABLE)
 TABLE = {**PRIMITIVES, **helpers.TABLE}
 POWER_CONSTANT_EXPONENT = elementwise.POWER_CONSTANT_EXPONENT
+POWER_BELOW_ONE = elementwise.POWER_BELOW_ONE
 
 # Python operators -> the primitive whose rule they use (or a NONDIFF function).
 OPERATORS = {

@@ -30,7 +30,7 @@ from ..runtime import strong as _sg_strong
 from . import complexes, convolutions, decompositions, elementwise, helpers, layout, \
     moments, order_stats, polynomials, python, special, stats, ufuncs
 from . import integration, nan_reductions, scipy_linalg, transforms
-from .elementwise import POWER_CONSTANT_EXPONENT
+from .elementwise import POWER_BELOW_ONE, POWER_CONSTANT_EXPONENT
 from .entry import params
 
 ELEMENTWISE = frozenset(elementwise.TABLE) | frozenset(
@@ -138,7 +138,7 @@ _SEQUENCES = (helpers.SEQUENCE_CONCAT, helpers.SEQUENCE_REPEAT, helpers.SEQUENCE
 def form(func, rule):
     """"elementwise", "linear", "bilinear", an explicit expression (operands' tangents
     named ``<param>_dot``), or None (no tangent rule)."""
-    if rule is POWER_CONSTANT_EXPONENT:
+    if rule is POWER_CONSTANT_EXPONENT or rule is POWER_BELOW_ONE:
         return "elementwise"
     try:
         if func in EXPLICIT:

@@ -6,7 +6,9 @@ can be differentiated again (``math.gamma``'s second derivative differentiates
 """
 import math
 
-__all__ = ["math_digamma"]
+import numpy as np
+
+__all__ = ["math_digamma", "ieee_divide", "ieee_power"]
 
 # psi(z) ~ log z - 1/(2z) - sum_k B_2k / (2k z^2k): from z >= 10 the first omitted
 # term, 3617/8160 z^-16, is below 5e-17 (and its derivative below 1e-17).
@@ -31,3 +33,22 @@ def math_digamma(x):
         value = value - math.pi / math.tan(math.pi * x)
     return value
 
+
+
+def ieee_divide(n, d):
+    """``n / d``, infinite or NaN where ``d`` is 0 as NumPy's division is: Python's floats
+    raise there, and a derivative infinite at the edge of its function's domain
+    (``math.sqrt`` at 0, ``math.asin`` at 1) is ``inf``, not an error."""
+    try:
+        return n / d
+    except ZeroDivisionError:
+        return np.divide(n, d)
+
+
+def ieee_power(x, e):
+    """``x ** e``, infinite where ``x`` is 0 and ``e`` negative as NumPy's power is (the
+    derivative of ``x ** 0.5`` at 0), where Python's floats raise."""
+    try:
+        return x ** e
+    except ZeroDivisionError:
+        return np.power(np.float64(x) if type(x) is float else x, e)

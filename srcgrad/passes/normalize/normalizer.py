@@ -1405,7 +1405,9 @@ class Normalizer:
             return self._sequence_op(stmt, node.op, left, right, seq, out, d)
         rule = None
         if isinstance(node.op, gast.Pow) and _is_constant(right) and _number(right) not in (None, 0):
-            rule = table.POWER_CONSTANT_EXPONENT
+            c = _number(right)
+            rule = table.POWER_BELOW_ONE if type(c) is not complex and 0 < c < 1 \
+                else table.POWER_CONSTANT_EXPONENT
         return calls._prim(self, stmt, rule_fn, [left, right], {}, out, d, rule=rule)
 
     def _split_unaryop(self, node, out, dest, hint):
