@@ -122,7 +122,10 @@ def size_classes(args):
     out = []
     for a in args:
         t = type(a)
-        if t is np.ndarray or t is Variable:
+        if t is np.ndarray:  # (the usual argument: no call per array)
+            for n in a.shape:
+                out.append(~n if n <= EXACT else seen.setdefault(n, len(seen)))
+        elif t is Variable:
             _sizes(a.shape, seen, out)
         elif t not in _UNWALKED and walked_object(a):
             _object_sizes(a, OBJECT_DEPTH, seen, out)

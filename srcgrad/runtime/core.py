@@ -92,6 +92,8 @@ def zeros_like(value):
 
     ``None`` stands for a variable not bound on this path; its adjoint is 0.0.
     """
+    if type(value) is np.ndarray or type(value) is Like:  # (the usual value, first)
+        return np.zeros(value.shape, value.dtype if value.dtype.kind in "fc" else np.float64)
     if isinstance(value, (list, tuple)):
         return [zeros_like(v) for v in value]
     if isinstance(value, collections.Counter):  # (its adjoint too reads a key it lacks as 0: _holds)
@@ -100,9 +102,6 @@ def zeros_like(value):
         return {k: zeros_like(v) for k, v in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: zeros_like(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if type(value) is np.ndarray or type(value) is Like:
-        dtype = value.dtype if value.dtype.kind in "fc" else np.float64
-        return np.zeros(value.shape, dtype)
     if hasattr(value, "__array__") and not isinstance(value, np.generic):
         return zeros_like(np.asarray(value))  # a Variable
     if isinstance(value, np.generic):
