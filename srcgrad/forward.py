@@ -117,6 +117,7 @@ def _forward_code(f, args, wrt, refusals=None, strong=False):
     from .compiler.cache import _kind
     from .compiler.tangents import compile_tangent
     from .errors import CompileError
+    from .passes.ranks import size_classes
 
     fn = _python_function(f, "jvp")
     bound = (fn.__self__,) if inspect.ismethod(fn) else ()
@@ -130,7 +131,8 @@ def _forward_code(f, args, wrt, refusals=None, strong=False):
     call.apply_defaults()
     rest = tuple(call.args[len(bound) + len(args):])
     keywords = dict(call.kwargs)
-    key = (tuple(wrt), len(rest), tuple(keywords), strong) + tuple(
+    sample = list(bound + tuple(args) + rest)
+    key = (tuple(wrt), len(rest), tuple(keywords), strong, size_classes(sample)) + tuple(
         map(_kind, bound + tuple(args) + rest + tuple(keywords.values())))
     try:
         per_fn = _FORWARD.setdefault(code, {})
@@ -139,8 +141,8 @@ def _forward_code(f, args, wrt, refusals=None, strong=False):
     entry = per_fn.get(key, False)
     if entry is False or entry is not None and not entry.guards.valid():
         try:
-            entry = compile_tangent(code, [len(bound) + i for i in wrt],
-                                    list(bound + tuple(args) + rest), strong)
+            entry = compile_tangent(code, [len(bound) + i for i in wrt], sample, strong,
+                                    sized=True)
         except CompileError as e:
             if _final(e):
                 raise

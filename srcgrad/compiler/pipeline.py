@@ -501,6 +501,14 @@ def _is_int(value):
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
+def ints_of(body, params, sample):
+    """The names that hold ints (``passes/reverse.int_names``); a parameter passed an int
+    stays one."""
+    known = sample if sample is not None else ()
+    return int_names(body, [p for i, p in enumerate(params)
+                            if i >= len(known) or not _is_int(known[i])])
+
+
 def trim_forward(forward, rev, after):
     """Drop from ``forward`` what none of the statements ``after`` it reads (values the
     backward pass rebuilds itself included), and the copies in its loops."""
@@ -525,14 +533,13 @@ def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=N
     """
     record.instrument(body, ctx.namer)                # name branch flags and trip counters
     rev = Reverse(ctx, act)
-    known = sample if sample is not None else ()
-    rev.ints = int_names(body, [p for i, p in enumerate(params)       # an int passed in stays one
-                                if i >= len(known) or not _is_int(known[i])])
+    rev.ints = ints_of(body, params, sample)
     rev.inplace = inplace
     rev.rows = rows
     rev.strong = strong
     rev.complex = may_be_complex(body, sample, ctx.scope)
     rev.ranks, rev.shapes = ranks.infer(body, params, sample, rev.ints, ctx.scope.value, sized)
+    ranks.drop_same_shape_helpers(body, rev.shapes)
     rev.scalars = {n for n, r in rev.ranks.items() if r == 0}
     backward = list(prelude(rev)) if prelude is not None else []
     state = {}

@@ -11,18 +11,20 @@ import gast
 
 from ..errors import CompileError
 from ..ir import templates as T
-from ..passes import activity, repeatable
+from ..passes import activity, ranks, repeatable
 from ..passes.tangent import Tangent
 from . import codegen
 from .context import Generated
-from .pipeline import _differentiated, may_be_complex, normalized_function, without_gc
+from .pipeline import _differentiated, ints_of, may_be_complex, normalized_function, \
+    without_gc
 
 
 @without_gc
-def compile_tangent(fn, wrt, sample=None, strong=False):
+def compile_tangent(fn, wrt, sample=None, strong=False, sized=False):
     """The forward-mode code of ``fn`` along its positional parameters ``wrt`` (indices).
     ``strong``: with strong zeros (runtime/strong.py): an elementwise term whose tangent
-    is exactly 0 is 0, and a gradient's code differentiated is its strong code."""
+    is exactly 0 is 0, and a gradient's code differentiated is its strong code.
+    ``sized``: the caller caches the code by ``ranks.size_classes(sample)``."""
     fn = _differentiated(fn, sample, strong)  # forward over reverse: a gradient's own code
     src, ctx, node, params, wrt_names = normalized_function(fn, wrt, sample, strong)
     body, result = node.body[:-1], node.body[-1].value
@@ -32,7 +34,10 @@ def compile_tangent(fn, wrt, sample=None, strong=False):
     result_name = result.id if isinstance(result, gast.Name) else None
     act = activity.analyze(node.body, wrt_names, result_name)
     rerunnable = not strong and repeatable.reruns_alike(body, ctx)
-    tangent = Tangent(ctx, act.varied, body, strong)
+    _, shapes = ranks.infer(body, params, sample, ints_of(body, params, sample),
+                            ctx.scope.value, sized)
+    ranks.drop_same_shape_helpers(body, shapes)
+    tangent = Tangent(ctx, act.varied, body, strong, shapes)
     dots = [tangent.dot(w) for w in wrt_names]
     for w in wrt_names:
         tangent.state[w] = "value"

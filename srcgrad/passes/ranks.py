@@ -33,6 +33,7 @@ from ..ir.atoms import walked_object
 from ..ir.names import walk_stmts
 from ..ir.shapes import ARITHMETIC
 from ..rules import table
+from ..runtime import adjoints
 from ..rules.entry import params as rule_params
 from ..variables import Variable
 
@@ -49,7 +50,7 @@ def _shape_of_value(value, sized):
 
 
 # ``_sg`` helpers, not differentiated, whose result has their argument's rank.
-_SHAPED_LIKE = {"seed_like", "zeros_like", "read_value", "copy_slot"}
+_SHAPED_LIKE = {"seed_like", "zeros_like", "read_value", "copy_slot", "writeable"}
 
 
 def _shaped_like_argument(value):
@@ -224,6 +225,7 @@ def _reduced(axis, keepdims, shape):
 
 
 _FILLED = (np.zeros, np.ones, np.empty, np.full)
+_BROADCASTS = (np.broadcast_to, adjoints.broadcast_to)
 _FILLED_LIKE = (np.zeros_like, np.ones_like, np.empty_like, np.full_like)
 
 
@@ -345,9 +347,10 @@ def _literal_item(value, tuples):
     return None
 
 
-def _shape(s, env, ints, stacks, literals, static, resolve, tuples, sized):
+def _shape(s, env, ints, stacks, literals, static, resolve, tuples, sized, shape_values):
     """The shape statement ``s`` gives its target, from the shapes ``env`` holds now
-    (``sized``: the arguments by name, if the cache keys on their ``size_classes``)."""
+    (``sized``: the arguments by name, if the cache keys on their ``size_classes``;
+    ``shape_values``: names bound once to ``np.shape(x)`` or ``x.shape`` -> ``x``)."""
     if isinstance(s, _Item):
         item = s.value
         return _atom(item, env) if isinstance(item, (gast.Name, gast.Constant)) else None
@@ -372,6 +375,9 @@ def _shape(s, env, ints, stacks, literals, static, resolve, tuples, sized):
         return env.get(value.args[0].id)
     if isinstance(value, gast.Call) and kind != "prim" and resolve is not None:
         fn = resolve(value.func)
+        if fn in _BROADCASTS and len(value.args) == 2 and isinstance(value.args[1], gast.Name) \
+                and value.args[1].id in shape_values:  # (not differentiated: a constant's)
+            return env.get(shape_values[value.args[1].id])
         rule = table.rule(fn)
         if rule is not None and rule.rank is not None:  # ``np.sum(X)`` of a constant X
             bound = _bound(value, rule)
@@ -383,6 +389,10 @@ def _shape(s, env, ints, stacks, literals, static, resolve, tuples, sized):
     if kind == "getitem" or isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
         return _indexed(value, env, ints)  # also ``xs[t]`` of a constant array (kind opaque)
     if kind == "prim":
+        if s.sg_func in _BROADCASTS and isinstance(s.sg_args.get("shape"), gast.Name) \
+                and s.sg_args["shape"].id in shape_values:
+            # ``broadcast_to(g, np.shape(a))`` (a gradient's code, differentiated again)
+            return env.get(shape_values[s.sg_args["shape"].id])
         return _primitive(s, env, literals)
     return None
 
@@ -506,6 +516,36 @@ def _keyed(static, params):
     return value
 
 
+def _shape_value(value, resolve):
+    """``x`` if ``value`` is ``np.shape(x)`` or ``x.shape``, else None."""
+    if isinstance(value, gast.Attribute) and value.attr == "shape" \
+            and isinstance(value.value, gast.Name):
+        return value.value.id
+    if isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
+            and isinstance(value.args[0], gast.Name) and resolve is not None \
+            and resolve(value.func) is np.shape:
+        return value.args[0].id
+    return None
+
+
+def drop_same_shape_helpers(body, shapes):
+    """``t = _sg.unbroadcast(a, b)`` or ``_sg.broadcast_like(a, b)`` where ``a`` and ``b``
+    have one known shape (both return ``a`` then): ``t = a``. A gradient's code inlined
+    into code that differentiates it again (``sg.hvp``, ``sg.grad`` of ``sg.grad``, nested
+    tapes) calls them for shapes unknown where it was compiled; here they are known, and
+    neither the call nor its derivative is left."""
+    from .. import runtime
+    helpers = (runtime.unbroadcast, runtime.broadcast_like)
+    for s in walk_stmts(body):
+        if anno.kind(s) != "prim" or getattr(s, "sg_func", None) not in helpers:
+            continue
+        grad, like = s.sg_args.get("grad"), s.sg_args.get("like")
+        if isinstance(grad, gast.Name) and isinstance(like, gast.Name) \
+                and grad.id in shapes and shapes[grad.id] == shapes.get(like.id):
+            s.value = T.name(grad.id)
+            anno.set_kind(s, "copy")
+
+
 def infer(body, params, sample, ints, static=None, sized=False):
     """(name -> rank, name -> shape): ranks for the names bound only to values of one
     rank, shapes for those bound only to values of one shape, given the first call's
@@ -550,6 +590,9 @@ def infer(body, params, sample, ints, static=None, sized=False):
         static = _keyed(static, set(params))
     given = {p: _shape_of_value(v, sized) for p, v in zip(params, sample)}
     keyed = dict(zip(params, sample)) if sized else None
+    shape_values = {n: _shape_value(d[0].value, resolve) for n, d in defs.items()
+                    if len(d) == 1 and d[0] is not None and not isinstance(d[0], _Item)}
+    shape_values = {n: x for n, x in shape_values.items() if x is not None}
     env = {p: r for p, r in given.items() if p not in defs}
     env.update({n: TOP for n in defs})
     env.update({n: () for n in ints})
@@ -558,7 +601,7 @@ def infer(body, params, sample, ints, static=None, sized=False):
         changed = False
         for name in sorted(set(defs) - set(ints)):
             shapes = [None if s is None else _shape(s, env, ints, stacks, literals, static,
-                                                    resolve, tuples, keyed) for s in defs[name]]
+                                                    resolve, tuples, keyed, shape_values) for s in defs[name]]
             new = _join(shapes + [given[name]] if name in given else shapes)  # x = 2 * x
             if new != env[name]:
                 env[name] = new

@@ -33,9 +33,10 @@ _CATEGORIES = ("elementwise", "linear", "bilinear", "reduction", "determinant")
 
 
 class Tangent:
-    def __init__(self, ctx, varied, body, strong=False):
+    def __init__(self, ctx, varied, body, strong=False, shapes=None):
         self.ctx = ctx
         self.varied = varied
+        self.shapes = shapes or {}  # name -> its shape, where known (passes/ranks.py)
         # Strong zeros (runtime/strong.py): an elementwise term ``d * f'(x)`` with ``d``
         # exactly 0 is 0, also where ``f'(x)`` is not finite (``sqrt`` at 0, masked).
         self.strong = strong
@@ -283,10 +284,19 @@ class Tangent:
         value = terms[0]
         for term in terms[1:]:
             value = gast.BinOp(value, gast.Add(), term)
-        if form == "elementwise" and rule.broadcast and any(d is None for d in dots.values()):
+        if form == "elementwise" and rule.broadcast and any(d is None for d in dots.values()) \
+                and not self._result_shaped(s, dots):
             # An operand without a tangent may be the one the result broadcasts to.
             value = T.expr("_sg.broadcast_like(v, y)", v=value, y=t)
         self.set(t, value, out)
+
+    def _result_shaped(self, s, dots):
+        """Do the operands with a tangent all have the result's shape (known: the terms of
+        an elementwise rule then have it too)?"""
+        shape = self.shapes.get(s.targets[0].id)
+        return shape is not None and all(
+            isinstance(a, gast.Name) and self.shapes.get(a.id) == shape
+            for p, a in s.sg_args.items() if dots.get(p) is not None)
 
     def _weighted(self, s, p, dot, subs, form):
         """``sum(dot * W)`` over the reduced axes, ``W`` the adjoint of ones (a reduction

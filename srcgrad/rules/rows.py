@@ -39,6 +39,7 @@ _TWINS = {
 _ROW_SAFE = frozenset(batched.__all__) | {
     "clip_grad", "clip_bound_grad", "matmul_grad_x1", "matmul_grad_x2", "solve_grad_a",
     "solve_grad_b", "det_grad", "log_grad", "hypot_grad", "real_grad", "repeat_grad",
+    "ieee_divide",
 }
 
 

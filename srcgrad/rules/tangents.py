@@ -26,6 +26,7 @@ import numpy as np
 
 from ..runtime import adjoints as _h
 from ..runtime import complexes as _rt
+from ..runtime import pymath
 from ..runtime import strong as _sg_strong
 from . import complexes, convolutions, decompositions, elementwise, helpers, layout, \
     moments, order_stats, polynomials, python, special, stats, ufuncs
@@ -41,7 +42,8 @@ ELEMENTWISE = frozenset(elementwise.TABLE) | frozenset(
         "xlogy", "xlog1py", "gamma", "rgamma", "multigammaln", "gammainc", "gammaincc",
         "erfinv", "erfcinv", "logit", "i0", "i1", "i0e", "i1e", "j0", "j1", "y0", "y1", "iv",
         "ive", "jv", "yv", "yn", "ndtr", "log_ndtr", "ndtri", "erfcx", "loggamma", "log1p",
-        "expm1", "cosm1")) | {np.sinc} | stats.ELEMENTWISE
+        "expm1", "cosm1")) | {np.sinc} | stats.ELEMENTWISE | {
+    pymath.ieee_divide, pymath.ieee_power}
 
 # (Beyond complexes.LINEAR: linear for the real values forward mode runs on, or not
 # meant for complex code at all; the complex helpers are linear in the adjoint they move.)
