@@ -25,7 +25,9 @@ import weakref
 import numpy as np
 
 from . import trees
-from .api import grad
+from .api import _python_function, grad
+from .compiler.cache import _kind
+from .passes.ranks import size_classes
 from .compiler import codegen
 from .runtime.strong import all_finite
 
@@ -113,24 +115,13 @@ def _forward_code(f, args, wrt, refusals=None, strong=False):
     """(code, does it run twice alike?), or None: ``_forward``'s, with strong zeros or not."""
     if any(trees.is_tree(a) or np.iscomplexobj(a) for a in args):
         return None
-    from .api import _python_function
-    from .compiler.cache import _kind
     from .compiler.tangents import compile_tangent
     from .errors import CompileError
-    from .passes.ranks import size_classes
 
-    fn = _python_function(f, "jvp")
-    bound = (fn.__self__,) if inspect.ismethod(fn) else ()
-    code = fn.__func__ if bound else fn
-    # Parameters left to their defaults are arguments of the tangent code too (it takes
-    # every parameter, then the tangents): their defaults are passed.
-    try:
-        call = inspect.signature(code).bind_partial(*bound, *args)
-    except (TypeError, ValueError):
+    found = _bound_call(f, len(args))
+    if found is None:
         return None
-    call.apply_defaults()
-    rest = tuple(call.args[len(bound) + len(args):])
-    keywords = dict(call.kwargs)
+    code, bound, rest, keywords = found
     sample = list(bound + tuple(args) + rest)
     key = (tuple(wrt), len(rest), tuple(keywords), strong, size_classes(sample)) + tuple(
         map(_kind, bound + tuple(args) + rest + tuple(keywords.values())))
@@ -164,6 +155,43 @@ def _forward_code(f, args, wrt, refusals=None, strong=False):
         entry.rerunnable
 
 
+_BINDINGS = weakref.WeakKeyDictionary()  # f -> {number of arguments: _bound_call's}
+
+
+def _bound_call(f, nargs):
+    """(function, its bound ``self``, the defaults of the parameters after ``nargs``
+    positional arguments, the keyword-only ones' defaults), or None if the call cannot
+    bind; remembered per ``f`` while its code and defaults are the same objects (a
+    Hessian-vector product in a loop binds it once)."""
+    try:
+        cached = _BINDINGS.get(f, {}).get(nargs)
+    except TypeError:
+        cached = None
+    if cached is not None:
+        code, text, defaults, kwdefaults, found = cached
+        if code.__code__ is text and code.__defaults__ is defaults \
+                and code.__kwdefaults__ is kwdefaults:
+            return found
+    fn = _python_function(f, "jvp")
+    bound = (fn.__self__,) if inspect.ismethod(fn) else ()
+    code = fn.__func__ if bound else fn
+    # Parameters left to their defaults are arguments of the tangent code too (it takes
+    # every parameter, then the tangents): their defaults are passed.
+    try:
+        call = inspect.signature(code).bind_partial(*bound, *([None] * nargs))
+    except (TypeError, ValueError):
+        return None
+    call.apply_defaults()
+    found = code, bound, tuple(call.args[len(bound) + nargs:]), dict(call.kwargs)
+    if not bound and isinstance(code, types.FunctionType):  # (a method: its object's)
+        try:
+            _BINDINGS.setdefault(f, {})[nargs] = (code, code.__code__, code.__defaults__,
+                                                  code.__kwdefaults__, found)
+        except TypeError:
+            pass
+    return found
+
+
 def _final(error):
     """A forward-mode refusal that no fallback answers, raised as it is: the
     transposition would fail too, naming srcgrad's own generated code (forward mode
@@ -175,8 +203,7 @@ def _forward_tree(f, primals):
     """Forward mode for parameter trees: the code of the function of the trees' leaves
     that ``sg.grad`` differentiates (``Compiled._of_leaves``), along every leaf; called
     ``run(primals, tangents) -> (value, tangent)``. None where forward mode does not apply."""
-    from .api import _python_function
-    from .compiler.cache import Compiled, _kind
+    from .compiler.cache import Compiled
     from .compiler.tangents import compile_tangent
     from .errors import CompileError
 
@@ -572,7 +599,6 @@ def tangent_source(f, wrt=0, args=None):
     """The forward-mode code of ``f`` along ``wrt``, as ``srcgrad show --mode forward``
     prints it (for arguments of any kind, or of the kinds of example ``args``); a
     CompileError where forward mode does not apply."""
-    from .api import _python_function
     from .compiler.cache import Compiled
     from .compiler.tangents import compile_tangent
 

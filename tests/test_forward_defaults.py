@@ -41,3 +41,18 @@ def test_jvp_and_hvp_with_defaults(f, args):
     numeric = (gradient(args[0] + eps * V, *args[1:]) - gradient(args[0] - eps * V, *args[1:])) \
         / (2 * eps)
     np.testing.assert_allclose(hv, numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_defaults_changed_between_calls_are_read_again():
+    """The binding of a call (which parameters take their defaults) is remembered per
+    function while its defaults are the same objects; new defaults are read."""
+    def f(x, scale=2.0, *, shift=0.0):
+        return np.sum(scale * x ** 2 + shift * x)
+
+    t = np.array([1.0, 0.0])
+    for scale, shift in [(2.0, 0.0), (3.0, 0.0), (3.0, 5.0)]:
+        f.__defaults__, f.__kwdefaults__ = (scale,), {"shift": shift}
+        for _ in range(2):  # (the second call reuses what the first bound)
+            _, tangent = sg.jvp(f, (X,), (t,))
+            assert tangent == pytest.approx(2 * scale * X[0] + shift)
+            np.testing.assert_allclose(sg.hvp(f)(X, t), [2 * scale, 0.0])
