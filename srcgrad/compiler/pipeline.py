@@ -271,7 +271,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True, s
 
 @without_gc
 def compile_region(region, inputs, sample, targets, watch_variables, is_variable, sources,
-                   watch_inputs=(), returns=None):
+                   watch_inputs=(), returns=None, strong=False):
     """Generate and load the adjoint code of a nested tape's block: what its
     ``inner.gradient(y, x)`` inside the outer block compiles to, which the outer
     block's compiler inlines and so differentiates again.
@@ -289,7 +289,9 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     repeat (a random draw, an effect: ``passes/repeatable.py``). With
     ``returns`` it runs once, in place of the block's statements: no seed
     argument (ones like the target), and it returns ``(adjoints, <returns>...)``,
-    the values the block bound (``UNBOUND`` where it bound nothing).
+    the values the block bound (``UNBOUND`` where it bound nothing); ``rerunnable`` then
+    says whether running the block again computes the same (``strong``: the adjoint
+    with strong zeros, for a gradient that came out non-finite, runtime/strong.py).
     """
     # (Its inputs holding a Variable's array are such inputs for a tape nested in it
     # too: three nested tapes reading a Variable none watches, hunt 8.)
@@ -298,6 +300,7 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
                                                 as_arrays=watch_inputs)
     if returns is None:
         repeatable.check(body, ctx, "it is a nested tape's block")
+    rerunnable = returns is None or repeatable.reruns_alike(body, ctx)
     act = activity.analyze(node.body, wrt, set(targets))
     seeds = [ctx.namer.fresh(f"seed_{t}") for t in targets]
 
@@ -307,7 +310,8 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
 
     rev, _, forward, backward = reverse_and_record(
         ctx, body, params, sample, act, [(t, T.name(sd)) for t, sd in zip(targets, seeds)],
-        inplace=False, prelude=prelude, read_after=lambda state: set())  # (adjoints only)
+        inplace=False, prelude=prelude, read_after=lambda state: set(),  # (adjoints only)
+        strong=strong)
     out = gast.Tuple([T.name(v) for v in rev.named_sources.values()], gast.Load())
     middle = []
     if returns is not None:
@@ -337,7 +341,7 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     loaded = codegen.load(text, fname, region.globals, ctx.cells, f"tape {where}")
     # Inlined into an outer tape's code: valid while what it read is.
     loaded.__srcgrad_guards__ = ctx.guards
-    return Generated(text, loaded, ctx.guards)
+    return Generated(text, loaded, ctx.guards, rerunnable)
 
 
 def region_front(region, inputs, sample, watch_variables, is_variable, watch_inputs=(),

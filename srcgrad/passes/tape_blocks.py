@@ -345,7 +345,10 @@ class Prepare:
             return [s]
         if isinstance(s, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr)) and self.inner:
             # ``inner.gradient(y, x)`` anywhere in the statement (``[0]`` of it, in a call).
-            _InnerGradients(self, s).visit(s)
+            inner = _InnerGradients(self, s)
+            inner.visit(s)
+            if inner.before:
+                return inner.before + [s]
         if isinstance(s, (gast.For, gast.While)):
             _check_watches_in_loop(s, tape_name, region)
         for field in ("body", "orelse"):
@@ -469,15 +472,25 @@ class Prepare:
         local = set(self.known) | set(region_outputs(self.region))
         inputs = [n for n in region_inputs(inner) if n in local]
         returns = sorted(region_outputs(inner))
-        fn = self.compile_inner(inner, inputs, [self.known.get(n) for n in inputs], [target.id],
-                                self.watch_variables, self.is_variable,
-                                sources=[n.id for n in names], returns=returns,
-                                watch_inputs=self._variables_in(inputs)).fn
-        callee = self.ctx.inject(fn, f"{name}_value_and_gradient")
+        def compiled(strong):
+            return self.compile_inner(inner, inputs, [self.known.get(n) for n in inputs],
+                                      [target.id], self.watch_variables, self.is_variable,
+                                      sources=[n.id for n in names], returns=returns,
+                                      watch_inputs=self._variables_in(inputs), strong=strong)
+        first = compiled(False)
+        callee = self.ctx.inject(first.fn, f"{name}_value_and_gradient")
         run = self.ctx.namer.fresh(f"{name}_run")
         grads = self.ctx.namer.fresh(f"{name}_gradients")
-        out = [T.assign(run, gast.Call(T.name(callee), [T.name(n) for n in inputs], [])),
-               T.assign(grads, gast.Subscript(T.name(run), T.const(0), gast.Load()))]
+        out = [T.assign(run, gast.Call(T.name(callee), [T.name(n) for n in inputs], []))]
+        if first.rerunnable:
+            # A gradient that came out non-finite (a masked NaN: ``np.where(x > 0,
+            # np.sqrt(x), 0)`` at 0) is computed again with strong zeros, as the tape's
+            # own gradient and sg.grad's are; the block runs again, computing the same.
+            again = self.ctx.inject(compiled(True).fn, f"{name}_value_and_gradient_strong")
+            out.append(gast.If(
+                T.expr("not _sg.all_finite(r[0])", r=T.name(run)),
+                [T.assign(run, gast.Call(T.name(again), [T.name(n) for n in inputs], []))], []))
+        out.append(T.assign(grads, gast.Subscript(T.name(run), T.const(0), gast.Load())))
         out += [T.assign(n, gast.Subscript(T.name(run), T.const(k + 1), gast.Load()))
                 for k, n in enumerate(returns)]
         for o in out:
@@ -491,8 +504,9 @@ class Prepare:
         as_arrays = getattr(self.ctx, "as_arrays", ())
         return tuple(n for n in inputs if n in as_arrays) if self.watch_variables else ()
 
-    def inner_gradient(self, inner, call, stmt):
-        """``inner.gradient(y, x)`` as a call to the adjoint code of the inner block."""
+    def inner_gradient(self, inner, call, stmt, before):
+        """``inner.gradient(y, x)`` as a call to the adjoint code of the inner block (the
+        statements computing it appended to ``before``)."""
         args = list(call.args) + [k.value for k in call.keywords]
         if len(call.args) < 2 or any(k.arg not in ("output_gradients",) for k in call.keywords):
             raise self.region.error("a nested tape's gradient needs (target, sources) and at most "
@@ -509,13 +523,24 @@ class Prepare:
         local = set(self.known) | set(region_outputs(self.region))
         inputs = [n for n in region_inputs(inner) if n in local]
         sample = [self.known.get(n) for n in inputs]
-        fn = self.compile_inner(inner, inputs, sample, [target.id], self.watch_variables,
-                                self.is_variable, sources=[n.id for n in names],
-                                watch_inputs=self._variables_in(inputs)).fn
-        callee = self.ctx.inject(fn, f"{inner.tape_name}_gradient")
-        seed = call.keywords[0].value if call.keywords else T.expr("_sg.seed_like(y)", y=target.id)
-        result = gast.Call(T.name(callee), [T.name(n) for n in inputs] + [seed], [])
-        return result if as_list else gast.Subscript(result, T.const(0), gast.Load())
+        def callee(strong):
+            fn = self.compile_inner(inner, inputs, sample, [target.id], self.watch_variables,
+                                    self.is_variable, sources=[n.id for n in names],
+                                    watch_inputs=self._variables_in(inputs), strong=strong).fn
+            name = self.ctx.inject(fn, f"{inner.tape_name}_gradient" + ("_strong" * strong))
+            seed = copy.deepcopy(call.keywords[0].value) if call.keywords \
+                else T.expr("_sg.seed_like(y)", y=target.id)
+            return gast.Call(T.name(name), [T.name(n) for n in inputs] + [seed], [])
+        # Computed before the statement, and again with strong zeros where it comes out
+        # non-finite (a masked NaN), as a tape's own gradient is (the block runs again:
+        # a nested tape whose block does not repeat is refused, passes/repeatable.py).
+        result = self.ctx.namer.fresh(f"{inner.tape_name}_grads")
+        before.append(gast.copy_location(T.assign(result, callee(False)), stmt))
+        before.append(gast.copy_location(gast.If(
+            T.expr("not _sg.all_finite(r)", r=T.name(result)),
+            [gast.copy_location(T.assign(result, callee(True)), stmt)], []), stmt))
+        return T.name(result) if as_list else gast.Subscript(T.name(result), T.const(0),
+                                                              gast.Load())
 
 
 class _InnerGradients(gast.NodeTransformer):
@@ -524,13 +549,15 @@ class _InnerGradients(gast.NodeTransformer):
     def __init__(self, prepare, stmt):
         self.prepare = prepare
         self.stmt = stmt
+        self.before = []  # statements computing them, run before ``stmt``
 
     def visit_Call(self, node):
         self.generic_visit(node)
         f = node.func
         if isinstance(f, gast.Attribute) and f.attr == "gradient" \
                 and isinstance(f.value, gast.Name) and f.value.id in self.prepare.inner:
-            return self.prepare.inner_gradient(self.prepare.inner[f.value.id], node, self.stmt)
+            return self.prepare.inner_gradient(self.prepare.inner[f.value.id], node, self.stmt,
+                                               self.before)
         return node
 
 
