@@ -188,6 +188,54 @@ def insert(arr, obj, values, axis=None):
     return joined[index].astype(np.asarray(arr).dtype)
 
 
+def delete(arr, obj, axis=None):
+    """``np.delete`` as a gather of the items kept: which they are is NumPy's own delete,
+    of the positions (``_sg.delete_index``)."""
+    return np.ravel(arr)[_sg.delete_index(np.shape(arr), obj, axis)]
+
+
+def resize(a, new_shape):
+    """``np.resize``: ``a``'s items repeated in order and cut to ``new_shape`` (zeros for
+    an empty ``a``), as a gather (``_sg.resize_index``)."""
+    if np.size(a) == 0:
+        return np.zeros(new_shape, np.asarray(a).dtype)
+    return np.ravel(a)[_sg.resize_index(np.size(a), new_shape)]
+
+
+def broadcast_arrays(*args, subok=False):
+    """``np.broadcast_arrays``: each array broadcast to the shape of all of them."""
+    shape = _sg.broadcast_shape_of(args)
+    out = [np.broadcast_to(a, shape) for a in args]
+    return tuple(out) if _BROADCAST_TUPLES else out
+
+
+_BROADCAST_TUPLES = isinstance(np.broadcast_arrays(np.zeros(1)), tuple)  # (NumPy 2)
+
+
+def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
+    """``np.unwrap``: NumPy's values, and ``p``'s derivative (the multiples of ``period``
+    it adds are constant between jumps): ``p - stop_gradient(p)`` adds an exact 0."""
+    return _sg.unwrapped(p, discont, axis, period) + (p - _sg.stop_gradient(p))
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """``np.polyfit`` without ``full`` or ``cov``: NumPy's least squares, its columns of
+    the Vandermonde matrix scaled to unit norm as NumPy scales them."""
+    if full or cov:
+        _sg.not_differentiable("np.polyfit with full= or cov=")
+    lhs = np.vander(x, int(deg) + 1)
+    rhs = y
+    if w is not None:
+        weights = np.asarray(w)
+        lhs = lhs * weights[:, np.newaxis]
+        rhs = rhs * weights if np.ndim(rhs) == 1 else rhs * weights[:, np.newaxis]
+    if rcond is None:
+        rcond = len(x) * np.finfo(np.result_type(x, 0.0)).eps
+    scale = np.sqrt(np.sum(lhs * lhs, axis=0))
+    c = np.linalg.lstsq(lhs / scale, rhs, rcond=rcond)[0]
+    return (c.T / scale).T
+
+
 def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
     """``np.lib.stride_tricks.sliding_window_view`` as a gather: the windows' positions
     are NumPy's own windows over the positions of ``x`` (a copy, where NumPy gives a
@@ -283,6 +331,8 @@ WITH_WHERE = {np.sum: sum_where, np.prod: prod_where, np.mean: mean_where, np.ma
 
 REWRITES = {np.ptp: ptp, np.nansum: nansum, np.nanmean: nanmean, np.average: average,
             np.copysign: copysign, np.meshgrid: meshgrid, np.insert: insert,
+            np.delete: delete, np.resize: resize, np.broadcast_arrays: broadcast_arrays,
+            np.unwrap: unwrap, np.polyfit: polyfit,
             functools.reduce: reduce,
             np.lib.stride_tricks.sliding_window_view: sliding_window_view}
 # NumPy 2's array-API functions, where this NumPy has them.

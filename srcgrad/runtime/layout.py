@@ -27,7 +27,8 @@ __all__ = [
     # planning (non-differentiable)
     "along_axis", "inverse_map", "lead_axes", "negated", "repeat_plan", "tile_plan", "pad_pairs",
     "pad_interior", "pad_maps", "pad_owners", "split_plan", "diagonal_plan", "rollaxis_plan",
-    "joined_offsets", "append_plan", "meshgrid_shapes", "insert_index",
+    "joined_offsets", "append_plan", "meshgrid_shapes", "insert_index", "delete_index",
+    "resize_index", "broadcast_shape_of", "unwrapped",
 ]
 
 
@@ -404,3 +405,26 @@ def insert_index(shape, obj, values_shape, axis):
     positions = np.arange(size).reshape(shape)
     inserted = size + np.arange(int(np.prod(values_shape))).reshape(values_shape)
     return np.insert(positions, obj, inserted, axis=axis)
+
+
+def delete_index(shape, obj, axis):
+    """For ``np.delete(arr, obj, axis)`` (``arr`` of ``shape``): the flat positions in
+    ``arr`` of the items kept, NumPy's own delete of the positions."""
+    return np.delete(np.arange(int(np.prod(shape))).reshape(shape), obj, axis=axis)
+
+
+def resize_index(size, new_shape):
+    """For ``np.resize(a, new_shape)`` (``a`` of ``size`` items): the flat position in
+    ``a`` of each item of the result (``a`` repeated, then cut)."""
+    return np.resize(np.arange(size), new_shape)
+
+
+def broadcast_shape_of(arrays):
+    """The shape ``np.broadcast_arrays`` gives ``arrays``."""
+    return np.broadcast_shapes(*(np.shape(a) for a in arrays))
+
+
+def unwrapped(p, discont, axis, period):
+    """``np.unwrap``'s values (a constant of the code: its derivative is 1, the multiples
+    of ``period`` it adds being constant between jumps)."""
+    return np.unwrap(p, discont=discont, axis=axis, period=period)
