@@ -91,6 +91,28 @@ def test_tangent_and_tape(f, x):
     np.testing.assert_allclose(tape.gradient(y, x), sg.grad(f)(x), rtol=1e-12, atol=1e-14)
 
 
+LINALG = [name for name in ("trace", "diagonal", "cross", "outer") if hasattr(np.linalg, name)]
+
+
+def _linalg_case(name):
+    stack = np.random.default_rng(2).normal(size=(2, 3, 3))
+    vectors = np.random.default_rng(3).normal(size=(4, 3))
+    return {
+        "trace": (lambda x: np.sum(np.linalg.trace(x, offset=1) ** 2), stack),
+        "diagonal": (lambda x: np.sum(np.sin(np.linalg.diagonal(x))), stack),
+        "cross": (lambda v: np.sum(np.linalg.cross(v, v[::-1] ** 2) ** 2), vectors),
+        "outer": (lambda v: np.sum(np.linalg.outer(v, v ** 2)), vectors[0]),
+    }[name]
+
+
+@pytest.mark.parametrize("name", LINALG)
+def test_numpy_2_linalg_functions(name):
+    """NumPy 2's array-API spellings of ``trace``, ``diagonal``, ``cross``, ``outer``."""
+    f, x = _linalg_case(name)
+    check_grads(f, (x,), order=2)
+    assert sg.value_and_grad(f)(x)[0] == f(x)
+
+
 def test_broadcast_arrays_of_two_arguments():
     check_grads(broadcast_pair, (A.copy(), V.copy()), order=2, wrt=(0, 1))
 

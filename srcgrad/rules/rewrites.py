@@ -236,6 +236,31 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     return (c.T / scale).T
 
 
+def linalg_trace(x, *, offset=0, dtype=None):
+    """NumPy 2's ``np.linalg.trace``: the trace over the last two axes."""
+    return np.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+def linalg_diagonal(x, *, offset=0):
+    """NumPy 2's ``np.linalg.diagonal``: the diagonal over the last two axes."""
+    return np.diagonal(x, offset=offset, axis1=-2, axis2=-1)
+
+
+def linalg_cross(x1, x2, *, axis=-1):
+    """NumPy 2's ``np.linalg.cross``: ``np.cross`` of 3-vectors along ``axis``."""
+    if np.shape(x1)[axis] != 3 or np.shape(x2)[axis] != 3:
+        raise ValueError("Both input arrays must be (arrays of) 3-dimensional vectors, "
+                         "but they are not.")
+    return np.cross(x1, x2, axis=axis)
+
+
+def linalg_outer(x1, x2):
+    """NumPy 2's ``np.linalg.outer``: the outer product of two vectors."""
+    if np.ndim(x1) != 1 or np.ndim(x2) != 1:
+        raise ValueError("Input arrays must be one-dimensional")
+    return np.outer(x1, x2)
+
+
 def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
     """``np.lib.stride_tricks.sliding_window_view`` as a gather: the windows' positions
     are NumPy's own windows over the positions of ``x`` (a copy, where NumPy gives a
@@ -341,7 +366,11 @@ for _fn, _written in ((getattr(np.linalg, "vector_norm", None), vector_norm),
                       (getattr(np.linalg, "vecdot", None), vecdot),
                       (getattr(np, "vecdot", None), vecdot_ufunc),
                       (getattr(np, "matvec", None), matvec),
-                      (getattr(np, "vecmat", None), vecmat)):
+                      (getattr(np, "vecmat", None), vecmat),
+                      (getattr(np.linalg, "trace", None), linalg_trace),
+                      (getattr(np.linalg, "diagonal", None), linalg_diagonal),
+                      (getattr(np.linalg, "cross", None), linalg_cross),
+                      (getattr(np.linalg, "outer", None), linalg_outer)):
     if _fn is not None:
         REWRITES[_fn] = _written
 
