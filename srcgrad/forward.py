@@ -26,9 +26,9 @@ import numpy as np
 
 from . import trees
 from .api import _python_function, grad
+from .compiler import codegen
 from .compiler.cache import _kind
 from .passes.ranks import size_classes
-from .compiler import codegen
 from .runtime.strong import all_finite
 
 __all__ = ["jvp", "hvp", "hessian", "ForwardAccumulator"]

@@ -33,8 +33,8 @@ from ..ir.atoms import walked_object
 from ..ir.names import walk_stmts
 from ..ir.shapes import ARITHMETIC
 from ..rules import table
-from ..runtime import adjoints
 from ..rules.entry import params as rule_params
+from ..runtime import adjoints, core
 from ..variables import Variable
 
 
@@ -347,9 +347,9 @@ def _literal_item(value, tuples):
     return None
 
 
-def _shape(s, env, ints, stacks, literals, static, resolve, tuples, sized, shape_values):
+def _shape(s, env, ints, stacks, literals, static, resolve, tuples, keyed, shape_values):
     """The shape statement ``s`` gives its target, from the shapes ``env`` holds now
-    (``sized``: the arguments by name, if the cache keys on their ``size_classes``;
+    (``keyed``: the arguments by name, if the cache keys on their ``size_classes``;
     ``shape_values``: names bound once to ``np.shape(x)`` or ``x.shape`` -> ``x``)."""
     if isinstance(s, _Item):
         item = s.value
@@ -369,7 +369,7 @@ def _shape(s, env, ints, stacks, literals, static, resolve, tuples, sized, shape
         v = static(value) if static is not None else None
         if not isinstance(v, Variable):
             return None
-        return v.shape if sized is not None and _keyed_sizes(value, static, sized) \
+        return v.shape if keyed is not None and _keyed_sizes(value, static, keyed) \
             else (None,) * v.ndim
     if _shaped_like_argument(value):
         return env.get(value.args[0].id)
@@ -528,16 +528,17 @@ def _shape_value(value, resolve):
     return None
 
 
+_SAME_SHAPE_IDENTITY = (core.unbroadcast, core.broadcast_like)
+
+
 def drop_same_shape_helpers(body, shapes):
     """``t = _sg.unbroadcast(a, b)`` or ``_sg.broadcast_like(a, b)`` where ``a`` and ``b``
     have one known shape (both return ``a`` then): ``t = a``. A gradient's code inlined
     into code that differentiates it again (``sg.hvp``, ``sg.grad`` of ``sg.grad``, nested
     tapes) calls them for shapes unknown where it was compiled; here they are known, and
     neither the call nor its derivative is left."""
-    from .. import runtime
-    helpers = (runtime.unbroadcast, runtime.broadcast_like)
     for s in walk_stmts(body):
-        if anno.kind(s) != "prim" or getattr(s, "sg_func", None) not in helpers:
+        if anno.kind(s) != "prim" or getattr(s, "sg_func", None) not in _SAME_SHAPE_IDENTITY:
             continue
         grad, like = s.sg_args.get("grad"), s.sg_args.get("like")
         if isinstance(grad, gast.Name) and isinstance(like, gast.Name) \
@@ -601,7 +602,8 @@ def infer(body, params, sample, ints, static=None, sized=False):
         changed = False
         for name in sorted(set(defs) - set(ints)):
             shapes = [None if s is None else _shape(s, env, ints, stacks, literals, static,
-                                                    resolve, tuples, keyed, shape_values) for s in defs[name]]
+                                                    resolve, tuples, keyed, shape_values)
+                      for s in defs[name]]
             new = _join(shapes + [given[name]] if name in given else shapes)  # x = 2 * x
             if new != env[name]:
                 env[name] = new

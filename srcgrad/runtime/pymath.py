@@ -34,7 +34,6 @@ def math_digamma(x):
     return value
 
 
-
 def ieee_divide(n, d):
     """``n / d``, infinite or NaN where ``d`` is 0 as NumPy's division is: Python's floats
     raise there, and a derivative infinite at the edge of its function's domain

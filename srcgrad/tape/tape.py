@@ -227,7 +227,8 @@ class _Record:
             later, self.prewatched) \
             if start or chains or later or self.prewatched else _NOTHING_WATCHED
         kinds = (tuple(self.inputs), tuple(_kind(v) for v in sample), size_classes(sample),
-                 watch_variables, tuple(carried), as_arrays, tuple((n, id(m)) for n, m in self.modules.items()),
+                 watch_variables, tuple(carried), as_arrays,
+                 tuple((n, id(m)) for n, m in self.modules.items()),
                  watched.held_by(self.values) if watched else False)
         entry = self._compiled(kinds, sample, carried, watch_variables, as_arrays, True)
         if watched and not _reads_as_compiled(entry, self.values, watched):
