@@ -130,3 +130,25 @@ def test_a_block_with_a_random_draw_runs_once():
     assert len(draws) == 1
     np.testing.assert_allclose(g, 1.5 * np.sqrt([1.0, 4.0]) + draws[0], rtol=1e-12)
     np.testing.assert_allclose(h, 0.75 / np.sqrt([1.0, 4.0]), rtol=1e-12)
+
+
+def smooth(x):
+    return np.sum(np.sin(x) * x)
+
+
+def test_the_retry_is_compiled_only_where_a_derivative_can_be_infinite():
+    """A block of smooth functions (no ``sqrt``, ``log``, division, power below 1) gets
+    no strong-zero code: it would only cost the outer block."""
+    from srcgrad.tape import tape as tape_module
+
+    def texts():
+        return [e.text for e in tape_module._COMPILED.values() if hasattr(e, "text")]
+
+    tape_module._COMPILED.clear()
+    x = sg.Variable(np.array([0.5, 1.0]))
+    g, h = nested(x, smooth)
+    np.testing.assert_allclose(g, np.cos(x.numpy()) * x.numpy() + np.sin(x.numpy()))
+    assert texts() and not any("_strong" in t for t in texts())
+    tape_module._COMPILED.clear()
+    nested(x, masked)
+    assert any("_strong" in t for t in texts())

@@ -23,6 +23,7 @@ from ..passes.cleanup import cleanup, dead_restores, drop_unused, forward_copies
 from ..passes.desugar import desugar
 from ..passes.normalize.calls import note_kind
 from ..passes.reverse import Reverse, int_names
+from ..rules.table import POWER_BELOW_ONE, POWER_CONSTANT_EXPONENT
 from ..runtime import complexes as complexes_rt, fft as fft_rt
 from .. import trees
 from . import cache, watched_reads
@@ -289,9 +290,10 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     repeat (a random draw, an effect: ``passes/repeatable.py``). With
     ``returns`` it runs once, in place of the block's statements: no seed
     argument (ones like the target), and it returns ``(adjoints, <returns>...)``,
-    the values the block bound (``UNBOUND`` where it bound nothing); ``rerunnable`` then
-    says whether running the block again computes the same (``strong``: the adjoint
-    with strong zeros, for a gradient that came out non-finite, runtime/strong.py).
+    the values the block bound (``UNBOUND`` where it bound nothing). ``rerunnable``
+    says whether a gradient that comes out non-finite is worth computing again with
+    strong zeros (``strong``: that adjoint, runtime/strong.py): running the block again
+    computes the same, and a derivative in it can be infinite at a finite point.
     """
     # (Its inputs holding a Variable's array are such inputs for a tape nested in it
     # too: three nested tapes reading a Variable none watches, hunt 8.)
@@ -300,7 +302,10 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
                                                 as_arrays=watch_inputs)
     if returns is None:
         repeatable.check(body, ctx, "it is a nested tape's block")
-    rerunnable = returns is None or repeatable.reruns_alike(body, ctx)
+    # (Computed again with strong zeros only where a derivative can be non-finite at a
+    # finite point: otherwise the retry's code would only cost the outer block.)
+    rerunnable = _singular_somewhere(body) and (returns is None
+                                                or repeatable.reruns_alike(body, ctx))
     act = activity.analyze(node.body, wrt, set(targets))
     seeds = [ctx.namer.fresh(f"seed_{t}") for t in targets]
 
@@ -342,6 +347,24 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     # Inlined into an outer tape's code: valid while what it read is.
     loaded.__srcgrad_guards__ = ctx.guards
     return Generated(text, loaded, ctx.guards, rerunnable)
+
+
+def _singular_somewhere(body):
+    """Does ``body`` compute with a primitive whose derivative can be infinite at a finite
+    point (a rule with a restricted domain: ``sqrt``, ``log``, a division; a power below
+    1), where a masked entry's adjoint is ``0 * inf``?"""
+    for s in walk_stmts(body):
+        rule = getattr(s, "sg_rule", None) if anno.kind(s) == "prim" else None
+        if rule is None:
+            continue
+        if any(kind != "real" for kind in rule.domain.values()) or rule is POWER_BELOW_ONE:
+            return True
+        exponent = s.sg_args.get("x2") if rule is POWER_CONSTANT_EXPONENT else None
+        if exponent is not None and not (isinstance(exponent, gast.Constant)
+                                         and isinstance(exponent.value, (int, float))
+                                         and exponent.value >= 1):
+            return True
+    return False
 
 
 def region_front(region, inputs, sample, watch_variables, is_variable, watch_inputs=(),

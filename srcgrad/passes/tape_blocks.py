@@ -524,21 +524,25 @@ class Prepare:
         inputs = [n for n in region_inputs(inner) if n in local]
         sample = [self.known.get(n) for n in inputs]
         def callee(strong):
-            fn = self.compile_inner(inner, inputs, sample, [target.id], self.watch_variables,
-                                    self.is_variable, sources=[n.id for n in names],
-                                    watch_inputs=self._variables_in(inputs), strong=strong).fn
-            name = self.ctx.inject(fn, f"{inner.tape_name}_gradient" + ("_strong" * strong))
+            compiled = self.compile_inner(inner, inputs, sample, [target.id],
+                                          self.watch_variables, self.is_variable,
+                                          sources=[n.id for n in names],
+                                          watch_inputs=self._variables_in(inputs), strong=strong)
+            name = self.ctx.inject(compiled.fn,
+                                   f"{inner.tape_name}_gradient" + ("_strong" * strong))
             seed = copy.deepcopy(call.keywords[0].value) if call.keywords \
                 else T.expr("_sg.seed_like(y)", y=target.id)
-            return gast.Call(T.name(name), [T.name(n) for n in inputs] + [seed], [])
+            return compiled, gast.Call(T.name(name), [T.name(n) for n in inputs] + [seed], [])
         # Computed before the statement, and again with strong zeros where it comes out
         # non-finite (a masked NaN), as a tape's own gradient is (the block runs again:
         # a nested tape whose block does not repeat is refused, passes/repeatable.py).
         result = self.ctx.namer.fresh(f"{inner.tape_name}_grads")
-        before.append(gast.copy_location(T.assign(result, callee(False)), stmt))
-        before.append(gast.copy_location(gast.If(
-            T.expr("not _sg.all_finite(r)", r=T.name(result)),
-            [gast.copy_location(T.assign(result, callee(True)), stmt)], []), stmt))
+        first, value = callee(False)
+        before.append(gast.copy_location(T.assign(result, value), stmt))
+        if first.rerunnable:
+            before.append(gast.copy_location(gast.If(
+                T.expr("not _sg.all_finite(r)", r=T.name(result)),
+                [gast.copy_location(T.assign(result, callee(True)[1]), stmt)], []), stmt))
         return T.name(result) if as_list else gast.Subscript(T.name(result), T.const(0),
                                                               gast.Load())
 
