@@ -460,6 +460,8 @@ def _tangent_dtypes(value, tangent):
     """``(value, tangent)`` with each float leaf of the tangent in its value leaf's float
     dtype (float32 in, float32 out, as gradients are; a constant of the derivative code,
     ``1.0``, would make it float64)."""
+    if type(tangent) is np.ndarray and type(value) is np.ndarray and tangent.dtype == value.dtype:
+        return value, tangent  # (the usual pair)
     if trees.is_tree(value) and trees.is_tree(tangent):
         values, tangents = trees.leaves(value), trees.leaves(tangent)
         if len(values) != len(tangents):
@@ -509,6 +511,10 @@ def _zeros(value, fill=0):
 
 def _check_like(primal, tangent, i):
     """A tangent has its primal's structure and shapes, and float (or complex) leaves."""
+    if type(primal) is np.ndarray and type(tangent) is np.ndarray \
+            and primal.shape == tangent.shape and primal.dtype.kind in "fc" \
+            and tangent.dtype.kind in "fc":
+        return  # (the usual pair, checked without the tree's walk)
     a, b = trees.leaves(primal), trees.leaves(tangent)
     if len(a) != len(b) or (trees.is_tree(primal) and _paths_key(primal) != _paths_key(tangent)):
         raise ValueError(f"jvp: tangent {i} does not have the structure of primal {i}")
