@@ -14,6 +14,7 @@ import pytest
 
 import srcgrad as sg
 from srcgrad.testing import check_grads
+from tape_forms import taped
 
 
 def root(x):
@@ -75,24 +76,12 @@ def test_an_infinite_derivative_is_numpys_inf(f, x, expected, kind):
     assert value == f(x) and g == expected
 
 
-@sg.function
-def _tape_gradient_decorated(f, x):
-    with sg.GradientTape() as tape:
-        tape.watch(x)
-        y = f(x)
-    return tape.gradient(y, x)
-
-
 @pytest.mark.parametrize("f, x, expected", SINGULAR, ids=lambda v: getattr(v, "__name__", None))
 def test_tapes_and_forward_mode_give_it_too(f, x, expected):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        with sg.GradientTape() as tape:
-            v = x
-            tape.watch(v)
-            y = f(v)
-        assert tape.gradient(y, v) == expected
-        assert _tape_gradient_decorated(f, x) == expected
+        assert taped(f, x) == expected
+        assert sg.function(taped)(f, x) == expected
         value, tangent = sg.jvp(f, (x,), (1.0,))
         assert value == f(x) and tangent == expected
 

@@ -155,6 +155,12 @@ def comment(text):
     return node
 
 
+def unless_finite(value, again):
+    """``if not _sg.all_finite(value): <again>``: a gradient computed again with strong
+    zeros where it came out non-finite (``runtime/strong.py``)."""
+    return gast.If(expr("not _sg.all_finite(v)", v=value), again, [])
+
+
 def assign(target, value):
     """``target = value``; target a name string or a node."""
     if isinstance(target, str):

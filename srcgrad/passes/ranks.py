@@ -375,8 +375,8 @@ def _shape(s, env, ints, stacks, literals, static, resolve, tuples, keyed, shape
         return env.get(value.args[0].id)
     if isinstance(value, gast.Call) and kind != "prim" and resolve is not None:
         fn = resolve(value.func)
-        if fn in _BROADCASTS and len(value.args) == 2 and isinstance(value.args[1], gast.Name) \
-                and value.args[1].id in shape_values:  # (not differentiated: a constant's)
+        if fn in _BROADCASTS and len(value.args) == 2 \
+                and _shape_named(value.args[1], shape_values):  # (a constant's)
             return env.get(shape_values[value.args[1].id])
         rule = table.rule(fn)
         if rule is not None and rule.rank is not None:  # ``np.sum(X)`` of a constant X
@@ -389,8 +389,7 @@ def _shape(s, env, ints, stacks, literals, static, resolve, tuples, keyed, shape
     if kind == "getitem" or isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
         return _indexed(value, env, ints)  # also ``xs[t]`` of a constant array (kind opaque)
     if kind == "prim":
-        if s.sg_func in _BROADCASTS and isinstance(s.sg_args.get("shape"), gast.Name) \
-                and s.sg_args["shape"].id in shape_values:
+        if s.sg_func in _BROADCASTS and _shape_named(s.sg_args.get("shape"), shape_values):
             # ``broadcast_to(g, np.shape(a))`` (a gradient's code, differentiated again)
             return env.get(shape_values[s.sg_args["shape"].id])
         return _primitive(s, env, literals)
@@ -514,6 +513,12 @@ def _keyed(static, params):
             root = root.value
         return static(node) if isinstance(root, gast.Name) and root.id in params else None
     return value
+
+
+def _shape_named(node, shape_values):
+    """Is ``node`` a name bound once to ``np.shape(x)`` or ``x.shape`` (``broadcast_to``'s
+    ``shape``: the result then has ``x``'s)?"""
+    return isinstance(node, gast.Name) and node.id in shape_values
 
 
 def _shape_value(value, resolve):

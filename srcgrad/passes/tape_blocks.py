@@ -487,9 +487,9 @@ class Prepare:
             # np.sqrt(x), 0)`` at 0) is computed again with strong zeros, as the tape's
             # own gradient and sg.grad's are; the block runs again, computing the same.
             again = self.ctx.inject(compiled(True).fn, f"{name}_value_and_gradient_strong")
-            out.append(gast.If(
-                T.expr("not _sg.all_finite(r[0])", r=T.name(run)),
-                [T.assign(run, gast.Call(T.name(again), [T.name(n) for n in inputs], []))], []))
+            out.append(T.unless_finite(
+                T.expr("r[0]", r=T.name(run)),
+                [T.assign(run, gast.Call(T.name(again), [T.name(n) for n in inputs], []))]))
         out.append(T.assign(grads, gast.Subscript(T.name(run), T.const(0), gast.Load())))
         out += [T.assign(n, gast.Subscript(T.name(run), T.const(k + 1), gast.Load()))
                 for k, n in enumerate(returns)]
@@ -540,9 +540,9 @@ class Prepare:
         first, value = callee(False)
         before.append(gast.copy_location(T.assign(result, value), stmt))
         if first.rerunnable:
-            before.append(gast.copy_location(gast.If(
-                T.expr("not _sg.all_finite(r)", r=T.name(result)),
-                [gast.copy_location(T.assign(result, callee(True)[1]), stmt)], []), stmt))
+            before.append(gast.copy_location(T.unless_finite(
+                T.name(result), [gast.copy_location(T.assign(result, callee(True)[1]), stmt)]),
+                stmt))
         return T.name(result) if as_list else gast.Subscript(T.name(result), T.const(0),
                                                               gast.Load())
 

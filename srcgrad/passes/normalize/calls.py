@@ -88,8 +88,7 @@ def _gradient_call(norm, gradient, sample, node, out, raw):
     inline.inline(norm, compiled.generic(sample), None, copy.deepcopy(node), out, raw)
     again = []
     inline.inline(norm, compiled.generic(sample, strong=True), None, node, again, raw)
-    out.append(anno.like(gast.If(T.expr("not _sg.all_finite(g)", g=T.name(raw)), again, []),
-                         norm.cur))
+    out.append(anno.like(T.unless_finite(T.name(raw), again), norm.cur))
     return raw
 
 
