@@ -164,6 +164,36 @@ class SrcgradLoop(Column):
         return thunk, thunk
 
 
+class SrcgradNumba(Column):
+    """``sg.grad(f, backend="numba")`` on the rows of first-order gradients; a row whose
+    code the backend refuses (``CompileError``) is not applicable, with the reason."""
+    name = "srcgrad-numba"
+
+    def __init__(self):
+        super().__init__()
+        try:
+            import numba
+        except ImportError as e:
+            self.available, self.note = False, f"numba not installed ({e})"
+            return
+        self.note = f"srcgrad backend='numba' on numba {numba.__version__}"
+        self.refused = {}
+
+    def make(self, case):
+        import srcgrad as sg
+        if case.kind != "grad" or case.order != 1:
+            raise NotApplicable
+        g = sg.grad(case.fn, wrt=case.sg_wrt(), backend="numba")
+        args = case.args
+        try:
+            g(*args)  # (compiles; a refusal is a CompileError here)
+        except sg.CompileError as e:
+            self.refused[case.id] = str(e).split(" (")[0]
+            raise NotApplicable from None
+        thunk = lambda: g(*args)
+        return thunk, thunk
+
+
 class Autograd(Column):
     name = "autograd"
 
@@ -384,7 +414,7 @@ class Tangent(Column):
         return thunk, thunk
 
 
-OPTIONAL = [Autograd, JaxGrad, JaxJit, Torch, Tangent]
+OPTIONAL = [SrcgradNumba, Autograd, JaxGrad, JaxJit, Torch, Tangent]
 
 
 def all_columns():

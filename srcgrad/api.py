@@ -5,6 +5,7 @@ import inspect
 import numpy as np
 
 from .compiler.cache import Compiled
+from .compiler.numba_backend import NumbaCompiled
 from .compiler.pipeline import check_function
 from .tape.inplace import compile_in_place
 from .tape.tape import run_in_place
@@ -39,11 +40,18 @@ def _python_function(f, api):
         f"wrap it in one: srcgrad.{api}(lambda x: {name}(x))")
 
 
-def _make(f, wrt, mode, preserve_result=False):
+def _make(f, wrt, mode, preserve_result=False, backend=None):
+    if backend not in _BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(map(repr, _BACKENDS))}, "
+                         f"not {backend!r}")
     if isinstance(f, functools.partial):
-        return _partial(f, wrt, mode, preserve_result)
+        return _partial(f, wrt, mode, preserve_result, backend)
     f = _python_function(f, "grad" if mode == "grad" else "value_and_grad")
-    compiled = Compiled.of(f, wrt, mode)
+    if backend == "numba":
+        _check_indices(f, wrt)
+        compiled = NumbaCompiled(f, wrt, mode)
+    else:
+        compiled = Compiled.of(f, wrt, mode)
 
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
@@ -53,6 +61,10 @@ def _make(f, wrt, mode, preserve_result=False):
             return grads, value
         return out
 
+    if backend == "numba":  # Numba's code is not differentiated again
+        del wrapper.__wrapped__
+        wrapper.__signature__ = inspect.signature(f)
+        return wrapper
     # Lets the compiler differentiate this gradient again (higher order).
     wrapper.__srcgrad_generated__ = compiled.generic
     wrapper.__srcgrad_compiled__ = compiled
@@ -62,7 +74,7 @@ def _make(f, wrt, mode, preserve_result=False):
     return wrapper
 
 
-def _partial(p, wrt, mode, preserve_result):
+def _partial(p, wrt, mode, preserve_result, backend):
     """``functools.partial(f, *args, **keywords)``: the gradient of ``f`` with the
     bound arguments passed first, so positions in ``wrt`` count after them."""
     shift = len(p.args)
@@ -71,22 +83,28 @@ def _partial(p, wrt, mode, preserve_result):
         return i + shift if isinstance(i, int) and i >= 0 else i
 
     wrt = type(wrt)(map(shifted, wrt)) if isinstance(wrt, (list, tuple)) else shifted(wrt)
-    return functools.partial(_make(p.func, wrt, mode, preserve_result), *p.args, **p.keywords)
+    return functools.partial(_make(p.func, wrt, mode, preserve_result, backend), *p.args, **p.keywords)
 
 
-def grad(f, wrt=0, *, preserve_result=False):
+_BACKENDS = (None, "numpy", "numba")
+
+
+def grad(f, wrt=0, *, preserve_result=False, backend=None):
     """The gradient of scalar-valued ``f`` with respect to argument(s) ``wrt``.
 
     ``wrt`` is an index or parameter name, or a tuple/list of them (then the
     gradient is a tuple). With ``preserve_result=True`` the function returns
-    ``(gradient, value)``.
+    ``(gradient, value)``. ``backend="numba"`` compiles the generated code with
+    Numba (``pip install 'srcgrad[numba]'``); code Numba cannot type is refused
+    with a ``CompileError`` naming the line.
     """
-    return _make(f, wrt, "value_and_grad" if preserve_result else "grad", preserve_result)
+    return _make(f, wrt, "value_and_grad" if preserve_result else "grad", preserve_result,
+                 backend)
 
 
-def value_and_grad(f, wrt=0):
+def value_and_grad(f, wrt=0, *, backend=None):
     """Like ``grad`` but returns ``(value, gradient)``."""
-    return _make(f, wrt, "value_and_grad")
+    return _make(f, wrt, "value_and_grad", backend=backend)
 
 
 def adjoint_source(f, wrt=0, args=None):

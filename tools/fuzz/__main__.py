@@ -5,7 +5,7 @@ import time
 from pathlib import Path
 
 from .features import parse_features
-from .oracle import FORMS
+from .oracle import FORMS, OPT_IN
 from .report import failures, reproducer, summary
 from .runner import run
 
@@ -15,8 +15,9 @@ def main(argv=None):
     parser.add_argument("--count", type=int, default=100, help="programs to generate")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--features", default="", help="comma-separated families (default all)")
-    parser.add_argument("--forms", default=",".join(FORMS),
-                        help=f"comma-separated forms among {', '.join(FORMS)}")
+    parser.add_argument("--forms", default=",".join(f for f in FORMS if f not in OPT_IN),
+                        help=f"comma-separated forms among {', '.join(FORMS)} (default: all "
+                             f"but {', '.join(OPT_IN)})")
     parser.add_argument("--shrink", action="store_true", help="shrink failing programs")
     parser.add_argument("--max-shrink", type=int, default=None,
                         help="shrink at most this many failing programs, distinct "

@@ -39,7 +39,8 @@ from .harness import module_source
 from .program import copies
 
 FORMS = ("grad", "value", "tape", "function", "second", "tree", "jvp", "complex", "model",
-         "object")
+         "object", "numba")
+OPT_IN = ("numba",)  # forms run only when asked for (Numba compiles each program: seconds)
 TIME_LIMIT = 30            # seconds per form: compiling included
 PLAIN_TIME_LIMIT = 10      # seconds for the plain calls of a program (a shrinking step can
                            # delete the ``k += 1`` of a while loop)
@@ -206,6 +207,12 @@ class _Checker:
     def _value(self, given):
         value, grads = sg.value_and_grad(self.f, wrt=self.wrt)(*given)
         return self._judge(_as_list(grads, self.wrt), value)
+
+    def _numba(self, given):
+        """``backend="numba"``: the generated code compiled with Numba; a refusal is a
+        ``CompileError`` like any other."""
+        return self._judge(_as_list(sg.grad(self.f, wrt=self.wrt, backend="numba")(*given),
+                                    self.wrt))
 
     def _tree(self, given):
         """The inputs as one parameter tree: a dict read by key, and a tuple unpacked."""

@@ -1,0 +1,325 @@
+"""``sg.grad(f, backend="numba")``: the generated code compiled with Numba.
+
+Each program is checked against central differences and against the default
+backend, in the styles users write scalar loops in (Python floats, arrays, a
+helper returning a tuple). What the backend does not model is refused with a
+``CompileError`` naming the user's line, never run some other way.
+"""
+import functools
+import math
+import sys
+
+import numpy as np
+import pytest
+
+import srcgrad as sg
+
+pytest.importorskip("numba")  # (a test dependency: CI installs it; see pyproject.toml)
+
+HERE = __file__.rsplit("/", 1)[-1]
+
+
+def central(f, args, i, eps=1e-6):
+    """d f / d args[i] by central differences, float64, component by component."""
+    x = np.asarray(args[i], dtype=float)
+    g = np.zeros(x.shape)
+    for k in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[k] += eps
+        down[k] -= eps
+        wrap = (lambda v: float(v)) if np.ndim(args[i]) == 0 else (lambda v: v)
+        hi = f(*args[:i], wrap(up), *args[i + 1:])
+        lo = f(*args[:i], wrap(down), *args[i + 1:])
+        g[k] = (hi - lo) / (2 * eps)
+    return g
+
+
+def rosenbrock(x):
+    s = 0.0
+    for i in range(len(x) - 1):
+        s = s + 100.0 * (x[i + 1] - x[i] ** 2) ** 2 + (1 - x[i]) ** 2
+    return s
+
+
+def rosenbrock_augmented(x):
+    s = 0.0
+    for i in range(1, len(x)):
+        s += 100.0 * (x[i] - x[i - 1] ** 2) ** 2 + (1 - x[i - 1]) ** 2
+    return s
+
+
+def oscillator(k, c, x, v, dt, steps):
+    for _ in range(steps):
+        a = -k * x - c * v
+        x, v = x + dt * v, v + dt * a
+    return x * x + 0.5 * v * v
+
+
+def _rhs(x, y, a, b):
+    return a * x - b * x * y, b * x * y - y
+
+
+def euler_helper(a, b, x, y, dt, steps):
+    for _ in range(steps):
+        dx, dy = _rhs(x, y, a, b)
+        x = x + dt * dx
+        y = y + dt * dy
+    return (x - 1.0) ** 2 + (y - 0.5) ** 2
+
+
+def recurrence(a):
+    s = a
+    for _ in range(30):
+        s = np.sin(s) * a + 0.5 * s
+    return s
+
+
+def branches(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0.0:
+            total = total + np.exp(-x[i]) * x[i]
+        else:
+            total = total - np.tanh(x[i]) ** 2
+    return total
+
+
+def while_loop(a):
+    s, n = 1.0, 0
+    while n < 12:
+        s = s * a + math.cos(s)
+        n += 1
+    return s
+
+
+def state_array(p, y0, dt, steps):
+    y = y0
+    for _ in range(steps):
+        dy = np.array([p[0] * y[0] - p[1] * y[0] * y[1], p[1] * y[0] * y[1] - p[2] * y[1]])
+        y = y + dt * dy
+    return np.sum((y - 1.0) ** 2)
+
+
+def logistic(w, b, X, y):
+    margins = y * (X @ w + b)
+    return np.mean(np.logaddexp(0.0, -margins))
+
+
+def dense_tanh(W, b, X):
+    h = np.tanh(X @ W + b)
+    return np.sum(h * h)
+
+
+def softplus_floats(a, b):
+    total = 0.0
+    for k in range(5):
+        total = total + np.logaddexp(a * k, b)
+    return total
+
+
+PROGRAMS = [
+    ("rosenbrock", rosenbrock, (np.linspace(-0.5, 1.2, 7),), 0),
+    ("rosenbrock_augmented", rosenbrock_augmented, (np.linspace(-0.5, 1.2, 7),), 0),
+    ("oscillator_floats", oscillator, (1.3, 0.2, 1.0, 0.0, 0.05, 40), (0, 1)),
+    ("oscillator_numpy_scalars", oscillator,
+     (np.float64(1.3), np.float64(0.2), np.float64(1.0), np.float64(0.0), 0.05, 40), (0, 1, 2)),
+    ("euler_tuple_helper", euler_helper, (1.1, 0.4, 1.0, 0.5, 0.01, 50), (0, 1, 2)),
+    ("recurrence", recurrence, (0.3,), 0),
+    ("branches", branches, (np.array([0.3, -1.2, 2.0, -0.1]),), 0),
+    ("while_loop", while_loop, (0.7,), 0),
+    ("logistic", logistic, (np.array([0.3, -0.2, 0.5]), 0.1,
+                            np.linspace(-1, 1, 12).reshape(4, 3), np.array([1.0, -1.0, 1.0, -1.0])),
+     (0, 1)),
+    ("dense_tanh_bias_rows", dense_tanh, (np.linspace(-0.5, 0.5, 6).reshape(3, 2), np.array([0.1, -0.2]),
+                                          np.linspace(-1, 1, 12).reshape(4, 3)), (0, 1)),
+    ("softplus_floats", softplus_floats, (0.4, -0.3), (0, 1)),
+    ("state_array", state_array, (np.array([1.1, 0.4, 0.3]), np.array([1.0, 0.5]), 0.01, 20), (0, 1)),
+]
+
+
+@pytest.mark.parametrize("name,f,args,wrt", PROGRAMS, ids=[p[0] for p in PROGRAMS])
+def test_gradients_match_central_differences_and_the_default_backend(name, f, args, wrt):
+    got = sg.grad(f, wrt, backend="numba")(*args)
+    expected = sg.grad(f, wrt)(*args)
+    many = isinstance(wrt, tuple)
+    for k, i in enumerate(wrt if many else (wrt,)):
+        g = got[k] if many else got
+        assert type(g) is type(expected[k] if many else expected)
+        assert np.shape(g) == np.shape(args[i])
+        np.testing.assert_allclose(g, central(f, args, i), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(g, expected[k] if many else expected, rtol=1e-12, atol=1e-14)
+
+
+def test_value_and_grad_preserve_result_names_and_partial():
+    x = np.linspace(-0.5, 1.2, 6)
+    value, g = sg.value_and_grad(rosenbrock, backend="numba")(x)
+    assert value == pytest.approx(rosenbrock(x))
+    np.testing.assert_allclose(g, central(rosenbrock, (x,), 0), rtol=1e-6)
+    g2, value2 = sg.grad(rosenbrock, preserve_result=True, backend="numba")(x)
+    assert value2 == pytest.approx(value)
+    np.testing.assert_allclose(g2, g)
+    args = (1.3, 0.2, 1.0, 0.0, 0.05, 40)
+    by_name = sg.grad(oscillator, ("k", "c"), backend="numba")(*args)
+    np.testing.assert_allclose(by_name, [central(oscillator, args, 0), central(oscillator, args, 1)],
+                               rtol=1e-6)
+    part = sg.grad(functools.partial(oscillator, 1.3), 0, backend="numba")
+    np.testing.assert_allclose(part(0.2, 1.0, 0.0, 0.05, 40), by_name[1], rtol=1e-12)
+
+
+def test_new_argument_kinds_compile_again_and_values_are_not_frozen():
+    g = sg.grad(rosenbrock, backend="numba")
+    for x in (np.linspace(0, 1, 5), np.linspace(0, 1, 9), np.linspace(0, 1, 9).astype(np.float32)):
+        out = g(x)
+        assert out.dtype == x.dtype and out.shape == x.shape
+        np.testing.assert_allclose(out, sg.grad(rosenbrock)(x), rtol=1e-5)
+
+
+SCALE = 2.0
+
+
+def scaled(x):
+    return SCALE * x * x
+
+
+def test_a_rebound_global_scalar_is_read_again():
+    # Numba compiles a global's value into the code; the backend checks it is the
+    # same object at each call and compiles again when it is not.
+    global SCALE
+    g = sg.grad(scaled, backend="numba")
+    assert g(3.0) == pytest.approx(12.0)
+    SCALE = 5.0
+    try:
+        assert g(3.0) == pytest.approx(30.0)
+    finally:
+        SCALE = 2.0
+
+
+WEIGHTS = np.array([1.0, 2.0, 3.0])
+
+
+def weighted(x):
+    return np.sum(WEIGHTS * x ** 2)
+
+
+def test_a_global_array_is_refused_naming_it_and_the_line():
+    with pytest.raises(sg.CompileError, match=r"`WEIGHTS`, an array read from outside") as info:
+        sg.grad(weighted, backend="numba")(np.ones(3))
+    assert info.value.filename.endswith(HERE)
+    assert info.value.lineno == weighted.__code__.co_firstlineno + 1
+
+
+def sorted_sum(x):
+    return np.sum(np.sort(x) * np.arange(1.0, 4.0))
+
+
+def uses_cumsum(x):
+    c = np.cumsum(x)
+    return np.sum(c * c)
+
+
+@pytest.mark.parametrize("f", [sorted_sum, uses_cumsum])
+def test_what_numba_cannot_type_is_refused_naming_the_line(f):
+    with pytest.raises(sg.CompileError, match="Numba|numba") as info:
+        sg.grad(f, backend="numba")(np.array([3.0, 1.0, 2.0]))
+    assert info.value.filename.endswith(HERE)
+    assert info.value.lineno in range(f.__code__.co_firstlineno, f.__code__.co_firstlineno + 3)
+    assert "default backend" in str(info.value)
+
+
+def test_parameter_trees_and_keyword_only_parameters_are_refused():
+    def loss(params):
+        return params["a"] * params["b"]
+
+    with pytest.raises(sg.CompileError, match="parameter tree"):
+        sg.grad(loss, backend="numba")({"a": 1.0, "b": 2.0})
+
+    def keyword(x, *, c):
+        return c * x * x
+
+    with pytest.raises(sg.CompileError, match="keyword-only"):
+        sg.grad(keyword, backend="numba")(1.0, c=2.0)
+
+
+def test_int_arguments_and_unknown_backends_are_refused():
+    with pytest.raises(TypeError, match="floating-point"):
+        sg.grad(recurrence, backend="numba")(1)
+    with pytest.raises(ValueError, match="backend must be one of"):
+        sg.grad(recurrence, backend="jax")
+
+
+def test_without_numba_the_backend_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "numba", None)  # ``import numba`` raises ImportError
+    with pytest.raises(ImportError, match=r"srcgrad\[numba\]"):
+        sg.grad(recurrence, backend="numba")
+
+
+def masked_sqrt(x):
+    return np.sum(np.where(x > 0.0, np.sqrt(np.abs(x)), 0.0))
+
+
+def test_masked_infinities_get_the_default_backends_answer_or_a_refusal():
+    # At 0 the unselected branch's derivative is infinite: the default backend
+    # computes the gradient again with strong zeros. The Numba backend must give
+    # the same finite answer or refuse, never the NaN.
+    x = np.array([0.0, 4.0])
+    expected = sg.grad(masked_sqrt)(x)
+    try:
+        got = sg.grad(masked_sqrt, backend="numba")(x)
+    except sg.CompileError:
+        return
+    np.testing.assert_allclose(got, expected)
+
+
+def broadcast_rows(a, b):
+    return np.sum(np.sin(a * b) + a)
+
+
+@pytest.mark.parametrize("shape_b", [(1, 3), (2, 1), (1, 1)])
+def test_gradients_summed_down_to_size_one_axes(shape_b):
+    a = np.linspace(0.1, 0.9, 6).reshape(2, 3)
+    b = np.linspace(-0.4, 0.7, int(np.prod(shape_b))).reshape(shape_b)
+    ga, gb = sg.grad(broadcast_rows, (0, 1), backend="numba")(a, b)
+    assert gb.shape == shape_b
+    np.testing.assert_allclose(gb, central(broadcast_rows, (a, b), 1), rtol=1e-6)
+    np.testing.assert_allclose(ga, central(broadcast_rows, (a, b), 0), rtol=1e-6)
+
+
+def test_a_broadcast_of_rank_three_is_refused_when_it_runs():
+    a = np.ones((2, 2, 3))
+    b = np.ones((1, 2, 3))
+    with pytest.raises(sg.CompileError, match="rank 3"):
+        sg.grad(broadcast_rows, 1, backend="numba")(a, b)
+
+
+def integer_power(x, n):
+    return x * (n ** 30)
+
+
+def integer_factorial(x, n):
+    p = 1
+    for k in range(1, n + 1):
+        p = p * k
+    return x * p
+
+
+@pytest.mark.parametrize("f", [integer_power, integer_factorial])
+def test_integer_arithmetic_that_can_wrap_is_refused(f):
+    # Numba's integers are 64-bit: 7 ** 30 and 25! wrap where Python's grow, a wrong
+    # number with no error. The default backend's answer, for the record:
+    assert sg.grad(f)(1.0, 25) == f(1.0, 25) > 2.0 ** 63
+    with pytest.raises(sg.CompileError, match="integer `\\*") as info:
+        sg.grad(f, backend="numba")(1.0, 25)
+    assert info.value.filename.endswith(HERE)
+
+
+def indexed_pairs(x):
+    total = 0.0
+    for i in range(len(x) // 2):
+        total = total + x[2 * i] * x[2 * i + 1]
+    return total
+
+
+def test_small_constant_factors_of_indices_are_not_refused():
+    x = np.linspace(0.5, 1.5, 6)
+    np.testing.assert_allclose(sg.grad(indexed_pairs, backend="numba")(x),
+                               central(indexed_pairs, (x,), 0), rtol=1e-6)
