@@ -323,3 +323,28 @@ def test_small_constant_factors_of_indices_are_not_refused():
     x = np.linspace(0.5, 1.5, 6)
     np.testing.assert_allclose(sg.grad(indexed_pairs, backend="numba")(x),
                                central(indexed_pairs, (x,), 0), rtol=1e-6)
+
+
+def ufunc_out(x):
+    b = np.zeros_like(x)
+    c = np.zeros_like(b)
+    np.multiply(np.sum(c) - 0.7, c, out=c)
+    c[0] -= np.mean(b)
+    return np.mean(b) + np.mean(x) + np.sum(c * c)
+
+
+def test_an_error_numba_raises_lowering_the_code_is_a_refusal():
+    # (Fuzzer program 40502:291: Numba raises NotImplementedError, not its own error
+    # class, for a ufunc's ``out=``.)
+    with pytest.raises(sg.CompileError, match="Numba cannot compile") as info:
+        sg.grad(ufunc_out, backend="numba")(np.array([-1.4, -1.2]))
+    assert info.value.filename.endswith(HERE)
+
+
+def divides(x, d):
+    return x / d
+
+
+def test_an_error_the_compiled_code_raises_is_the_users():
+    with pytest.raises(ZeroDivisionError):
+        sg.grad(divides, backend="numba")(1.0, 0.0)

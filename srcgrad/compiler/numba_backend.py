@@ -117,16 +117,16 @@ class _Entry:
         loaded = codegen.load(text, fn.__name__, fn.__globals__, cells,
                               f"numba {fn.__name__}")
         self.text, self.origins = text, origins
-        self.constants = constants
         self.jitted = owner.numba.njit(loaded)
         self.numba_errors = (owner.numba.core.errors.NumbaError,)
         self.refusal = owner.rt.Refusal
         self.checked = 0  # how many of Numba's compilations are checked (integer growth)
-
-    def valid(self):
-        if not self.generated.guards.valid():
-            return False
-        return all(read() is value for read, value in self.constants)
+        guards = generated.guards
+        guards.valid()  # (compiles the check: ``guards.valid`` is then that function)
+        # Is the code still what the user's code means: its guards hold, and every
+        # value Numba compiled in is still the one it read.
+        self.valid = guards.valid if not constants else (
+            lambda: guards.valid() and all(read() is value for read, value in constants))
 
     def run(self, args):
         try:
@@ -136,6 +136,13 @@ class _Entry:
         except self.refusal as error:
             raise CompileError(f"srcgrad's Numba backend does not model {error}",
                                *self.origins(None), remedy=_REMEDY) from None
+        except Exception as error:
+            # Numba's lowering raises other errors too (``NotImplementedError`` for a
+            # ufunc's ``out=``): an error before the code was compiled is a refusal; one
+            # the compiled code raised is the user's code's.
+            if tuple(map(self.jitted.typeof_pyval, args)) in self.jitted.overloads:
+                raise
+            raise _refusal(error, self.text, self.origins) from None
         if len(self.jitted.overloads) != self.checked:
             # Numba typed the code for new argument types (a first call, or an array
             # of another layout): its integer arithmetic is checked before its result
@@ -264,6 +271,9 @@ def _origins(fn):
 
 
 def _refusal(error, text, origins):
+    """The ``CompileError`` for an error Numba raised compiling ``text``: its reason, the
+    generated line it names and the user's line that was written for (the function's
+    own line when Numba names none)."""
     message = str(error)
     lines = text.splitlines()
     at = _NUMBA_LINE.findall(message)
@@ -275,9 +285,8 @@ def _refusal(error, text, origins):
         body = [ln.strip() for ln in message.splitlines() if ln.strip()
                 and not ln.startswith("Failed in") and not ln.startswith("During:")]
         reason = body[0] if body else type(error).__name__
-    where = (None, None)
-    construct = "this code"
+    construct = "the gradient's code"
     if lineno is not None and 0 < lineno <= len(lines):
         construct = f"`{lines[lineno - 1].strip()}`"
-        where = origins(lineno)
+    where = origins(lineno)
     return CompileError(f"Numba cannot compile {construct} ({reason})", *where, remedy=_REMEDY)

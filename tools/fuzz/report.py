@@ -71,6 +71,7 @@ def reproducer(program, forms, outcome):
         "complex": f"sg.grad(complex_f, wrt={wrt})(*ARGS)",
         "model": "model_f(*ARGS)",
         "object": f"sg.value_and_grad(object_f, wrt={wrt})(*ARGS)",
+        "numba": f"sg.grad(f, wrt={wrt}, backend='numba')(*ARGS)",
         "jvp": "__import__('srcgrad.compiler.tangents').compiler.tangents.compile_tangent("
                f"f, list(range({len(program.args)})), ARGS).text",
     }
