@@ -237,6 +237,33 @@ def test_parameter_dict_compiles_as_separate_arguments():
     assert "['W1']" not in by_dict.split("def ", 1)[1]
 
 
+def mlp_loss_tuple(params, X, labels):
+    W1, b1, W2, b2 = params
+    return mlp_loss(W1, b1, W2, b2, X, labels)
+
+
+def test_parameter_tuple_compiles_as_separate_arguments():
+    """A tuple of parameters passed on and unpacked (a tree wrapper's ``params = (...)``
+    then the loss's ``W1, b1, W2, b2 = params``) reads its items through the copy: the
+    code of separate arguments, no tuple adjoint, no rank-generic products."""
+    params = tuple(_mlp_params().values())
+    X = np.random.default_rng(1).standard_normal((4, 5))
+    labels = np.array([0, 2, 1, 2])
+
+    def leaves(p0, p1, p2, p3, X, labels):
+        params = (p0, p1, p2, p3)
+        return mlp_loss_tuple(params, X, labels)
+    args = (*params, X, labels)
+    by_tuple = sg.adjoint_source(leaves, wrt=(0, 1, 2, 3), args=args)
+    separate = sg.adjoint_source(mlp_loss, wrt=(0, 1, 2, 3), args=args)
+    helpers = lambda text: sorted(w for w in text.replace("(", " ").split()  # noqa: E731
+                                  if w.startswith("_sg.") and w != "_sg.like")
+    assert helpers(by_tuple) == helpers(separate)
+    grads = sg.grad(mlp_loss_tuple)(params, X, labels)
+    for g, h in zip(grads, sg.grad(mlp_loss, wrt=(0, 1, 2, 3))(*params, X, labels)):
+        np.testing.assert_allclose(g, h, rtol=1e-13)
+
+
 def counted_sorted_keys(d):  # autograd's test_dict.test_iter
     total = 0.0
     for i, k in enumerate(sorted(d)):

@@ -226,13 +226,46 @@ def test_what_numba_cannot_type_is_refused_naming_the_line(f):
     assert "default backend" in str(info.value)
 
 
-def test_parameter_trees_and_keyword_only_parameters_are_refused():
-    def loss(params):
-        return params["a"] * params["b"]
+def tanh_layer_tuple(params, X):
+    W, b = params
+    return np.sum(np.tanh(X @ W + b) ** 2)
 
-    with pytest.raises(sg.CompileError, match="parameter tree"):
-        sg.grad(loss, backend="numba")({"a": 1.0, "b": 2.0})
 
+def tanh_layer_dict(params, X):
+    return np.sum(np.tanh(X @ params["W"] + params["b"]) ** 2)
+
+
+def tanh_layers_nested(params, X):
+    (W1, b1), (W2, b2) = params
+    h = np.tanh(X @ W1 + b1)
+    return np.sum(np.tanh(h @ W2 + b2) ** 2)
+
+
+def test_parameter_trees_give_gradients_of_their_structure():
+    rng = np.random.default_rng(0)
+    W, b, X = rng.normal(size=(3, 2)), rng.normal(size=2), rng.normal(size=(4, 3))
+    cases = [(tanh_layer_tuple, (W, b)), (tanh_layer_dict, {"W": W, "b": b}),
+             (tanh_layers_nested, ((W, b), (rng.normal(size=(2, 2)), rng.normal(size=2))))]
+    for f, params in cases:
+        got = sg.grad(f, backend="numba")(params, X)
+        want = sg.grad(f)(params, X)
+        assert type(got) is type(want)
+        for g, h in zip(_leaves(got), _leaves(want)):
+            np.testing.assert_allclose(g, h, rtol=1e-12, atol=1e-14)
+    check = sg.grad(tanh_layer_tuple, backend="numba")((W, b), X)
+    np.testing.assert_allclose(check[1], central(lambda bb: tanh_layer_tuple((W, bb), X), (b,), 0),
+                               rtol=1e-6)
+
+
+def _leaves(tree):
+    if isinstance(tree, dict):
+        return [v for k in sorted(tree) for v in _leaves(tree[k])]
+    if isinstance(tree, (list, tuple)):
+        return [v for item in tree for v in _leaves(item)]
+    return [tree]
+
+
+def test_keyword_only_parameters_are_refused():
     def keyword(x, *, c):
         return c * x * x
 

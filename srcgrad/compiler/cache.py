@@ -383,15 +383,21 @@ class Compiled:
             grads = _cast(grads, args[self.wrt[0]])
         return (value, grads) if self.mode == "value_and_grad" else grads
 
-    def _tree_call(self, args, kwargs):
+    def _tree_call(self, args, kwargs, cache=None, backend=None):
         """Differentiated arguments that are parameter trees (``trees.py``): the
-        gradient of a function of their leaves, put back into their shapes."""
+        gradient of a function of their leaves, put back into their shapes.
+        ``backend`` makes what runs the leaves' gradient of its ``Compiled`` (the Numba
+        backend's), kept in ``cache``."""
         parts = {i: trees.flatten(args[i], self._name(i)) for i in self.wrt
                  if trees.is_tree(args[i])}  # position -> (leaf paths and values, treedef)
         key = (len(args), tuple(sorted(kwargs)), tuple((i, t) for i, (_, t) in parts.items()))
-        flat = self.trees.get(key)
+        cache = self.trees if cache is None else cache
+        flat = cache.get(key)
         if flat is None:
-            flat = self.trees[key] = self._of_leaves(args, kwargs, parts)
+            flat = self._of_leaves(args, kwargs, parts)
+            if backend is not None and flat[0] is not None:
+                flat = (backend(flat[0]), flat[1])
+            cache[key] = flat
         compiled, positions = flat
         leaves = []
         for i, value in enumerate(args):

@@ -46,12 +46,18 @@ def numba_modules():
 class NumbaCompiled:
     """The gradient of ``f`` compiled with Numba, per kind of arguments."""
 
-    def __init__(self, f, wrt, mode):
+    def __init__(self, f, wrt, mode, compiled=None):
         self.numba, self.rt = numba_modules()
-        self.compiled = Compiled.of(f, wrt, mode)
+        self.compiled = Compiled.of(f, wrt, mode) if compiled is None else compiled
         self.mode = mode
         self.entries = {}  # kinds of the arguments -> _Entry
+        self.trees = {}  # structure of the parameter trees -> the gradient of their leaves
         self.finite = self.rt.all_finite
+
+    def _of_leaves(self, compiled):
+        """The gradient of a function of parameter trees' leaves (``Compiled._tree_call``),
+        compiled with Numba: its code takes arrays and numbers only."""
+        return NumbaCompiled(None, None, self.mode, compiled)
 
     def __call__(self, args, kwargs):
         c = self.compiled
@@ -59,6 +65,8 @@ class NumbaCompiled:
         if fn is not None and c._changed(fn):
             c._read_signature(fn)
         args, kwargs = c._bind(args, kwargs)
+        if any(i < len(args) and is_tree(args[i]) for i in c.wrt):
+            return c._tree_call(args, kwargs, self.trees, self._of_leaves)
         if kwargs:
             raise CompileError(f"keyword-only parameters of {c.f.__qualname__}() with "
                                "backend='numba'", remedy="make them positional parameters")
@@ -88,11 +96,6 @@ class NumbaCompiled:
             if i >= len(args):
                 raise TypeError(f"wrt index {i} is out of range: {c.f.__qualname__}() "
                                 f"was called with {len(args)} positional arguments")
-            if is_tree(args[i]):
-                raise CompileError(
-                    f"a parameter tree (argument {c._name(i)!r}, a {type(args[i]).__name__}) "
-                    "with backend='numba'", remedy="pass its arrays as separate arguments, "
-                    "or " + _REMEDY)
             _check_differentiable(args[i], i, c._name(i))
         for i, value in enumerate(args):
             check_plain_data(value, f"argument {i} ({c._name(i)!r})")

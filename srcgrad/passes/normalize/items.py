@@ -1,7 +1,8 @@
 """Items of a tuple or dict written out, read where they are known when compiling.
 
 ``pair = (dx, dy); k1x = pair[0]`` (what a helper's ``return dx, dy`` unpacked
-becomes) reads ``k1x = dx``, and ``params = {'W1': params_W1}; W1 = params['W1']``
+becomes) reads ``k1x = dx``, through copies too (``params = (W, b)`` passed to a
+helper that unpacks its parameter: a parameter tree's wrapper), and ``params = {'W1': params_W1}; W1 = params['W1']``
 (what a parameter tree's wrapper and a loss reading its dict become) reads ``W1 =
 params_W1``: the backward pass then needs no container adjoint, and ranks pass
 through (issue 15: without this, a dict of parameters cost twice the separate
@@ -88,9 +89,10 @@ def items_forwarded(body, local_names):
             target = _target(st) if isinstance(st, gast.Assign) else None
             if target is None:
                 continue
-            if anno.kind(st) == "copy" and target in dicts and isinstance(st.value, gast.Name) \
-                    and st.value.id in known:
-                known[target] = known[st.value.id]  # ``params_1 = params`` reads its items
+            if anno.kind(st) == "copy" and isinstance(st.value, gast.Name) \
+                    and st.value.id in known and (target in dicts or known[st.value.id][0]):
+                # ``params_1 = params`` reads its items (a tuple's always: nothing changes it)
+                known[target] = known[st.value.id]
             items = items_of(st)
             if items is not None:
                 known[target] = items
