@@ -94,6 +94,14 @@ def _as_dict(make_args):
     return make
 
 
+def _as_tuple(make_args):
+    """The MLP's four parameters as one tuple (the style ``mlp_loss_tuple`` takes)."""
+    def make():
+        W1, b1, W2, b2, X, labels = make_args()
+        return ((W1, b1, W2, b2), X, labels)
+    return make
+
+
 def _rk4_args(steps):
     def make():
         return (np.array([1.1, 0.4, 0.4, 0.1]), np.array([10.0, 5.0]), 0.01, steps)
@@ -130,6 +138,8 @@ def build_cases(quick):
              (0, 1, 2, 3), handwritten.mlp_loss_grad),
         Case("mlp-small-dict", "mlp", "batch 32, width 64, parameters as one dict",
              "mlp_loss_params", _as_dict(_mlp_args(32, 64)), (0,), handwritten.mlp_loss_params_grad),
+        Case("mlp-small-tuple", "mlp", "batch 32, width 64, parameters as one tuple, a helper",
+             "mlp_loss_tuple", _as_tuple(_mlp_args(32, 64)), (0,), handwritten.mlp_loss_tuple_grad),
         Case("mlp-large", "mlp", "batch 4096, width 512", "mlp_loss", _mlp_args(4096, 512),
              (0, 1, 2, 3), handwritten.mlp_loss_grad, large=True),
         Case("rnn", "rnn", "50 steps, h32, b8", "rnn_loss", _rnn_args(),

@@ -42,6 +42,9 @@ def as_gradient_tuple(value, count):
         if isinstance(v, dict):  # a parameter tree's gradient: a tree of arrays
             out.append({k: as_gradient_tuple(v[k], 1)[0] for k in v})
             continue
+        if isinstance(v, tuple):  # (a tuple of parameters' gradient)
+            out.append(as_gradient_tuple(v, len(v)))
+            continue
         out.append(np.asarray(v, dtype=np.float64))
     return tuple(out)
 

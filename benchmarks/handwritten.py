@@ -50,6 +50,11 @@ def mlp_loss_params_grad(params, X, labels):
     grads = mlp_loss_grad(params["W1"], params["b1"], params["W2"], params["b2"], X, labels)
     return (dict(zip(("W1", "b1", "W2", "b2"), grads)),)
 
+def mlp_loss_tuple_grad(params, X, labels):
+    """``mlp_loss_grad`` for the parameters as one tuple: the gradient is a tuple too."""
+    return (tuple(mlp_loss_grad(*params, X, labels)),)
+
+
 def rnn_loss_grad(Wx, Wh, b, Wo, xs, target):
     hs = [np.zeros((xs.shape[1], Wh.shape[0]))]
     for t in range(xs.shape[0]):

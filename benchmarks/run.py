@@ -183,15 +183,19 @@ def _leaves(values):
 
 
 def _plus(value, step):
-    """``value + step`` for arrays and for dicts of them (a parameter tree)."""
+    """``value + step`` for arrays and for dicts and tuples of them (parameter trees)."""
     if isinstance(value, dict):
         return {k: _plus(value[k], step[k]) for k in value}
+    if isinstance(value, tuple):
+        return tuple(_plus(v, s) for v, s in zip(value, step))
     return value + step
 
 
 def _direction(value, rng):
     if isinstance(value, dict):
         return {k: _direction(value[k], rng) for k in sorted(value)}
+    if isinstance(value, tuple):
+        return tuple(_direction(v, rng) for v in value)
     v = rng.standard_normal(np.shape(value))
     return float(v) if np.ndim(value) == 0 else v
 
@@ -214,6 +218,8 @@ def close(got, want):
 
 
 def _scaled(v, c):
+    if isinstance(v, tuple):
+        return tuple(_scaled(x, c) for x in v)
     return {k: _scaled(x, c) for k, x in v.items()} if isinstance(v, dict) else c * v
 
 
@@ -391,6 +397,13 @@ def print_tables(out, rows, columns, markdown):
                 f"output_gradients=e_i) {cell_text(r, 'srcgrad-loop')} = "
                 f"{ratio_cell(r, 'srcgrad-loop', 'srcgrad')} srcgrad's tape.jacobian, "
                 f"{ratio_cell(r, 'srcgrad-loop', 'hand')} hand")
+    refused = [(case_id, c.name, why) for c in columns
+               for case_id, why in sorted(getattr(c, "refused", {}).items())]
+    if refused:
+        out("")
+        out("Refused (a CompileError: the column is not applicable to these rows):")
+        for case_id, name, why in refused:
+            out(f"  {case_id} / {name}: {why}")
     errors = [(r.case.id, col, msg) for r in rows for col, msg in r.errors]
     if errors:
         out("")

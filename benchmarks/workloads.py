@@ -44,6 +44,19 @@ def mlp_loss_params(params, X, labels):
     log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
     return -np.mean(log_probs[np.arange(X.shape[0]), labels])
 
+# 3c. And as one tuple, unpacked, with the hidden layer in a helper.
+def dense_tanh(W, b, x):
+    return np.tanh(x @ W + b)
+
+
+def mlp_loss_tuple(params, X, labels):
+    W1, b1, W2, b2 = params
+    logits = dense_tanh(W1, b1, X) @ W2 + b2
+    shifted = logits - np.max(logits, axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+    return -np.mean(log_probs[np.arange(X.shape[0]), labels])
+
+
 # 4. Vanilla tanh RNN over a sequence xs of shape (steps, batch, inputs);
 #    squared error of a linear read-out of the last hidden state.
 def rnn_loss(Wx, Wh, b, Wo, xs, target):

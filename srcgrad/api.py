@@ -61,11 +61,8 @@ def _make(f, wrt, mode, preserve_result=False, backend=None):
             return grads, value
         return out
 
-    if backend == "numba":  # Numba's code is not differentiated again
-        del wrapper.__wrapped__
-        wrapper.__signature__ = inspect.signature(f)
-        return wrapper
-    # Lets the compiler differentiate this gradient again (higher order).
+    # Lets the compiler differentiate this gradient again (higher order; Numba's
+    # refuses, naming it).
     wrapper.__srcgrad_generated__ = compiled.generic
     wrapper.__srcgrad_compiled__ = compiled
     wrapper.__srcgrad_target__ = f

@@ -381,3 +381,24 @@ def divides(x, d):
 def test_an_error_the_compiled_code_raises_is_the_users():
     with pytest.raises(ZeroDivisionError):
         sg.grad(divides, backend="numba")(1.0, 0.0)
+
+
+def test_a_lambda_is_kept_alive_by_its_gradient():
+    # (The gradient holds the function weakly but for the wrapper's reference.)
+    g = sg.value_and_grad(lambda x: np.sum(x ** 2), backend="numba")
+    import gc
+    gc.collect()
+    value, grad = g(np.ones(3, np.float32))
+    assert value == pytest.approx(3.0)
+    assert grad.dtype == np.float32
+    np.testing.assert_allclose(grad, 2.0)
+
+
+def cube(x):
+    return x ** 3
+
+
+def test_a_numba_gradient_is_not_differentiated_again_and_an_outer_one_is():
+    with pytest.raises(sg.CompileError, match="differentiated again"):
+        sg.grad(sg.grad(cube, backend="numba"))(2.0)
+    assert sg.grad(sg.grad(cube), backend="numba")(2.0) == pytest.approx(12.0)

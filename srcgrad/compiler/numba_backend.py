@@ -54,6 +54,19 @@ class NumbaCompiled:
         self.trees = {}  # structure of the parameter trees -> the gradient of their leaves
         self.finite = self.rt.all_finite
 
+    @property
+    def bound(self):
+        return self.compiled.bound
+
+    def generic(self, sample=None, strong=False):
+        """(What the compiler reads to differentiate a gradient again: refused.)"""
+        raise CompileError(
+            f"the gradient of {self.compiled.f.__qualname__}() compiled with backend='numba' "
+            "is differentiated again", remedy="differentiate the default backend's gradient "
+            "(no backend argument), and give backend='numba' to the outer sg.grad")
+
+    generic_entry = generic
+
     def _of_leaves(self, compiled):
         """The gradient of a function of parameter trees' leaves (``Compiled._tree_call``),
         compiled with Numba: its code takes arrays and numbers only."""

@@ -225,7 +225,9 @@ def _source_lines(fn):
     if fn.__name__ != "<lambda>":
         lines = linecache.getlines(code.co_filename, fn.__globals__)
         last = _last_line(code)
-        if last is not None and 0 <= lnum < last <= len(lines) and _DEF_LINE.match(lines[lnum]):
+        if last is not None and 0 <= lnum < last <= len(lines) and _DEF_LINE.match(lines[lnum]) \
+                and not (last == lnum + 1 and lines[lnum].rstrip().endswith(":")):
+            # (A body that is a docstring only compiles to no line of its own.)
             return lines[lnum:last], lnum + 1
     # (Of the code object: ``inspect`` would follow a ``functools.wraps`` wrapper's
     # ``__wrapped__`` to the function it wraps, whose code is not what runs.)
