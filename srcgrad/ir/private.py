@@ -106,13 +106,21 @@ class _State:
     """Private objects, each as the class of names bound to it (``b = a`` of a private
     ``a``: one object under two names, nothing else holding it)."""
 
-    __slots__ = ("classes",)
+    __slots__ = ("classes", "_names")
 
     def __init__(self, classes=frozenset()):
         self.classes = frozenset(classes)
+        self._names = None
+
+    def names(self):
+        """Every name of a private object (one set, made on first use: a state per
+        statement is asked about a few names, and a block may hold thousands)."""
+        if self._names is None:
+            self._names = frozenset().union(*self.classes)
+        return self._names
 
     def __contains__(self, name):
-        return any(name in k for k in self.classes)
+        return name in self.names()
 
     def __eq__(self, other):
         return self.classes == other.classes
@@ -133,11 +141,20 @@ class _State:
 
     def exposed(self, names):
         """The objects of ``names`` handed to something that may keep them: not private."""
-        return _State(k for k in self.classes if not (k & set(names)))
+        names = set(names)
+        if names.isdisjoint(self.names()):
+            return self
+        return _State(k for k in self.classes if k.isdisjoint(names))
 
     def unbound(self, names):
         """``names`` rebound: the objects they held lose them."""
-        return _State(k - set(names) for k in self.classes if k - set(names))
+        names = set(names)
+        if not names or names.isdisjoint(self.names()):
+            return self  # (the usual meet outside loops, and a name bound the first time)
+        held = [k for k in self.classes if not k.isdisjoint(names)]
+        if not held:
+            return self
+        return _State((self.classes - set(held)) | {k - names for k in held if k - names})
 
     def fresh(self, name):
         return _State(self.unbound([name]).classes | {frozenset([name])})
