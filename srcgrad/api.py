@@ -80,7 +80,8 @@ def _partial(p, wrt, mode, preserve_result, backend):
         return i + shift if isinstance(i, int) and i >= 0 else i
 
     wrt = type(wrt)(map(shifted, wrt)) if isinstance(wrt, (list, tuple)) else shifted(wrt)
-    return functools.partial(_make(p.func, wrt, mode, preserve_result, backend), *p.args, **p.keywords)
+    return functools.partial(_make(p.func, wrt, mode, preserve_result, backend), *p.args,
+                             **p.keywords)
 
 
 _BACKENDS = (None, "numpy", "numba")

@@ -402,3 +402,18 @@ def test_a_numba_gradient_is_not_differentiated_again_and_an_outer_one_is():
     with pytest.raises(sg.CompileError, match="differentiated again"):
         sg.grad(sg.grad(cube, backend="numba"))(2.0)
     assert sg.grad(sg.grad(cube), backend="numba")(2.0) == pytest.approx(12.0)
+
+
+def test_add_at_leaves_the_adjoint_it_adds_to_as_it_was():
+    # (``core.add_at`` returns a copy: the backward code may hold ``base`` under another
+    # name, and adding in place would change that one too.)
+    import numba
+    from srcgrad.runtime import numba_rt
+
+    @numba.njit
+    def twice(base):
+        return numba_rt.add_at(base, 1, 2.0), base
+
+    out, base = twice(np.zeros(3))
+    np.testing.assert_array_equal(out, [0.0, 2.0, 0.0])
+    np.testing.assert_array_equal(base, [0.0, 0.0, 0.0])

@@ -343,15 +343,18 @@ def _gather_items(like, items):
 
 
 def add_at(base, index, grad):
-    """``base[index] += grad`` for an integer or a slice (no repeated indices)."""
+    """A copy of ``base`` with ``grad`` added at ``[index]``, an integer or a slice (no
+    repeated indices)."""
 
 
 @overload(add_at)
 def _add_at(base, index, grad):
     if _array(base) and isinstance(_plain(index), (types.Integer, types.SliceType)):
         def add_at(base, index, grad):
-            base[index] += grad
-            return base
+            # A copy, as ``core.add_at`` gives: another name may hold ``base``.
+            out = base.copy()
+            out[index] += grad
+            return out
         return add_at
     _refuse("add_at", base, index)
 

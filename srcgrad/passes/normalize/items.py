@@ -1,12 +1,12 @@
 """Items of a tuple or dict written out, read where they are known when compiling.
 
 ``pair = (dx, dy); k1x = pair[0]`` (what a helper's ``return dx, dy`` unpacked
-becomes) reads ``k1x = dx``, through copies too (``params = (W, b)`` passed to a
-helper that unpacks its parameter: a parameter tree's wrapper), and ``params = {'W1': params_W1}; W1 = params['W1']``
-(what a parameter tree's wrapper and a loss reading its dict become) reads ``W1 =
-params_W1``: the backward pass then needs no container adjoint, and ranks pass
-through (issue 15: without this, a dict of parameters cost twice the separate
-arguments).
+becomes) reads ``k1x = dx``, through copies too (a parameter tree's wrapper's
+``params = (W, b)`` passed to a loss that unpacks it), and ``params = {'W1':
+params_W1}; W1 = params['W1']`` (what a parameter tree's wrapper and a loss reading
+its dict become) reads ``W1 = params_W1``: the backward pass then needs no container
+adjoint, and ranks pass through (issue 15: without this, a dict of parameters cost
+twice the separate arguments).
 
 Only where the item read is exactly the one written:
 - the container is bound once, its items are names or constants, and the read is
@@ -90,7 +90,8 @@ def items_forwarded(body, local_names):
             if target is None:
                 continue
             if anno.kind(st) == "copy" and isinstance(st.value, gast.Name) \
-                    and st.value.id in known and (target in dicts or known[st.value.id][0]):
+                    and st.value.id in known and (target in dicts or known[st.value.id][0]
+                                                  and target in local_names):
                 # ``params_1 = params`` reads its items (a tuple's always: nothing changes it)
                 known[target] = known[st.value.id]
             items = items_of(st)
