@@ -126,6 +126,28 @@ def flatten(value, path="", out=None, strict=True):
     return out, LEAF
 
 
+def leaves_as(value, treedef, out):
+    """Append ``value``'s leaves to ``out`` if its structure is ``treedef`` exactly, as
+    ``flatten`` would find it (without making paths or a new ``Treedef``): True; else
+    False, ``out`` then partly filled. Records and leaves of other kinds answer False
+    (``flatten`` decides them)."""
+    kind = type(value)
+    if treedef.kind == "leaf":
+        if kind in _PLAIN_LEAVES:
+            out.append(value)
+            return True
+        return False
+    if kind is not treedef.kind:
+        return False
+    if kind is dict:
+        return tuple(value) == treedef.keys and all(
+            leaves_as(value[k], c, out) for k, c in zip(treedef.keys, treedef.children))
+    if kind is list or kind is tuple:
+        return len(value) == len(treedef.children) and all(
+            leaves_as(v, c, out) for v, c in zip(value, treedef.children))
+    return False
+
+
 def unflatten(treedef, leaves):
     """The tree of ``treedef`` with ``leaves`` (an iterator or a sequence) at its leaves."""
     def node(t, items):

@@ -229,6 +229,34 @@ def test_another_structure_compiles_anew():
         W1, B1, X), rtol=1e-12)
 
 
+def test_structures_alternating_between_calls_each_get_their_gradient():
+    """A call with the last call's structure reuses its code without taking the trees
+    apart again (``Compiled._same_trees``); any difference (keys, their order, a length,
+    a list for a tuple, an array for a tree) is another structure, another code."""
+    f = sg.grad(mlp_dict_loop)
+    ordered = {"W1": W1, "b1": B1, "W2": W2, "b2": B2}
+    reordered = {"b2": B2, "W2": W2, "b1": B1, "W1": W1}  # (the dict loops see this order)
+    scaled = {k: 1.5 * v for k, v in ordered.items()}
+    for params in (ordered, reordered, ordered, scaled, reordered):
+        got = f(params, X)
+        assert list(got) == list(params)
+        expected = _numeric(lambda leaves: mlp_dict_loop(dict(zip(params, leaves)), X),
+                            list(params.values()), lambda v: v)
+        for g, e in zip(got.values(), expected):
+            np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-8)
+    layers = sg.grad(mlp_layers)
+    for tree in ([(W1, B1), (W2, B2)], [(W1, B1)], ((W1, B1), (W2, B2)), [[W1, B1], (W2, B2)],
+                 [(W1, B1), (W2, B2)]):
+        got = layers(tree, X)
+        assert type(got) is type(tree) and len(got) == len(tree)
+        assert [type(item) for item in got] == [type(item) for item in tree]
+        flat = [leaf for item in tree for leaf in item]
+        expected = _numeric(lambda leaves: mlp_layers(
+            [tuple(leaves[k:k + 2]) for k in range(0, len(leaves), 2)], X), flat, lambda v: v)
+        for g, e in zip([leaf for item in got for leaf in item], expected):
+            np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-8)
+
+
 def test_python_float_leaves_give_float_gradients():
     g = sg.grad(lambda p: p["a"] ** 2 * p["b"])({"a": 3.0, "b": 2.0})
     assert g == {"a": 12.0, "b": 9.0}

@@ -238,6 +238,7 @@ def _cast(grad, like):
 
 
 _BY_FUNCTION = weakref.WeakKeyDictionary()
+_LAST = object()  # (in a trees cache: the last call's key, treedefs and compiled code)
 
 
 class Compiled:
@@ -388,20 +389,25 @@ class Compiled:
         gradient of a function of their leaves, put back into their shapes.
         ``backend`` makes what runs the leaves' gradient of its ``Compiled`` (the Numba
         backend's), kept in ``cache``."""
-        parts = {i: trees.flatten(args[i], self._name(i)) for i in self.wrt
-                 if trees.is_tree(args[i])}  # position -> (leaf paths and values, treedef)
-        key = (len(args), tuple(sorted(kwargs)), tuple((i, t) for i, (_, t) in parts.items()))
         cache = self.trees if cache is None else cache
-        flat = cache.get(key)
-        if flat is None:
-            flat = self._of_leaves(args, kwargs, parts)
-            if backend is not None and flat[0] is not None:
-                flat = (backend(flat[0]), flat[1])
-            cache[key] = flat
+        found = self._same_trees(cache.get(_LAST), args, kwargs)
+        if found is None:  # (another structure than the last call's: taken apart)
+            parts = self._parts(args)
+            shapes = {i: t for i, (_, t) in parts.items()}
+            key = (len(args), tuple(sorted(kwargs)), tuple(shapes.items()))
+            flat = cache.get(key)
+            if flat is None:
+                flat = self._of_leaves(args, kwargs, parts)
+                if backend is not None and flat[0] is not None:
+                    flat = (backend(flat[0]), flat[1])
+                cache[key] = flat
+            cache[_LAST] = (key, shapes, flat)
+            leaves = []
+            for i, value in enumerate(args):
+                leaves += [leaf for _, leaf in parts[i][0]] if i in parts else [value]
+        else:
+            leaves, shapes, flat = found
         compiled, positions = flat
-        leaves = []
-        for i, value in enumerate(args):
-            leaves += [leaf for _, leaf in parts[i][0]] if i in parts else [value]
         if compiled is None:  # empty trees only: nothing to differentiate
             value, grads = (self.f(*args, **kwargs) if self.mode == "value_and_grad"
                             else None), ()
@@ -410,17 +416,41 @@ class Compiled:
                 out = compiled(tuple(leaves[len(self.bound):]), kwargs)
             except TypeError:
                 # An int leaf (found when compiling): named by its path in the tree.
-                for i, (pairs, _) in parts.items():
+                for i, (pairs, _) in self._parts(args).items():
                     for path, leaf in pairs:
                         _check_differentiable(leaf, i, path)
                 raise
             value, grads = out if self.mode == "value_and_grad" else (None, out)
         results = []
         for i, where in zip(self.wrt, positions):
-            results.append(trees.unflatten(parts[i][1], grads[where]) if i in parts
+            results.append(trees.unflatten(shapes[i], grads[where]) if i in shapes
                            else grads[where.start])
         grads = tuple(results) if self.multiple else results[0]
         return (value, grads) if self.mode == "value_and_grad" else grads
+
+    def _parts(self, args):
+        """position -> (leaf paths and values, treedef) of each differentiated tree."""
+        return {i: trees.flatten(args[i], self._name(i)) for i in self.wrt
+                if trees.is_tree(args[i])}
+
+    def _same_trees(self, last, args, kwargs):
+        """(leaves, treedefs, compiled) when the trees have the structure the last call's
+        had (the usual call of a training loop: no paths, no key to hash), else None."""
+        if last is None:
+            return None
+        key, shapes, flat = last
+        if key[0] != len(args) or key[1] != tuple(sorted(kwargs)):
+            return None
+        leaves = []
+        for i, value in enumerate(args):
+            shape = shapes.get(i)
+            if shape is None:
+                if i in self.wrt and trees.is_tree(value):
+                    return None
+                leaves.append(value)
+            elif not trees.leaves_as(value, shape, leaves):
+                return None
+        return leaves, shapes, flat
 
     def _of_leaves(self, args, kwargs, parts):
         """A compiled gradient of the user's function as a function of the trees'
