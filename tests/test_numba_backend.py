@@ -417,3 +417,53 @@ def test_add_at_leaves_the_adjoint_it_adds_to_as_it_was():
     out, base = twice(np.zeros(3))
     np.testing.assert_array_equal(out, [0.0, 2.0, 0.0])
     np.testing.assert_array_equal(base, [0.0, 0.0, 0.0])
+
+
+def products_of_every_rank(A, B, v, w):
+    return np.sum(np.tanh(A @ B)) + np.sum(np.sin(v @ B)) + np.sum(A @ w) + (v @ v) * 0.5 \
+        + np.sum(np.dot(A, B) ** 2) + np.dot(v, v) + np.sum(np.dot(v, B))
+
+
+def test_products_of_vectors_and_matrices_in_every_order():
+    rng = np.random.default_rng(3)
+    args = (rng.normal(size=(3, 4)), rng.normal(size=(4, 3)), rng.normal(size=4),
+            rng.normal(size=4))
+    got = sg.grad(products_of_every_rank, (0, 1, 2, 3), backend="numba")(*args)
+    want = sg.grad(products_of_every_rank, (0, 1, 2, 3))(*args)
+    for k, (g, h) in enumerate(zip(got, want)):
+        np.testing.assert_allclose(g, h, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(g, central(products_of_every_rank, args, k), rtol=1e-6,
+                                   atol=1e-8)
+
+
+def test_the_product_adjoints_agree_with_the_default_runtimes_in_every_rank():
+    # (Generated code calls them where ranks are not known when compiling: a value from
+    # a list, a helper's return. Each rank pair against runtime/adjoints.py's.)
+    import numba
+    from srcgrad.runtime import adjoints, numba_rt
+
+    @numba.njit
+    def products(g, a, b):
+        return (numba_rt.matmul_grad_x1(g, a, b), numba_rt.matmul_grad_x2(g, a, b),
+                numba_rt.dot_grad(g, a, b, 0), numba_rt.dot_grad(g, a, b, 1))
+
+    rng = np.random.default_rng(4)
+    shapes = {(2, 2): ((3, 4), (4, 2)), (1, 2): ((4,), (4, 2)), (2, 1): ((3, 4), (4,)),
+              (1, 1): ((4,), (4,))}
+    for (a_shape, b_shape) in shapes.values():
+        a, b = rng.normal(size=a_shape), rng.normal(size=b_shape)
+        g = rng.normal(size=np.shape(a @ b))
+        g = g if np.ndim(g) else float(g)
+        got = products(g, a, b)
+        want = (adjoints.matmul_grad_x1(g, a, b), adjoints.matmul_grad_x2(g, a, b),
+                adjoints.dot_grad(g, a, b, 0), adjoints.dot_grad(g, a, b, 1))
+        for x, y in zip(got, want):
+            np.testing.assert_allclose(x, y, rtol=1e-13)
+
+    @numba.njit
+    def transposed(g):
+        return numba_rt.transpose_grad(g, None)
+
+    for shape in ((3, 4), (2, 3, 4)):
+        g = rng.normal(size=shape)
+        np.testing.assert_array_equal(transposed(g), adjoints.transpose_grad(g, None))

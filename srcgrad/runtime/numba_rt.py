@@ -326,6 +326,75 @@ def _sigmoid(a, b):
     _refuse("sigmoid", a, b)
 
 
+def matmul_grad_x1(grad, x1, x2):
+    """The adjoint for ``x1`` of ``x1 @ x2``, operands of rank 1 or 2."""
+
+
+def matmul_grad_x2(grad, x1, x2):
+    """The adjoint for ``x2`` of ``x1 @ x2``, operands of rank 1 or 2."""
+
+
+def _ranks(x1, x2):
+    return (_plain(x1).ndim if _array(x1) else 0), (_plain(x2).ndim if _array(x2) else 0)
+
+
+@overload(matmul_grad_x1)
+def _matmul_grad_x1(grad, x1, x2):
+    ranks = _ranks(x1, x2)
+    if ranks == (2, 2):
+        return lambda grad, x1, x2: grad @ np.ascontiguousarray(x2.T)
+    if ranks == (1, 2):
+        return lambda grad, x1, x2: x2 @ grad
+    if ranks == (2, 1):
+        return lambda grad, x1, x2: np.outer(grad, x2)
+    if ranks == (1, 1):
+        return lambda grad, x1, x2: grad * x2
+    _refuse("matmul_grad_x1", x1, x2)
+
+
+@overload(matmul_grad_x2)
+def _matmul_grad_x2(grad, x1, x2):
+    ranks = _ranks(x1, x2)
+    if ranks == (2, 2):
+        return lambda grad, x1, x2: np.ascontiguousarray(x1.T) @ grad
+    if ranks == (1, 2):
+        return lambda grad, x1, x2: np.outer(x1, grad)
+    if ranks == (2, 1):
+        return lambda grad, x1, x2: grad @ x1
+    if ranks == (1, 1):
+        return lambda grad, x1, x2: grad * x1
+    _refuse("matmul_grad_x2", x1, x2)
+
+
+def dot_grad(grad, a, b, argnum):
+    """The adjoint of ``np.dot(a, b)`` for ``a`` (``argnum`` 0) or ``b`` (1), operands of
+    rank 0 to 2."""
+
+
+@overload(dot_grad, prefer_literal=True)
+def _dot_grad(grad, a, b, argnum):
+    ranks = _ranks(a, b)
+    if not isinstance(argnum, types.IntegerLiteral) or max(ranks) > 2:
+        _refuse("dot_grad", a, b, argnum)
+    first = argnum.literal_value == 0
+    if 0 in ranks:
+        return (lambda grad, a, b, argnum: grad * b) if first else \
+            (lambda grad, a, b, argnum: grad * a)
+    return (lambda grad, a, b, argnum: matmul_grad_x1(grad, a, b)) if first else \
+        (lambda grad, a, b, argnum: matmul_grad_x2(grad, a, b))
+
+
+def transpose_grad(grad, axes):
+    """The adjoint of ``np.transpose(a)`` (all axes reversed)."""
+
+
+@overload(transpose_grad)
+def _transpose_grad(grad, axes):
+    if isinstance(axes, (types.NoneType, types.Omitted)) and _array(grad):
+        return lambda grad, axes: np.ascontiguousarray(grad.T)
+    _refuse("transpose_grad", grad, axes)
+
+
 def gather_items(like, items):
     """The adjoint of a vector read item by item: its items' adjoints in one array."""
 
@@ -458,4 +527,5 @@ HELPERS = frozenset({"zeros_like", "distinct", "check_scalar", "like", "add", "i
                      "times_ones", "sum_grad", "gather_items", "add_at", "unbroadcast", "reversed_of",
                      "check_not_0d", "update", "strong_zero",
                      "ieee_divide", "ieee_power", "mean_grad", "check_not_array",
-                     "updated_in_place", "writeable", "copy_slot", "add_at_zeros", "sigmoid"})
+                     "updated_in_place", "writeable", "copy_slot", "add_at_zeros", "sigmoid",
+                     "matmul_grad_x1", "matmul_grad_x2", "dot_grad", "transpose_grad"})
