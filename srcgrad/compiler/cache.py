@@ -333,19 +333,24 @@ class Compiled:
         if entry is not None and entry.guards.valid():
             self.entries.move_to_end(kinds)
         else:
-            for i in self.wrt:
-                if i >= len(args):
-                    raise TypeError(f"wrt index {i} is out of range: {self.f.__qualname__}() "
-                                    f"was called with {len(args)} positional arguments")
-                _check_differentiable(args[i], i, self._name(i))
-            for i, value in enumerate(args):
-                check_plain_data(value, f"argument {i} ({self._name(i)!r})")
-            for key, value in (kwargs or {}).items():
-                check_plain_data(value, f"argument {key!r}")
+            self.check_arguments(args, kwargs)
             entry = compile_gradient(self.f, self.wrt, self.mode, sample=list(args),
                                      as_tuple=self.multiple, sized=True)
             remember(self.entries, kinds, entry)
         return entry
+
+    def check_arguments(self, args, kwargs=None):
+        """Before compiling for them: ``wrt`` in range, its arguments floats, every
+        argument plain data (``variables.check_plain_data``)."""
+        for i in self.wrt:
+            if i >= len(args):
+                raise TypeError(f"wrt index {i} is out of range: {self.f.__qualname__}() "
+                                f"was called with {len(args)} positional arguments")
+            _check_differentiable(args[i], i, self._name(i))
+        for i, value in enumerate(args):
+            check_plain_data(value, f"argument {i} ({self._name(i)!r})")
+        for key, value in (kwargs or {}).items():
+            check_plain_data(value, f"argument {key!r}")
 
     def _strong(self, entry, args):
         """``entry``'s twin whose elementwise adjoints have strong zeros."""

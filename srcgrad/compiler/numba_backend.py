@@ -26,9 +26,8 @@ from ..runtime.strong import all_finite
 from ..trees import is_tree
 from . import codegen
 from .source import GENERATED_ORIGINS
-from .cache import Compiled, _cast, _check_differentiable, _kind
+from .cache import Compiled, _cast, _kind
 from .pipeline import compile_gradient
-from ..variables import check_plain_data
 
 _REMEDY = "use the default backend (no backend argument) for this function"
 
@@ -98,20 +97,14 @@ class NumbaCompiled:
                 out = entry.strong.run(args)
         value, grads = out if self.mode == "value_and_grad" else (None, out)
         if c.multiple:
-            return_ = tuple([_cast(g, args[i]) for g, i in zip(distinct(grads), c.wrt)])
+            grads = tuple([_cast(g, args[i]) for g, i in zip(distinct(grads), c.wrt)])
         else:
-            return_ = _cast(grads, args[c.wrt[0]])
-        return (value, return_) if self.mode == "value_and_grad" else return_
+            grads = _cast(grads, args[c.wrt[0]])
+        return (value, grads) if self.mode == "value_and_grad" else grads
 
     def _compile(self, args, strong=False):
         c = self.compiled
-        for i in c.wrt:
-            if i >= len(args):
-                raise TypeError(f"wrt index {i} is out of range: {c.f.__qualname__}() "
-                                f"was called with {len(args)} positional arguments")
-            _check_differentiable(args[i], i, c._name(i))
-        for i, value in enumerate(args):
-            check_plain_data(value, f"argument {i} ({c._name(i)!r})")
+        c.check_arguments(args)
         if strong:
             generated = compile_gradient(c.f, c.wrt, self.mode, sample=list(args),
                                          as_tuple=c.multiple, strong=True)
