@@ -383,8 +383,10 @@ else:
 
 
 # The families whose functions are written out (rules/<family>.py).
-from . import builders, nan_reductions, scipy_linalg, selection, sequences, transforms  # noqa: E402,E501
-for _family in (scipy_linalg, transforms, nan_reductions, builders):
+from . import (builders, nan_reductions, picking, polynomial_arithmetic,  # noqa: E402
+               scipy_linalg, selection, sequences, transforms)
+for _family in (scipy_linalg, transforms, nan_reductions, builders, polynomial_arithmetic,
+                picking):
     REWRITES.update(_family.REWRITES)
 
 # Functions with a rule, written out when called with one of some options.

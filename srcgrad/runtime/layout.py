@@ -19,6 +19,11 @@ import numpy as np
 
 from .adjoints import axis_slice, not_differentiable
 
+try:
+    from numpy.lib.array_utils import normalize_axis_tuple
+except ImportError:  # NumPy < 2
+    from numpy.core.numeric import normalize_axis_tuple
+
 __all__ = [
     # differentiable
     "scatter_axis", "repeat_array_grad", "tile_grad", "roll_grad", "pad_grad", "pad_constant_grad",
@@ -28,7 +33,8 @@ __all__ = [
     "along_axis", "inverse_map", "lead_axes", "negated", "repeat_plan", "tile_plan", "pad_pairs",
     "pad_interior", "pad_maps", "pad_owners", "split_plan", "diagonal_plan", "rollaxis_plan",
     "joined_offsets", "append_plan", "meshgrid_shapes", "insert_index", "delete_index",
-    "resize_index", "broadcast_shape_of", "unwrapped",
+    "resize_index", "broadcast_shape_of", "unwrapped", "choose_index", "compress_index",
+    "trim_zeros_slice", "poly_zeros_dtype",
 ]
 
 
@@ -428,3 +434,56 @@ def unwrapped(p, discont, axis, period):
     """``np.unwrap``'s values (a constant of the code: its derivative is 1, the multiples
     of ``period`` it adds being constant between jumps)."""
     return np.unwrap(p, discont=discont, axis=axis, period=period)
+
+
+def choose_index(a, choices, mode):
+    """For ``np.choose(a, choices, mode=mode)``: the shape of the result, the flat position
+    of each of its items in the choices broadcast to that shape and joined end to end,
+    and the result's dtype. The positions are NumPy's own choose of positions (its
+    errors for an entry out of range, a bad ``mode``, ``a`` not of integers); the dtype
+    is that of NumPy's choose of the values (Python scalars among the choices are weak)."""
+    shape = np.broadcast_shapes(np.shape(a), *(np.shape(c) for c in choices))
+    size = int(np.prod(shape))
+    positions = [np.arange(size).reshape(shape) + i * size for i in range(len(choices))]
+    index = np.choose(a, positions, mode=mode)
+    return shape, index, np.choose(a, choices, mode=mode).dtype
+
+
+def compress_index(condition):
+    """For ``np.compress(condition, ...)``: the positions ``condition`` keeps (NumPy's
+    error for a condition that is not 1-d; one longer than the axis fails in the take,
+    as in NumPy's)."""
+    if np.ndim(condition) != 1:
+        raise ValueError("condition must be a 1-d array")
+    return np.flatnonzero(condition)
+
+
+def trim_zeros_slice(filt, trim, axis):
+    """For ``np.trim_zeros(filt, trim, axis)``: the slice NumPy 2.2+ takes of ``filt`` (a
+    tuple of them, one an axis, where ``filt`` has several), or None where NumPy returns
+    ``filt`` itself (no axis to trim); NumPy's errors for a bad ``trim`` or ``axis``."""
+    values = np.asarray(filt)
+    trim = trim.lower()
+    if trim not in {"fb", "bf", "f", "b"}:
+        raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
+    ndim = values.ndim
+    axes = tuple(range(ndim)) if axis is None else normalize_axis_tuple(axis, ndim,
+                                                                        argname="axis")
+    if not axes:
+        return None
+    # (an object array's None counts as non-zero, as NumPy counts it)
+    nonzero = np.argwhere(values if values.dtype != object else values != 0)
+    if nonzero.size == 0:  # all zeros: empty along every axis trimmed
+        start = stop = (0,) * ndim
+    else:
+        start = [int(i) for i in nonzero.min(axis=0)] if "f" in trim else (None,) * ndim
+        stop = [int(i) + 1 for i in nonzero.max(axis=0)] if "b" in trim else (None,) * ndim
+    cut = tuple(slice(start[ax], stop[ax]) if ax in axes else slice(None)
+                for ax in range(ndim))
+    return cut[0] if ndim == 1 else cut
+
+
+def poly_zeros_dtype(zeros):
+    """The dtype ``np.poly`` computes in for 1-d ``zeros``: ``np.mintypecode`` of theirs
+    (a real float kept, integers and booleans as float64)."""
+    return np.dtype(np.mintypecode(np.asarray(zeros).dtype.char))
