@@ -27,9 +27,8 @@ def _refuse_poly1d(name, a1, a2=None):
         _sg.not_differentiable(f"np.{name} of a np.poly1d (use its coefficients, p.coeffs)")
 
 
-def polyadd(a1, a2):
-    """``np.polyadd``: the coefficients added, the shorter padded with leading zeros."""
-    _refuse_poly1d("polyadd", a1, a2)
+def _padded(a1, a2):
+    """Both operands at least 1-d, the shorter given leading zeros of its own dtype."""
     a1 = np.atleast_1d(a1)
     a2 = np.atleast_1d(a2)
     diff = len(a2) - len(a1)
@@ -37,19 +36,20 @@ def polyadd(a1, a2):
         a1 = np.concatenate((np.zeros(diff, a1.dtype), a1))
     elif diff < 0:
         a2 = np.concatenate((np.zeros(-diff, a2.dtype), a2))
+    return a1, a2
+
+
+def polyadd(a1, a2):
+    """``np.polyadd``: the coefficients added, the shorter padded with leading zeros."""
+    _refuse_poly1d("polyadd", a1, a2)
+    a1, a2 = _padded(a1, a2)
     return a1 + a2
 
 
 def polysub(a1, a2):
     """``np.polysub``: the coefficients of ``a2`` subtracted, as ``polyadd`` pads them."""
     _refuse_poly1d("polysub", a1, a2)
-    a1 = np.atleast_1d(a1)
-    a2 = np.atleast_1d(a2)
-    diff = len(a2) - len(a1)
-    if diff > 0:
-        a1 = np.concatenate((np.zeros(diff, a1.dtype), a1))
-    elif diff < 0:
-        a2 = np.concatenate((np.zeros(-diff, a2.dtype), a2))
+    a1, a2 = _padded(a1, a2)
     return a1 - a2
 
 
