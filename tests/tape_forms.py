@@ -1,10 +1,12 @@
 """The gradient of a function by a tape recording a call of it: the tape form of tests.
 
 ``sg.function(taped)(f, x)`` gives the same inside ``@sg.function``. Also the
-central-difference Jacobian that ``tape.jacobian`` is checked against, and the
-forward-mode check of the rule families' end-to-end tests.
+central-difference Jacobian that ``tape.jacobian`` is checked against, the
+forward-mode check of the rule families' end-to-end tests, and the tangent-and-tape
+check of the functions written out (``assert_tangent_and_tape``).
 """
 import numpy as np
+import pytest
 
 import srcgrad as sg
 
@@ -127,3 +129,19 @@ def assert_script_prints_ok(path, text):
                          stdin=subprocess.DEVNULL, timeout=300, env=env)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "ok"
+
+
+def assert_tangent_and_tape(f, x):
+    """``sg.jvp`` of scalar ``f`` at array ``x`` gives ``f``'s value and the central
+    difference along a random direction, and a tape's gradient is ``sg.grad``'s."""
+    x = x.copy()
+    t = np.random.default_rng(1).normal(size=x.shape)
+    value, tangent = sg.jvp(f, (x,), (t,))
+    eps = 1e-6
+    assert value == pytest.approx(f(x), rel=1e-12)
+    assert tangent == pytest.approx((f(x + eps * t) - f(x - eps * t)) / (2 * eps), rel=1e-5,
+                                    abs=1e-7)
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    np.testing.assert_allclose(tape.gradient(y, x), sg.grad(f)(x), rtol=1e-12, atol=1e-14)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
+from tape_forms import assert_tangent_and_tape
 from srcgrad.errors import NotDifferentiableError
 from srcgrad.testing import check_grads
 
@@ -78,17 +79,7 @@ def test_gradients_to_second_order(f, x):
 
 @pytest.mark.parametrize("f, x", CASES, ids=lambda v: getattr(v, "__name__", ""))
 def test_tangent_and_tape(f, x):
-    x = x.copy()
-    t = np.random.default_rng(1).normal(size=x.shape)
-    value, tangent = sg.jvp(f, (x,), (t,))
-    eps = 1e-6
-    assert value == pytest.approx(f(x), rel=1e-12)
-    assert tangent == pytest.approx((f(x + eps * t) - f(x - eps * t)) / (2 * eps), rel=1e-5,
-                                    abs=1e-7)
-    with sg.GradientTape() as tape:
-        tape.watch(x)
-        y = f(x)
-    np.testing.assert_allclose(tape.gradient(y, x), sg.grad(f)(x), rtol=1e-12, atol=1e-14)
+    assert_tangent_and_tape(f, x)
 
 
 LINALG = [name for name in ("trace", "diagonal", "cross", "outer") if hasattr(np.linalg, name)]
