@@ -187,7 +187,9 @@ def _updated_in_place(value):
 
 
 def writeable(value):
-    """``value`` (Numba's arrays are writeable)."""
+    """``value``: the arrays compiled code makes are writeable; a read-only one passed in
+    stays so (a write into it does not compile: refused), and the gradient returned is
+    copied from it (``cache._cast``)."""
 
 
 @overload(writeable)
