@@ -365,11 +365,25 @@ class Compiled:
         i -= len(self.bound)
         return self.names[i] if i < len(self.names) else f"*args[{i - len(self.names)}]"
 
-    def __call__(self, args, kwargs):
+    def arguments(self, args, kwargs):
+        """The call's arguments bound as ``f`` takes them now (its signature read again
+        where its code or defaults were replaced)."""
         fn = self._f()
         if fn is not None and self._changed(fn):
             self._read_signature(fn)
-        args, kwargs = self._bind(args, kwargs)
+        return self._bind(args, kwargs)
+
+    def returned(self, value, grads, args):
+        """What a call returns: the gradients given their arguments' types (``_cast``),
+        after the value for ``value_and_grad``."""
+        if self.multiple:
+            grads = tuple([_cast(g, args[i]) for g, i in zip(grads, self.wrt)])
+        else:
+            grads = _cast(grads, args[self.wrt[0]])
+        return (value, grads) if self.mode == "value_and_grad" else grads
+
+    def __call__(self, args, kwargs):
+        args, kwargs = self.arguments(args, kwargs)
         if any(i < len(args) and trees.is_tree(args[i]) for i in self.wrt):
             return self._tree_call(args, kwargs)
         entry = self.entry(args, kwargs)
@@ -383,11 +397,7 @@ class Compiled:
             # again, with strong zeros (runtime/strong.py).
             out = self._strong(entry, args).fn(*args, **kwargs)
             value, grads = out if self.mode == "value_and_grad" else (None, out)
-        if self.multiple:
-            grads = tuple([_cast(g, args[i]) for g, i in zip(grads, self.wrt)])
-        else:
-            grads = _cast(grads, args[self.wrt[0]])
-        return (value, grads) if self.mode == "value_and_grad" else grads
+        return self.returned(value, grads, args)
 
     def _tree_call(self, args, kwargs, cache=None, backend=None):
         """Differentiated arguments that are parameter trees (``trees.py``): the

@@ -12,7 +12,6 @@ the same object at every call (rebound: compiled again); an array is refused,
 since its items could change in place unseen.
 """
 import ast
-import builtins
 import operator
 import os
 import re
@@ -26,7 +25,7 @@ from ..runtime.strong import all_finite
 from ..trees import is_tree
 from . import codegen
 from .source import GENERATED_ORIGINS
-from .cache import Compiled, _cast, _kind
+from .cache import Compiled, _kind
 from .pipeline import compile_gradient
 
 _REMEDY = "use the default backend (no backend argument) for this function"
@@ -73,10 +72,7 @@ class NumbaCompiled:
 
     def __call__(self, args, kwargs):
         c = self.compiled
-        fn = c.f
-        if fn is not None and c._changed(fn):
-            c._read_signature(fn)
-        args, kwargs = c._bind(args, kwargs)
+        args, kwargs = c.arguments(args, kwargs)
         if any(i < len(args) and is_tree(args[i]) for i in c.wrt):
             return c._tree_call(args, kwargs, self.trees, self._of_leaves)
         if kwargs:
@@ -96,11 +92,8 @@ class NumbaCompiled:
                     entry.strong = self._compile(args, strong=True)
                 out = entry.strong.run(args)
         value, grads = out if self.mode == "value_and_grad" else (None, out)
-        if c.multiple:
-            grads = tuple([_cast(g, args[i]) for g, i in zip(distinct(grads), c.wrt)])
-        else:
-            grads = _cast(grads, args[c.wrt[0]])
-        return (value, grads) if self.mode == "value_and_grad" else grads
+        # (The generated code's ``_sg.distinct`` is Numba's identity: copies made here.)
+        return c.returned(value, distinct(grads) if c.multiple else grads, args)
 
     def _compile(self, args, strong=False):
         c = self.compiled
@@ -110,11 +103,11 @@ class NumbaCompiled:
                                          as_tuple=c.multiple, strong=True)
         else:
             generated = c.specialised(args[len(c.bound):], sized=False)
-        return _Entry(self, generated, args)
+        return _Entry(self, generated)
 
 
 class _Entry:
-    def __init__(self, owner, generated, args):
+    def __init__(self, owner, generated):
         self.generated = generated
         self.strong = None
         fn = generated.fn
@@ -250,10 +243,8 @@ def _constants(text, fn, cells, origins):
         elif name in fn.__globals__:
             value = fn.__globals__[name]
             read.append(((lambda g=fn.__globals__, n=name: g.get(n)), value))
-        elif hasattr(builtins, name):
-            continue
         else:
-            continue  # unbound: Numba's own error names it
+            continue  # a builtin, or unbound (Numba's own error names it)
         if isinstance(value, np.ndarray) or hasattr(value, "__array__") and not isinstance(
                 value, (np.generic, types.ModuleType, type)) and not callable(value):
             raise CompileError(

@@ -277,7 +277,7 @@ def sum_grad(grad, a, axis, keepdims):
 @overload(sum_grad)
 def _sum_grad(grad, a, axis, keepdims):
     if not isinstance(axis, (types.NoneType, types.Omitted)):
-        _refuse("sum_grad (np.sum over an axis)", axis)
+        _refuse("sum_grad (a sum or mean over an axis)", axis)
     if _array(a) and _scalar(grad):
         return lambda grad, a, axis, keepdims: np.full(a.shape, grad)
     if _scalar(a) and _scalar(grad):
@@ -291,13 +291,10 @@ def mean_grad(grad, a, axis, keepdims):
 
 @overload(mean_grad)
 def _mean_grad(grad, a, axis, keepdims):
-    if not isinstance(axis, (types.NoneType, types.Omitted)):
-        _refuse("mean_grad (np.mean over an axis)", axis)
-    if _array(a) and _scalar(grad):
-        return lambda grad, a, axis, keepdims: np.full(a.shape, grad / a.size)
-    if _scalar(a) and _scalar(grad):
-        return lambda grad, a, axis, keepdims: grad
-    _refuse("mean_grad", grad, a)
+    # (``sum_grad`` of the scaled seed, as runtime/adjoints.py has it; it refuses the rest.)
+    if _array(a):
+        return lambda grad, a, axis, keepdims: sum_grad(grad / a.size, a, axis, keepdims)
+    return lambda grad, a, axis, keepdims: sum_grad(grad, a, axis, keepdims)
 
 
 def sigmoid(a, b):
