@@ -9,9 +9,23 @@ with the function's name as the test id. Two markers narrow that:
   (e.g. ``no_second_order``, holding the reason) still appear, as skips that
   carry the reason, so an exclusion is always visible in the report.
 """
+import importlib
+import importlib.util
+
 import pytest
 
 from corpus import FUNCTIONS
+from srcgrad.rules import optional
+
+# Importing srcgrad imports no SciPy: SciPy's entries join the rule tables when a program
+# has imported the SciPy module they key on (rules/optional.py). The tests that read the
+# tables check every entry, so every such module is imported and its entries added here,
+# before a test module reads a table (test_optional_scipy.py checks the lazy path itself,
+# in fresh interpreters).
+if importlib.util.find_spec("scipy") is not None:
+    for _name in optional.modules():
+        importlib.import_module(_name)
+    optional.ensure()
 
 
 def pytest_configure(config):

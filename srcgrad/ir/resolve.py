@@ -15,6 +15,7 @@ import weakref
 import gast
 import numpy as np
 
+from ..rules import optional
 from . import templates
 
 _MISSING = object()
@@ -245,6 +246,7 @@ class Scope:
     """
 
     def __init__(self, globals_, freevars, guards):
+        optional.ensure()  # SciPy's entries, if the program has imported SciPy since
         self.globals = globals_
         self.freevars = freevars
         self.guards = guards
@@ -290,6 +292,8 @@ class Scope:
                 return _MISSING
             obj = _get_attr(base, node.attr)
             self.guards.attribute(base, node.attr, obj)
+            if isinstance(base, types.ModuleType):
+                optional.ensure()  # (``scipy.special`` may have been imported just now)
             return obj
         if isinstance(node, gast.Subscript) and constant_index(node.slice) is not _MISSING:
             base = self.value(node.value)

@@ -57,14 +57,25 @@ AS_IS = LINEAR | {
     np.linalg.pinv, np.linalg.qr, np.linalg.cholesky, np.linalg.lstsq,
 }
 
-HOLOMORPHIC = frozenset({
+_HOLOMORPHIC = frozenset({
     np.square, np.sqrt, np.exp, np.exp2, np.expm1, np.log, np.log1p, np.log2, np.log10,
     np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.sinh, np.cosh, np.tanh,
     np.arcsinh, np.arccosh, np.arctanh, np.reciprocal, np.multiply, np.true_divide,
     np.matmul, np.dot, np.outer, np.inner, np.tensordot, np.einsum, _h.einsum_list,
     np.prod, np.cumprod, np.kron, np.cross, np.linalg.solve, np.linalg.inv, np.linalg.det,
     _h.singular_cofactors, np.linalg.matrix_power, np.linalg.multi_dot,
-}) | special.HOLOMORPHIC | polynomials.HOLOMORPHIC  # (scipy.special's, where SciPy computes them for complex values)
+}) | polynomials.HOLOMORPHIC
+
+
+def build():
+    """``HOLOMORPHIC``: this module's and scipy.special's (where SciPy computes them for
+    complex values): at import, and again when SciPy's entries are added
+    (rules/optional.py)."""
+    global HOLOMORPHIC
+    HOLOMORPHIC = _HOLOMORPHIC | frozenset(special.HOLOMORPHIC)
+
+
+build()
 
 # (At x1 == x2 == 0 the base's derivative is 0 ** 0 * 0 = 0, as the real rule has it,
 # not 0 * 0 ** -1 = nan.)

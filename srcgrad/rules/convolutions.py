@@ -21,13 +21,8 @@ ATTRIBUTES = {}
 NONDIFF = set()
 # For forward mode (rules/tangents.py): bilinear in the two operands whatever the
 # options, so the tangent is the call with one operand's tangent at a time.
-BILINEAR = frozenset()
+BILINEAR = set()
 EXPLICIT = {}
-
-try:
-    import scipy.signal as _signal
-except ImportError:  # SciPy absent: these rules are simply not there
-    _signal = None
 
 
 def _rule(signature, flip, options=""):
@@ -37,21 +32,27 @@ def _rule(signature, flip, options=""):
                      in2=grad.format(flip=flip, which=1, options=options))
 
 
-if _signal is not None:
-    TABLE = {
-        _signal.convolve: _rule("in1, in2, mode='full', method='auto'", False),
-        _signal.correlate: _rule("in1, in2, mode='full', method='auto'", True),
-        _signal.fftconvolve: _rule("in1, in2, mode='full', axes=None", False,
-                                   ", 'fftconvolve', axes"),
-        _signal.oaconvolve: _rule("in1, in2, mode='full', axes=None", False,
-                                  ", 'oaconvolve', axes"),
-        _signal.convolve2d: _rule("in1, in2, mode='full', boundary='fill', fillvalue=0", False,
-                                  ", 'convolve2d', None, boundary, fillvalue"),
-    }
-    BILINEAR = frozenset({_signal.convolve, _signal.correlate, _signal.fftconvolve,
-                          _signal.oaconvolve})
+def _with_signal(signal):
+    """The entries, keyed on ``scipy.signal``'s functions: added when a program has
+    imported it (``rules/optional.py``), with the rewrites of their other options
+    (``transforms.py``) in the same step."""
+    TABLE.update({
+        signal.convolve: _rule("in1, in2, mode='full', method='auto'", False),
+        signal.correlate: _rule("in1, in2, mode='full', method='auto'", True),
+        signal.fftconvolve: _rule("in1, in2, mode='full', axes=None", False,
+                                  ", 'fftconvolve', axes"),
+        signal.oaconvolve: _rule("in1, in2, mode='full', axes=None", False,
+                                 ", 'oaconvolve', axes"),
+        signal.convolve2d: _rule("in1, in2, mode='full', boundary='fill', fillvalue=0", False,
+                                 ", 'convolve2d', None, boundary, fillvalue"),
+    })
+    BILINEAR.update({signal.convolve, signal.correlate, signal.fftconvolve, signal.oaconvolve})
     # (A fill value is not bilinear: the tangent checks the options first.)
-    EXPLICIT = {_signal.convolve2d: "_sg.convolve2d_tangent(in1, in1_dot, in2, in2_dot, mode, "
-                                    "boundary, fillvalue)"}
-    NONDIFF = {_rt.signal_conv_mode, _rt.signal_conv_padding, _rt.correlate_slices,
-               _rt.trailing_axes}
+    EXPLICIT[signal.convolve2d] = ("_sg.convolve2d_tangent(in1, in1_dot, in2, in2_dot, mode, "
+                                   "boundary, fillvalue)")
+    NONDIFF.update({_rt.signal_conv_mode, _rt.signal_conv_padding, _rt.correlate_slices,
+                    _rt.trailing_axes})
+
+
+# The SciPy modules whose functions key entries here, and what adds them.
+SCIPY = {"scipy.signal": _with_signal}

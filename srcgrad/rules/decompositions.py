@@ -27,11 +27,6 @@ write into a differentiated value).
 """
 import numpy as np
 
-try:
-    import scipy.linalg as scipy_linalg
-except ImportError:  # SciPy is optional
-    scipy_linalg = None
-
 from .. import runtime as rt
 from .entry import Rule
 
@@ -82,24 +77,43 @@ _TRIANGULAR = {
     "b": "_sg.solve_triangular_grad_b(g, a, b, trans, lower, unit_diagonal, overwrite_b)",
 }
 
-if scipy_linalg is not None:
+# Forward mode's tangents written out here (rules/tangents.py has np.linalg's).
+EXPLICIT = {}
+
+
+def _with_linalg(linalg):
+    """The entries keyed on ``scipy.linalg``'s functions: added when a program has
+    imported it (``rules/optional.py``), so that ``import srcgrad`` never imports SciPy."""
     TABLE.update({
         # broadcast=True for stacks of matrices, as np.linalg.solve.
-        scipy_linalg.solve_triangular: Rule(
+        linalg.solve_triangular: Rule(
             "a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, "
             "check_finite=True", broadcast=True, rows=_TRIANGULAR, **_TRIANGULAR),
-        scipy_linalg.cholesky: _rule(
+        linalg.cholesky: _rule(
             "a, lower=False, overwrite_a=False, check_finite=True", rank="same",
             a="_sg.cholesky_grad(g, ans, not lower) if not overwrite_a else "
               "_sg.not_differentiable('scipy.linalg.cholesky with overwrite_a=True')"),
-        scipy_linalg.cho_factor: _rule(
+        linalg.cho_factor: _rule(
             "a, lower=False, overwrite_a=False, check_finite=True",
             a="_sg.cho_factor_grad(g, ans, lower, overwrite_a)"),
-        scipy_linalg.cho_solve: _rule(
+        linalg.cho_solve: _rule(
             "c_and_lower, b, overwrite_b=False, check_finite=True",
             c_and_lower="_sg.cho_solve_grad_c(g, ans, c_and_lower, b, overwrite_b)",
             b="_sg.cho_solve_grad_b(g, c_and_lower, b, overwrite_b)"),
     })
+    EXPLICIT.update({
+        linalg.solve_triangular: "_sg.solve_triangular_tangent(a, a_dot, b, b_dot, ans, trans, "
+                                 "lower, unit_diagonal, overwrite_b)",
+        linalg.cholesky: "_sg.cholesky_tangent(a_dot, ans, not lower) if not overwrite_a else "
+                         "_sg.not_differentiable('scipy.linalg.cholesky with overwrite_a=True')",
+        linalg.cho_factor: "_sg.cho_factor_tangent(a_dot, ans, lower, overwrite_a)",
+        linalg.cho_solve: "_sg.cho_solve_tangent(c_and_lower, c_and_lower_dot, b, b_dot, ans, "
+                          "overwrite_b)",
+    })
+
+
+# The SciPy modules whose functions key entries here, and what adds them.
+SCIPY = {"scipy.linalg": _with_linalg}
 
 # ndarray methods -> (function, "plain" or "shape"), as ``table.METHODS``.
 # Entries only adjoint code calls (no user-level test of their own).

@@ -1,4 +1,5 @@
 """The shape of one entry of the derivative table: everything srcgrad knows about a primitive."""
+import ast
 from dataclasses import dataclass, field
 
 # How a result's rank (number of dimensions) follows from the arguments' ranks
@@ -141,27 +142,30 @@ def array_operands(expr, names, helpers=False):
     ``helpers``: also where the expression passes them to an ``_sg.`` helper (helpers
     that compute with them by operators, as ``_sg.gamma_score(z, a)`` does).
     """
-    import gast
-
-    tree = gast.parse(expr).body[0].value
+    # (The standard ``ast``: tables are built when SciPy's modules are imported, at a
+    # compile; gast's conversion would triple the cost.)
+    tree = ast.parse(expr, mode="eval").body
+    wrapped = []
 
     def array_for_sure(node):
-        if isinstance(node, gast.Name):
+        if isinstance(node, ast.Name):
             return node.id == "ans"
-        return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
-            and isinstance(node.func.value, gast.Name) and node.func.value.id == "np"
+        return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "np"
 
     def arrayed(node, others):
-        if isinstance(node, gast.Name) and node.id in names \
+        if isinstance(node, ast.Name) and node.id in names \
                 and not (others and all(array_for_sure(o) for o in others)):
-            return gast.parse(f"_sg.arrayed({node.id})").body[0].value
+            wrapped.append(node.id)
+            return ast.Call(ast.Attribute(ast.Name("_sg", ast.Load()), "arrayed", ast.Load()),
+                            [node], [])
         return node
 
     def is_helper(node):
-        return isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name) \
+        return isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
             and node.func.value.id == "_sg" and node.func.attr != "arrayed"
 
-    class Rewrite(gast.NodeTransformer):
+    class Rewrite(ast.NodeTransformer):
         def visit_Call(self, node):
             self.generic_visit(node)
             if helpers and is_helper(node):
@@ -187,8 +191,7 @@ def array_operands(expr, names, helpers=False):
             return node
 
     tree = Rewrite().visit(tree)
-    out = gast.unparse(tree).strip()
-    return expr if out == gast.unparse(gast.parse(expr).body[0].value).strip() else out
+    return ast.unparse(tree).strip() if wrapped else expr
 
 
 def with_array_operands(rule, names=None, helpers=False):

@@ -56,26 +56,27 @@ EXPLICIT = {
     np.ediff1d: "_sg.ediff1d_tangent(ary_dot, to_end, to_end_dot, to_begin, to_begin_dot)",
 }
 
-try:
-    import scipy.integrate as _integrate
-except ImportError:  # SciPy absent: these rules are simply not there
-    _integrate = None
-
-if _integrate is not None:
+def _with_integrate(integrate):
+    """The entries keyed on ``scipy.integrate``'s functions: added when a program has
+    imported it (``rules/optional.py``), so that ``import srcgrad`` never imports SciPy."""
     TABLE.update({
-        _integrate.trapezoid: _trapezoid(True),
-        _integrate.cumulative_trapezoid: lead_rule(
+        integrate.trapezoid: _trapezoid(True),
+        integrate.cumulative_trapezoid: lead_rule(
             "y, x=None, dx=1.0, axis=-1, initial=None",
             **{p: _CUMULATIVE.format(which=i) for i, p in enumerate(("y", "x", "dx"))}),
-        _integrate.simpson: lead_rule(
+        integrate.simpson: lead_rule(
             "y, x=None, *, dx=1.0, axis=-1",
             y="_sg.simpson_grad_y(g, y, x, dx, axis, {lead})",
             x="_sg.simpson_grad_x(g, y, x, axis, {lead})",
             dx="_sg.simpson_grad_dx(g, y, x, dx, axis, {lead})"),
     })
     EXPLICIT.update({
-        _integrate.trapezoid: _TRAPEZOID_TANGENT.format(scipy=True),
-        _integrate.cumulative_trapezoid: "_sg.cumulative_trapezoid_tangent(y, y_dot, x, x_dot, "
-                                         "dx, dx_dot, axis, initial)",
-        _integrate.simpson: "_sg.simpson_tangent(y, y_dot, x, x_dot, dx, dx_dot, axis)",
+        integrate.trapezoid: _TRAPEZOID_TANGENT.format(scipy=True),
+        integrate.cumulative_trapezoid: "_sg.cumulative_trapezoid_tangent(y, y_dot, x, x_dot, "
+                                        "dx, dx_dot, axis, initial)",
+        integrate.simpson: "_sg.simpson_tangent(y, y_dot, x, x_dot, dx, dx_dot, axis)",
     })
+
+
+# The SciPy modules whose functions key entries here, and what adds them.
+SCIPY = {"scipy.integrate": _with_integrate}

@@ -27,6 +27,7 @@ helpers live in ``runtime/nan_plans.py``.
 - ``np.i0``: its slope is ``i1``, computed by SciPy (``scipy.special.i1``); without SciPy
   it is refused when the code runs.
 """
+import importlib.util
 import warnings
 
 import numpy as np
@@ -41,10 +42,9 @@ _EXTREME_ROWS = {"a": "_sg.expand_rows(g, a, axis, keepdims) * "
                       "_sg.nan_extreme_grad(np.ones(np.shape(ans)), ans, a, axis, keepdims)"}
 _EXTREME_TANGENT = "_sg.nan_extreme_tangent(a, a_dot, ans, axis, keepdims)"
 
-try:
-    import scipy.special as _special
-except ImportError:  # SciPy absent: np.i0 is refused (its slope is SciPy's i1)
-    _special = None
+# np.i0's slope is SciPy's i1: its rule is there when SciPy is installed (``_sg.i1``
+# imports scipy.special when it first runs: ``import srcgrad`` does not).
+_SCIPY_INSTALLED = importlib.util.find_spec("scipy") is not None
 
 TABLE = {
     np.nanmax: Rule(_EXTREME, rank="reduce", rows=_EXTREME_ROWS, a=_EXTREME_GRAD),
@@ -53,7 +53,7 @@ TABLE = {
     np.ldexp: Rule("x1, x2", broadcast=True, rank="elementwise",
                    x1="np.ldexp(g, x2)", rows={"x1": "np.ldexp(g, x2)"}),
 }
-if _special is not None:
+if _SCIPY_INSTALLED:
     TABLE[np.i0] = Rule("x", broadcast=True, rank="elementwise", x="g * _sg.i1(x)")
 METHODS = {}
 ATTRIBUTES = {}
@@ -65,7 +65,7 @@ EXPLICIT = {
     np.nanmin: _EXTREME_TANGENT,
     np.ldexp: "np.ldexp(x1_dot, x2)",
 }
-if _special is not None:
+if _SCIPY_INSTALLED:
     EXPLICIT[np.i0] = "x_dot * _sg.i1(x)"
 
 
@@ -239,16 +239,25 @@ REWRITES = {np.nanprod: nanprod, np.nancumsum: nancumsum, np.nancumprod: nancump
             np.nanvar: nanvar, np.nanstd: nanstd, np.frexp: frexp, np.modf: modf,
             np.divmod: divmod_}
 for _fn, _written in ((getattr(np, "cumulative_sum", None), cumulative_sum),
-                      (getattr(np, "cumulative_prod", None), cumulative_prod),
-                      (getattr(_special, "softplus", None), softplus)):
+                      (getattr(np, "cumulative_prod", None), cumulative_prod)):
     if _fn is not None:
         REWRITES[_fn] = _written
-if _special is None:
+if not _SCIPY_INSTALLED:
     REWRITES[np.i0] = i0_without_scipy
 # Called with ``where=``/``initial=`` (``rewrites.WITH_WHERE``) or ``mean=``/``correction=``
 # (``rewrites.WITH_MEAN``): these take them.
 WITH_WHERE = {np.nanprod: nanprod, np.nanvar: nanvar, np.nanstd: nanstd, np.var: var_where,
               np.std: std_where, np.frexp: frexp, np.modf: modf, np.divmod: divmod_}
-if getattr(_special, "softplus", None) is not None:
-    WITH_WHERE[_special.softplus] = softplus
 WITH_MEAN = {np.nanvar: nanvar, np.nanstd: nanstd}
+
+
+def _with_special(special):
+    """``scipy.special.softplus`` (SciPy 1.15 on), written out: added when a program has
+    imported scipy.special (``rules/optional.py``)."""
+    if getattr(special, "softplus", None) is not None:
+        REWRITES[special.softplus] = softplus
+        WITH_WHERE[special.softplus] = softplus
+
+
+# The SciPy modules whose functions key entries here, and what adds them.
+SCIPY = {"scipy.special": _with_special}

@@ -351,15 +351,16 @@ def std_given(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, whe
 
 
 # Reductions called with ``where=`` or ``initial=``, which their rules do not take.
-WITH_WHERE = {np.sum: sum_where, np.prod: prod_where, np.mean: mean_where, np.max: max_where,
-              np.amax: max_where, np.min: min_where, np.amin: min_where}
+_WITH_WHERE = {np.sum: sum_where, np.prod: prod_where, np.mean: mean_where, np.max: max_where,
+               np.amax: max_where, np.min: min_where, np.amin: min_where}
 
-REWRITES = {np.ptp: ptp, np.nansum: nansum, np.nanmean: nanmean, np.average: average,
-            np.copysign: copysign, np.meshgrid: meshgrid, np.insert: insert,
-            np.delete: delete, np.resize: resize, np.broadcast_arrays: broadcast_arrays,
-            np.unwrap: unwrap, np.polyfit: polyfit,
-            functools.reduce: reduce,
-            np.lib.stride_tricks.sliding_window_view: sliding_window_view}
+# Functions written out here (``REWRITES`` adds the families').
+_REWRITES = {np.ptp: ptp, np.nansum: nansum, np.nanmean: nanmean, np.average: average,
+             np.copysign: copysign, np.meshgrid: meshgrid, np.insert: insert,
+             np.delete: delete, np.resize: resize, np.broadcast_arrays: broadcast_arrays,
+             np.unwrap: unwrap, np.polyfit: polyfit,
+             functools.reduce: reduce,
+             np.lib.stride_tricks.sliding_window_view: sliding_window_view}
 # NumPy 2's array-API functions, where this NumPy has them.
 for _fn, _written in ((getattr(np.linalg, "vector_norm", None), vector_norm),
                       (getattr(np.linalg, "matrix_norm", None), matrix_norm),
@@ -372,30 +373,49 @@ for _fn, _written in ((getattr(np.linalg, "vector_norm", None), vector_norm),
                       (getattr(np.linalg, "cross", None), linalg_cross),
                       (getattr(np.linalg, "outer", None), linalg_outer)):
     if _fn is not None:
-        REWRITES[_fn] = _written
+        _REWRITES[_fn] = _written
+# ``np.var`` and ``np.std`` called with ``mean=`` or ``correction=``.
+_WITH_MEAN = {np.var: var_given, np.std: std_given}
 
-try:
-    import scipy.special as _special
-except ImportError:  # SciPy absent: these are simply not there
-    _special = None
-else:
-    REWRITES.update({_special.entr: entr, _special.betaln: betaln})
 
+# scipy.special, which ``betaln`` calls: set when a program has imported it
+# (``_with_special``), never by ``import srcgrad``.
+_special = None
+
+
+def _with_special(special):
+    """scipy.special's ``entr`` and ``betaln``, written out: added when a program has
+    imported it (``rules/optional.py``)."""
+    global _special
+    _special = special
+    _REWRITES.update({special.entr: entr, special.betaln: betaln})
+
+
+# The SciPy modules whose functions key entries here, and what adds them.
+SCIPY = {"scipy.special": _with_special}
 
 # The families whose functions are written out (rules/<family>.py).
 from . import (builders, nan_reductions, picking, polynomial_arithmetic,  # noqa: E402
                scipy_linalg, selection, sequences, transforms)
-for _family in (scipy_linalg, transforms, nan_reductions, builders, polynomial_arithmetic,
-                picking):
-    REWRITES.update(_family.REWRITES)
 
-# Functions with a rule, written out when called with one of some options.
-WITH_OPTIONS = {**transforms.WITH_OPTIONS, **sequences.WITH_OPTIONS, **selection.WITH_OPTIONS}
 
-# ``np.var`` and ``np.std`` called with ``mean=`` or ``correction=``.
-WITH_MEAN = {np.var: var_given, np.std: std_given}
-WITH_WHERE.update(nan_reductions.WITH_WHERE)
-WITH_MEAN.update(nan_reductions.WITH_MEAN)
+def build():
+    """The lookups ``rewrite`` reads, from this module's entries and the families': at
+    import, and again when SciPy's entries are added (``rules/optional.py``)."""
+    global REWRITES, WITH_OPTIONS, WITH_WHERE, WITH_MEAN
+    rewrites = dict(_REWRITES)
+    for family in (scipy_linalg, transforms, nan_reductions, builders, polynomial_arithmetic,
+                   picking):
+        rewrites.update(family.REWRITES)
+    # Functions with a rule, written out when called with one of some options.
+    WITH_OPTIONS = {**transforms.WITH_OPTIONS, **sequences.WITH_OPTIONS,
+                    **selection.WITH_OPTIONS}
+    WITH_WHERE = {**_WITH_WHERE, **nan_reductions.WITH_WHERE}
+    WITH_MEAN = {**_WITH_MEAN, **nan_reductions.WITH_MEAN}
+    REWRITES = rewrites
+
+
+build()
 # How many arguments a reduction takes before ``initial``, which it may be given by
 # position (``np.max(x, 1, None, False, 0.0)``): more of them call ``WITH_WHERE``'s.
 BEFORE_INITIAL = {np.sum: 5, np.prod: 5, np.max: 4, np.amax: 4, np.min: 4, np.amin: 4}

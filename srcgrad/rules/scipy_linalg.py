@@ -21,10 +21,9 @@ from .. import runtime as _sg
 from ..runtime import linalg_plans as _plans
 from .entry import Rule
 
-try:
-    import scipy.linalg as _linalg
-except ImportError:  # SciPy absent: only np.linalg's functions
-    _linalg = None
+# scipy.linalg, which the functions written out below call: set when a program has
+# imported it (``_with_linalg``), never by ``import srcgrad``.
+_linalg = None
 
 TABLE = {}
 METHODS = {}
@@ -445,17 +444,6 @@ def solveh_banded(ab, b, overwrite_ab=False, overwrite_b=False, lower=False,
     return np.linalg.solve(dense, b)
 
 
-if _linalg is not None:
-    REWRITES.update({
-        _linalg.det: det, _linalg.inv: inv, _linalg.solve: solve, _linalg.eigh: eigh,
-        _linalg.eigvalsh: eigvalsh, _linalg.svd: svd, _linalg.svdvals: scipy_svdvals,
-        _linalg.qr: qr, _linalg.pinv: pinv, _linalg.pinvh: pinvh, _linalg.norm: norm,
-        _linalg.lstsq: lstsq, _linalg.block_diag: block_diag, _linalg.toeplitz: toeplitz,
-        _linalg.hankel: hankel, _linalg.circulant: circulant,
-        _linalg.solve_banded: solve_banded, _linalg.solveh_banded: solveh_banded,
-    })
-
-
 def _frechet_block(fn, a, e):
     """The Fréchet derivative of the matrix function ``fn`` at ``a`` in direction ``e``: the
     top right block of ``fn([[a, e], [0, a]])`` (Higham, Functions of Matrices, 3.16)."""
@@ -491,13 +479,29 @@ def _matrix_function(name):
     return Rule("A", rank="same", rows={"A": grad}, A=grad)
 
 
-if _linalg is not None:
-    REWRITES[_linalg.expm_frechet] = expm_frechet
-    TABLE.update({_linalg.expm: _matrix_function("expm"),
-                  _linalg.sqrtm: _matrix_function("sqrtm"),
-                  _linalg.logm: _matrix_function("logm")})
-    EXPLICIT.update({_linalg.expm: "_sg.expm_frechet_block(A, A_dot)",
-                     _linalg.sqrtm: "_sg.matrix_function_grad('sqrtm', A_dot, ans, "
-                                    "np.matrix_transpose(A), disp, blocksize)",
-                     _linalg.logm: "_sg.matrix_function_grad('logm', A_dot, ans, "
-                                   "np.matrix_transpose(A), disp, blocksize)"})
+def _with_linalg(linalg):
+    """The entries and functions written out keyed on ``scipy.linalg``'s functions: added
+    when a program has imported it (``rules/optional.py``)."""
+    global _linalg
+    _linalg = linalg
+    REWRITES.update({
+        linalg.det: det, linalg.inv: inv, linalg.solve: solve, linalg.eigh: eigh,
+        linalg.eigvalsh: eigvalsh, linalg.svd: svd, linalg.svdvals: scipy_svdvals,
+        linalg.qr: qr, linalg.pinv: pinv, linalg.pinvh: pinvh, linalg.norm: norm,
+        linalg.lstsq: lstsq, linalg.block_diag: block_diag, linalg.toeplitz: toeplitz,
+        linalg.hankel: hankel, linalg.circulant: circulant,
+        linalg.solve_banded: solve_banded, linalg.solveh_banded: solveh_banded,
+        linalg.expm_frechet: expm_frechet,
+    })
+    TABLE.update({linalg.expm: _matrix_function("expm"),
+                  linalg.sqrtm: _matrix_function("sqrtm"),
+                  linalg.logm: _matrix_function("logm")})
+    EXPLICIT.update({linalg.expm: "_sg.expm_frechet_block(A, A_dot)",
+                     linalg.sqrtm: "_sg.matrix_function_grad('sqrtm', A_dot, ans, "
+                                   "np.matrix_transpose(A), disp, blocksize)",
+                     linalg.logm: "_sg.matrix_function_grad('logm', A_dot, ans, "
+                                  "np.matrix_transpose(A), disp, blocksize)"})
+
+
+# The SciPy modules whose functions key entries here, and what adds them.
+SCIPY = {"scipy.linalg": _with_linalg}

@@ -20,21 +20,22 @@ TABLE = {}
 METHODS = {}
 ATTRIBUTES = {}
 NONDIFF = set()
+INTERNAL = set()  # called by the rules' helpers, not by users
 # Holomorphic where SciPy computes them for complex arguments (in ``x``; the orders
 # ``v`` stay real), their grads ``g`` times expressions with real coefficients:
 # ``rules/complexes.py`` conjugates the operands. Not here: ``digamma`` (its slope,
 # zeta(2, z), SciPy computes for real z only), ``ive`` (exp(-|Re z|) is not
 # holomorphic), and the functions SciPy computes for real arguments only.
-HOLOMORPHIC = frozenset()
+HOLOMORPHIC = set()
+# Forward mode's tangents written out (rules/tangents.py).
+EXPLICIT = {}
 
-try:
-    import scipy.special as _special
-except ImportError:  # SciPy absent: these rules are simply not there
-    _special = None
 
-if _special is not None:
+def _with_special(_special):
+    """The entries, keyed on ``scipy.special``'s functions: added when a program has
+    imported it (``rules/optional.py``), so that ``import srcgrad`` never imports SciPy."""
     _UNARY = dict(rank="elementwise", broadcast=True)
-    TABLE = {
+    TABLE.update({
         _special.expit: Rule("x", **_UNARY, x="g * ans * (1.0 - ans)"),
         _special.log_expit: Rule("x", **_UNARY, x="g * _sg.expit(-x)"),
         _special.erf: Rule("x", **_UNARY, x="g * _sg.erf_slope(x)"),
@@ -107,7 +108,7 @@ if _special is not None:
         _special.log_softmax: Rule("x, axis=None", rank="same",
                                    x="_sg.log_softmax_grad(g, ans, axis)",
                                    rows={"x": "_sg.log_softmax_rows(g, ans, axis)"}),
-    }
+    })
     # scipy.special.zeta is Python over this ufunc, which the slopes call.
     from scipy.special._ufuncs import _zeta
     TABLE[_zeta] = Rule("x, q", **_UNARY, q="g * _sg.zeta_slope(x, q)")
@@ -116,9 +117,19 @@ if _special is not None:
     for _fn, _rule in list(TABLE.items()):
         if _rule.broadcast and len(params(_rule)) > 1:
             TABLE[_fn] = with_array_operands(_rule, helpers=True)
-    INTERNAL = {_zeta}  # called by the rules' helpers, not by users
+    INTERNAL.add(_zeta)
     # Piecewise constant: the sign of gamma(x).
-    NONDIFF = {_special.gammasgn}
-    HOLOMORPHIC = frozenset({_special.erf, _special.erfc, _special.gamma, _special.rgamma,
-                             _special.xlogy, _special.xlog1py, _special.iv, _special.jv,
-                             _special.yv})
+    NONDIFF.add(_special.gammasgn)
+    HOLOMORPHIC.update({_special.erf, _special.erfc, _special.gamma, _special.rgamma,
+                        _special.xlogy, _special.xlog1py, _special.iv, _special.jv, _special.yv})
+    EXPLICIT.update({
+        _special.softmax: "ans * (x_dot - np.sum(ans * x_dot, axis=axis, keepdims=True))",
+        _special.log_softmax: "x_dot - np.sum(np.exp(ans) * x_dot, axis=axis, keepdims=True)",
+        _special.logsumexp: "_sg.logsumexp_sign_tangent(a, a_dot, axis, b, b_dot, keepdims, ans) "
+                            "if return_sign else _sg.logsumexp_tangent(a, a_dot, axis, b, b_dot, "
+                            "keepdims, return_sign)",
+    })
+
+
+# The SciPy modules whose functions key entries here, and what adds them.
+SCIPY = {"scipy.special": _with_special}

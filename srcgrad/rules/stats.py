@@ -41,13 +41,8 @@ ATTRIBUTES = {}
 NONDIFF = set()
 # For forward mode (rules/tangents.py): entries whose grads are elementwise in ``g``,
 # and the tangents written out for the others.
-ELEMENTWISE = frozenset()
+ELEMENTWISE = set()
 EXPLICIT = {}
-
-try:
-    import scipy.stats as _stats
-except ImportError:  # SciPy absent: these rules are simply not there
-    _stats = None
 
 _Z = "(x - loc) / scale"
 
@@ -126,10 +121,10 @@ def _poisson():
             for method, mu in grads.items()}
 
 
-def _vector_densities():
+def _vector_densities(stats):
     """``multivariate_normal`` and ``dirichlet``: ``{bound method: Rule}`` and their
     tangents. The pdfs' slopes are the logpdfs' times the pdf (``g * ans``)."""
-    mvn, dirichlet = _stats.multivariate_normal, _stats.dirichlet
+    mvn, dirichlet = stats.multivariate_normal, stats.dirichlet
     table, tangents = {}, {}
     for method, g in (("logpdf", "g"), ("pdf", "g * ans")):
         grad = f"_sg.mvn_logpdf_grad({g}, x, mean, cov, allow_singular, {{which}}, {{{{lead}}}})"
@@ -147,14 +142,21 @@ def _vector_densities():
     return table, tangents
 
 
-if _stats is not None:
-    for _name, (_shapes, _support) in _CONTINUOUS.items():
-        _dist = getattr(_stats, _name)
-        for _method, _rule in _continuous(_name, _shapes, _support).items():
-            TABLE[getattr(_dist, _method)] = _rule
-    for _method, _rule in _poisson().items():
-        TABLE[getattr(_stats.poisson, _method)] = _rule
-    ELEMENTWISE = frozenset(TABLE)
-    _table, EXPLICIT = _vector_densities()
-    TABLE.update(_table)
-    NONDIFF = {_rt.within, _rt.mvn_check, _rt.dirichlet_check}
+def _with_stats(stats):
+    """The entries, keyed on ``scipy.stats``' distributions: added when a program has
+    imported it (``rules/optional.py``), so that ``import srcgrad`` never imports SciPy."""
+    for name, (shapes, support) in _CONTINUOUS.items():
+        dist = getattr(stats, name)
+        for method, rule in _continuous(name, shapes, support).items():
+            TABLE[getattr(dist, method)] = rule
+    for method, rule in _poisson().items():
+        TABLE[getattr(stats.poisson, method)] = rule
+    ELEMENTWISE.update(TABLE)
+    table, tangents = _vector_densities(stats)
+    TABLE.update(table)
+    EXPLICIT.update(tangents)
+    NONDIFF.update({_rt.within, _rt.mvn_check, _rt.dirichlet_check})
+
+
+# The SciPy modules whose functions key entries here, and what adds them.
+SCIPY = {"scipy.stats": _with_stats}

@@ -27,11 +27,6 @@ from . import integration, nan_reductions, scipy_linalg, transforms
 _FAMILIES = (layout, selection, sequences, decompositions, special, complexes, fft, stats,
              convolutions, ufuncs, polynomials, order_stats, moments, integration,
              scipy_linalg, transforms, nan_reductions)
-PRIMITIVES = {**elementwise.TABLE, **reductions.TABLE, **products.TABLE, **linalg.TABLE,
-              **shapes.TABLE, **python.TABLE}
-for _family in _FAMILIES:
-    PRIMITIVES.update(_family.TABLE)
-TABLE = {**PRIMITIVES, **helpers.TABLE}
 POWER_CONSTANT_EXPONENT = elementwise.POWER_CONSTANT_EXPONENT
 POWER_BELOW_ONE = elementwise.POWER_BELOW_ONE
 
@@ -47,7 +42,7 @@ OPERATORS = {
 # ndarray methods -> (function, how the receiver and arguments map onto it).
 # "plain": x.m(*args, **kw) == f(x, *args, **kw)
 # "shape": x.m(*dims) == f(x, dims) where dims may be given unpacked (reshape, transpose)
-METHODS = {
+_METHODS = {
     "sum": (np.sum, "plain"),
     "mean": (np.mean, "plain"),
     "prod": (np.prod, "plain"),
@@ -78,17 +73,12 @@ METHODS = {
     "any": (np.any, "plain"),
 }
 
-for _family in _FAMILIES:
-    METHODS.update(_family.METHODS)
-
 # Attributes of arrays: differentiable ones map to a function of the array.
-ATTRIBUTES = {"T": np.transpose, "mT": np.matrix_transpose}
-for _family in _FAMILIES:
-    ATTRIBUTES.update(_family.ATTRIBUTES)
+_ATTRIBUTES = {"T": np.transpose, "mT": np.matrix_transpose}
 
 # Called freely, never differentiated: their results carry no gradient
 # (integer/boolean-valued, piecewise constant, shape queries, constructors of constants).
-NONDIFF = {
+_NONDIFF = {
     # shapes, types, printing and logging
     np.shape, np.ndim, np.size, len, range, int, bool, str, isinstance, type, print,
     logging.debug, logging.info, logging.warning, logging.error, logging.critical,
@@ -121,17 +111,13 @@ NONDIFF = {
 RANDOM = frozenset({np.random.seed, np.random.rand, np.random.randn, np.random.random,
                     np.random.random_sample, np.random.randint, np.random.standard_normal,
                     np.random.default_rng})
-NONDIFF |= RANDOM
-for _family in _FAMILIES:
-    NONDIFF |= _family.NONDIFF
+_NONDIFF |= RANDOM
 # Context managers that change only how events are reported (passes/contexts.py runs
 # their blocks as written; running them again repeats nothing: passes/repeatable.py).
 REPORTING_CONTEXTS = (np.errstate, warnings.catch_warnings, np.printoptions,
                       contextlib.nullcontext)
 # Attributes of arrays that carry no gradient.
 NONDIFF_ATTRIBUTES = {"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "strides"}
-
-_ALL_NONDIFF = frozenset(NONDIFF) | frozenset(helpers.NONDIFF)
 
 # What may return a view of its first argument, for the alias analysis: the
 # entries marked ``view``, functions without a rule that return views, the
@@ -143,12 +129,35 @@ _VIEWS_WITHOUT_RULE = ()  # (diagonal, atleast_*, real have rules marked as view
 _MAY_RETURN_THE_ARGUMENT = {"asanyarray", "ascontiguousarray", "asfortranarray",
                             "asarray_chkfinite", "require", "float64", "matrix_power",
                             "stop_gradient", "next"}
-VIEW_FUNCTIONS = frozenset({fn.__name__ for fn, r in PRIMITIVES.items() if r.view}
-                           | {fn.__name__ for fn in _VIEWS_WITHOUT_RULE}
-                           | _MAY_RETURN_THE_ARGUMENT)
-VIEW_METHODS = frozenset({m for m, (fn, _) in METHODS.items() if fn in TABLE and TABLE[fn].view}
-                         | {"view"})
-VIEW_ATTRIBUTES = frozenset({a for a, fn in ATTRIBUTES.items() if TABLE[fn].view} | {"real"})
+
+
+def build():
+    """The tables the passes read, from this module's entries and the families': at
+    import, and again when SciPy's entries are added (``rules/optional.py``)."""
+    global PRIMITIVES, TABLE, METHODS, ATTRIBUTES, NONDIFF, _ALL_NONDIFF
+    global VIEW_FUNCTIONS, VIEW_METHODS, VIEW_ATTRIBUTES
+    primitives = {**elementwise.TABLE, **reductions.TABLE, **products.TABLE, **linalg.TABLE,
+                  **shapes.TABLE, **python.TABLE}
+    methods, attributes, nondiff = dict(_METHODS), dict(_ATTRIBUTES), set(_NONDIFF)
+    for family in _FAMILIES:
+        primitives.update(family.TABLE)
+        methods.update(family.METHODS)
+        attributes.update(family.ATTRIBUTES)
+        nondiff |= family.NONDIFF
+    entries = {**primitives, **helpers.TABLE}
+    VIEW_FUNCTIONS = frozenset({fn.__name__ for fn, r in primitives.items() if r.view}
+                               | {fn.__name__ for fn in _VIEWS_WITHOUT_RULE}
+                               | _MAY_RETURN_THE_ARGUMENT)
+    VIEW_METHODS = frozenset({m for m, (fn, _) in methods.items()
+                              if fn in entries and entries[fn].view} | {"view"})
+    VIEW_ATTRIBUTES = frozenset({a for a, fn in attributes.items() if entries[fn].view}
+                                | {"real"})
+    _ALL_NONDIFF = frozenset(nondiff) | frozenset(helpers.NONDIFF)
+    PRIMITIVES, TABLE, METHODS, ATTRIBUTES, NONDIFF = \
+        primitives, entries, methods, attributes, nondiff
+
+
+build()
 
 
 # NumPy's named results of the functions with rules: a field read is the item at its

@@ -34,15 +34,17 @@ from . import integration, nan_reductions, scipy_linalg, transforms
 from .elementwise import POWER_BELOW_ONE, POWER_CONSTANT_EXPONENT
 from .entry import params
 
-ELEMENTWISE = frozenset(elementwise.TABLE) | frozenset(
+# scipy.special's functions whose grads are elementwise in ``g`` (by name: their
+# entries are added when a program imports it, rules/optional.py).
+_SPECIAL_ELEMENTWISE = frozenset({
+    "expit", "log_expit", "erf", "erfc", "gammaln", "psi", "polygamma", "zeta", "_zeta",
+    "xlogy", "xlog1py", "gamma", "rgamma", "multigammaln", "gammainc", "gammaincc",
+    "erfinv", "erfcinv", "logit", "i0", "i1", "i0e", "i1e", "j0", "j1", "y0", "y1", "iv",
+    "ive", "jv", "yv", "yn", "ndtr", "log_ndtr", "ndtri", "erfcx", "loggamma", "log1p",
+    "expm1", "cosm1"})
+_ELEMENTWISE = frozenset(elementwise.TABLE) | frozenset(
     f for f in python.TABLE if getattr(f, "__module__", None) == "math" or f in (
-        builtins.abs, builtins.pow, builtins.float)) - {math.fsum} | frozenset(
-    f for f in special.TABLE if getattr(f, "__name__", "") in (
-        "expit", "log_expit", "erf", "erfc", "gammaln", "psi", "polygamma", "zeta", "_zeta",
-        "xlogy", "xlog1py", "gamma", "rgamma", "multigammaln", "gammainc", "gammaincc",
-        "erfinv", "erfcinv", "logit", "i0", "i1", "i0e", "i1e", "j0", "j1", "y0", "y1", "iv",
-        "ive", "jv", "yv", "yn", "ndtr", "log_ndtr", "ndtri", "erfcx", "loggamma", "log1p",
-        "expm1", "cosm1")) | {np.sinc} | stats.ELEMENTWISE | {
+        builtins.abs, builtins.pow, builtins.float)) - {math.fsum} | {np.sinc} | {
     pymath.ieee_divide, pymath.ieee_power}
 
 # (Beyond complexes.LINEAR: linear for the real values forward mode runs on, or not
@@ -53,9 +55,8 @@ LINEAR = complexes.LINEAR | frozenset(helpers.TABLE) | {
 } | frozenset(f for f in layout.TABLE if getattr(f, "__name__", "") == "row_stack") \
     | ufuncs.LINEAR
 
-BILINEAR = frozenset({np.matmul, np.dot, np.outer, np.inner, np.tensordot, np.kron, np.cross,
-                      np.vdot, np.convolve, np.correlate}) | convolutions.BILINEAR \
-    | ufuncs.BILINEAR
+_BILINEAR = frozenset({np.matmul, np.dot, np.outer, np.inner, np.tensordot, np.kron,
+                       np.cross, np.vdot, np.convolve, np.correlate}) | ufuncs.BILINEAR
 
 # Reductions (over ``axis``, or all): each result depends on its slice alone, and the
 # adjoint is the result's seed spread over the slice times weights, so the tangent is
@@ -66,7 +67,7 @@ REDUCTIONS = frozenset({np.max, np.amax, np.min, np.amin, np.prod, np.var, np.st
 
 _SORTED = "_sg.permute_tangent(a, a_dot, ans, axis)"
 
-EXPLICIT = {
+_EXPLICIT = {
     # (``seed_dot``: a parameter without a gradient whose tangent the form reads.)
     _sg_strong.strong_zero: "_sg.strong_zero_tangent(value_dot, value, seed, seed_dot)",
     np.linalg.solve: "_sg.solve_tangent(a, a_dot, b, b_dot, ans)",
@@ -102,37 +103,25 @@ EXPLICIT = {
     builtins.min: "_sg.extreme_tangent(args, args_dot, np.argmin)",
     math.hypot: "_sg.hypot_tangent(coordinates, coordinates_dot, ans)",
 }
-if decompositions.scipy_linalg is not None:
-    _linalg = decompositions.scipy_linalg
-    EXPLICIT.update({
-        _linalg.solve_triangular: "_sg.solve_triangular_tangent(a, a_dot, b, b_dot, ans, trans, "
-                                  "lower, unit_diagonal, overwrite_b)",
-        _linalg.cholesky: "_sg.cholesky_tangent(a_dot, ans, not lower) if not overwrite_a else "
-                          "_sg.not_differentiable('scipy.linalg.cholesky with overwrite_a=True')",
-        _linalg.cho_factor: "_sg.cho_factor_tangent(a_dot, ans, lower, overwrite_a)",
-        _linalg.cho_solve: "_sg.cho_solve_tangent(c_and_lower, c_and_lower_dot, b, b_dot, ans, "
-                           "overwrite_b)",
-    })
-if special.TABLE:
-    _special = special._special
-    EXPLICIT.update({
-        _special.softmax: "ans * (x_dot - np.sum(ans * x_dot, axis=axis, keepdims=True))",
-        _special.log_softmax: "x_dot - np.sum(np.exp(ans) * x_dot, axis=axis, keepdims=True)",
-        _special.logsumexp: "_sg.logsumexp_sign_tangent(a, a_dot, axis, b, b_dot, keepdims, ans) "
-                            "if return_sign else _sg.logsumexp_tangent(a, a_dot, axis, b, b_dot, "
-                            "keepdims, return_sign)",
-    })
 
-# (scipy.stats' vector densities, scipy.signal.convolve2d: empty without SciPy.)
-EXPLICIT.update(stats.EXPLICIT)
-EXPLICIT.update(convolutions.EXPLICIT)
-EXPLICIT.update(ufuncs.EXPLICIT)
-EXPLICIT.update(polynomials.EXPLICIT)
-EXPLICIT.update(order_stats.EXPLICIT)
-EXPLICIT.update(moments.EXPLICIT)
-EXPLICIT.update(integration.EXPLICIT)
-for _family in (scipy_linalg, transforms, nan_reductions):
-    EXPLICIT.update(_family.EXPLICIT)
+
+def build():
+    """``ELEMENTWISE``, ``BILINEAR`` and ``EXPLICIT`` from this module's entries and the
+    families': at import, and again when SciPy's entries are added (rules/optional.py)."""
+    global ELEMENTWISE, BILINEAR, EXPLICIT
+    explicit = dict(_EXPLICIT)
+    # (Merged last: scipy_linalg's np.linalg.qr takes wide matrices.)
+    for family in (decompositions, special, stats, convolutions, ufuncs, polynomials,
+                   order_stats, moments, integration, scipy_linalg, transforms, nan_reductions):
+        explicit.update(family.EXPLICIT)
+    ELEMENTWISE = _ELEMENTWISE | frozenset(
+        f for f in special.TABLE if getattr(f, "__name__", "") in _SPECIAL_ELEMENTWISE) \
+        | frozenset(stats.ELEMENTWISE)
+    BILINEAR = _BILINEAR | frozenset(convolutions.BILINEAR)
+    EXPLICIT = explicit
+
+
+build()
 
 _SEQUENCES = (helpers.SEQUENCE_CONCAT, helpers.SEQUENCE_REPEAT, helpers.SEQUENCE_COPY)
 

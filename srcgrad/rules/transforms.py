@@ -404,27 +404,42 @@ def oaconvolve(in1, in2, mode="full", axes=None):
 REWRITES = {np.fft.fftfreq: fftfreq, np.fft.rfftfreq: rfftfreq}
 WITH_OPTIONS = {}
 
-try:
-    import scipy.fft as _sfft
-    import scipy.fftpack as _fftpack
-    import scipy.signal as _signal
-except ImportError:  # SciPy absent: these are simply not there
-    _signal = None
-else:
-    for _name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "rfftn",
-                  "irfftn", "hfftn", "ihfftn", "fft2", "ifft2", "rfft2", "irfft2", "hfft2",
-                  "ihfft2", "fftshift", "ifftshift", "dct", "idct", "dst", "idst", "dctn",
-                  "idctn", "dstn", "idstn"):
-        REWRITES[getattr(_sfft, _name)] = globals()[_name]
-    REWRITES[_sfft.fftfreq] = scipy_fftfreq
-    REWRITES[_sfft.rfftfreq] = scipy_rfftfreq
-    for _name in ("fft", "ifft", "fftn", "ifftn", "fft2", "ifft2", "rfft", "irfft", "dct",
-                  "idct", "dst", "idst", "dctn", "idctn", "dstn", "idstn"):
-        REWRITES[getattr(_fftpack, _name)] = globals()["fftpack_" + _name]
-    REWRITES[_signal.correlate2d] = correlate2d
-    # Called with the options their rules do not take (rules/convolutions.py: the zero
-    # fill, ``axes=None``), which ``rewrites.rewrite`` picks by keyword or position:
-    # (function, the options, how many arguments come before the first).
-    WITH_OPTIONS = {_signal.convolve2d: (convolve2d, ("boundary", "fillvalue"), 3),
-                    _signal.fftconvolve: (fftconvolve, ("axes",), 3),
-                    _signal.oaconvolve: (oaconvolve, ("axes",), 3)}
+# scipy.signal, which the functions written out above call: set when a program has
+# imported it (``_with_signal``), never by ``import srcgrad``.
+_signal = None
+
+
+def _with_fft(sfft):
+    """scipy.fft's transforms, written out: added when a program has imported it
+    (``rules/optional.py``)."""
+    for name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "rfftn",
+                 "irfftn", "hfftn", "ihfftn", "fft2", "ifft2", "rfft2", "irfft2", "hfft2",
+                 "ihfft2", "fftshift", "ifftshift", "dct", "idct", "dst", "idst", "dctn",
+                 "idctn", "dstn", "idstn"):
+        REWRITES[getattr(sfft, name)] = globals()[name]
+    REWRITES[sfft.fftfreq] = scipy_fftfreq
+    REWRITES[sfft.rfftfreq] = scipy_rfftfreq
+
+
+def _with_fftpack(fftpack):
+    """scipy.fftpack's transforms, written out (as ``_with_fft``)."""
+    for name in ("fft", "ifft", "fftn", "ifftn", "fft2", "ifft2", "rfft", "irfft", "dct",
+                 "idct", "dst", "idst", "dctn", "idctn", "dstn", "idstn"):
+        REWRITES[getattr(fftpack, name)] = globals()["fftpack_" + name]
+
+
+def _with_signal(signal):
+    """scipy.signal's ``correlate2d``, and its convolutions called with the options their
+    rules do not take (rules/convolutions.py, added in the same step: the zero fill,
+    ``axes=None``), which ``rewrites.rewrite`` picks by keyword or position: (function,
+    the options, how many arguments come before the first)."""
+    global _signal
+    _signal = signal
+    REWRITES[signal.correlate2d] = correlate2d
+    WITH_OPTIONS.update({signal.convolve2d: (convolve2d, ("boundary", "fillvalue"), 3),
+                         signal.fftconvolve: (fftconvolve, ("axes",), 3),
+                         signal.oaconvolve: (oaconvolve, ("axes",), 3)})
+
+
+# The SciPy modules whose functions key entries here, and what adds them.
+SCIPY = {"scipy.fft": _with_fft, "scipy.fftpack": _with_fftpack, "scipy.signal": _with_signal}

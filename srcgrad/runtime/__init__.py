@@ -32,3 +32,9 @@ from .nan_plans import *  # noqa: F401,F403
 from .apart import *  # noqa: F401,F403
 # Forward mode's explicit tangents (rules/tangents.py)
 from .tangents import *  # noqa: F401,F403
+from . import from_scipy as _from_scipy
+
+
+def __getattr__(name):
+    """SciPy's functions read as ``_sg.<name>``, bound when first read (from_scipy.py)."""
+    return _from_scipy.lookup(name)

@@ -140,7 +140,6 @@ def trailing_axes(ndim, lead):
     return tuple(range(lead, ndim))
 
 
-try:
-    from scipy.signal import convolve2d
-except ImportError:  # the rules that call it are absent too
-    pass
+# scipy.signal's, for convolve2d's tangent: bound when a program has imported it
+# (from_scipy.py).
+convolve2d = None

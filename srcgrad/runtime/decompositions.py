@@ -17,10 +17,9 @@ from .adjoints import not_differentiable
 from .complexes import conj
 from .selection import complex_input
 
-try:
-    from scipy.linalg import expm as _expm, logm as _logm, sqrtm as _sqrtm
-except ImportError:  # SciPy is optional: these helpers are reached only through its rules
-    _expm = _logm = _sqrtm = None
+# scipy.linalg's, for its matrix functions' helpers: bound when a program has imported it
+# (from_scipy.py), as these helpers are reached only through its entries.
+_expm = _logm = _sqrtm = None
 
 __all__ = [
     # differentiable

@@ -31,13 +31,9 @@ __all__ = [
     "trapezoid_plan", "along_shape", "one_along", "simpson_plan", "simpson_checked", "ediff1d_plan",
 ]
 
-try:  # (for forward mode's tangents, which reach SciPy through ``_sg``)
-    from scipy.integrate import cumulative_trapezoid as scipy_cumulative_trapezoid
-    from scipy.integrate import trapezoid as scipy_trapezoid
-except ImportError:  # the rules that call these are absent too
-    pass
-else:
-    __all__ += ["scipy_trapezoid", "scipy_cumulative_trapezoid"]
+# scipy.integrate's functions forward mode's tangents call: bound when a program has
+# imported it (from_scipy.py; also ``_sg.<name>``).
+scipy_trapezoid = scipy_cumulative_trapezoid = None
 
 
 # ---------------------------------------------------------------------------

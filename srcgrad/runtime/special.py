@@ -19,15 +19,9 @@ __all__ = ["erf_slope", "ratio_where", "logsumexp_grad", "logsumexp_b_grad", "so
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
-try:
-    from scipy.special import digamma, expit, gammaln, i0, i0e, i1, i1e, iv, ive, j0, j1, jv, \
-        xlogy, y0, y1, yn, yv
-    from scipy.special._ufuncs import _zeta as zeta  # (scipy.special.zeta is Python over it)
-except ImportError:  # the rules that call these are absent too
-    pass
-else:
-    __all__ += ["digamma", "expit", "zeta", "gammaln", "i0", "i0e", "i1", "i1e", "iv", "ive",
-                "j0", "j1", "jv", "xlogy", "y0", "y1", "yn", "yv"]
+# scipy.special's functions the helpers call: bound when a program has imported it
+# (from_scipy.py; also ``_sg.<name>``), as importing srcgrad imports no SciPy.
+digamma = gammaln = i0 = i0e = i1 = i1e = xlogy = zeta = None
 
 
 def erf_slope(x):

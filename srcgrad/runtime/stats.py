@@ -47,10 +47,9 @@ __all__ = [
     "within", "mvn_check", "dirichlet_check",
 ]
 
-try:
-    from scipy.special import digamma, gammaln, xlog1py, xlogy
-except ImportError:  # the rules that call these are absent too
-    pass
+# scipy.special's functions the helpers call: bound when a program has imported
+# scipy.stats, which imports scipy.special (from_scipy.py).
+digamma = gammaln = xlog1py = xlogy = None
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 
