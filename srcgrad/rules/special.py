@@ -31,103 +31,103 @@ HOLOMORPHIC = set()
 EXPLICIT = {}
 
 
-def _with_special(_special):
+def _with_special(special):
     """The entries, keyed on ``scipy.special``'s functions: added when a program has
     imported it (``rules/optional.py``), so that ``import srcgrad`` never imports SciPy."""
-    _UNARY = dict(rank="elementwise", broadcast=True)
+    unary = dict(rank="elementwise", broadcast=True)
     TABLE.update({
-        _special.expit: Rule("x", **_UNARY, x="g * ans * (1.0 - ans)"),
-        _special.log_expit: Rule("x", **_UNARY, x="g * _sg.expit(-x)"),
-        _special.erf: Rule("x", **_UNARY, x="g * _sg.erf_slope(x)"),
-        _special.erfc: Rule("x", **_UNARY, x="-g * _sg.erf_slope(x)"),
-        _special.gammaln: Rule("x", **_UNARY, x="g * _sg.digamma(x)"),
-        _special.digamma: Rule("x", **_UNARY, x="g * _sg.polygamma_slope(0, x)"),
+        special.expit: Rule("x", **unary, x="g * ans * (1.0 - ans)"),
+        special.log_expit: Rule("x", **unary, x="g * _sg.expit(-x)"),
+        special.erf: Rule("x", **unary, x="g * _sg.erf_slope(x)"),
+        special.erfc: Rule("x", **unary, x="-g * _sg.erf_slope(x)"),
+        special.gammaln: Rule("x", **unary, x="g * _sg.digamma(x)"),
+        special.digamma: Rule("x", **unary, x="g * _sg.polygamma_slope(0, x)"),
         # polygamma is Python over the Hurwitz zeta ufunc: slopes go through zeta.
-        _special.polygamma: Rule("n, x", **_UNARY, nograd={"n"},
-                                 x="g * _sg.polygamma_slope(n, x)"),
+        special.polygamma: Rule("n, x", **unary, nograd={"n"},
+                                x="g * _sg.polygamma_slope(n, x)"),
         # (No derivative in the order ``x``: SciPy has no d/ds zeta(s, q). A value
         # differentiated there is refused, not given a zero.)
-        _special.zeta: Rule("x, q=None", **_UNARY, q="g * _sg.zeta_slope(x, q)"),
+        special.zeta: Rule("x, q=None", **unary, q="g * _sg.zeta_slope(x, q)"),
         # xlogy(0, y) is 0 for every y: no slope in y where x is 0 (ratio_where).
-        _special.xlogy: Rule("x, y", **_UNARY, x="g * np.log(y)", y="g * _sg.ratio_where(x, y)"),
-        _special.xlog1py: Rule("x, y", **_UNARY, x="g * np.log1p(y)",
-                               y="g * _sg.ratio_where(x, 1.0 + y)"),
-        _special.gamma: Rule("x", **_UNARY, x="g * ans * _sg.digamma(x)"),
-        _special.rgamma: Rule("x", **_UNARY, x="-g * ans * _sg.digamma(x)"),
-        _special.multigammaln: Rule("a, d", **_UNARY, nograd={"d"},
-                                    a="g * _sg.multigammaln_slope(a, d)"),
+        special.xlogy: Rule("x, y", **unary, x="g * np.log(y)", y="g * _sg.ratio_where(x, y)"),
+        special.xlog1py: Rule("x, y", **unary, x="g * np.log1p(y)",
+                              y="g * _sg.ratio_where(x, 1.0 + y)"),
+        special.gamma: Rule("x", **unary, x="g * ans * _sg.digamma(x)"),
+        special.rgamma: Rule("x", **unary, x="-g * ans * _sg.digamma(x)"),
+        special.multigammaln: Rule("a, d", **unary, nograd={"d"},
+                                   a="g * _sg.multigammaln_slope(a, d)"),
         # (No closed form in a: a differentiated a is refused.)
-        _special.gammainc: Rule("a, x", **_UNARY, x="g * _sg.gammainc_slope(a, x)"),
-        _special.gammaincc: Rule("a, x", **_UNARY, x="-g * _sg.gammainc_slope(a, x)"),
-        _special.erfinv: Rule("x", **_UNARY, x="g * _sg.erfinv_slope(ans)"),
-        _special.erfcinv: Rule("x", **_UNARY, x="-g * _sg.erfinv_slope(ans)"),
-        _special.logit: Rule("x", **_UNARY, x="g / (x * (1.0 - x))"),
+        special.gammainc: Rule("a, x", **unary, x="g * _sg.gammainc_slope(a, x)"),
+        special.gammaincc: Rule("a, x", **unary, x="-g * _sg.gammainc_slope(a, x)"),
+        special.erfinv: Rule("x", **unary, x="g * _sg.erfinv_slope(ans)"),
+        special.erfcinv: Rule("x", **unary, x="-g * _sg.erfinv_slope(ans)"),
+        special.logit: Rule("x", **unary, x="g / (x * (1.0 - x))"),
         # The normal distribution's function, its logarithm and its inverse; the scaled
         # complementary error function exp(x^2) erfc(x).
-        _special.ndtr: Rule("x", **_UNARY, x="g * _sg.normal_density(x)"),
-        _special.log_ndtr: Rule("x", **_UNARY, x="g * _sg.log_ndtr_slope(x, ans)"),
-        _special.ndtri: Rule("x", **_UNARY, x="g * _sg.ndtri_slope(ans)"),
-        _special.erfcx: Rule("x", **_UNARY, x="g * (2.0 * x * ans - 2.0 / math.sqrt(math.pi))"),
+        special.ndtr: Rule("x", **unary, x="g * _sg.normal_density(x)"),
+        special.log_ndtr: Rule("x", **unary, x="g * _sg.log_ndtr_slope(x, ans)"),
+        special.ndtri: Rule("x", **unary, x="g * _sg.ndtri_slope(ans)"),
+        special.erfcx: Rule("x", **unary, x="g * (2.0 * x * ans - 2.0 / math.sqrt(math.pi))"),
         # Real x only (complex values are refused): NaN at x <= 0, as its value.
-        _special.loggamma: Rule("x", **_UNARY, x="g * _sg.loggamma_slope(x)"),
-        _special.log1p: Rule("x", **_UNARY, x="g / (1.0 + x)"),
-        _special.expm1: Rule("x", **_UNARY, x="g * (ans + 1.0)"),
-        _special.cosm1: Rule("x", **_UNARY, x="-g * np.sin(x)"),
+        special.loggamma: Rule("x", **unary, x="g * _sg.loggamma_slope(x)"),
+        special.log1p: Rule("x", **unary, x="g / (1.0 + x)"),
+        special.expm1: Rule("x", **unary, x="g * (ans + 1.0)"),
+        special.cosm1: Rule("x", **unary, x="-g * np.sin(x)"),
         # Bessel functions, in x: the orders v are real (no closed form in v: a
         # differentiated v is refused); yn's n is an integer.
-        _special.i0: Rule("x", **_UNARY, x="g * _sg.i1(x)"),
-        _special.i1: Rule("x", **_UNARY, x="g * _sg.i1_slope(x)"),
-        _special.i0e: Rule("x", **_UNARY, x="g * (_sg.i1e(x) - np.sign(x) * ans)"),
-        _special.i1e: Rule("x", **_UNARY, x="g * _sg.i1e_slope(x)"),
-        _special.j0: Rule("x", **_UNARY, x="-g * _sg.j1(x)"),
-        _special.j1: Rule("x", **_UNARY, x="g * 0.5 * (_sg.j0(x) - _sg.jv(2.0, x))"),
-        _special.y0: Rule("x", **_UNARY, x="-g * _sg.y1(x)"),
-        _special.y1: Rule("x", **_UNARY, x="g * 0.5 * (_sg.y0(x) - _sg.yv(2.0, x))"),
-        _special.iv: Rule("v, x", **_UNARY,
-                          x="g * 0.5 * (_sg.iv(v - 1.0, x) + _sg.iv(v + 1.0, x))"),
-        _special.ive: Rule("v, x", **_UNARY,
-                           x="g * (0.5 * (_sg.ive(v - 1.0, x) + _sg.ive(v + 1.0, x)) "
-                             "- np.sign(x) * ans)"),
-        _special.jv: Rule("v, x", **_UNARY,
-                          x="g * 0.5 * (_sg.jv(v - 1.0, x) - _sg.jv(v + 1.0, x))"),
-        _special.yv: Rule("v, x", **_UNARY,
-                          x="g * 0.5 * (_sg.yv(v - 1.0, x) - _sg.yv(v + 1.0, x))"),
-        _special.yn: Rule("n, x", **_UNARY, nograd={"n"},
-                          x="g * 0.5 * (_sg.yn(n - 1, x) - _sg.yn(n + 1, x))"),
-        _special.logsumexp: Rule("a, axis=None, b=None, keepdims=False, return_sign=False",
-                                 a="_sg.logsumexp_grad(g, ans, a, axis, b, keepdims, "
-                                   "return_sign)",
-                                 b="_sg.logsumexp_b_grad(g, ans, a, axis, b, keepdims, "
-                                   "return_sign)",
-                                 rows={"a": "_sg.logsumexp_rows(g, ans, a, axis, b, keepdims, "
-                                            "return_sign)",
-                                       "b": "_sg.logsumexp_b_rows(g, ans, a, axis, b, keepdims, "
-                                            "return_sign)"}),
-        _special.softmax: Rule("x, axis=None", rank="same", x="_sg.softmax_grad(g, ans, axis)",
-                               rows={"x": "_sg.softmax_rows(g, ans, axis)"}),
-        _special.log_softmax: Rule("x, axis=None", rank="same",
-                                   x="_sg.log_softmax_grad(g, ans, axis)",
-                                   rows={"x": "_sg.log_softmax_rows(g, ans, axis)"}),
+        special.i0: Rule("x", **unary, x="g * _sg.i1(x)"),
+        special.i1: Rule("x", **unary, x="g * _sg.i1_slope(x)"),
+        special.i0e: Rule("x", **unary, x="g * (_sg.i1e(x) - np.sign(x) * ans)"),
+        special.i1e: Rule("x", **unary, x="g * _sg.i1e_slope(x)"),
+        special.j0: Rule("x", **unary, x="-g * _sg.j1(x)"),
+        special.j1: Rule("x", **unary, x="g * 0.5 * (_sg.j0(x) - _sg.jv(2.0, x))"),
+        special.y0: Rule("x", **unary, x="-g * _sg.y1(x)"),
+        special.y1: Rule("x", **unary, x="g * 0.5 * (_sg.y0(x) - _sg.yv(2.0, x))"),
+        special.iv: Rule("v, x", **unary,
+                         x="g * 0.5 * (_sg.iv(v - 1.0, x) + _sg.iv(v + 1.0, x))"),
+        special.ive: Rule("v, x", **unary,
+                          x="g * (0.5 * (_sg.ive(v - 1.0, x) + _sg.ive(v + 1.0, x)) "
+                            "- np.sign(x) * ans)"),
+        special.jv: Rule("v, x", **unary,
+                         x="g * 0.5 * (_sg.jv(v - 1.0, x) - _sg.jv(v + 1.0, x))"),
+        special.yv: Rule("v, x", **unary,
+                         x="g * 0.5 * (_sg.yv(v - 1.0, x) - _sg.yv(v + 1.0, x))"),
+        special.yn: Rule("n, x", **unary, nograd={"n"},
+                         x="g * 0.5 * (_sg.yn(n - 1, x) - _sg.yn(n + 1, x))"),
+        special.logsumexp: Rule("a, axis=None, b=None, keepdims=False, return_sign=False",
+                                a="_sg.logsumexp_grad(g, ans, a, axis, b, keepdims, "
+                                  "return_sign)",
+                                b="_sg.logsumexp_b_grad(g, ans, a, axis, b, keepdims, "
+                                  "return_sign)",
+                                rows={"a": "_sg.logsumexp_rows(g, ans, a, axis, b, keepdims, "
+                                           "return_sign)",
+                                      "b": "_sg.logsumexp_b_rows(g, ans, a, axis, b, keepdims, "
+                                           "return_sign)"}),
+        special.softmax: Rule("x, axis=None", rank="same", x="_sg.softmax_grad(g, ans, axis)",
+                              rows={"x": "_sg.softmax_rows(g, ans, axis)"}),
+        special.log_softmax: Rule("x, axis=None", rank="same",
+                                  x="_sg.log_softmax_grad(g, ans, axis)",
+                                  rows={"x": "_sg.log_softmax_rows(g, ans, axis)"}),
     })
     # scipy.special.zeta is Python over this ufunc, which the slopes call.
     from scipy.special._ufuncs import _zeta
-    TABLE[_zeta] = Rule("x, q", **_UNARY, q="g * _sg.zeta_slope(x, q)")
+    TABLE[_zeta] = Rule("x, q", **unary, q="g * _sg.zeta_slope(x, q)")
     # Any argument of these ufuncs may be a list or tuple (an order ``v`` given as
     # ``[0.0, 1.0]``): the grads read them as arrays where they compute with them.
-    for _fn, _rule in list(TABLE.items()):
-        if _rule.broadcast and len(params(_rule)) > 1:
-            TABLE[_fn] = with_array_operands(_rule, helpers=True)
+    for fn, rule in list(TABLE.items()):
+        if rule.broadcast and len(params(rule)) > 1:
+            TABLE[fn] = with_array_operands(rule, helpers=True)
     INTERNAL.add(_zeta)
     # Piecewise constant: the sign of gamma(x).
-    NONDIFF.add(_special.gammasgn)
-    HOLOMORPHIC.update({_special.erf, _special.erfc, _special.gamma, _special.rgamma,
-                        _special.xlogy, _special.xlog1py, _special.iv, _special.jv, _special.yv})
+    NONDIFF.add(special.gammasgn)
+    HOLOMORPHIC.update({special.erf, special.erfc, special.gamma, special.rgamma,
+                        special.xlogy, special.xlog1py, special.iv, special.jv, special.yv})
     EXPLICIT.update({
-        _special.softmax: "ans * (x_dot - np.sum(ans * x_dot, axis=axis, keepdims=True))",
-        _special.log_softmax: "x_dot - np.sum(np.exp(ans) * x_dot, axis=axis, keepdims=True)",
-        _special.logsumexp: "_sg.logsumexp_sign_tangent(a, a_dot, axis, b, b_dot, keepdims, ans) "
-                            "if return_sign else _sg.logsumexp_tangent(a, a_dot, axis, b, b_dot, "
-                            "keepdims, return_sign)",
+        special.softmax: "ans * (x_dot - np.sum(ans * x_dot, axis=axis, keepdims=True))",
+        special.log_softmax: "x_dot - np.sum(np.exp(ans) * x_dot, axis=axis, keepdims=True)",
+        special.logsumexp: "_sg.logsumexp_sign_tangent(a, a_dot, axis, b, b_dot, keepdims, ans) "
+                           "if return_sign else _sg.logsumexp_tangent(a, a_dot, axis, b, b_dot, "
+                           "keepdims, return_sign)",
     })
 
 

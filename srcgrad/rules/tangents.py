@@ -110,7 +110,7 @@ def build():
     families': at import, and again when SciPy's entries are added (rules/optional.py)."""
     global ELEMENTWISE, BILINEAR, EXPLICIT
     explicit = dict(_EXPLICIT)
-    # (Merged last: scipy_linalg's np.linalg.qr takes wide matrices.)
+    # (The families' after this module's: scipy_linalg's np.linalg.qr takes wide matrices.)
     for family in (decompositions, special, stats, convolutions, ufuncs, polynomials,
                    order_stats, moments, integration, scipy_linalg, transforms, nan_reductions):
         explicit.update(family.EXPLICIT)
