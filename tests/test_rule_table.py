@@ -1207,12 +1207,17 @@ def test_rule_differentiated_by_the_table(case):
     (np.array([1, None], dtype=object), (3, 2)),            # objects
     (np.zeros((0, 3)), (2, 0, 3)),                           # empty
     (np.float64(2.5), (2, 2)), (2.5, (3,)), (np.array(1.5), ()),
+    # (large: a view)
+    (np.arange(3.0), (2000, 3)), (2.5, (5000,)), (np.arange(12.0).reshape(3, 4).T, (900, 4, 3)),
 ])
 def test_fast_broadcast_to_is_numpys(array, shape):
     out = adjoint_helpers.broadcast_to(array, shape)
     want = np.broadcast_to(array, shape)
     assert out.shape == want.shape and out.dtype == want.dtype
-    assert np.array_equal(out, want) and not out.flags.writeable
+    # (A read-only view, or, for a small shape, an array of its own: either way nothing
+    # written into it reaches another value.)
+    assert np.array_equal(out, want)
+    assert not out.flags.writeable or out.flags.owndata and not np.shares_memory(out, array)
 
 
 def test_fast_broadcast_to_raises_numpys_error():

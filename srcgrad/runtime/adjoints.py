@@ -22,6 +22,7 @@ import string
 import numpy as np
 
 __all__ = [
+    "shape_of",
     # differentiable
     "sum_grad", "expand_reduced", "sum_to", "reshape_like", "real_grad", "mean_grad",
     "prod_grad", "extreme_grad", "var_grad", "cumsum_grad", "transpose_grad", "clip_grad",
@@ -46,9 +47,19 @@ __all__ = [
 # Differentiable helpers
 # ---------------------------------------------------------------------------
 
+def shape_of(value):
+    """``np.shape(value)``, which reads ``value.shape`` where there is one, without
+    NumPy's ``__array_function__`` dispatch (about a microsecond a call, and the adjoints
+    of small arrays make many)."""
+    try:
+        return value.shape
+    except AttributeError:
+        return np.shape(value)
+
+
 def sum_grad(grad, a, axis, keepdims):
     """Adjoint of ``np.sum(a, axis, keepdims=keepdims)``: spread ``grad`` back over ``a``."""
-    shape = np.shape(a)
+    shape = shape_of(a)
     if axis is not None and not keepdims and len(shape):  # (NumPy's scalars take axis=0)
         grad = np.expand_dims(grad, axis)
     return broadcast_to(grad, shape)
@@ -64,29 +75,29 @@ def expand_reduced(grad, axis, keepdims, a=None):
 
 def sum_to(grad, like):
     """Sum ``grad`` down to the shape of ``like`` (undo broadcasting; no-op if equal)."""
-    shape = np.shape(like)
-    if np.shape(grad) == shape:
+    shape = shape_of(like)
+    if shape_of(grad) == shape:
         return grad
     for i in range(np.ndim(grad) - len(shape)):
         grad = np.sum(grad, axis=0)
     for i in range(len(shape)):
-        if shape[i] == 1 and np.shape(grad)[i] != 1:
+        if shape[i] == 1 and shape_of(grad)[i] != 1:
             grad = np.sum(grad, axis=i, keepdims=True)
     return grad
 
 
 def reshape_like(grad, like):
     """``grad`` reshaped to the shape of ``like`` (returned as is when they agree)."""
-    if np.shape(grad) == np.shape(like):
+    if shape_of(grad) == shape_of(like):
         return grad
-    return np.reshape(grad, np.shape(like))
+    return np.reshape(grad, shape_of(like))
 
 
 def real_grad(grad, ans):
     """``grad``, or zeros of its shape when the result ``ans`` is not floating (a cast to int)."""
     if inexact(ans):
         return grad
-    return np.zeros(np.shape(grad))
+    return np.zeros(shape_of(grad))
 
 
 def mean_grad(grad, a, axis, keepdims):
@@ -95,7 +106,7 @@ def mean_grad(grad, a, axis, keepdims):
     Takes no ``ans``: a gradient that does not return the mean's value need
     not compute it. ``grad`` is scaled before it is spread, while it is small.
     """
-    return sum_grad(grad / reduced_size(np.shape(a), axis), a, axis, keepdims)
+    return sum_grad(grad / reduced_size(shape_of(a), axis), a, axis, keepdims)
 
 
 def prod_grad(grad, a, axis, keepdims):
@@ -138,7 +149,7 @@ def var_grad(grad, a, axis, ddof, keepdims):
 def cumsum_grad(grad, a, axis):
     """Adjoint of ``np.cumsum(a, axis)``: a reversed cumulative sum."""
     if axis is None or np.ndim(a) == 0:  # (a NumPy scalar's cumsum over axis=0: one item)
-        return np.reshape(np.flip(np.cumsum(np.flip(grad))), np.shape(a))
+        return np.reshape(np.flip(np.cumsum(np.flip(grad))), shape_of(a))
     return np.flip(np.cumsum(np.flip(grad, axis), axis), axis)
 
 
@@ -189,14 +200,14 @@ def matmul_grad_x1(grad, x1, x2):
     calls this at every step when the ranks were not known at compile time.)
     """
     if np.ndim(x2) == 1:
-        grad = np.reshape(grad, np.shape(grad) + (1,))
-        x2 = np.reshape(x2, (1,) + np.shape(x2))
+        grad = np.reshape(grad, shape_of(grad) + (1,))
+        x2 = np.reshape(x2, (1,) + shape_of(x2))
     else:
         x2 = np.swapaxes(x2, -1, -2)
     if np.ndim(x1) == 1:
-        shape = np.shape(grad)
+        shape = shape_of(grad)
         out = np.matmul(np.reshape(grad, shape[:-1] + (1,) + shape[-1:]), x2)
-        shape = np.shape(out)
+        shape = shape_of(out)
         return np.reshape(out, shape[:-2] + shape[-1:])
     return np.matmul(grad, x2)
 
@@ -204,16 +215,16 @@ def matmul_grad_x1(grad, x1, x2):
 def matmul_grad_x2(grad, x1, x2):
     """Adjoint for ``x2`` of ``np.matmul(x1, x2)``, before unbroadcasting the batch axes."""
     if np.ndim(x2) == 1:
-        grad = np.reshape(grad, np.shape(grad) + (1,))
+        grad = np.reshape(grad, shape_of(grad) + (1,))
     if np.ndim(x1) == 1:
-        shape = np.shape(grad)
+        shape = shape_of(grad)
         grad = np.reshape(grad, shape[:-1] + (1,) + shape[-1:])
-        x1 = np.reshape(x1, np.shape(x1) + (1,))
+        x1 = np.reshape(x1, shape_of(x1) + (1,))
     else:
         x1 = np.swapaxes(x1, -1, -2)
     if np.ndim(x2) == 1:
         out = np.matmul(x1, grad)
-        return np.reshape(out, np.shape(out)[:-1])
+        return np.reshape(out, shape_of(out)[:-1])
     return np.matmul(x1, grad)
 
 
@@ -243,7 +254,7 @@ def einsum_slot_grad(grad, subscripts, operands, i):
     its subscripts), then spread over the axes that einsum cannot produce
     (repeated and summed-only labels) and summed over broadcast axes.
     """
-    shapes = [np.shape(operands[k]) for k in range(len(operands))]
+    shapes = [shape_of(operands[k]) for k in range(len(operands))]
     spec, insert, target, mask = einsum_slot_plan(subscripts, shapes, i)
     arrays = [grad if k == i else operands[k] for k in range(len(operands))]
     result = einsum_list(spec, arrays)
@@ -292,7 +303,7 @@ def singular_cofactors(a):
     no zero is divided by.
     """
     u, s, vt = np.linalg.svd(a)
-    ones = np.ones(np.shape(s)[:-1] + (1,))
+    ones = np.ones(shape_of(s)[:-1] + (1,))
     before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
     after = np.flip(np.cumprod(np.concatenate([ones, np.flip(s[..., 1:], -1)], axis=-1),
                                axis=-1), -1)
@@ -323,7 +334,7 @@ def norm_grad(grad, ans, x, ord, axis, keepdims):
         slope = unit(x) * np.where(size == 0, 1.0, size) ** (p - 1.0) * scale
         return np.where(ans == 0, 0.0, slope)
     if kind == "l0":
-        return np.zeros(np.shape(x))
+        return np.zeros(shape_of(x))
     sums = np.sum(np.abs(x), axis=sum_axes, keepdims=True)
     if kind == "max":
         best = np.max(sums, axis=extreme_axes, keepdims=True)
@@ -345,7 +356,7 @@ def unit(value):
 
 def trace_grad(grad, a, offset, axis1, axis2):
     """Adjoint of ``np.trace(a, offset, axis1, axis2)``: ``grad`` on that diagonal."""
-    shape = np.shape(a)
+    shape = shape_of(a)
     mask = np.eye(shape[axis1], shape[axis2], offset)
     spread = np.expand_dims(grad, (-2, -1)) * mask
     return np.moveaxis(spread, (-2, -1), (axis1, axis2))
@@ -358,7 +369,7 @@ def split_grad(grad, arrays, axis, kind):
     the slice of ``grad`` that came from ``arrays[i]``, reshaped to its shape;
     an ndarray ``arrays`` gets an ndarray.
     """
-    shapes = [np.shape(arrays[i]) for i in range(len(arrays))]
+    shapes = [shape_of(arrays[i]) for i in range(len(arrays))]
     axis, offsets = concat_offsets(shapes, axis, kind)
     ndim = np.ndim(grad)
     pieces = [reshape_like(grad[axis_slice(ndim, axis, offsets[i], offsets[i + 1])], arrays[i])
@@ -394,7 +405,7 @@ def array_grad(grad, obj):
     deeper levels get arrays).
     """
     if isinstance(obj, (list, tuple)):
-        if flat_scalars(obj, np.shape(grad)):  # np.array([a, b]): no shapes to check
+        if flat_scalars(obj, shape_of(grad)):  # np.array([a, b]): no shapes to check
             return [grad[i] for i in range(len(obj))]
         grad = reshape_like(grad, obj)
         return [array_item_grad(grad[i], obj[i]) for i in range(len(obj))]
@@ -429,7 +440,7 @@ def builtin_sum_grad(grad, iterable):
     An ndarray (summed over axis 0) gets an ndarray; a list or tuple a list.
     """
     if isinstance(iterable, np.ndarray):
-        return np.broadcast_to(sum_to(grad, iterable[0]), np.shape(iterable))
+        return np.broadcast_to(sum_to(grad, iterable[0]), shape_of(iterable))
     return [sum_to(grad, iterable[i]) for i in range(len(iterable))]
 
 
@@ -479,12 +490,12 @@ def survivors(like, index):
     """True where an element of ``like[index] = v`` is the last write to its slot."""
     if not any(isinstance(i, (np.ndarray, list)) for i in _index_parts(index)):
         return True  # ints and slices (also read from arrays at run time) write a slot once
-    slots = np.arange(np.size(like)).reshape(np.shape(like))[index]
+    slots = np.arange(np.size(like)).reshape(shape_of(like))[index]
     flat = np.ravel(slots)
     last = flat.size - 1 - np.unique(flat[::-1], return_index=True)[1]
     keep = np.zeros(flat.size, dtype=bool)
     keep[last] = True
-    return keep.reshape(np.shape(slots))
+    return keep.reshape(shape_of(slots))
 
 
 def arrayed(a):
@@ -519,8 +530,15 @@ def _index_parts(index):
 # Primitives with their own rule in TABLE (bodies never differentiated)
 # ---------------------------------------------------------------------------
 
+# Below this many elements a spread adjoint is a new array: filling it costs less than
+# making a view (about 5 microseconds of Python at any size).
+_SMALL = 4096
+
+
 def broadcast_to(array, shape):
-    """``np.broadcast_to(array, shape)``: a read-only view, without NumPy's argument handling.
+    """``np.broadcast_to(array, shape)``'s values: a read-only view, without NumPy's
+    argument handling, or for a small ``shape`` an array of its own (no other name can
+    reach it, so nothing written into it is seen elsewhere).
 
     ``np.broadcast_to`` spends about 2 microseconds in Python before it makes
     the view; for a contiguous array the view is one ``np.ndarray`` call.
@@ -528,8 +546,16 @@ def broadcast_to(array, shape):
     if type(array) is not np.ndarray:
         if type(array) not in (float, np.float64):
             return np.broadcast_to(array, shape)
+        if 0 < math.prod(shape) <= _SMALL:  # (a scalar seed spread: sum and mean adjoints)
+            out = np.empty(shape)
+            out.fill(array)
+            return out
         array = np.asarray(array)
     extra = len(shape) - array.ndim
+    if extra >= 0 and math.prod(shape) <= _SMALL and not array.dtype.hasobject:
+        out = np.empty(shape, array.dtype)
+        np.copyto(out, array)  # (broadcast as np.broadcast_to would, or its ValueError)
+        return out
     if extra < 0 or not array.flags.c_contiguous or array.dtype.hasobject or array.size == 0:
         return np.broadcast_to(array, shape)
     strides = [0] * extra
@@ -607,8 +633,8 @@ def item(a, *index):
 def item_grad(grad, a, index, lead=0):
     """Adjoint of ``item(a, *index)``: ``grad`` at the element read, zeros elsewhere
     (``lead``: 1 for a leading axis of seed rows on ``grad``)."""
-    mask = item_mask(np.shape(a), index)
-    return mask * np.reshape(grad, np.shape(grad)[:lead] + (1,) * np.ndim(mask))
+    mask = item_mask(shape_of(a), index)
+    return mask * np.reshape(grad, shape_of(grad)[:lead] + (1,) * np.ndim(mask))
 
 
 def item_mask(shape, index):
