@@ -86,6 +86,8 @@ def _kind(value):
     t = type(value)
     if t is np.ndarray:  # the usual argument, first
         return (t, value.dtype, value.ndim)
+    if t is float:  # (and a Python number next: no record can be in it)
+        return float
     if t in _HOLDERS or isinstance(value, tuple) or dataclasses.is_dataclass(t):
         # Where records are in it, and their classes (their fields are read as the
         # class's, its properties inlined: pipeline.note_records), nested too.
