@@ -130,7 +130,9 @@ def _forward_code(f, args, wrt, refusals=None, strong=False):
     except TypeError:
         per_fn = {}
     entry = per_fn.get(key, False)
-    if entry is False or entry is not None and not entry.guards.valid():
+    # (A CompileError kept from the first call is final for this key: it has no guards.)
+    if entry is False or entry is not None and not isinstance(entry, CompileError) \
+            and not entry.guards.valid():
         try:
             entry = compile_tangent(code, [len(bound) + i for i in wrt], sample, strong,
                                     sized=True)

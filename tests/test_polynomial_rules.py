@@ -1,4 +1,4 @@
-"""``np.polyval`` and ``np.vander`` in differentiated code (issue 13: the realistic-program
+"""``np.polyval``, ``np.vander`` and ``np.roots`` in differentiated code (issue 13: the realistic-program
 hunt's polynomial fits were refused): each in a realistic function, checked against
 central differences to second order, on tapes, and in forward mode."""
 import numpy as np
@@ -31,6 +31,16 @@ def curve_in_x(x):
 
 def both(coeffs, x):
     return np.sum(np.sin(np.polyval(coeffs, x))) + np.sum(np.vander(x) * 0.1)
+
+
+def root_radii(coeffs):
+    """How far a characteristic polynomial's roots are from the origin (first order only:
+    tests/test_polydiv_roots_nextafter.py has the other forms)."""
+    return np.sum(np.abs(np.roots(coeffs)) ** 2)
+
+
+def test_root_radii_against_central_differences():
+    check_grads(root_radii, (np.array([1.0, -0.5, 2.0, 0.3]),), order=1)
 
 
 CASES = [

@@ -329,6 +329,11 @@ def np_hypot(x, y):
 
 
 @inputs(R(3, 4), R(4))
+def np_nextafter(x, y):
+    return np.sum(np.nextafter(x, y) ** 2) + np.sum(y)
+
+
+@inputs(R(3, 4), R(4))
 def np_logaddexp(x, y):
     return np.sum(np.logaddexp(x, y))
 

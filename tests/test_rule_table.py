@@ -154,7 +154,7 @@ BINARY_DOMAINS = {fn: (_gen_of(rule.domain["x1"]), _gen_of(rule.domain["x2"]))
 
 def test_domains_name_the_elementwise_entries():
     """Every elementwise entry says where its inputs live, so the cases above exist."""
-    assert len(UNARY_DOMAINS) == 31 and len(MATH_UNARY_DOMAINS) == 28 and len(BINARY_DOMAINS) == 16
+    assert len(UNARY_DOMAINS) == 31 and len(MATH_UNARY_DOMAINS) == 28 and len(BINARY_DOMAINS) == 17
     assert np.log in UNARY_DOMAINS and UNARY_DOMAINS[np.log]().kind == "pos"
     assert math.acosh in MATH_UNARY_DOMAINS and builtins.abs in MATH_UNARY_DOMAINS
     assert BINARY_DOMAINS[np.true_divide][1]().kind == "nonzero"
@@ -527,7 +527,8 @@ def test_rule_matches_central_differences(case):
 
 
 # Rules whose grad only refuses: checked in ``test_refusing_rules_raise``.
-REFUSING = {adjoint_helpers.singular_cofactors, runtime.eigvals_grad, runtime.eig_grad}
+REFUSING = {adjoint_helpers.singular_cofactors, runtime.eigvals_grad, runtime.eig_grad,
+            runtime.roots_jacobian}
 
 
 def test_every_rule_has_a_case():
@@ -680,6 +681,11 @@ def test_refusing_rules_raise():
     a = np.array([[1.0, 2.0], [0.5, -1.0]])
     with pytest.raises(NotImplementedError, match="second derivative of np.linalg.eig"):
         grad_of(runtime.eig_grad, [[np.ones(2), np.zeros((2, 2))], np.linalg.eig(a), a], "a")
+    p = np.array([1.0, -1.0, -2.0])
+    with pytest.raises(NotImplementedError, match="second derivative of np.roots"):
+        grad_of(runtime.roots_jacobian, [p, np.roots(p)], "p")
+    with pytest.raises(NotImplementedError, match="repeated root"):
+        grad_of(np.roots, [np.array([1.0, -1.0, 0.0, 0.0])], "p")
 
 
 def test_cast_to_int_has_zero_adjoint():
@@ -1140,7 +1146,7 @@ SECOND_ORDER_CASES = [
     if getattr(case.fn, "__module__", None) not in ("math", "builtins", None)
     and case.fn is not builtins.float
     and not (case.fn in (np.array, np.asarray) and isinstance(case.args[0], (list, tuple)))
-    and case.fn not in (np.linalg.eigvals, np.linalg.eig)  # (refused: test_refusing_rules_raise)
+    and case.fn not in (np.linalg.eigvals, np.linalg.eig, np.roots)  # (refused: test_refusing_rules_raise)
     # (scipy.linalg's matrix functions take no protocol to trace: second order through the
     # compiler, tests/test_scipy_linalg.py)
     and getattr(case.fn, "__name__", "") not in ("expm", "sqrtm", "logm")

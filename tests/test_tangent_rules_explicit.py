@@ -334,7 +334,7 @@ def test_every_primitive_with_an_adjoint_has_a_tangent_but_the_known_ones():
 
     missing = {getattr(f, "__name__", repr(f)) for f, r in ALL.items()
                if r.grads and tangents.form(f, r) is None}
-    # eigvals, eig: complex results (forward mode runs on real values); angle: of complex
-    # values only; the rules that only refuse.
-    assert missing <= {"eigvals", "eig", "angle", "singular_cofactors", "eigvals_grad",
-                       "eig_grad"}, missing
+    # eigvals, eig, roots: complex results (forward mode runs on real values); angle: of
+    # complex values only; the rules that only refuse.
+    assert missing <= {"eigvals", "eig", "roots", "angle", "singular_cofactors", "eigvals_grad",
+                       "eig_grad", "roots_jacobian"}, missing

@@ -118,6 +118,10 @@ TABLE = {
                   # result is high everywhere; hunt 5 A6.)
                   **{p: f"_sg.clip_bound_grad(g, a, a_min, a_max, min, max, {which})"
                      for p, which in (("a_min", 0), ("a_max", 1), ("min", 0), ("max", 1))}),
+    # x1 plus or minus one spacing of x1, a step constant between powers of two: slope 1
+    # in x1; only the side of x2 matters, piecewise constant (no gradient).
+    np.nextafter: Rule("x1, x2", broadcast=True, rank="elementwise", nograd={"x2"},
+                       domain={"x1": "real", "x2": "real"}, x1="g"),
     np.where: Rule("condition, x, y", broadcast=True, rank="elementwise", nograd={"condition"},
                    x="np.where(condition, g, 0.0)", y="np.where(condition, 0.0, g)"),
     _h.sigmoid: Rule("a, b", broadcast=True, rank="elementwise",

@@ -24,6 +24,8 @@ helpers live in ``runtime/nan_plans.py``.
   slope of the side NumPy's value is on), the exponent integers; ``modf``: the
   fractional part has slope 1 (0 at an infinity), the integral part 0; ``divmod``:
   ``(floor_divide, remainder)``, NumPy's own.
+- ``np.spacing``: piecewise constant (``NONDIFF``); ``np.nextafter`` has its rule with the
+  elementwise ones (``elementwise.py``).
 - ``np.i0``: its slope is ``i1``, computed by SciPy (``scipy.special.i1``); without SciPy
   it is refused when the code runs.
 """
@@ -57,7 +59,8 @@ if _SCIPY_INSTALLED:
     TABLE[np.i0] = Rule("x", broadcast=True, rank="elementwise", x="g * _sg.i1(x)")
 METHODS = {}
 ATTRIBUTES = {}
-NONDIFF = {np.nanargmax, np.nanargmin, _rt.frexp_exponent, _rt.modf_parts, _rt.no_scipy_for,
+# (np.spacing: the gap to the next float, piecewise constant as np.floor.)
+NONDIFF = {np.nanargmax, np.nanargmin, np.spacing, _rt.frexp_exponent, _rt.modf_parts, _rt.no_scipy_for,
            _rt.cumulative_axis, _rt.initial_shape}
 # Forward mode (``rules/tangents.py``).
 EXPLICIT = {

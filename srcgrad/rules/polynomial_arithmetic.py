@@ -10,6 +10,12 @@ computation, its recursions written as loops.
   differentiated too).
 - ``np.polymul``: NumPy makes each operand a ``poly1d``, which drops leading zeros (all
   zeros become ``[0]``), then convolves them: the dropped zeros get no gradient.
+- ``np.polydiv``: NumPy's long division, the leading coefficient's reciprocal times each
+  step's first remainder coefficient, then the remainder's leading coefficients within
+  ``1e-8`` of zero dropped (NumPy's ``allclose`` test, run on the same values, so the
+  same shape): the dropped ones get no gradient. They are zero but for rounding where
+  the division cancels them, so their derivative is zero too; a remainder coefficient
+  that is small but not cancelled is dropped by NumPy as well, its gradient with it.
 - ``np.poly``: of 1-d real zeros (integers as float64, as ``np.mintypecode`` makes them),
   ``1.0`` of none. The zeros of a square matrix (its eigenvalues) and complex zeros are
   refused when the code runs.
@@ -104,6 +110,33 @@ def polymul(a1, a2):
     return np.convolve(_poly1d_coefficients(a1), _poly1d_coefficients(a2))
 
 
+def polydiv(u, v):
+    """``np.polydiv``: quotient and remainder by NumPy's long division, the remainder's
+    leading coefficients dropped as NumPy drops them."""
+    _refuse_poly1d("polydiv", u, v)
+    u = np.atleast_1d(u) + 0.0  # (integers and bools as float64, as NumPy's)
+    v = np.atleast_1d(v) + 0.0
+    if np.ndim(u) > 1 or np.ndim(v) > 1:
+        _sg.not_differentiable("np.polydiv of coefficients with more than one axis")
+    w = u[0] + v[0]  # (its dtype is the common one)
+    m = len(u) - 1
+    n = len(v) - 1
+    scale = 1.0 / v[0]
+    # (NumPy writes q[k] and r[k:k + n + 1] in place; the same operations joined
+    # instead, so the code stays differentiable to any order. No cast is lost: d * v
+    # has r's dtype already.)
+    q = np.zeros((0,), w.dtype) if m >= n else np.zeros((1,), w.dtype)
+    r = u.astype(w.dtype)
+    for k in range(m - n + 1):
+        d = scale * r[k]
+        q = np.concatenate((q, np.reshape(d, (1,))))
+        r = np.concatenate((r[:k], r[k:k + n + 1] - d * v, r[k + n + 1:]))
+    # (NumPy's tolerance test on the computed values: the same coefficients dropped.)
+    while np.allclose(r[0], 0, rtol=1e-14) and np.shape(r)[-1] > 1:
+        r = r[1:]
+    return q, r
+
+
 def poly(seq_of_zeros):
     """``np.poly`` of 1-d real zeros: ``(x - z0)(x - z1)...``, one convolution a zero."""
     if np.ndim(seq_of_zeros) == 0:  # (NumPy's dispatcher iterates over its argument)
@@ -128,4 +161,5 @@ def poly(seq_of_zeros):
 
 
 REWRITES = {np.polyadd: polyadd, np.polysub: polysub, np.polyder: polyder,
-            np.polyint: polyint, np.polymul: polymul, np.poly: poly}
+            np.polyint: polyint, np.polymul: polymul, np.poly: poly,
+            np.polydiv: polydiv}

@@ -18,9 +18,9 @@ def mutual_b(x, n):
     return mutual_a(x + 1.0, n)  # MARK: mutual_b_calls_a
 
 
-def no_rule_roots(x):
+def no_rule_sort_complex(x):
     y = x * 2.0
-    z = np.roots(y)  # MARK: no_rule
+    z = np.sort_complex(y)  # MARK: no_rule
     return np.sum(z * z)
 
 
