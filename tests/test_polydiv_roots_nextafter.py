@@ -325,3 +325,27 @@ def test_nextafter_slopes_exactly():
 def test_spacing_has_no_gradient():
     grad = sg.grad(scaled_by_spacing)(X.copy())
     np.testing.assert_array_equal(grad, 2.0 * X * np.spacing(X))
+
+
+# np.linalg.eigvals and eig reached by a bare name (``from numpy.linalg import eigvals``):
+# the code is compiled for complex values as it is for ``np.linalg.eigvals`` (refused on
+# the code before, compiled for real values).
+from numpy.linalg import eig as eig_by_name, eigvals as eigvals_by_name  # noqa: E402
+
+A3 = np.array([[0.3, -1.2, 0.4], [0.9, 0.1, -0.5], [0.2, 0.7, -0.3]])  # complex eigenvalues
+
+
+def eigvals_of_a_name(a):
+    return np.sum(np.exp(eigvals_by_name(a)).real)
+
+
+def eig_of_a_name(a):
+    w, _ = eig_by_name(a)
+    return np.sum(np.abs(w ** 2 + 1.0))
+
+
+@pytest.mark.parametrize("f", [eigvals_of_a_name, eig_of_a_name])
+def test_eigenvalues_of_a_bare_name_are_complex_code(f):
+    flat = sg.grad(lambda v: f(np.reshape(v, (3, 3))))(A3.ravel())
+    want = _central(lambda v: f(np.reshape(v, (3, 3))), A3.ravel())
+    np.testing.assert_allclose(flat, want, rtol=1e-6, atol=1e-8)
