@@ -6,9 +6,10 @@ polygamma, multigammaln, gammainc, gammaincc, erf, erfc, erfinv, erfcinv, xlogy,
 the Bessel functions i0, i1, i0e, i1e, j0, j1, y0, y1, iv, ive, jv, yv, yn, k0, k1,
 k0e, k1e, kv, kve (in ``x``); beta, betaln, betainc and betaincc (in ``x``), erfi, dawsn,
 exprel, exp10, exp2, cbrt, sindg, cosdg, tandg, cotdg, radian, rel_entr, kl_div, huber,
-pseudo_huber, poch, hyp1f1 and hyp2f1 (in ``x``, ``z``), ellipk, ellipe, spence (real),
+pseudo_huber, poch, hyp1f1 and hyp2f1 (in ``x``, ``z``), ellipk, ellipe, spence,
 owens_t, stdtr (in ``t``), chdtr and chdtrc (in ``x``), gdtr and gdtrc (in ``a``, ``x``),
-boxcox, boxcox1p, inv_boxcox and inv_boxcox1p (in ``y``: ``_add_issue_13``);
+boxcox, boxcox1p, inv_boxcox and inv_boxcox1p (in ``y``: ``_add_issue_13``); of complex
+values too erfi, dawsn, kv, kve, hyp1f1, hyp2f1, spence (``HOLOMORPHIC``);
 gammasgn and round are piecewise constant (NONDIFF).
 
 Left out: ``binom`` (SciPy switches to a product formula for integer ``k`` and is finite
@@ -219,7 +220,8 @@ def _add_issue_13(special, unary):
                        z="g * (a * b / c) * _sg.hyp2f1(a + 1.0, b + 1.0, c + 1.0, z)"),
         "ellipk": Rule("m", **unary, m="g * _sg.ellipk_slope(m)"),
         "ellipe": Rule("m", **unary, m="g * _sg.ellipe_slope(m)"),
-        # Real z >= 0 (complex values are refused: no HOLOMORPHIC entry).
+        # Real z >= 0 (NaN below, as SciPy's value), and complex z (HOLOMORPHIC below:
+        # log(z) / (1 - z) there too).
         "spence": Rule("z", **unary, z="g * _sg.spence_slope(z)"),
         # Owen's T: dT/da = exp(-h^2 (1 + a^2) / 2) / (2 pi (1 + a^2)),
         # dT/dh = -phi(h) erf(a h / sqrt 2) / 2.
@@ -250,6 +252,12 @@ def _add_issue_13(special, unary):
         fn = getattr(special, name, None)
         if fn is not None:
             TABLE[fn] = rule
+    # SciPy computes these for complex x (z) too, holomorphic there (kve is kv e^z for
+    # complex z, not e^|Re z|), and their slopes above are holomorphic expressions with
+    # real coefficients (orders and parameters real): checked against complex
+    # differences by tests/test_complex_issue13.py. Not spence's real-only neighbours.
+    HOLOMORPHIC.update(getattr(special, name) for name in (
+        "erfi", "dawsn", "kv", "kve", "hyp1f1", "hyp2f1", "spence") if hasattr(special, name))
 
 
 # The SciPy modules whose functions key entries here, and what adds them.
