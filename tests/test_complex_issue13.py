@@ -162,6 +162,14 @@ SPECIAL = {
     # (Second order reads digamma's slope, zeta(2, z): SciPy's zeta takes real z only.)
     "gamma": (lambda z: np.sum(np.abs(special.gamma(z)) ** 2), 1),
     "rgamma": (lambda z: np.sum(np.real(special.rgamma(z) * C5[:4])), 1),
+    # (Issue 13's second list.)
+    "erfi": (lambda z: np.sum(np.abs(special.erfi(0.5 * z)) ** 2), 2),
+    "dawsn": (lambda z: np.sum(np.real(special.dawsn(z) * C5[:4])), 2),
+    "kv": (lambda z: np.sum(np.abs(special.kv(VS, z)) ** 2), 2),
+    "kve": (lambda z: np.sum(np.imag(special.kve(1.5, z))), 2),
+    "hyp1f1": (lambda z: np.sum(np.abs(special.hyp1f1(0.7, 1.9, z)) ** 2), 2),
+    "hyp2f1": (lambda z: np.sum(np.real(special.hyp2f1(0.5, 1.5, 2.5, 0.4 * z) * C5[:4])), 2),
+    "spence": (lambda z: np.sum(np.abs(special.spence(z)) ** 2), 2),
 }
 
 

@@ -41,7 +41,11 @@ _SPECIAL_ELEMENTWISE = frozenset({
     "xlogy", "xlog1py", "gamma", "rgamma", "multigammaln", "gammainc", "gammaincc",
     "erfinv", "erfcinv", "logit", "i0", "i1", "i0e", "i1e", "j0", "j1", "y0", "y1", "iv",
     "ive", "jv", "yv", "yn", "ndtr", "log_ndtr", "ndtri", "erfcx", "loggamma", "log1p",
-    "expm1", "cosm1"})
+    "expm1", "cosm1", "beta", "betaln", "betainc", "betaincc", "k0", "k1", "k0e", "k1e",
+    "kv", "kve", "erfi", "dawsn", "exprel", "exp10", "exp2", "cbrt", "sindg", "cosdg",
+    "tandg", "cotdg", "radian", "rel_entr", "kl_div", "huber", "pseudo_huber", "poch",
+    "hyp1f1", "hyp2f1", "ellipk", "ellipe", "spence", "owens_t", "stdtr", "chdtr", "chdtrc",
+    "gdtr", "gdtrc", "boxcox", "boxcox1p", "inv_boxcox", "inv_boxcox1p"})
 _ELEMENTWISE = frozenset(elementwise.TABLE) | frozenset(
     f for f in python.TABLE if getattr(f, "__module__", None) == "math" or f in (
         builtins.abs, builtins.pow, builtins.float)) - {math.fsum} | {np.sinc} | {

@@ -19,11 +19,13 @@ _NAMES = {
     "scipy.special": {
         **{name: (name, ("special",), True)
            for name in ("expit", "i0", "i0e", "i1", "i1e", "iv", "ive", "j0", "j1", "jv",
-                        "y0", "y1", "yn", "yv")},
+                        "y0", "y1", "yn", "yv", "k0", "k1", "k0e", "k1e", "kv", "kve",
+                        "erf", "sindg", "cosdg", "hyp1f1", "hyp2f1", "inv_boxcox", "betaln",
+                        "ellipe", "ellipk", "exprel")},
         "digamma": ("digamma", ("special", "stats"), True),
         "gammaln": ("gammaln", ("special", "stats"), True),
         "xlogy": ("xlogy", ("special", "stats"), True),
-        "xlog1py": ("xlog1py", ("stats",), False),
+        "xlog1py": ("xlog1py", ("special", "stats"), False),
         # (scipy.special.zeta is Python over this ufunc, which the slopes call.)
         "zeta": ("_ufuncs._zeta", ("special",), True),
     },

@@ -15,13 +15,18 @@ __all__ = ["erf_slope", "ratio_where", "logsumexp_grad", "logsumexp_b_grad", "so
            "logsumexp_sign_weights", "b_or_one", "logsumexp_sign_tangent",
            "polygamma_slope", "zeta_slope", "erfinv_slope", "i1_slope", "i1e_slope",
            "gammainc_slope", "multigammaln_slope", "normal_density", "log_ndtr_slope",
-           "ndtri_slope", "loggamma_slope"]
+           "ndtri_slope", "loggamma_slope", "betainc_slope", "exprel_slope",
+           "ellipk_slope", "ellipe_slope", "spence_slope", "student_t_density",
+           "huber_r_slope", "huber_delta_slope", "pseudo_huber_r_slope",
+           "pseudo_huber_delta_slope", "boxcox_x_slope", "boxcox_lmbda_slope",
+           "inv_boxcox_slope"]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 # scipy.special's functions the helpers call: bound when a program has imported it
 # (from_scipy.py; also ``_sg.<name>``), as importing srcgrad imports no SciPy.
 digamma = gammaln = i0 = i0e = i1 = i1e = xlogy = zeta = None
+betaln = ellipe = ellipk = exprel = xlog1py = None
 
 
 def erf_slope(x):
@@ -168,3 +173,148 @@ def softmax_grad(g, ans, axis):
 def log_softmax_grad(g, ans, axis):
     """Adjoint of ``scipy.special.log_softmax(x, axis)``: g - softmax * sum(g)."""
     return g - np.exp(ans) * np.sum(g, axis=axis, keepdims=True)
+
+
+def betainc_slope(a, b, x):
+    """d betainc(a, b, x) / dx = x^(a - 1) (1 - x)^(b - 1) / B(a, b) (betaincc: its
+    negative), through logarithms (xlogy, xlog1py: 1 at x == 0 for a == 1 and at x == 1
+    for b == 1); NaN outside [0, 1], where SciPy's value is NaN."""
+    inside = np.logical_and(x >= 0, x <= 1)
+    return np.where(inside, np.exp(xlogy(a - 1.0, x) + xlog1py(b - 1.0, -x) - betaln(a, b)),
+                    np.nan)
+
+
+def exprel_slope(x, y):
+    """d exprel(x) / dx = (e^x - exprel(x)) / x, y = exprel(x).
+
+    Three forms, each where it keeps its digits: near 0 (|x| < 0.1) the series
+    sum k x^(k - 1) / (k + 1)! (1/2 at 0; the difference loses 1 / |x| ulps there),
+    above 1 ``y (1 - 1 / x) + 1 / x`` (e^x = x y + 1: no overflow of e^x where y is
+    still finite), and the difference between. Every branch reads its operand masked,
+    so that none overflows where it is not taken."""
+    small = np.abs(x) < 0.1
+    big = x > 1.0
+    xs = np.where(small, x, 0.0)
+    series = 0.5 + xs * (1.0 / 3.0 + xs * (0.125 + xs * (1.0 / 30.0 + xs * (
+        1.0 / 144.0 + xs * (1.0 / 840.0 + xs * (1.0 / 5760.0 + xs * (1.0 / 45360.0 + xs * (
+            1.0 / 403200.0 + xs * (1.0 / 3991680.0 + xs * (1.0 / 43545600.0))))))))))
+    xb = np.where(big, x, 2.0)
+    xm = np.where(np.logical_or(small, big), 1.0, x)
+    return np.where(small, series,
+                    np.where(big, y * (1.0 - 1.0 / xb) + 1.0 / xb, (np.exp(xm) - y) / xm))
+
+
+def ellipk_slope(m):
+    """d ellipk(m) / dm = (E(m) - (1 - m) K(m)) / (2 m (1 - m)); near m == 0 (|m| < 0.05,
+    where the difference loses 1 / |m| ulps) the series pi / 2 sum n c_n^2 m^(n - 1),
+    c_n = (2n - 1)!! / (2n)!! (pi / 8 at 0); +inf at m == 1, where K is."""
+    small = np.abs(m) < 0.05
+    ms = np.where(small, m, 0.0)
+    series = (0.5 * math.pi) * (0.25 + ms * (0.28125 + ms * (0.29296875 + ms * (
+        0.299072265625 + ms * (0.3028106689453125 + ms * (0.30533409118652344 + ms * (
+            0.30715155601501465 + ms * (0.3085227683186531 + ms * (0.30959402793087065 + ms * (
+                0.31045401134178974 + ms * (0.3111595886402938 + ms * (0.31174890604302163 + ms * (
+                    0.3122485036488598 + ms * 0.31267741642859725)))))))))))))
+    one = m == 1
+    mm = np.where(np.logical_or(small, one), 0.5, m)
+    return np.where(small, series, np.where(
+        one, np.inf, (ellipe(mm) - (1.0 - mm) * ellipk(mm)) / (2.0 * mm * (1.0 - mm))))
+
+
+def ellipe_slope(m):
+    """d ellipe(m) / dm = (E(m) - K(m)) / (2 m); near m == 0 (|m| < 0.05) the series
+    -pi / 2 sum n c_n^2 m^(n - 1) / (2n - 1) (-pi / 8 at 0); -inf at m == 1."""
+    small = np.abs(m) < 0.05
+    ms = np.where(small, m, 0.0)
+    series = (-0.5 * math.pi) * (0.25 + ms * (0.09375 + ms * (0.05859375 + ms * (
+        0.042724609375 + ms * (0.0336456298828125 + ms * (0.027757644653320312 + ms * (
+            0.023627042770385742 + ms * (0.020568184554576874 + ms * (0.018211413407698274 + ms * (
+                0.016339684807462618 + ms * (0.01481712326858542 + ms * (0.013554300262740071 + ms * (
+                    0.012489940145954392 + ms * 0.01158064505291101)))))))))))))
+    mm = np.where(small, 0.5, m)
+    return np.where(small, series, (ellipe(mm) - ellipk(mm)) / (2.0 * mm))
+
+
+def spence_slope(z):
+    """d spence(z) / dz = log(z) / (1 - z) = -log1p(w) / w, w = z - 1 (exact for z in
+    [1/2, 2]); near z == 1 (|w| < 1e-3) its series -(1 - w/2 + w^2/3 - ...), -1 at
+    z == 1, so that the second derivative there is 1/2, not the 0 of a constant."""
+    w = z - 1.0
+    small = np.abs(w) < 1e-3
+    ws = np.where(small, w, 0.0)
+    wm = np.where(small, 1.0, w)
+    series = -(1.0 + ws * (-0.5 + ws * (1.0 / 3.0 + ws * (-0.25 + ws * (0.2 + ws * (
+        -1.0 / 6.0))))))
+    return np.where(small, series, -np.log1p(wm) / wm)
+
+
+def student_t_density(df, t):
+    """d stdtr(df, t) / dt: Student's t density with ``df`` degrees of freedom,
+    through logarithms."""
+    return np.exp(gammaln(0.5 * (df + 1.0)) - gammaln(0.5 * df) - 0.5 * np.log(df * math.pi)
+                  - 0.5 * (df + 1.0) * np.log1p(t * t / df))
+
+
+def huber_r_slope(delta, r):
+    """d huber(delta, r) / dr: r where |r| <= delta, delta sign(r) beyond (continuous at
+    |r| == delta); NaN where delta < 0, where SciPy's value is inf for every r."""
+    inner = np.abs(r) <= delta
+    return np.where(delta < 0, np.nan, np.where(inner, r, delta * np.sign(r)))
+
+
+def huber_delta_slope(delta, r):
+    """d huber(delta, r) / d delta: 0 where |r| <= delta, |r| - delta beyond (continuous at
+    |r| == delta; at delta == 0 the slope from above, the value being inf below);
+    NaN where delta < 0."""
+    inner = np.abs(r) <= delta
+    return np.where(delta < 0, np.nan, np.where(inner, 0.0, np.abs(r) - delta))
+
+
+def pseudo_huber_r_slope(delta, r):
+    """d pseudo_huber(delta, r) / dr = r / sqrt(1 + (r / delta)^2) = delta r / h,
+    h = hypot(delta, r) (0 at delta == 0, where the value is 0 for every r; and at
+    delta == r == 0); NaN where delta < 0 (SciPy's value is inf)."""
+    return np.where(delta < 0, np.nan, delta * ratio_where(r, np.hypot(delta, r)))
+
+
+def pseudo_huber_delta_slope(delta, r):
+    """d pseudo_huber(delta, r) / d delta = 2 delta (s - 1) - r^2 / (delta s),
+    s = sqrt(1 + (r / delta)^2), written without its cancellation as
+    r^4 / (h (h + delta)^2) = (r / (h + delta))^2 r (r / h), h = hypot(delta, r);
+    |r| at delta == 0 (the slope from above: below, the value is inf), 0 at
+    delta == r == 0 (the value is 0 along r == 0); NaN where delta < 0."""
+    h = np.hypot(delta, r)
+    q = ratio_where(r, h + delta)
+    return np.where(delta < 0, np.nan, q * q * r * ratio_where(r, h))
+
+
+def boxcox_x_slope(x, lmbda):
+    """d boxcox(x, lmbda) / dx = x^(lmbda - 1), as exp(xlogy(lmbda - 1, x)) (1 at x == 0
+    for lmbda == 1, where boxcox is x - 1); NaN where x < 0 (SciPy's value is NaN).
+    boxcox1p's: this at 1 + x."""
+    return np.where(x < 0, np.nan, np.exp(xlogy(lmbda - 1.0, x)))
+
+
+def boxcox_lmbda_slope(log_x, lmbda):
+    """d boxcox(x, lmbda) / d lmbda, log_x = log(x) (boxcox1p: log1p(x)).
+
+    boxcox(x, lmbda) = expm1(lmbda L) / lmbda = L exprel(lmbda L), L = log(x), so its
+    slope in lmbda is L^2 exprel'(lmbda L): at lmbda == 0 (SciPy's log(x) branch)
+    L^2 / 2, and its derivatives there too, from exprel's series. At x == 0 (L = -inf)
+    this is NaN: the slope from above, 1 / lmbda^2 for lmbda > 0, is not given, as its
+    mixed second derivative there (x^(lmbda - 1) log(x)) would not be either."""
+    u = lmbda * log_x
+    return log_x * log_x * exprel_slope(u, exprel(u))
+
+
+def inv_boxcox_slope(y, lmbda, value):
+    """d inv_boxcox(y, lmbda) / dy = (1 + lmbda y)^(1 / lmbda - 1) = value / (1 + lmbda y),
+    value = inv_boxcox(y, lmbda) (exp(y) at lmbda == 0); inv_boxcox1p's too, with its
+    ``inv_boxcox`` for ``value``. Where 1 + lmbda y == 0 (lmbda != 0 there) the power
+    itself, 0^(1 / lmbda - 1): 0, 1 or inf, and its slope through the power's rule."""
+    base = 1.0 + lmbda * y
+    at_zero = base == 0
+    zero = np.where(at_zero, base, 0.0)
+    lam = np.where(at_zero, lmbda, 1.0)
+    return np.where(at_zero, np.power(zero, 1.0 / lam - 1.0),
+                    value / np.where(at_zero, 1.0, base))
