@@ -1,7 +1,7 @@
 """NumPy and SciPy functions written out as compositions of functions with rules
 (``srcgrad/rules/rewrites.py``): ``np.ptp``, ``np.nansum``, ``np.nanmean``,
-``np.average`` (weights too), ``np.copysign``, ``scipy.special.entr`` and ``betaln``,
-NumPy 2's ``linalg.vector_norm``, ``matrix_norm``, ``vecdot``, ``np.vecdot``,
+``np.average`` (weights too), ``np.copysign``, ``scipy.special.entr`` (``betaln`` has
+a rule), NumPy 2's ``linalg.vector_norm``, ``matrix_norm``, ``vecdot``, ``np.vecdot``,
 ``np.matvec`` and ``np.vecmat``; and ``np.sum``/``prod``/``mean``/``max``/``min`` (and
 the methods) called with ``where=`` or ``initial=``, which their rules do not take.
 They were refused ("no derivative rule"); inlined as user code, every form follows:

@@ -70,11 +70,6 @@ def entr(x):
                     np.where(x == 0, 0.0, -np.inf))
 
 
-def betaln(a, b):
-    """``scipy.special.betaln``: ``log |B(a, b)|`` from ``gammaln``."""
-    return _special.gammaln(a) + _special.gammaln(b) - _special.gammaln(a + b)
-
-
 def vector_norm(x, axis=None, keepdims=False, ord=2):
     """``np.linalg.vector_norm`` (NumPy 2): ``norm`` of ``x`` as one vector, or along an
     axis (a tuple of several is refused)."""
@@ -378,17 +373,10 @@ for _fn, _written in ((getattr(np.linalg, "vector_norm", None), vector_norm),
 _WITH_MEAN = {np.var: var_given, np.std: std_given}
 
 
-# scipy.special, which ``betaln`` calls: set when a program has imported it
-# (``_with_special``), never by ``import srcgrad``.
-_special = None
-
-
 def _with_special(special):
-    """scipy.special's ``entr`` and ``betaln``, written out: added when a program has
-    imported it (``rules/optional.py``)."""
-    global _special
-    _special = special
-    _REWRITES.update({special.entr: entr, special.betaln: betaln})
+    """scipy.special's ``entr``, written out: added when a program has imported it
+    (``rules/optional.py``; ``betaln`` has a rule, rules/special.py)."""
+    _REWRITES[special.entr] = entr
 
 
 # The SciPy modules whose functions key entries here, and what adds them.
