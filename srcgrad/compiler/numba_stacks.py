@@ -26,9 +26,6 @@ _SAMPLES = {"float64": "0.0", "int64": "0", "bool": "False"}  # T() as a literal
 def typed_stacks(text, fn, args):
     """``text`` (the generated function, Numba's form) with its placeholders and
     stacks rewritten where types and reads allow; ``fn`` is it loaded, ``args`` a call's."""
-    typemap = _typemap(fn, args)
-    if typemap is None:
-        return text
     tree = ast.parse(text)
     code = tree.body[0]
     placeholders, stacks = {}, {}
@@ -42,6 +39,11 @@ def typed_stacks(text, fn, args):
             stacks[s.targets[0].id] = s
         else:
             break
+    if not placeholders and not stacks:
+        return text  # (nothing to rewrite: no typing)
+    typemap = _typemap(fn, args)
+    if typemap is None:
+        return text
     names = {n.id for n in ast.walk(code) if isinstance(n, ast.Name)}
     lines = text.splitlines()
     edits = []
@@ -95,7 +97,9 @@ def _typemap(fn, args):
         found = typed_passes.type_inference_stage(
             typing, target, interp, tuple(map(numba.typeof, args)), None)
         return found.typemap
-    except Exception:
+    except Exception as error:
+        if type(error).__module__.split(".")[0] not in ("numba", "builtins"):
+            raise  # (not Numba's: an interrupt, say, is not ours to swallow)
         return None
 
 
