@@ -467,3 +467,179 @@ def test_the_product_adjoints_agree_with_the_default_runtimes_in_every_rank():
     for shape in ((3, 4), (2, 3, 4)):
         g = rng.normal(size=shape)
         np.testing.assert_array_equal(transposed(g), adjoints.transpose_grad(g, None))
+
+
+# -- The fast path of a call with the last call's kinds (compiler/numba_fast.py) -----------
+
+def _fast_of(g):
+    return g.__srcgrad_compiled__.fast
+
+
+def add_both(x, y):
+    z = x + y
+    return np.sum(z * z)
+
+
+def test_the_fast_path_gives_the_general_paths_answers_for_every_kind_in_turn():
+    # Arguments of the last call's kinds take the fast path; any other kind (a view, an
+    # F-ordered or read-only array, another dtype or size, a NumPy scalar) must not be
+    # run with the machine code compiled for the first kind.
+    g = sg.grad(rosenbrock, backend="numba")
+    base = np.linspace(-0.5, 1.2, 12)
+    readonly = base.copy()
+    readonly.flags.writeable = False
+    for x in (base, base[::2], base.astype(np.float32), readonly, base, base[:5], base):
+        out = g(x)
+        assert _fast_of(g) is not None or not x.flags.c_contiguous or not x.flags.writeable
+        assert out.dtype == x.dtype and out.shape == x.shape and out.flags.writeable
+        np.testing.assert_allclose(out, sg.grad(rosenbrock)(x), rtol=1e-5)
+        np.testing.assert_allclose(out, central(rosenbrock, (x.astype(float),), 0),
+                                   rtol=1e-5 if x.dtype == np.float32 else 1e-6, atol=1e-6)
+    assert g(base) is not g(base)  # a new array at each call
+    args = (1.3, 0.2, 1.0, 0.0, 0.05, 40)
+    h = sg.grad(oscillator, (0, 1), backend="numba")
+    first = h(*args)
+    assert _fast_of(h) is not None
+    for call in (args, (np.float64(1.3),) + args[1:], args):
+        got = h(*call)
+        assert [type(v) for v in got] == [np.float64, np.float64]
+        np.testing.assert_allclose(got, first, rtol=1e-12)
+        np.testing.assert_allclose(got, [central(oscillator, args, 0), central(oscillator, args, 1)],
+                                   rtol=1e-6)
+
+
+def test_the_fast_path_checks_guards_casts_and_shared_gradients():
+    global SCALE
+    g = sg.grad(scaled, backend="numba")
+    g(3.0)
+    assert g(3.0) == pytest.approx(12.0) and _fast_of(g) is not None
+    SCALE = 5.0
+    try:
+        assert g(3.0) == pytest.approx(30.0)  # the guard failed: compiled again
+    finally:
+        SCALE = 2.0
+    assert g(3.0) == pytest.approx(12.0)
+    # Two gradients of one array (``z = x + y``): the fast path copies one, as the
+    # general path does; value_and_grad returns the value first.
+    x, y = np.array([0.5, -1.0]), np.array([2.0, 0.25])
+    vg = sg.value_and_grad(add_both, (0, 1), backend="numba")
+    for _ in range(3):
+        value, (gx, gy) = vg(x, y)
+        assert _fast_of(vg) is not None
+        assert value == pytest.approx(add_both(x, y))
+        np.testing.assert_allclose(gx, 2 * (x + y))
+        np.testing.assert_allclose(gy, 2 * (x + y))
+        assert not np.shares_memory(gx, gy)
+
+
+def test_a_masked_infinity_on_the_fast_path_gets_the_strong_zero_answer():
+    # The second call takes the fast path; its gradient is not finite, so the general
+    # path's strong-zero rerun gives the answer (or the backend refuses, as before).
+    g = sg.grad(masked_sqrt, backend="numba")
+    finite = np.array([1.0, 4.0])
+    masked = np.array([0.0, 4.0])
+    try:
+        np.testing.assert_allclose(g(finite), sg.grad(masked_sqrt)(finite))
+        assert _fast_of(g) is not None
+        np.testing.assert_allclose(g(masked), sg.grad(masked_sqrt)(masked))
+    except sg.CompileError:
+        return
+    assert np.all(np.isfinite(g(masked)))
+
+
+# -- Stacks of numbers as arrays, placeholders typed (compiler/numba_stacks.py) ------------
+
+def _numba_text(g):
+    return "\n".join(e.text for e in g.__srcgrad_compiled__.entries.values())
+
+
+def nested_floats(a, b, n):
+    s = 0.0
+    for i in range(n):
+        t = a * i
+        for j in range(3):
+            t = np.sin(t) * b + 0.1 * s
+            s = s + t * t
+    return s
+
+
+def while_floats(a, b):
+    x, k = a, 0
+    while x < 40.0:
+        y = x * b
+        x = x + y * y + 1.0
+        k += 1
+    return x + y
+
+
+def mixed_pushes(a, n):
+    s = 1  # an int first, floats after: Numba types the stack's items as floats
+    for i in range(n):
+        s = s * a + i
+    return s * s
+
+
+def lotka_helper(x, y, a, b):
+    return a * x - b * x * y, b * x * y - y
+
+
+def rk4_floats(a, b, x, y, dt, steps):
+    for _ in range(steps):
+        k1x, k1y = lotka_helper(x, y, a, b)
+        k2x, k2y = lotka_helper(x + 0.5 * dt * k1x, y + 0.5 * dt * k1y, a, b)
+        x = x + dt * (k1x + k2x) / 2.0
+        y = y + dt * (k1y + k2y) / 2.0
+    return (x - 1.0) ** 2 + (y - 0.5) ** 2
+
+
+STACKED = [
+    ("rk4_tuple_helper", rk4_floats, (1.1, 0.4, 1.0, 0.5, 0.01, 60), (0, 1), True),
+    ("nested_loops", nested_floats, (0.3, 0.7, 4), (0, 1), False),
+    ("unknown_trip_count", nested_floats, (0.3, 0.7, 0), (0, 1), False),
+    ("while_loop", while_floats, (1.5, 0.8), (0, 1), False),
+    ("mixed_push_types", mixed_pushes, (0.9, 7), 0, False),
+    ("rosenbrock_array", rosenbrock, (np.linspace(-0.5, 1.2, 9),), 0, False),
+]
+
+
+@pytest.mark.parametrize("name,f,args,wrt,rewritten", STACKED, ids=[p[0] for p in STACKED])
+def test_typed_stacks_and_placeholders_keep_the_gradients(name, f, args, wrt, rewritten):
+    g = sg.grad(f, wrt, backend="numba")
+    got = g(*args)
+    got = g(*args)  # (and through the fast path)
+    expected = sg.grad(f, wrt)(*args)
+    many = isinstance(wrt, tuple)
+    for k, i in enumerate(wrt if many else (wrt,)):
+        gk = got[k] if many else got
+        np.testing.assert_allclose(gk, central(f, args, i), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(gk, expected[k] if many else expected, rtol=1e-12, atol=1e-14)
+    if rewritten:  # the mechanism ran: the saved floats are on arrays, no None is left
+        text = _numba_text(g)
+        assert "_sg.stack_new(0.0)" in text and "= None" not in text and ".append(" not in text
+
+
+def test_the_placeholder_rewrite_rules():
+    from srcgrad.compiler.numba_stacks import typed_stacks
+
+    def typed(src, *args):
+        scope = {}
+        exec(src, scope)
+        return typed_stacks(src, scope["f"], args)
+
+    # Read after a store on every path, pushed and popped: typed, its stack an array.
+    ok = ("def f(n, a):\n    v = None\n    v_stack = []\n    for i in range(n):\n"
+          "        v_stack.append(v)\n        v = a * i\n    v = v_stack.pop()\n    return a\n")
+    out = typed(ok, 3, 1.5)
+    assert "v = 0.0" in out and "_sg.stack_new(0.0)" in out
+    # Read where the loop may have run no trip (its None): left as it is.
+    unset = ("def f(n, a):\n    v = None\n    for i in range(n):\n        v = a * i\n"
+             "    return v + 1.0\n")
+    assert "v = None" in typed(unset, 3, 1.5)
+    # A copy of another optional name may be its None: not a store that sets it.
+    copied = ("def f(n, a):\n    w = None\n    v = None\n    for i in range(n):\n"
+              "        v = w\n        w = a\n        v = v + 1.0\n    return a\n")
+    assert "v = None" in typed(copied, 3, 1.5)
+    # Items of another type (arrays) stay on a list.
+    arrays = ("def f(n, a):\n    v_stack = []\n    v = a\n    for i in range(n):\n"
+              "        v_stack.append(v)\n        v = v * 2.0\n    return v_stack.pop()\n")
+    assert "v_stack = []" in typed(arrays, 3, np.ones(2))

@@ -12,6 +12,7 @@ the same object at every call (rebound: compiled again); an array is refused,
 since its items could change in place unseen.
 """
 import ast
+import inspect
 import operator
 import os
 import re
@@ -27,6 +28,8 @@ from . import codegen
 from .source import GENERATED_ORIGINS
 from .cache import Compiled, _kind
 from .pipeline import compile_gradient
+from .numba_fast import MISS, fast_path
+from .numba_stacks import typed_stacks
 
 _REMEDY = "use the default backend (no backend argument) for this function"
 
@@ -50,7 +53,7 @@ class NumbaCompiled:
         self.mode = mode
         self.entries = {}  # kinds of the arguments -> _Entry
         self.trees = {}  # structure of the parameter trees -> the gradient of their leaves
-        self.finite = self.rt.all_finite
+        self.fast = None  # the last call's fast path (numba_fast.py), if it has one
 
     @property
     def bound(self):
@@ -71,6 +74,13 @@ class NumbaCompiled:
         return NumbaCompiled(None, None, self.mode, compiled)
 
     def __call__(self, args, kwargs):
+        fast = self.fast
+        if fast is not None and not kwargs:
+            # Arguments of the last call's kinds (``numba_fast.py``): checked, guarded
+            # and cast as below, without the general path's Python.
+            out = fast(args)
+            if out is not MISS:
+                return out
         c = self.compiled
         args, kwargs = c.arguments(args, kwargs)
         if any(i < len(args) and is_tree(args[i]) for i in c.wrt):
@@ -82,15 +92,25 @@ class NumbaCompiled:
         entry = self.entries.get(key)
         if entry is None or not entry.valid():
             entry = self.entries[key] = self._compile(args)
-        out = entry.run(args)
-        if not self.finite(out) and entry.generated.rerunnable:
+        out, finite = entry.run(args)
+        result = self.finish(entry, args, out, finite)
+        if entry.fast is None:
+            entry.fast = fast_path(self, entry, args) or False
+        self.fast = entry.fast or None
+        return result
+
+    def finish(self, entry, args, out, finite):
+        """What a call returns, given what ``entry``'s code returned for ``args`` and
+        whether all its numbers are ``finite``."""
+        c = self.compiled
+        if not finite and entry.generated.rerunnable:
             value, grads = out if self.mode == "value_and_grad" else (None, out)
             if not all_finite(grads) and all_finite(value):
                 # Maybe a masked inf or NaN: the code with strong zeros
                 # (runtime/strong.py), compiled the same way.
                 if entry.strong is None:
                     entry.strong = self._compile(args, strong=True)
-                out = entry.strong.run(args)
+                out, _ = entry.strong.run(args)
         value, grads = out if self.mode == "value_and_grad" else (None, out)
         # (The generated code's ``_sg.distinct`` is Numba's identity: copies made here.)
         return c.returned(value, distinct(grads) if c.multiple else grads, args)
@@ -103,11 +123,11 @@ class NumbaCompiled:
                                          as_tuple=c.multiple, strong=True)
         else:
             generated = c.specialised(args[len(c.bound):], sized=False)
-        return _Entry(self, generated)
+        return _Entry(self, generated, args)
 
 
 class _Entry:
-    def __init__(self, owner, generated):
+    def __init__(self, owner, generated, args):
         self.generated = generated
         self.strong = None
         fn = generated.fn
@@ -118,8 +138,19 @@ class _Entry:
         cells["_sg"] = types.CellType(owner.rt)
         loaded = codegen.load(text, fn.__name__, fn.__globals__, cells,
                               f"numba {fn.__name__}")
+        # Stacks of numbers as arrays, placeholders typed (numba_stacks.py), as Numba
+        # types the code for these arguments.
+        typed = typed_stacks(text, loaded, args)
+        if typed != text:
+            text = typed
+            loaded = codegen.load(text, fn.__name__, fn.__globals__, cells,
+                                  f"numba {fn.__name__}")
         self.text, self.origins = text, origins
-        self.jitted = owner.numba.njit(loaded)
+        self.fast = None  # its fast path (numba_fast.py): None until made, False for none
+        self.inner = owner.numba.njit(loaded)
+        # What runs: the code, and whether every number it returns is finite (read
+        # there, not by a second call).
+        self.jitted = owner.numba.njit(_with_finiteness(self.inner, owner.rt, loaded))
         self.numba_errors = (owner.numba.core.errors.NumbaError,)
         self.refusal = owner.rt.Refusal
         self.checked = 0  # how many of Numba's compilations are checked (integer growth)
@@ -145,14 +176,26 @@ class _Entry:
             if tuple(map(self.jitted.typeof_pyval, args)) in self.jitted.overloads:
                 raise
             raise _refusal(error, self.text, self.origins) from None
-        if len(self.jitted.overloads) != self.checked:
+        if len(self.inner.overloads) != self.checked:
             # Numba typed the code for new argument types (a first call, or an array
             # of another layout): its integer arithmetic is checked before its result
             # is used.
-            for compiled in self.jitted.overloads.values():
+            for compiled in self.inner.overloads.values():
                 _check_integer_growth(compiled, self.text, self.origins)
-            self.checked = len(self.jitted.overloads)
+            self.checked = len(self.inner.overloads)
         return out
+
+
+def _with_finiteness(inner, rt, fn):
+    """A function of ``fn``'s parameters returning ``(inner(...), all finite?)``."""
+    code = fn.__code__
+    params = ", ".join([f"a{i}" for i in range(code.co_argcount)]
+                       + (["*rest"] if code.co_flags & inspect.CO_VARARGS else []))
+    scope = {"inner": inner, "finite": rt.finite_of}
+    exec(f"def checked({params}):\n"
+         f"    out = inner({params})\n"
+         f"    return out, finite(out)\n", scope)
+    return scope["checked"]
 
 
 # Integer operations whose result outgrows its operands: Numba's int64 wraps where

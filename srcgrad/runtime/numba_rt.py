@@ -486,6 +486,32 @@ def _reversed_of(seq):
     return lambda seq: seq[::-1]
 
 
+def stack_new(sample):
+    """An empty stack of numbers of ``sample``'s type: an array (its count is kept
+    beside it, ``compiler/numba_stacks.py``)."""
+
+
+@overload(stack_new)
+def _stack_new(sample):
+    if isinstance(sample, (types.Float, types.Integer, types.Boolean)):
+        dtype = np.dtype(str(sample))
+        return lambda sample: np.empty(16, dtype)
+    _refuse("stack_new", sample)
+
+
+def stack_grown(stack):
+    """A copy of full ``stack`` twice as long (its count is kept beside it)."""
+
+
+@overload(stack_grown)
+def _stack_grown(stack):
+    def grown(stack):
+        out = np.empty(2 * len(stack), stack.dtype)
+        out[:len(stack)] = stack
+        return out
+    return grown
+
+
 def _finite(value):
     """Are all of ``value``'s numbers finite?"""
 
@@ -515,8 +541,14 @@ def _finite_impl(value):
 
 @njit
 def all_finite(value):
-    """What ``runtime.strong.all_finite`` answers, compiled: called on each result, it
-    costs less than NumPy's ``isfinite`` does on a small array."""
+    """What ``runtime.strong.all_finite`` answers, compiled."""
+    return _finite(value)
+
+
+@njit
+def finite_of(value):
+    """``all_finite``, in the compiled code beside the result it checks (the backend's
+    wrapper of the generated code returns both: one call, not two)."""
     return _finite(value)
 
 
@@ -527,4 +559,5 @@ HELPERS = frozenset({"zeros_like", "distinct", "check_scalar", "like", "add", "i
                      "check_not_0d", "update", "strong_zero",
                      "ieee_divide", "ieee_power", "mean_grad", "check_not_array",
                      "updated_in_place", "writeable", "copy_slot", "add_at_zeros", "sigmoid",
-                     "matmul_grad_x1", "matmul_grad_x2", "dot_grad", "transpose_grad"})
+                     "matmul_grad_x1", "matmul_grad_x2", "dot_grad", "transpose_grad",
+                     "stack_new", "stack_grown"})

@@ -1,0 +1,147 @@
+"""The Numba backend's fast path: a call with the arguments of the last call's kinds.
+
+A Numba gradient of a scalar loop runs in about a microsecond, and the general
+path around it (binding the arguments, keying the cache by their kinds, Numba's
+own dispatch on their types, a separate finiteness check, the casts) cost
+twice that. For the common case, arguments of the last call's kinds that are
+Python or NumPy numbers and aligned, writeable, C-ordered arrays, this module
+writes one small Python function (``fast_path``) that:
+
+- checks each argument's type with the tests Numba's ``typeof`` would give the
+  same type for (type, dtype object, rank, flags), so the compiled machine code
+  (``entry_point``, no dispatch) is only called with the types it was compiled for;
+- runs the entry's guards (``_Entry.valid``: globals, closures, the function's
+  own code and defaults) at every call, as the general path does;
+- reads the finiteness of the result from the compiled code itself (the
+  ``_Entry``'s wrapper returns it beside the result);
+- casts the gradients as ``Compiled.returned`` does, for the cases it decides
+  without looking further.
+
+Anything else (another kind, a failed guard) returns ``MISS`` before the code runs,
+and the general path runs the call from the start; a result that is not finite
+(the strong-zero rerun) or that the cast would change is handed to the general
+path's tail (``NumbaCompiled.finish``), so the code never runs twice.
+"""
+import numpy as np
+
+MISS = object()
+
+
+def _check(i, value, nb_type):
+    """A Python test that argument ``a{i}`` has Numba type ``nb_type`` as ``value``
+    has it, with the objects it names; None where this path does not decide."""
+    from numba.core import types
+
+    t = type(value)
+    if t is float and nb_type == types.float64:
+        return f"type(a{i}) is float", {}
+    if t is bool and nb_type == types.boolean:
+        return f"type(a{i}) is bool", {}
+    if t is int and nb_type == types.int64:
+        # (Numba types a larger int as uint64, or refuses it)
+        return f"type(a{i}) is int and -{2 ** 63} <= a{i} < {2 ** 63}", {}
+    if t is np.float64 and nb_type == types.float64:
+        return f"type(a{i}) is float64", {"float64": np.float64}
+    if t is np.ndarray and isinstance(nb_type, types.Array) and nb_type.layout == "C" \
+            and nb_type.mutable and nb_type.aligned and value.dtype.isnative:
+        # Numba's typeof: the dtype, the rank, layout C when C-contiguous, read-only
+        # and unaligned arrays typed apart.
+        # (``flags.num``: C-contiguous 0x1, aligned 0x100, writeable 0x400, in one read)
+        return (f"type(a{i}) is ndarray and a{i}.dtype is d{i} and a{i}.ndim == {value.ndim} "
+                f"and a{i}.flags.num & 0x501 == 0x501",
+                {f"d{i}": value.dtype, "ndarray": np.ndarray})
+    return None
+
+
+def _cast(j, like, nb_type):
+    """The cast ``Compiled.returned`` gives gradient ``g{j}`` (of Numba type ``nb_type``)
+    of an argument like ``like`` in the cases decided here, as (test the gradient
+    passes, expression)."""
+    from numba.core import types
+
+    if type(like) is np.ndarray:
+        # ``cache._cast``'s first case: the gradient returned as it is. Numba returns an
+        # array of its type's dtype, writeable when the type is mutable: what is left
+        # to see is its shape.
+        if isinstance(nb_type, types.Array) and nb_type.mutable \
+                and np.dtype(nb_type.dtype.name) == like.dtype:
+            same = f"len(g{j}) == len(l{j})" if like.ndim == 1 else f"g{j}.shape == l{j}.shape"
+            return (same, f"g{j}"), {}
+        return (f"type(g{j}) is ndarray and g{j}.dtype is dl{j} and g{j}.shape == l{j}.shape "
+                f"and g{j}.flags.writeable", f"g{j}"), {f"dl{j}": like.dtype}
+    if type(like) in (float, np.float64):
+        # ``cache._cast``: ``np.float64(grad)`` for a float, ``like.dtype.type(grad)`` for a
+        # NumPy float64; a real gradient is a Python float as Numba returns it.
+        return (f"type(g{j}) is float", f"float64(g{j})"), {"float64": np.float64}
+    return None, None
+
+
+def fast_path(owner, entry, args):
+    """A function of a call's positional arguments giving what the general path
+    would return, or ``MISS``; None when this call's kinds are not ones it takes."""
+    c = owner.compiled
+    if c.bound or not c.simple or len(args) != len(c.names):
+        return None
+    jitted = entry.jitted
+    signature = tuple(map(jitted.typeof_pyval, args))
+    compiled = jitted.overloads.get(signature)
+    if compiled is None:
+        return None
+    env = {"ep": compiled.entry_point, "valid": entry.valid, "MISS": MISS,
+           "distinct": _distinct, "finish": lambda args, out, finite: owner.finish(
+               entry, args, out, finite)}
+    tests = []
+    for i, (value, nb_type) in enumerate(zip(args, signature)):
+        found = _check(i, value, nb_type)
+        if found is None:
+            return None
+        tests.append(found[0])
+        env.update(found[1])
+    returned = compiled.signature.return_type.types[0]  # (beside the finiteness flag)
+    if owner.mode == "value_and_grad":
+        returned = returned.types[1]
+    returned = list(returned.types) if c.multiple else [returned]
+    casts, results = [], []
+    for j, i in enumerate(c.wrt):
+        (test, expr), names = _cast(j, args[i], returned[j])
+        if test is None:
+            return None
+        env.update(names)
+        casts.append(test.replace(f"l{j}", f"a{i}"))
+        results.append(expr)
+    params = ", ".join(f"a{i}" for i in range(len(args)))
+    grads = ", ".join(f"g{j}" for j in range(len(c.wrt)))
+    if not c.multiple:
+        unpack = "g0 = grads"
+    elif any(type(args[i]) is np.ndarray for i in c.wrt):
+        unpack = f"({grads},) = distinct(grads)"  # as the general path: no two share memory
+    else:
+        unpack = f"({grads},) = grads"  # (numbers share nothing)
+    built = f"({', '.join(results)},)" if c.multiple else results[0]
+    value = owner.mode == "value_and_grad"
+    lines = [
+        "def fast(args):",
+        f"    if len(args) != {len(args)}:",
+        "        return MISS",
+        f"    ({params},) = args",
+        f"    if not ({' and '.join(tests)}):",
+        "        return MISS",
+        "    if not valid():",
+        "        return MISS",
+        f"    out, finite = ep({params})",
+        "    if not finite:",
+        "        return finish(args, out, finite)  # (the strong-zero rerun, maybe)",
+        "    value, grads = out" if value else "    grads = out",
+        f"    {unpack}",
+        f"    if not ({' and '.join(casts)}):",
+        "        return finish(args, out, finite)",
+        f"    return (value, {built})" if value else f"    return {built}",
+    ]
+    scope = dict(env)
+    exec(compile("\n".join(lines) + "\n", "<srcgrad numba fast path>", "exec"), scope)
+    return scope["fast"]
+
+
+def _distinct(grads):
+    from ..runtime.core import distinct
+    return distinct(grads)
