@@ -85,9 +85,10 @@ def fast_path(owner, entry, args):
     jitted = entry.jitted
     signature = tuple(map(jitted.typeof_pyval, args))
     compiled = jitted.overloads.get(signature)
-    if compiled is None:
+    entry_point = getattr(compiled, "entry_point", None)  # (Numba's: none in another version)
+    if entry_point is None:
         return None
-    env = {"ep": compiled.entry_point, "valid": entry.valid, "MISS": MISS,
+    env = {"ep": entry_point, "valid": entry.valid, "MISS": MISS,
            "distinct": _distinct, "finish": lambda args, out, finite: owner.finish(
                entry, args, out, finite)}
     tests = []

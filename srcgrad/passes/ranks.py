@@ -528,8 +528,8 @@ def _shape_value(value, resolve):
         return value.value.id
     if isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
             and isinstance(value.args[0], gast.Name) and resolve is not None \
-            and resolve(value.func) is np.shape:
-        return value.args[0].id
+            and any(resolve(value.func) is f for f in (np.shape, adjoints.shape_of)):
+        return value.args[0].id  # (shape_of: np.shape in srcgrad's own helpers)
     return None
 
 
