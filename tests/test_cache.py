@@ -553,3 +553,22 @@ def test_code_keys_on_the_rank_of_a_variable_argument():
     grad = sg.grad(_scalar_of_product)
     np.testing.assert_allclose(grad(x, sg.Variable(2.0)), [2.0, 0.0])
     np.testing.assert_allclose(grad(x, sg.Variable(np.array([1.0, 3.0]))), [4.0, 0.0])
+
+
+def _weighted(x, w, s):
+    return np.sum(x * w) * s + np.sum(x[:2]) * s
+
+
+def test_the_last_calls_code_is_reused_only_for_equal_shapes_and_dtypes():
+    # (Compiled.entry's shortcut: arrays and floats of the last call's shapes and dtypes.)
+    g = sg.grad(_weighted, wrt=(0, 1, 2))
+    x, w = np.arange(1.0, 5.0), np.linspace(0.5, 2.0, 4)
+    for args in [(x, w, 1.5), (x, w, 2.5), (x.astype(np.float32), w.astype(np.float32), 1.5),
+                 (x[:3], w[:3], 1.5), (x, w[:1], 1.5), (x, w, np.float64(1.5)), (x, w, 1.5)]:
+        gx, gw, gs = g(*args)
+        a, b, s = args
+        want_x = np.broadcast_to(b * s, np.shape(a)) + np.where(np.arange(len(a)) < 2, s, 0.0)
+        np.testing.assert_allclose(gx, want_x, rtol=1e-6)
+        assert gx.dtype == a.dtype and gw.shape == np.shape(b)
+        np.testing.assert_allclose(gw, np.sum(a * s) if np.size(b) == 1 else a * s, rtol=1e-6)
+        np.testing.assert_allclose(gs, np.sum(a * b) + np.sum(a[:2]), rtol=1e-6)
