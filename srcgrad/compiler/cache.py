@@ -417,6 +417,11 @@ class Compiled:
         args, kwargs = self.arguments(args, kwargs)
         if any(i < len(args) and trees.is_tree(args[i]) for i in self.wrt):
             return self._tree_call(args, kwargs)
+        return self.call_bound(args, kwargs)
+
+    def call_bound(self, args, kwargs):
+        """A call whose arguments ``arguments`` has bound, none of them a tree (the
+        leaves of ``_tree_call``'s trees, passed on without binding them again)."""
         entry = self.entry(args, kwargs)
         out = entry.fn(*args, **kwargs)
         if self.mode == "value_and_grad":
@@ -459,7 +464,14 @@ class Compiled:
                             else None), ()
         else:
             try:
-                out = compiled(tuple(leaves[len(self.bound):]), kwargs)
+                passed = tuple(leaves[len(self.bound):])
+                if type(compiled) is Compiled and not kwargs and not compiled.bound \
+                        and compiled.simple and len(passed) == len(compiled.names):
+                    # (The leaves' function is srcgrad's own: positional parameters, one
+                    # a leaf, never replaced: its arguments are bound as they are.)
+                    out = compiled.call_bound(passed, {})
+                else:
+                    out = compiled(passed, kwargs)
             except TypeError:
                 # An int leaf (found when compiling): named by its path in the tree.
                 for i, (pairs, _) in self._parts(args).items():
