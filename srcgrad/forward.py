@@ -28,6 +28,8 @@ from . import trees
 from .api import _python_function, grad
 from .compiler import codegen
 from .compiler.cache import _kind
+from .compiler.tangents import compile_tangent
+from .errors import CompileError
 from .passes.ranks import size_classes
 from .runtime.strong import all_finite
 
@@ -64,8 +66,6 @@ def jvp(f, primals, tangents):
     value = f(*primals)
     if not primals:
         return value, _zeros(value)
-    from .errors import CompileError
-
     try:
         derivative = _transposed(f, primals, tangents, value)
         # (The derivative in the seed ``u`` is the same at any ``u``: the adjoint is linear
@@ -113,22 +113,23 @@ def _forward(f, args, wrt, refusals=None):
 
 def _forward_code(f, args, wrt, refusals=None, strong=False):
     """(code, does it run twice alike?), or None: ``_forward``'s, with strong zeros or not."""
-    if any(trees.is_tree(a) or np.iscomplexobj(a) for a in args):
-        return None
-    from .compiler.tangents import compile_tangent
-    from .errors import CompileError
-
+    for a in args:
+        if type(a) is np.ndarray:  # (the usual argument: no call)
+            if a.dtype.kind == "c":
+                return None
+        elif trees.is_tree(a) or np.iscomplexobj(a):
+            return None
     found = _bound_call(f, len(args))
     if found is None:
         return None
     code, bound, rest, keywords = found
     sample = list(bound + tuple(args) + rest)
-    key = (tuple(wrt), len(rest), tuple(keywords), strong, size_classes(sample)) + tuple(
-        map(_kind, bound + tuple(args) + rest + tuple(keywords.values())))
     try:
         per_fn = _FORWARD.setdefault(code, {})
     except TypeError:
         per_fn = {}
+    key = (tuple(wrt), len(rest), tuple(keywords), strong, size_classes(sample)) + tuple(
+        map(_kind, bound + tuple(args) + rest + tuple(keywords.values())))
     entry = per_fn.get(key, False)
     # (A CompileError kept from the first call is final for this key: it has no guards.)
     if entry is False or entry is not None and not isinstance(entry, CompileError) \
