@@ -745,3 +745,67 @@ def test_a_wrong_bound_raises_instead_of_writing_past_the_end():
     wrong = out.replace("len(range(n))", "len(range(n)) - 2")  # a bound one short... two
     with pytest.raises(AssertionError, match="overflowed"):
         numba.njit(load(wrong))(5, 1.5)
+
+
+# -- Gradients of arrays written into arrays the fast path makes (numba_fast._filled) -------
+
+def arrays_and_floats(x, a, W):
+    s = a
+    for i in range(len(x)):
+        s = s * 0.9 + np.sin(x[i]) * a
+    return s + np.sum(W * W) * a
+
+
+def _filled_of(g):
+    fast = _fast_of(g)
+    return fast is not None and "fp" in fast.__globals__
+
+
+@pytest.mark.parametrize("mode", ["grad", "value_and_grad"])
+def test_filled_gradients_are_each_calls_own_and_right(mode):
+    make = sg.grad if mode == "grad" else sg.value_and_grad
+    g = make(arrays_and_floats, (0, 1, 2), backend="numba")
+    ref = make(arrays_and_floats, (0, 1, 2))
+    rng = np.random.default_rng(3)
+    calls = [(rng.normal(size=7), float(rng.normal()), rng.normal(size=(2, 3))) for _ in range(4)]
+    kept = []
+    for args in calls:
+        out = g(*args)
+        expected = ref(*args)
+        if mode == "value_and_grad":
+            assert out[0] == pytest.approx(expected[0], rel=1e-12)
+            out, expected = out[1], expected[1]
+        assert [type(v) for v in out] == [np.ndarray, np.float64, np.ndarray]
+        for k, i in enumerate((0, 1, 2)):
+            np.testing.assert_allclose(out[k], expected[k], rtol=1e-12, atol=1e-14)
+            np.testing.assert_allclose(out[k], central(arrays_and_floats, args, i), rtol=1e-6,
+                                       atol=1e-8)
+        assert out[0].flags.writeable and out[2].flags.writeable
+        assert out[0].shape == args[0].shape and out[2].shape == args[2].shape
+        kept.append((out, [np.copy(v) for v in out]))
+    assert _filled_of(g)
+    # A gradient kept from an earlier call is not overwritten by later ones.
+    for out, copy in kept:
+        for v, c in zip(out, copy):
+            np.testing.assert_array_equal(v, c)
+    arrays = [v for out, _ in kept for v in (out[0], out[2])]
+    assert all(not np.shares_memory(p, q) for k, p in enumerate(arrays) for q in arrays[k + 1:])
+
+
+def test_filled_rosenbrock_keeps_dtype_and_earlier_gradients():
+    g = sg.grad(rosenbrock, backend="numba")
+    x = np.linspace(-0.5, 1.2, 12)
+    first = g(x)
+    second = g(x)
+    assert _filled_of(g)
+    kept = second.copy()
+    third = g(x * 0.5)
+    np.testing.assert_array_equal(second, kept)
+    assert not np.shares_memory(second, third)
+    np.testing.assert_allclose(third, sg.grad(rosenbrock)(x * 0.5), rtol=1e-12)
+    np.testing.assert_array_equal(first, second)
+    x32 = x.astype(np.float32)
+    for _ in range(3):
+        out = g(x32)
+        assert out.dtype == np.float32
+        np.testing.assert_allclose(out, sg.grad(rosenbrock)(x32), rtol=1e-5)

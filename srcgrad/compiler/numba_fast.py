@@ -98,6 +98,7 @@ def fast_path(owner, entry, args):
             return None
         tests.append(found[0])
         env.update(found[1])
+    env["$tests"] = tests
     returned = compiled.signature.return_type.types[0]  # (beside the finiteness flag)
     if owner.mode == "value_and_grad":
         returned = returned.types[1]
@@ -112,6 +113,9 @@ def fast_path(owner, entry, args):
         results.append(expr)
     params = ", ".join(f"a{i}" for i in range(len(args)))
     grads = ", ".join(f"g{j}" for j in range(len(c.wrt)))
+    filled = _filled(owner, entry, args, signature, returned, env)
+    if filled is not None:
+        return filled
     if not c.multiple:
         unpack = "g0 = grads"
     elif any(type(args[i]) is np.ndarray for i in c.wrt):
@@ -141,6 +145,100 @@ def fast_path(owner, entry, args):
     scope = dict(env)
     exec(compile("\n".join(lines) + "\n", "<srcgrad numba fast path>", "exec"), scope)
     return scope["fast"]
+
+
+def _filled(owner, entry, args, signature, returned, env):
+    """The fast path where gradients of array arguments are written into arrays made
+    here (Numba's boxing of an array it returns costs more than the code of a small
+    loop): a wrapper of the entry's code, compiled with Numba, copies each such
+    gradient into a new array of its argument's shape and dtype (broadcast as
+    ``cache._cast`` broadcasts, a ``ValueError`` where it cannot) and returns the
+    finiteness of the code's result, its value and the other gradients. Each call's
+    arrays are its own. None where no gradient is such an array, or Numba cannot
+    compile the wrapper."""
+    from numba.core import types
+
+    c = owner.compiled
+    slots = [j for j, i in enumerate(c.wrt)
+             if type(args[i]) is np.ndarray and isinstance(returned[j], types.Array)
+             and returned[j].ndim == args[i].ndim
+             and np.dtype(returned[j].dtype.name) == args[i].dtype]
+    if not slots or _NO_FILL:
+        return None
+    numba = owner.numba
+    n = len(args)
+    params = ", ".join(f"a{i}" for i in range(n))
+    outs = ", ".join(f"o{j}" for j in slots)
+    value = owner.mode == "value_and_grad"
+    grads = ", ".join(f"g{j}" for j in range(len(c.wrt)))
+    rest = [j for j in range(len(c.wrt)) if j not in slots]
+    body = [f"def filled({params}, {outs}):",
+            f"    out = inner({params})",
+            "    fin = finite(out)",
+            "    value, grads = out" if value else "    grads = out",
+            f"    ({grads},) = grads" if c.multiple else "    g0 = grads"]
+    body += [f"    o{j}[...] = g{j}" for j in slots]
+    body.append("    return (" + ", ".join(["fin"] + (["value"] if value else [])
+                                          + [f"g{j}" for j in rest]) + ",)")
+    scope = {"inner": entry.inner, "finite": owner.rt.finite_of}
+    exec("\n".join(body) + "\n", scope)
+    jitted = numba.njit(scope["filled"])
+    made = [np.empty(args[c.wrt[j]].shape, args[c.wrt[j]].dtype) for j in slots]
+    sig = tuple(signature) + tuple(map(numba.typeof, made))
+    try:
+        jitted.compile(sig)
+    except Exception as error:
+        if type(error).__module__.split(".")[0] not in ("numba", "builtins"):
+            raise
+        return None
+    entry_point = getattr(jitted.overloads.get(sig), "entry_point", None)
+    if entry_point is None:
+        return None
+    env = dict(env, fp=entry_point, empty=np.empty)
+    lines = [
+        "def fast(args):",
+        f"    if len(args) != {n}:",
+        "        return MISS",
+        f"    ({params},) = args",
+        f"    if not ({' and '.join(env.pop('$tests'))}):",
+        "        return MISS",
+        "    if not valid():",
+        "        return MISS",
+    ]
+    for j in slots:
+        i = c.wrt[j]
+        shape = f"len(a{i})" if args[i].ndim == 1 else f"a{i}.shape"
+        lines.append(f"    o{j} = empty({shape}, dl{j})")
+        env[f"dl{j}"] = args[i].dtype
+    got = ["fin"] + (["value"] if value else []) + [f"g{j}" for j in rest]
+    lines.append(f"    ({', '.join(got)},) = fp({params}, {outs})")
+    grads_t = f"({grads},)" if c.multiple else "g0"
+    lines += [f"    g{j} = o{j}" for j in slots]
+    out = f"(value, {grads_t})" if value else grads_t
+    lines += ["    if not fin:",
+              f"        return finish(args, {out}, fin)  # (the strong-zero rerun, maybe)"]
+    casts, results = [], []
+    for j, i in enumerate(c.wrt):
+        if j in slots:
+            results.append(f"g{j}")
+            continue
+        (test, expr), names = _cast(j, args[i], returned[j])
+        if test is None:
+            return None
+        env.update(names)
+        casts.append(test.replace(f"l{j}", f"a{i}"))
+        results.append(expr)
+    if casts:
+        lines += [f"    if not ({' and '.join(casts)}):",
+                  f"        return finish(args, {out}, fin)"]
+    built = f"({', '.join(results)},)" if c.multiple else results[0]
+    lines.append(f"    return (value, {built})" if value else f"    return {built}")
+    scope = dict(env)
+    exec(compile("\n".join(lines) + "\n", "<srcgrad numba fast path>", "exec"), scope)
+    return scope["fast"]
+
+
+_NO_FILL = False  # (tests: the gradients returned by Numba, boxed, as before)
 
 
 def _distinct(grads):
