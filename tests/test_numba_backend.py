@@ -761,8 +761,11 @@ def _filled_of(g):
     return fast is not None and "fp" in fast.__globals__
 
 
+@pytest.mark.parametrize("written", [True, False], ids=["written", "copied"])
 @pytest.mark.parametrize("mode", ["grad", "value_and_grad"])
-def test_filled_gradients_are_each_calls_own_and_right(mode):
+def test_filled_gradients_are_each_calls_own_and_right(mode, written, monkeypatch):
+    from srcgrad.compiler import numba_fast
+    monkeypatch.setattr(numba_fast, "_NO_WRITTEN", not written)
     make = sg.grad if mode == "grad" else sg.value_and_grad
     g = make(arrays_and_floats, (0, 1, 2), backend="numba")
     ref = make(arrays_and_floats, (0, 1, 2))
@@ -784,6 +787,9 @@ def test_filled_gradients_are_each_calls_own_and_right(mode):
         assert out[0].shape == args[0].shape and out[2].shape == args[2].shape
         kept.append((out, [np.copy(v) for v in out]))
     assert _filled_of(g)
+    # x's gradient is accumulated into the array made for it (or copied there); W's,
+    # an expression's value, copied.
+    assert _fast_of(g).__globals__["written"] == ({0} if written else set())
     # A gradient kept from an earlier call is not overwritten by later ones.
     for out, copy in kept:
         for v, c in zip(out, copy):
@@ -792,12 +798,16 @@ def test_filled_gradients_are_each_calls_own_and_right(mode):
     assert all(not np.shares_memory(p, q) for k, p in enumerate(arrays) for q in arrays[k + 1:])
 
 
-def test_filled_rosenbrock_keeps_dtype_and_earlier_gradients():
+@pytest.mark.parametrize("written", [True, False], ids=["written", "copied"])
+def test_filled_rosenbrock_keeps_dtype_and_earlier_gradients(written, monkeypatch):
+    from srcgrad.compiler import numba_fast
+    monkeypatch.setattr(numba_fast, "_NO_WRITTEN", not written)
     g = sg.grad(rosenbrock, backend="numba")
     x = np.linspace(-0.5, 1.2, 12)
     first = g(x)
     second = g(x)
     assert _filled_of(g)
+    assert _fast_of(g).__globals__["written"] == ({0} if written else set())
     kept = second.copy()
     third = g(x * 0.5)
     np.testing.assert_array_equal(second, kept)

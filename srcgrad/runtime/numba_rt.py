@@ -57,6 +57,23 @@ def _zeros_like(value):
     _refuse("zeros_like", value)
 
 
+def zeros_into(out, value):
+    """``zeros_like(value)`` as ``out`` zeroed: an array of ``value``'s shape and float
+    dtype the caller made (``compiler/numba_fast.py``)."""
+
+
+@overload(zeros_into)
+def _zeros_into(out, value):
+    if _array(value) and isinstance(_plain(value).dtype, types.Float) and _array(out):
+        def into(out, value):
+            if out.shape != value.shape:
+                raise AssertionError("srcgrad internal error: zeros_into of another shape")
+            out[...] = 0
+            return out
+        return into
+    _refuse("zeros_into", value)
+
+
 def distinct(grads):
     """The gradients as computed: the caller copies any returned twice (``core.distinct``)."""
 
@@ -607,4 +624,4 @@ HELPERS = frozenset({"zeros_like", "distinct", "check_scalar", "like", "add", "i
                      "updated_in_place", "writeable", "copy_slot", "add_at_zeros", "sigmoid",
                      "matmul_grad_x1", "matmul_grad_x2", "dot_grad", "transpose_grad",
                      "stack_new", "stack_grown", "stack_reserve", "stack_put",
-                     "stack_product"})
+                     "stack_product", "zeros_into"})
