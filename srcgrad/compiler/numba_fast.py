@@ -179,8 +179,9 @@ def _filled(owner, entry, args, signature, returned, env):
             "    value, grads = out" if value else "    grads = out",
             f"    ({grads},) = grads" if c.multiple else "    g0 = grads"]
     body += [f"    o{j}[...] = g{j}" for j in slots if j not in written]
-    body.append("    return (" + ", ".join(["fin"] + (["value"] if value else [])
-                                          + [f"g{j}" for j in rest]) + ",)")
+    got = ["fin"] + (["value"] if value else []) + [f"g{j}" for j in rest]
+    # (a lone flag returned as it is: no tuple to box)
+    body.append("    return " + ("fin" if len(got) == 1 else "(" + ", ".join(got) + ",)"))
     scope = {"inner": inner, "finite": owner.rt.finite_of}
     exec("\n".join(body) + "\n", scope)
     jitted = numba.njit(scope["filled"])
@@ -198,9 +199,10 @@ def _filled(owner, entry, args, signature, returned, env):
     env = dict(env, fp=entry_point, empty=np.empty, written=frozenset(written))
     lines = [
         "def fast(args):",
-        f"    if len(args) != {n}:",
+        "    try:",
+        f"        ({params},) = args",
+        "    except ValueError:  # (another number of arguments)",
         "        return MISS",
-        f"    ({params},) = args",
         f"    if not ({' and '.join(env.pop('$tests'))}):",
         "        return MISS",
         "    if not valid():",
@@ -211,8 +213,8 @@ def _filled(owner, entry, args, signature, returned, env):
         shape = f"len(a{i})" if args[i].ndim == 1 else f"a{i}.shape"
         lines.append(f"    o{j} = empty({shape}, dl{j})")
         env[f"dl{j}"] = args[i].dtype
-    got = ["fin"] + (["value"] if value else []) + [f"g{j}" for j in rest]
-    lines.append(f"    ({', '.join(got)},) = fp({params}, {outs})")
+    lines.append(f"    ({', '.join(got)},) = fp({params}, {outs})" if len(got) > 1
+                 else f"    fin = fp({params}, {outs})")
     grads_t = f"({grads},)" if c.multiple else "g0"
     lines += [f"    g{j} = o{j}" for j in slots]
     out = f"(value, {grads_t})" if value else grads_t
