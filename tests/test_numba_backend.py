@@ -615,7 +615,7 @@ def test_typed_stacks_and_placeholders_keep_the_gradients(name, f, args, wrt, re
         np.testing.assert_allclose(gk, expected[k] if many else expected, rtol=1e-12, atol=1e-14)
     if rewritten:  # the mechanism ran: the saved floats are on arrays, no None is left
         text = _numba_text(g)
-        assert "_sg.stack_new(0.0)" in text and "= None" not in text and ".append(" not in text
+        assert "_sg.stack_new(0.0" in text and "= None" not in text and ".append(" not in text
 
 
 def test_the_placeholder_rewrite_rules():
@@ -630,7 +630,7 @@ def test_the_placeholder_rewrite_rules():
     ok = ("def f(n, a):\n    v = None\n    v_stack = []\n    for i in range(n):\n"
           "        v_stack.append(v)\n        v = a * i\n    v = v_stack.pop()\n    return a\n")
     out = typed(ok, 3, 1.5)
-    assert "v = 0.0" in out and "_sg.stack_new(0.0)" in out
+    assert "v = 0.0" in out and "_sg.stack_new(0.0" in out
     # Read where the loop may have run no trip (its None): left as it is.
     unset = ("def f(n, a):\n    v = None\n    for i in range(n):\n        v = a * i\n"
              "    return v + 1.0\n")
@@ -643,3 +643,179 @@ def test_the_placeholder_rewrite_rules():
     arrays = ("def f(n, a):\n    v_stack = []\n    v = a\n    for i in range(n):\n"
               "        v_stack.append(v)\n        v = v * 2.0\n    return v_stack.pop()\n")
     assert "v_stack = []" in typed(arrays, 3, np.ones(2))
+
+
+# -- Stacks sized in advance (numba_stacks._sized) ----------------------------------------
+
+def under_if(a, b, n):
+    s = 0.0
+    for i in range(n):
+        if i % 2 == 0:
+            s = s * a + np.sin(s)
+        else:
+            s = s * b
+    return s
+
+
+def triangle(a, n):
+    s = a
+    for i in range(n):
+        for j in range(i):  # an inner count the outer loop changes: not known in advance
+            s = np.sin(s) * a
+    return s
+
+
+def array_state(x, n):
+    s = 0.0
+    for i in range(1, len(x) - n, 2):
+        s = np.sin(s) + x[i] * x[i + 1]
+    return s
+
+
+def loop_then_while(a, n):
+    s = a
+    for i in range(n):
+        s = np.sin(s) * a
+    while s < 5.0:
+        s = np.sin(s) * 0.5 + s * 1.5 + a
+    return s
+
+
+SIZED = [
+    # name, f, args, wrt, how the stacks grow: "sized" (all), "grown" (all), "mixed"
+    ("rk4_tuple_helper", rk4_floats, (1.1, 0.4, 1.0, 0.5, 0.01, 60), (0, 1), "sized"),
+    ("nested_known_loops", nested_floats, (0.3, 0.7, 5), (0, 1), "sized"),
+    ("bound_from_argument_0_trips", nested_floats, (0.3, 0.7, 0), (0, 1), "sized"),
+    ("pushes_under_if", under_if, (0.9, 0.7, 9), (0, 1), "sized"),
+    ("array_and_floats", array_state, (np.linspace(-0.5, 1.2, 11), 3), 0, "sized"),
+    ("many_trips", rk4_floats, (1.1, 0.4, 1.0, 0.5, 0.001, 700), (0, 1), "sized"),
+    ("while_loop", while_floats, (1.5, 0.8), (0, 1), "grown"),
+    ("triangular_loops", triangle, (0.8, 7), 0, "grown"),
+    ("loop_then_while", loop_then_while, (0.8, 30), 0, "mixed"),
+]
+
+
+@pytest.mark.parametrize("name,f,args,wrt,how", SIZED, ids=[p[0] for p in SIZED])
+def test_stacks_sized_in_advance_keep_the_gradients(name, f, args, wrt, how):
+    g = sg.grad(f, wrt, backend="numba")
+    first = g(*args)
+    got = g(*args)  # (and through the fast path)
+    expected = sg.grad(f, wrt)(*args)
+    many = isinstance(wrt, tuple)
+    for k, i in enumerate(wrt if many else (wrt,)):
+        gk = got[k] if many else got
+        np.testing.assert_allclose(gk, central(f, args, i), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(gk, expected[k] if many else expected, rtol=1e-12, atol=1e-14)
+        np.testing.assert_array_equal(first[k] if many else first, gk)
+    text = _numba_text(g)
+    assert "_sg.stack_new(" in text  # stacks of numbers are arrays
+    if how == "sized":
+        assert "_sg.stack_reserve(" in text and "_sg.stack_put(" in text
+        assert "_sg.stack_grown(" not in text
+    elif how == "grown":
+        assert "_sg.stack_grown(" in text and "_sg.stack_put(" not in text
+    else:  # a stack pushed in the for loop and the while: grown; the for's own: sized
+        assert "_sg.stack_grown(" in text and "_sg.stack_put(" in text
+        assert not any("stack_put" in ln and "stack_grown" in ln for ln in text.splitlines())
+
+
+def test_nested_bounds_are_products_of_trip_counts():
+    g = sg.grad(nested_floats, (0, 1), backend="numba")
+    g(0.3, 0.7, 4)
+    text = _numba_text(g)
+    assert "_sg.stack_product(len(i_range), len(range(3)))" in text
+
+
+def test_a_wrong_bound_raises_instead_of_writing_past_the_end():
+    import numba
+    from srcgrad.compiler.numba_stacks import typed_stacks
+    from srcgrad.runtime import numba_rt
+
+    src = ("def f(n, a):\n    v_stack = []\n    v = 0.0\n    for i in range(n):\n"
+           "        v_stack.append(v)\n        v = v * a + 1.0\n"
+           "    for i in range(n):\n        v = v_stack.pop()\n    return v\n")
+
+    def load(text):
+        scope = {"_sg": numba_rt, "np": np}
+        exec(text, scope)
+        return scope["f"]
+    out = typed_stacks(src, load(src), (5, 1.5))
+    assert "len(range(n))" in out and "_sg.stack_put(" in out
+    assert numba.njit(load(out))(5, 1.5) == 0.0
+    wrong = out.replace("len(range(n))", "len(range(n)) - 2")  # a bound one short... two
+    with pytest.raises(AssertionError, match="overflowed"):
+        numba.njit(load(wrong))(5, 1.5)
+
+
+# -- Gradients of arrays written into arrays the fast path makes (numba_fast._filled) -------
+
+def arrays_and_floats(x, a, W):
+    s = a
+    for i in range(len(x)):
+        s = s * 0.9 + np.sin(x[i]) * a
+    return s + np.sum(W * W) * a
+
+
+def _filled_of(g):
+    fast = _fast_of(g)
+    return fast is not None and "fp" in fast.__globals__
+
+
+@pytest.mark.parametrize("written", [True, False], ids=["written", "copied"])
+@pytest.mark.parametrize("mode", ["grad", "value_and_grad"])
+def test_filled_gradients_are_each_calls_own_and_right(mode, written, monkeypatch):
+    from srcgrad.compiler import numba_fast
+    monkeypatch.setattr(numba_fast, "_NO_WRITTEN", not written)
+    make = sg.grad if mode == "grad" else sg.value_and_grad
+    g = make(arrays_and_floats, (0, 1, 2), backend="numba")
+    ref = make(arrays_and_floats, (0, 1, 2))
+    rng = np.random.default_rng(3)
+    calls = [(rng.normal(size=7), float(rng.normal()), rng.normal(size=(2, 3))) for _ in range(4)]
+    kept = []
+    for args in calls:
+        out = g(*args)
+        expected = ref(*args)
+        if mode == "value_and_grad":
+            assert out[0] == pytest.approx(expected[0], rel=1e-12)
+            out, expected = out[1], expected[1]
+        assert [type(v) for v in out] == [np.ndarray, np.float64, np.ndarray]
+        for k, i in enumerate((0, 1, 2)):
+            np.testing.assert_allclose(out[k], expected[k], rtol=1e-12, atol=1e-14)
+            np.testing.assert_allclose(out[k], central(arrays_and_floats, args, i), rtol=1e-6,
+                                       atol=1e-8)
+        assert out[0].flags.writeable and out[2].flags.writeable
+        assert out[0].shape == args[0].shape and out[2].shape == args[2].shape
+        kept.append((out, [np.copy(v) for v in out]))
+    assert _filled_of(g)
+    # x's gradient is accumulated into the array made for it (or copied there); W's,
+    # an expression's value, copied.
+    assert _fast_of(g).__globals__["written"] == ({0} if written else set())
+    # A gradient kept from an earlier call is not overwritten by later ones.
+    for out, copy in kept:
+        for v, c in zip(out, copy):
+            np.testing.assert_array_equal(v, c)
+    arrays = [v for out, _ in kept for v in (out[0], out[2])]
+    assert all(not np.shares_memory(p, q) for k, p in enumerate(arrays) for q in arrays[k + 1:])
+
+
+@pytest.mark.parametrize("written", [True, False], ids=["written", "copied"])
+def test_filled_rosenbrock_keeps_dtype_and_earlier_gradients(written, monkeypatch):
+    from srcgrad.compiler import numba_fast
+    monkeypatch.setattr(numba_fast, "_NO_WRITTEN", not written)
+    g = sg.grad(rosenbrock, backend="numba")
+    x = np.linspace(-0.5, 1.2, 12)
+    first = g(x)
+    second = g(x)
+    assert _filled_of(g)
+    assert _fast_of(g).__globals__["written"] == ({0} if written else set())
+    kept = second.copy()
+    third = g(x * 0.5)
+    np.testing.assert_array_equal(second, kept)
+    assert not np.shares_memory(second, third)
+    np.testing.assert_allclose(third, sg.grad(rosenbrock)(x * 0.5), rtol=1e-12)
+    np.testing.assert_array_equal(first, second)
+    x32 = x.astype(np.float32)
+    for _ in range(3):
+        out = g(x32)
+        assert out.dtype == np.float32
+        np.testing.assert_allclose(out, sg.grad(rosenbrock)(x32), rtol=1e-5)

@@ -146,6 +146,7 @@ class _Entry:
             loaded = codegen.load(text, fn.__name__, fn.__globals__, cells,
                                   f"numba {fn.__name__}")
         self.text, self.origins = text, origins
+        self.loaded, self.cells = loaded, cells  # (numba_fast.py's variant writing in place)
         self.fast = None  # its fast path (numba_fast.py): None until made, False for none
         self.inner = owner.numba.njit(loaded)
         # What runs: the code, and whether every number it returns is finite (read

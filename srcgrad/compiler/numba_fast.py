@@ -98,6 +98,7 @@ def fast_path(owner, entry, args):
             return None
         tests.append(found[0])
         env.update(found[1])
+    env["$tests"] = tests
     returned = compiled.signature.return_type.types[0]  # (beside the finiteness flag)
     if owner.mode == "value_and_grad":
         returned = returned.types[1]
@@ -112,6 +113,9 @@ def fast_path(owner, entry, args):
         results.append(expr)
     params = ", ".join(f"a{i}" for i in range(len(args)))
     grads = ", ".join(f"g{j}" for j in range(len(c.wrt)))
+    filled = _filled(owner, entry, args, signature, returned, env)
+    if filled is not None:
+        return filled
     if not c.multiple:
         unpack = "g0 = grads"
     elif any(type(args[i]) is np.ndarray for i in c.wrt):
@@ -141,6 +145,181 @@ def fast_path(owner, entry, args):
     scope = dict(env)
     exec(compile("\n".join(lines) + "\n", "<srcgrad numba fast path>", "exec"), scope)
     return scope["fast"]
+
+
+def _filled(owner, entry, args, signature, returned, env):
+    """The fast path where gradients of array arguments are written into arrays made
+    here (Numba's boxing of an array it returns costs more than the code of a small
+    loop): a wrapper of the entry's code, compiled with Numba, copies each such
+    gradient into a new array of its argument's shape and dtype (broadcast as
+    ``cache._cast`` broadcasts, a ``ValueError`` where it cannot) and returns the
+    finiteness of the code's result, its value and the other gradients. Each call's
+    arrays are its own. None where no gradient is such an array, or Numba cannot
+    compile the wrapper."""
+    from numba.core import types
+
+    c = owner.compiled
+    slots = [j for j, i in enumerate(c.wrt)
+             if type(args[i]) is np.ndarray and isinstance(returned[j], types.Array)
+             and returned[j].ndim == args[i].ndim
+             and np.dtype(returned[j].dtype.name) == args[i].dtype]
+    if not slots or _NO_FILL:
+        return None
+    numba = owner.numba
+    n = len(args)
+    params = ", ".join(f"a{i}" for i in range(n))
+    outs = ", ".join(f"o{j}" for j in slots)
+    value = owner.mode == "value_and_grad"
+    grads = ", ".join(f"g{j}" for j in range(len(c.wrt)))
+    rest = [j for j in range(len(c.wrt)) if j not in slots]
+    inner, written = _written(owner, entry, slots, value, c.multiple, outs)
+    body = [f"def filled({params}, {outs}):",
+            f"    out = inner({params}, {outs})" if written else f"    out = inner({params})",
+            "    fin = finite(out)",
+            "    value, grads = out" if value else "    grads = out",
+            f"    ({grads},) = grads" if c.multiple else "    g0 = grads"]
+    body += [f"    o{j}[...] = g{j}" for j in slots if j not in written]
+    got = ["fin"] + (["value"] if value else []) + [f"g{j}" for j in rest]
+    # (a lone flag returned as it is: no tuple to box)
+    body.append("    return " + ("fin" if len(got) == 1 else "(" + ", ".join(got) + ",)"))
+    scope = {"inner": inner, "finite": owner.rt.finite_of}
+    exec("\n".join(body) + "\n", scope)
+    jitted = numba.njit(scope["filled"])
+    made = [np.empty(args[c.wrt[j]].shape, args[c.wrt[j]].dtype) for j in slots]
+    sig = tuple(signature) + tuple(map(numba.typeof, made))
+    try:
+        jitted.compile(sig)
+    except Exception as error:
+        if type(error).__module__.split(".")[0] not in ("numba", "builtins"):
+            raise
+        return None
+    entry_point = getattr(jitted.overloads.get(sig), "entry_point", None)
+    if entry_point is None:
+        return None
+    env = dict(env, fp=entry_point, empty=np.empty, written=frozenset(written))
+    lines = [
+        "def fast(args):",
+        "    try:",
+        f"        ({params},) = args",
+        "    except ValueError:  # (another number of arguments)",
+        "        return MISS",
+        f"    if not ({' and '.join(env.pop('$tests'))}):",
+        "        return MISS",
+        "    if not valid():",
+        "        return MISS",
+    ]
+    for j in slots:
+        i = c.wrt[j]
+        shape = f"len(a{i})" if args[i].ndim == 1 else f"a{i}.shape"
+        lines.append(f"    o{j} = empty({shape}, dl{j})")
+        env[f"dl{j}"] = args[i].dtype
+    lines.append(f"    ({', '.join(got)},) = fp({params}, {outs})" if len(got) > 1
+                 else f"    fin = fp({params}, {outs})")
+    grads_t = f"({grads},)" if c.multiple else "g0"
+    lines += [f"    g{j} = o{j}" for j in slots]
+    out = f"(value, {grads_t})" if value else grads_t
+    lines += ["    if not fin:",
+              f"        return finish(args, {out}, fin)  # (the strong-zero rerun, maybe)"]
+    casts, results = [], []
+    for j, i in enumerate(c.wrt):
+        if j in slots:
+            results.append(f"g{j}")
+            continue
+        (test, expr), names = _cast(j, args[i], returned[j])
+        if test is None:
+            return None
+        env.update(names)
+        casts.append(test.replace(f"l{j}", f"a{i}"))
+        results.append(expr)
+    if casts:
+        lines += [f"    if not ({' and '.join(casts)}):",
+                  f"        return finish(args, {out}, fin)"]
+    built = f"({', '.join(results)},)" if c.multiple else results[0]
+    lines.append(f"    return (value, {built})" if value else f"    return {built}")
+    scope = dict(env)
+    exec(compile("\n".join(lines) + "\n", "<srcgrad numba fast path>", "exec"), scope)
+    return scope["fast"]
+
+
+_NO_FILL = False  # (tests: the gradients returned by Numba, boxed, as before)
+_NO_WRITTEN = False  # (tests: filled by a copy only)
+
+
+def _written(owner, entry, slots, value, multiple, outs):
+    """(the entry's code, the slots it writes itself): where slot j's gradient is a
+    name bound once, at the function's top level, to ``_sg.zeros_like(param)`` of its
+    argument and returned as it is (the only ``return``), a variant of the code taking
+    the arrays made by the fast path, that name bound to its own one, zeroed
+    (``_sg.zeros_into``): the code accumulates into it, nothing is copied. Otherwise
+    ``entry.inner`` and no slot."""
+    import ast
+
+    none = (entry.inner, set())
+    if _NO_WRITTEN:
+        return none
+    text = entry.text
+    tree = ast.parse(text)
+    code = tree.body[0]
+    a = code.args
+    if a.vararg or a.kwonlyargs or a.kwarg or a.posonlyargs or code.lineno != a.args[-1].end_lineno:
+        return none
+    returns = [n for n in ast.walk(code) if isinstance(n, ast.Return)]
+    if len(returns) != 1 or returns[0] is not code.body[-1] or returns[0].value is None:
+        return none
+    ret = returns[0].value
+    if value:
+        if not (isinstance(ret, ast.Tuple) and len(ret.elts) == 2):
+            return none
+        ret = ret.elts[1]
+    if isinstance(ret, ast.Call) and isinstance(ret.func, ast.Attribute) \
+            and ret.func.attr == "distinct" and len(ret.args) == 1:
+        ret = ret.args[0]
+    grads = ret.elts if multiple and isinstance(ret, ast.Tuple) else [ret] if not multiple else None
+    if grads is None:
+        return none
+    params = [p.arg for p in a.args]
+    wrt = owner.compiled.wrt
+    lines = text.splitlines()
+    edits, written = [], set()
+    for j in slots:
+        g = grads[j] if j < len(grads) else None
+        if not isinstance(g, ast.Name):
+            continue
+        name = g.id
+        stores = [n for n in ast.walk(code) if isinstance(n, ast.Name) and n.id == name
+                  and not isinstance(n.ctx, ast.Load)]
+        if len(stores) != 1 or sum(1 for k in grads if isinstance(k, ast.Name) and k.id == name) != 1:
+            continue
+        top = [s for s in code.body if isinstance(s, ast.Assign) and len(s.targets) == 1
+               and s.targets[0] is stores[0]]
+        if not top:
+            continue
+        v = top[0].value
+        if not (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+                and isinstance(v.func.value, ast.Name) and v.func.value.id == "_sg"
+                and v.func.attr == "zeros_like" and len(v.args) == 1 and not v.keywords
+                and isinstance(v.args[0], ast.Name) and v.args[0].id == params[wrt[j]]
+                and v.lineno == v.end_lineno):
+            continue
+        edits.append((v.lineno, v.col_offset, v.end_col_offset,
+                      f"_sg.zeros_into(o{j}, {params[wrt[j]]})"))
+        written.add(j)
+    if not written:
+        return none
+    for lineno, start, stop, new in sorted(edits, reverse=True):
+        line = lines[lineno - 1]
+        lines[lineno - 1] = line[:start] + new + line[stop:]
+    head = lines[code.lineno - 1]
+    at = head.rfind(")")
+    if at < 0 or f"o{min(slots)}" in {n.id for n in ast.walk(code) if isinstance(n, ast.Name)} \
+            or any(f"o{j}" in params for j in slots):
+        return none
+    lines[code.lineno - 1] = head[:at] + ", " + outs + head[at:]
+    fn = entry.loaded
+    from . import codegen
+    loaded = codegen.load("\n".join(lines) + "\n", fn.__name__, fn.__globals__,
+                          entry.cells, f"numba {fn.__name__} filled")
+    return owner.numba.njit(loaded), written
 
 
 def _distinct(grads):

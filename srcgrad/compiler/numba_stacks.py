@@ -20,6 +20,7 @@ The types are Numba's own, from typing the code once as it stands
 import ast
 
 _NO_ARRAYS = False
+_NO_SIZING = False  # (tests: stacks grown by doubling only)
 _SAMPLES = {"float64": "0.0", "int64": "0", "bool": "False"}  # T() as a literal
 
 
@@ -48,6 +49,8 @@ def typed_stacks(text, fn, args):
     lines = text.splitlines()
     edits = []
     typed = set()  # placeholders rewritten to a typed value
+    appended = {}  # line -> statements added at its end (reservations before loops)
+    parents = {child: node for node in ast.walk(code) for child in ast.iter_child_nodes(node)}
     for name, s in placeholders.items():
         sample = _sample(typemap.get(name), optional=True)
         if sample is not None and _never_read_unset(code, name, typemap):
@@ -66,6 +69,19 @@ def typed_stacks(text, fn, args):
         count = f"{stack}_sg_n"
         if sample is None or count in names or _NO_ARRAYS:
             continue
+        sized = None if _NO_SIZING else _sized(code, pushes, typemap, parents, text)
+        if sized is not None:
+            # Every push is counted in advance (``_sized``): room reserved before each
+            # outermost loop, pushes checked against the end without growing.
+            edits.append((s.value, f"_sg.stack_new({sample}, 0); {count} = 0"))
+            for before, budget in sized:
+                appended.setdefault(before.end_lineno, []).append(
+                    f"{stack} = _sg.stack_reserve({stack}, {count}, {budget})")
+            for node, v in pushes:
+                edits.append((node, f"_sg.stack_put({stack}, {count}, {v}); {count} += 1"))
+            for node, v in pops:
+                edits.append((node, f"{v}, {count} = {stack}[{count} - 1], {count} - 1"))
+            continue
         edits.append((s.value, f"_sg.stack_new({sample}); {count} = 0"))
         for node, v in pushes:
             # (The array is assigned only when full: an assignment at each push costs
@@ -79,6 +95,8 @@ def typed_stacks(text, fn, args):
             continue  # (one-line statements only: the code keeps its lines)
         line = lines[node.lineno - 1]
         lines[node.lineno - 1] = line[:node.col_offset] + new + line[node.end_col_offset:]
+    for lineno, added in appended.items():
+        lines[lineno - 1] += "; " + "; ".join(added)
     return "\n".join(lines) + "\n"
 
 
@@ -295,3 +313,173 @@ def _mirrored(loop, forward):
             and isinstance(it.args[0], ast.Name) and it.args[0].id in forward:
         return forward[it.args[0].id]
     return None
+
+
+# -- Stacks sized in advance ---------------------------------------------------------
+
+_COMPOUND = (ast.If, ast.For, ast.While)
+
+
+def _sized(code, pushes, typemap, parents, text):
+    """[(statement, budget)] when every push of a stack is counted in advance: a
+    reservation of ``budget`` more items is appended to ``statement``, the one right
+    before each outermost loop holding pushes; None where a push is not counted.
+
+    The bound, from the code's structure: a push's statement runs at most once per
+    trip of each loop around it, and every loop around it is a ``for`` over a range
+    (no ``else``, no ``break`` or ``continue`` anywhere in the outermost) whose trip
+    count is known when the outermost starts: the outermost iterates over a name the
+    statement right before it has just bound to ``range(...)`` (its trips are that
+    range's length, read right then), and each inner loop over ``range(args)``, or over
+    a name the last statement of its block binding it bound to ``range(args)``, where
+    ``args`` are integers and arrays' lengths and shapes of names that nothing in the
+    outermost loop stores (numbers and arrays: their value and shape stay as they
+    were). The pushes under one outermost loop are at most the sum, over its push
+    statements, of the product of their loops' trip counts (a push under an ``if``:
+    an upper bound). Pushes outside a loop, or under a ``while``: not sized.
+    """
+    by_outer = {}
+    for node, _ in pushes:
+        chain, up = [], parents.get(node)
+        while up is not None and up is not code:
+            if not isinstance(up, _COMPOUND):
+                return None
+            if isinstance(up, (ast.For, ast.While)):
+                chain.append(up)
+            up = parents.get(up)
+        if not chain:
+            return None
+        chain.reverse()  # outermost first
+        by_outer.setdefault(id(chain[0]), (chain[0], []))[1].append(chain)
+    out = []
+    for outer, chains in by_outer.values():
+        if any(isinstance(n, (ast.Break, ast.Continue, ast.Return, ast.Raise, ast.Try,
+                              ast.With, ast.FunctionDef, ast.Lambda, ast.Global,
+                              ast.Nonlocal, ast.NamedExpr)) for n in ast.walk(outer)):
+            return None
+        stored = {n.id for n in ast.walk(outer)
+                  if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        before = _before(outer, parents, text)
+        if before is None:
+            return None
+        terms = []
+        for chain in chains:
+            counts = []
+            for loop in chain:
+                count = _trips(loop, loop is outer, before, stored, typemap, parents)
+                if count is None:
+                    return None
+                counts.append(count)
+            term = counts[0]
+            for count in counts[1:]:  # (a product by a helper: checked, 64 bits)
+                term = f"_sg.stack_product({term}, {count})"
+            terms.append(term)
+        out.append((before, " + ".join(terms)))
+    return out
+
+
+def _block_of(node, parents):
+    """(the list of statements holding ``node``, its index there)"""
+    parent = parents.get(node)
+    for field in ("body", "orelse"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list):
+            for i, s in enumerate(block):
+                if s is node:
+                    return block, i
+    return None, None
+
+
+def _before(loop, parents, text):
+    """The one-line simple statement right before ``loop`` in its block, where a
+    reservation can be appended to its line (nothing after it there)."""
+    block, i = _block_of(loop, parents)
+    if not block or i == 0:
+        return None
+    s = block[i - 1]
+    if isinstance(s, _COMPOUND) or not isinstance(s, (ast.Assign, ast.Expr, ast.AugAssign)) \
+            or s.lineno != s.end_lineno:
+        return None
+    if text.splitlines()[s.end_lineno - 1][s.end_col_offset:].strip():
+        return None
+    return s
+
+
+def _range_call(node):
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+        and node.func.id == "range" and 1 <= len(node.args) <= 3 and not node.keywords \
+        and not any(isinstance(a, ast.Starred) for a in node.args)
+
+
+def _trips(loop, outermost, before, stored, typemap, parents):
+    """An expression of ``loop``'s trip count, valid at the end of ``before`` (see
+    ``_sized``); None where it is not known then."""
+    if not isinstance(loop, ast.For) or loop.orelse or not isinstance(loop.target, ast.Name):
+        return None
+    it = loop.iter
+    if isinstance(it, ast.Name):
+        if outermost:
+            # bound by the statement right before: its length is the trip count
+            if isinstance(before, ast.Assign) and len(before.targets) == 1 \
+                    and isinstance(before.targets[0], ast.Name) \
+                    and before.targets[0].id == it.id and _range_call(before.value):
+                return f"len({it.id})"
+            return None
+        block, i = _block_of(loop, parents)
+        if block is None:
+            return None
+        definition = None
+        for s in reversed(block[:i]):
+            if any(isinstance(n, ast.Name) and n.id == it.id and not isinstance(n.ctx, ast.Load)
+                   for n in ast.walk(s)):
+                definition = s
+                break
+        if not (isinstance(definition, ast.Assign) and len(definition.targets) == 1
+                and isinstance(definition.targets[0], ast.Name)
+                and definition.targets[0].id == it.id and _range_call(definition.value)):
+            return None
+        it = definition.value
+    # (The outermost's own range is read as it starts, right after ``before``: what
+    # its trips store does not matter.)
+    if not _range_call(it) or not all(
+            _invariant(a, set() if outermost else stored, typemap) for a in it.args):
+        return None
+    return "len(" + ast.unparse(it) + ")"
+
+
+def _invariant(node, stored, typemap):
+    """Is ``node`` an integer expression of constants, integer names and arrays'
+    lengths and shapes, none of whose names is in ``stored``?"""
+    from numba.core import types
+
+    def name_ok(name, array):
+        if name in stored or name in ("len", "range"):
+            return False
+        found = [t for k, t in typemap.items()
+                 if k == name or k.startswith(name + ".") and k[len(name) + 1:].isdigit()]
+        kind = types.Array if array else types.Integer
+        return bool(found) and all(isinstance(t, kind) for t in found)
+
+    def ok(n):
+        if isinstance(n, ast.Constant):
+            return type(n.value) is int
+        if isinstance(n, ast.Name):
+            return name_ok(n.id, False)
+        if isinstance(n, ast.BinOp):
+            return isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)) \
+                and ok(n.left) and ok(n.right)
+        if isinstance(n, ast.UnaryOp):
+            return isinstance(n.op, ast.USub) and ok(n.operand)
+        if isinstance(n, ast.Call):
+            return isinstance(n.func, ast.Name) and n.func.id == "len" \
+                and len(n.args) == 1 and not n.keywords \
+                and isinstance(n.args[0], ast.Name) and name_ok(n.args[0].id, True)
+        if isinstance(n, ast.Attribute):
+            return n.attr in ("size", "ndim") and isinstance(n.value, ast.Name) \
+                and name_ok(n.value.id, True)
+        if isinstance(n, ast.Subscript):
+            return isinstance(n.value, ast.Attribute) and n.value.attr == "shape" \
+                and isinstance(n.value.value, ast.Name) and name_ok(n.value.value.id, True) \
+                and isinstance(n.slice, ast.Constant) and type(n.slice.value) is int
+        return False
+    return ok(node)

@@ -57,6 +57,23 @@ def _zeros_like(value):
     _refuse("zeros_like", value)
 
 
+def zeros_into(out, value):
+    """``zeros_like(value)`` as ``out`` zeroed: an array of ``value``'s shape and float
+    dtype the caller made (``compiler/numba_fast.py``)."""
+
+
+@overload(zeros_into)
+def _zeros_into(out, value):
+    if _array(value) and isinstance(_plain(value).dtype, types.Float) and _array(out):
+        def into(out, value):
+            if out.shape != value.shape:
+                raise AssertionError("srcgrad internal error: zeros_into of another shape")
+            out[...] = 0
+            return out
+        return into
+    _refuse("zeros_into", value)
+
+
 def distinct(grads):
     """The gradients as computed: the caller copies any returned twice (``core.distinct``)."""
 
@@ -486,16 +503,16 @@ def _reversed_of(seq):
     return lambda seq: seq[::-1]
 
 
-def stack_new(sample):
+def stack_new(sample, size=16):
     """An empty stack of numbers of ``sample``'s type: an array (its count is kept
     beside it, ``compiler/numba_stacks.py``)."""
 
 
 @overload(stack_new)
-def _stack_new(sample):
+def _stack_new(sample, size=16):
     if isinstance(sample, (types.Float, types.Integer, types.Boolean)):
         dtype = np.dtype(str(sample))
-        return lambda sample: np.empty(16, dtype)
+        return lambda sample, size=16: np.empty(size, dtype)
     _refuse("stack_new", sample)
 
 
@@ -510,6 +527,52 @@ def _stack_grown(stack):
         out[:len(stack)] = stack
         return out
     return grown
+
+
+def stack_reserve(stack, count, extra):
+    """``stack`` (``count`` items) with room for ``extra`` more: itself when it has it,
+    else a copy of its items ``count + extra`` long (``numba_stacks.py``: before a loop
+    whose pushes are counted in advance)."""
+
+
+@overload(stack_reserve)
+def _stack_reserve(stack, count, extra):
+    def reserve(stack, count, extra):
+        need = count + extra
+        if need <= len(stack):
+            return stack
+        out = np.empty(need, stack.dtype)
+        out[:count] = stack[:count]
+        return out
+    return reserve
+
+
+def stack_product(a, b):
+    """``a * b`` of two trip counts (``numba_stacks.py``'s bounds), refused past 64 bits."""
+
+
+@overload(stack_product)
+def _stack_product(a, b):
+    def product(a, b):
+        if a < 0 or b < 0 or b > 0 and a > 9223372036854775807 // b:
+            raise OverflowError("srcgrad: a stack's bound on its pushes outgrows 64 bits")
+        return a * b
+    return product
+
+
+def stack_put(stack, count, value):
+    """``stack[count] = value`` in a stack sized in advance (``stack_reserve``): a
+    count past its end is srcgrad's error (a wrong bound), raised, never written."""
+
+
+@overload(stack_put)
+def _stack_put(stack, count, value):
+    def put(stack, count, value):
+        if count >= len(stack):
+            raise AssertionError("srcgrad internal error: a stack sized in advance "
+                                 "overflowed (its bound on the pushes was wrong)")
+        stack[count] = value
+    return put
 
 
 def _finite(value):
@@ -560,4 +623,5 @@ HELPERS = frozenset({"zeros_like", "distinct", "check_scalar", "like", "add", "i
                      "ieee_divide", "ieee_power", "mean_grad", "check_not_array",
                      "updated_in_place", "writeable", "copy_slot", "add_at_zeros", "sigmoid",
                      "matmul_grad_x1", "matmul_grad_x2", "dot_grad", "transpose_grad",
-                     "stack_new", "stack_grown"})
+                     "stack_new", "stack_grown", "stack_reserve", "stack_put",
+                     "stack_product", "zeros_into"})
