@@ -76,6 +76,24 @@ def _cast(j, like, nb_type):
     return None, None
 
 
+def _casts(wrt, args, returned, env, filled=()):
+    """(the tests the gradients pass, the expressions returning them), the names they read
+    added to ``env``; ``filled``: the gradients written into arrays made per call
+    (``_filled``), returned as they are. None where a cast is not decided here."""
+    casts, results = [], []
+    for j, i in enumerate(wrt):
+        if j in filled:
+            results.append(f"g{j}")
+            continue
+        (test, expr), names = _cast(j, args[i], returned[j])
+        if test is None:
+            return None
+        env.update(names)
+        casts.append(test.replace(f"l{j}", f"a{i}"))
+        results.append(expr)
+    return casts, results
+
+
 def fast_path(owner, entry, args):
     """A function of a call's positional arguments giving what the general path
     would return, or ``MISS``; None when this call's kinds are not ones it takes."""
@@ -103,14 +121,10 @@ def fast_path(owner, entry, args):
     if owner.mode == "value_and_grad":
         returned = returned.types[1]
     returned = list(returned.types) if c.multiple else [returned]
-    casts, results = [], []
-    for j, i in enumerate(c.wrt):
-        (test, expr), names = _cast(j, args[i], returned[j])
-        if test is None:
-            return None
-        env.update(names)
-        casts.append(test.replace(f"l{j}", f"a{i}"))
-        results.append(expr)
+    found = _casts(c.wrt, args, returned, env)
+    if found is None:
+        return None
+    casts, results = found
     params = ", ".join(f"a{i}" for i in range(len(args)))
     grads = ", ".join(f"g{j}" for j in range(len(c.wrt)))
     filled = _filled(owner, entry, args, signature, returned, env)
@@ -220,17 +234,10 @@ def _filled(owner, entry, args, signature, returned, env):
     out = f"(value, {grads_t})" if value else grads_t
     lines += ["    if not fin:",
               f"        return finish(args, {out}, fin)  # (the strong-zero rerun, maybe)"]
-    casts, results = [], []
-    for j, i in enumerate(c.wrt):
-        if j in slots:
-            results.append(f"g{j}")
-            continue
-        (test, expr), names = _cast(j, args[i], returned[j])
-        if test is None:
-            return None
-        env.update(names)
-        casts.append(test.replace(f"l{j}", f"a{i}"))
-        results.append(expr)
+    found = _casts(c.wrt, args, returned, env, slots)
+    if found is None:
+        return None
+    casts, results = found
     if casts:
         lines += [f"    if not ({' and '.join(casts)}):",
                   f"        return finish(args, {out}, fin)"]
