@@ -28,7 +28,6 @@ from . import trees
 from .api import _python_function, grad
 from .compiler import codegen
 from .compiler.cache import _kind
-from .compiler.tangents import compile_tangent
 from .errors import CompileError
 from .passes.ranks import size_classes
 from .runtime.strong import all_finite
@@ -134,6 +133,8 @@ def _forward_code(f, args, wrt, refusals=None, strong=False):
     # (A CompileError kept from the first call is final for this key: it has no guards.)
     if entry is False or entry is not None and not isinstance(entry, CompileError) \
             and not entry.guards.valid():
+        from .compiler.tangents import compile_tangent  # (at the first compile, not at import)
+
         try:
             entry = compile_tangent(code, [len(bound) + i for i in wrt], sample, strong,
                                     sized=True)
