@@ -234,6 +234,8 @@ def _cast(grad, like):
     if type(grad) is np.ndarray and type(like) is np.ndarray and grad.shape == like.shape \
             and (grad.dtype is like.dtype or grad.dtype == like.dtype) and grad.flags.writeable:
         return grad  # the usual case, first (one dtype: both complex, or neither)
+    if type(grad) is np.float64 and (type(like) is float or type(like) is np.float64):
+        return grad  # (a Python float's or a NumPy scalar's gradient: a reduction's)
     if is_complex(grad) and not is_complex(like):
         # Code compiled for real values met a complex one it did not see coming (an
         # object's complex attribute): its rules were not the complex ones.

@@ -645,9 +645,11 @@ def distinct(grads):
     returned as they are, an in-place update of one (``gx *= 0.5``) would
     silently change the other.
     """
-    if all(type(g) is np.ndarray and g.base is None for g in grads) \
-            and len(set(map(id, grads))) == len(grads):
-        return tuple(grads)  # arrays owning their memory, each once: nothing shared
+    if all(type(g) is np.ndarray and g.base is None or not isinstance(g, np.ndarray)
+           for g in grads) and len(set(map(id, grads))) == len(grads):
+        # Arrays owning their memory, each once, and numbers (a bias's NumPy scalar):
+        # nothing shared.
+        return tuple(grads)
     out = list(grads)
     for i, g in enumerate(out):
         if isinstance(g, np.ndarray) and any(isinstance(h, np.ndarray) and _may_share(g, h)

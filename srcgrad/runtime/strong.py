@@ -67,7 +67,7 @@ def strong_zero_tangent(value_dot, value, seed, seed_dot):
 def all_finite(value, depth=4):
     """Is every number in ``value`` (an array, a number, or a list, tuple or dict of
     them, a few levels deep) finite? Other objects count as finite."""
-    if type(value) is float:
+    if type(value) is float or type(value) is np.float64:  # (a float: math's test)
         return math.isfinite(value)
     if isinstance(value, np.ndarray):
         # (One pass and no temporary: the sum is finite if every item is, and a sum that
@@ -83,6 +83,9 @@ def all_finite(value, depth=4):
         for v in value:  # (a tuple of real arrays, the usual gradients: checked here)
             if type(v) is np.ndarray and v.dtype.kind == "f":
                 if not math.isfinite(v.sum()):
+                    return False
+            elif type(v) is np.float64:  # (a bias's gradient, from a reduction)
+                if not math.isfinite(v):
                     return False
             elif not all_finite(v, depth - 1):
                 return False

@@ -285,19 +285,16 @@ class _Record:
         would record differently (then the rows go one by one)."""
         return self._twin("rows")
 
-    def _run_backward(self, entry, record, keep, taken, live, args):
+    def _run_backward(self, entry, record, keep, live, args):
         """``entry``'s backward code run on ``record``: (what it reports, {id(copy):
         original}). ``keep``: the record stays as it is (what the code restores in
-        place is copied); else it is emptied, what it held moved to ``taken``."""
+        place is copied); else the code reads the record as it is, and what it restores
+        in place is taken out of it (the caller empties the record after)."""
         if keep:  # the backward code may run again: what it restores in place is copied
             run, originals = kept.pristine(record, entry.restored)
             take = run.get
-        else:
-            originals = {}
-
-            def take(name, default, pop=record.pop):
-                value = taken[name] = pop(name, default)
-                return value
+        else:  # (left whole when nothing is restored: a run with strong zeros reads it)
+            originals, take = {}, record.pop if entry.restored else record.get
         if self.held:  # Variables assigned since the block ran: their values then
             def take(name, default, take=take):
                 value = take(name, default)
@@ -388,8 +385,7 @@ class _Record:
         args = [seeds[n] if n in seeds else _zero_seed(self.outputs.get(n), rows)
                 for n in entry.seeded]
         live = set().union(*reached)
-        taken = {}
-        reported, originals = self._run_backward(entry, record, keep, taken, live, args)
+        reported, originals = self._run_backward(entry, record, keep, live, args)
         if not all_finite([g for _, g in reported]) and rows is None \
                 and (keep or not entry.restored):
             # Maybe a masked inf or NaN (``np.where(x > 0, np.log(x), 0)``): the
@@ -397,8 +393,7 @@ class _Record:
             # record (as the first run found it: nothing was restored in place).
             strong = self.strong_entry()
             if strong is not None:
-                reported, originals = self._run_backward(
-                    strong, record if keep else taken, True, None, live, args)
+                reported, originals = self._run_backward(strong, record, True, live, args)
         if not keep:
             self.once = (self.once[0], {})
         pairs = reported if _PLAIN_OBJECTS.issuperset(type(obj) for obj, _ in reported) \
