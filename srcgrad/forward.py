@@ -27,7 +27,7 @@ import numpy as np
 from . import trees
 from .api import _python_function, grad
 from .compiler import codegen
-from .compiler.cache import _kind
+from .compiler.cache import _kind, _signature
 from .errors import CompileError
 from .passes.ranks import size_classes
 from .runtime.strong import all_finite
@@ -110,6 +110,9 @@ def _forward(f, args, wrt, refusals=None):
     return run
 
 
+_LAST = object()  # (in a function's forward-mode cache: the last call's key)
+
+
 def _forward_code(f, args, wrt, refusals=None, strong=False):
     """(code, does it run twice alike?), or None: ``_forward``'s, with strong zeros or not."""
     for a in args:
@@ -127,8 +130,17 @@ def _forward_code(f, args, wrt, refusals=None, strong=False):
         per_fn = _FORWARD.setdefault(code, {})
     except TypeError:
         per_fn = {}
-    key = (tuple(wrt), len(rest), tuple(keywords), strong, size_classes(sample)) + tuple(
-        map(_kind, bound + tuple(args) + rest + tuple(keywords.values())))
+    # (Arrays and floats of the last call's shapes and dtypes: the last call's key, as
+    # ``_signature`` tells; the key made again only for other arguments.)
+    signature = _signature(sample) if not keywords else None
+    last = per_fn.get((_LAST, tuple(wrt), strong, len(args)))
+    if signature is not None and last is not None and last[0] == signature:
+        key = last[1]
+    else:
+        key = (tuple(wrt), len(rest), tuple(keywords), strong, size_classes(sample)) + tuple(
+            map(_kind, bound + tuple(args) + rest + tuple(keywords.values())))
+        if signature is not None:
+            per_fn[(_LAST, tuple(wrt), strong, len(args))] = (signature, key)
     entry = per_fn.get(key, False)
     # (A CompileError kept from the first call is final for this key: it has no guards.)
     if entry is False or entry is not None and not isinstance(entry, CompileError) \
@@ -270,7 +282,8 @@ def hvp(f):
         _check_like(args[0], v, 0)
         if any(map(_holds_record, args)):
             return _records_hvp(f, compiled, args, v)
-        if not any(map(np.iscomplexobj, trees.leaves(v))):  # forward over reverse: the
+        if type(v) is np.ndarray and v.dtype.kind == "f" \
+                or not any(map(np.iscomplexobj, trees.leaves(v))):  # forward over reverse: the
             # gradient's tangent along v (a tree's leaves: ``(w, s)`` of two shapes)
             forward = _forward(gradient, tuple(args), [0])
             if forward is not None:

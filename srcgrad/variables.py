@@ -215,6 +215,9 @@ class Variable(NDArrayOperatorsMixin):
         self._value = _frozen(array)
         self._trainable = bool(trainable)
         self._name = name
+        # What a compiled code's key says of it as an object's attribute (cache._attribute):
+        # none of the three changes (assign keeps the shape and dtype).
+        self._described = (Variable, self._trainable, array.ndim)
 
     # ---------------------------------------------------------------- state
     @property

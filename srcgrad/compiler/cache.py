@@ -179,7 +179,7 @@ def _structure(obj, depth):
         if t in _DATA:
             continue  # data: what the code is specialised on is the cache key's own
         if t is Variable:
-            out.append((name, (Variable, value.trainable, value.ndim)))  # as _attribute
+            out.append((name, value._described))  # as _attribute
         elif isinstance(value, (list, tuple)):
             out.append((name, len(value), tuple(_attribute(v, depth) for v in value)))
         elif isinstance(value, dict):  # ``self.config["act"]`` is resolved too
@@ -194,7 +194,7 @@ def _structure(obj, depth):
 
 def _attribute(value, depth):
     if type(value) is Variable:  # a tape watches the trainable ones; ranks.py reads ndim
-        return (Variable, value.trainable, value.ndim)
+        return value._described
     if isinstance(value, BY_IDENTITY):
         return _Same(value)  # ``self.activation = np.tanh``
     if isinstance(value, types.MethodType):

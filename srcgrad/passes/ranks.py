@@ -127,7 +127,7 @@ def size_classes(args):
             for n in a.shape:
                 out.append(~n if n <= EXACT else seen.setdefault(n, len(seen)))
         elif t is Variable:
-            _sizes(a.shape, seen, out)
+            _sizes(a._value.shape, seen, out)
         elif t not in _UNWALKED and walked_object(a):
             _object_sizes(a, OBJECT_DEPTH, seen, out)
     return tuple(out)
@@ -146,7 +146,7 @@ def _sizes(shape, seen, out):
 def _object_sizes(obj, depth, seen, out):
     for value in vars(obj).values():
         if type(value) is Variable:
-            _sizes(value.shape, seen, out)
+            _sizes(value._value.shape, seen, out)
         elif depth > 1 and type(value) not in _UNWALKED and walked_object(value):
             _object_sizes(value, depth - 1, seen, out)
 

@@ -114,6 +114,9 @@ def zeros_like(value):
 def add(a, b):
     """Accumulate two adjoints; lists (adjoints of lists and tuples) add elementwise,
     and so do tuples (never concatenated)."""
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.shape == b.shape \
+            or type(a) is float and type(b) is float:
+        return a + b  # (the usual pair, before the tests below that it passes)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return [add(x, y) for x, y in zip(a, b)]
     if isinstance(a, dict) and isinstance(b, dict):
@@ -491,6 +494,10 @@ def like(value):
 
 def seed_like(value):
     """The default seed of a tape's gradient: ones shaped like the target."""
+    if type(value) is np.float64 or type(value) is float:  # (a loss: a reduction's value)
+        return np.ones((), np.float64)
+    if type(value) is np.ndarray and value.dtype.kind in "fc":
+        return np.ones(value.shape, value.dtype)
     return np.ones_like(np.asarray(value), dtype=np.result_type(np.asarray(value).dtype, np.float16))
 
 

@@ -140,7 +140,7 @@ class _Record:
         # Variable arithmetic in the compiled code; a trainable one is watched by name.
         plain = once.plain_variables(region, self.inputs, self.values)
         while True:
-            sample = [self.values[n].read_value() if n in plain else self.values[n]
+            sample = [_array_of(self.values[n]) if n in plain else self.values[n]
                       for n in self.inputs]
             as_arrays = tuple(n for n in plain if watch_variables and self.values[n].trainable)
             entry = self._entry(sample, carried, watch_variables, as_arrays)
@@ -989,12 +989,27 @@ def _zero_seed(value, rows=None):
     if rows is not None:
         return runtime.zeros_rows(value, np.zeros((rows,)))
     if isinstance(value, np.ndarray):
-        return np.broadcast_to(np.zeros((), dtype=_float_dtype(value)), value.shape)
+        # (np.broadcast_to's read-only view of a zero, made without its argument handling)
+        dtype = value.dtype if value.dtype.kind in "fc" else np.dtype(np.float64)
+        out = np.ndarray(value.shape, dtype, np.zeros((), dtype), 0, (0,) * value.ndim)
+        out.flags.writeable = False
+        return out
     if isinstance(value, (list, tuple)):  # (the adjoint of a tuple is a list)
         return [_zero_seed(v) for v in value]
     if isinstance(value, dict):
         return {k: _zero_seed(v) for k, v in value.items()}
     return runtime.zeros_like(value)
+
+
+def _array_of(variable):
+    """What the compiled block computes with in place of a Variable it uses only as an
+    array: its array; for a 0-d one, the NumPy scalar (a scalar's arithmetic is NumPy's
+    quick scalar math, a 0-d array's a ufunc call; ``a[()]``, ``a.shape``, ``float(a)``
+    and every ufunc read both alike)."""
+    value = variable.read_value()
+    if value.ndim == 0 and value.dtype.kind in "fc":
+        return value[()]
+    return value
 
 
 def _float_dtype(value):
