@@ -39,6 +39,13 @@ class Treedef:
     kind: object
     keys: tuple = ()
     children: tuple = ()
+    # Every child a leaf (a flat dict, list or tuple: the usual parameters): taken apart
+    # and built again without a call per leaf.
+    flat: bool = dataclasses.field(default=False, init=False, compare=False, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "flat", self.kind in (dict, list, tuple)
+                           and all(c.kind == "leaf" for c in self.children))
 
 
 LEAF = Treedef("leaf")
@@ -139,6 +146,18 @@ def leaves_as(value, treedef, out):
         return False
     if kind is not treedef.kind:
         return False
+    if treedef.flat:
+        if kind is dict:
+            if tuple(value) != treedef.keys:
+                return False
+            value = value.values()
+        elif len(value) != len(treedef.children):
+            return False
+        for v in value:
+            if type(v) not in _PLAIN_LEAVES:
+                return False
+        out.extend(value)
+        return True
     if kind is dict:
         return tuple(value) == treedef.keys and all(
             leaves_as(value[k], c, out) for k, c in zip(treedef.keys, treedef.children))
@@ -150,6 +169,11 @@ def leaves_as(value, treedef, out):
 
 def unflatten(treedef, leaves):
     """The tree of ``treedef`` with ``leaves`` (an iterator or a sequence) at its leaves."""
+    if treedef.flat and type(leaves) in (list, tuple) and len(leaves) == len(treedef.children):
+        kind = treedef.kind
+        if kind is dict:
+            return dict(zip(treedef.keys, leaves))
+        return list(leaves) if kind is list else tuple(leaves)
     def node(t, items):
         if t.kind is dict:
             return dict(zip(t.keys, items))
