@@ -11,7 +11,8 @@ import gast
 
 from ..errors import CompileError
 from ..ir import templates as T
-from ..passes import activity, ranks, repeatable
+from ..ir.names import walk_stmts
+from ..passes import activity, cleanup, ranks, repeatable
 from ..passes.tangent import Tangent
 from . import codegen
 from .context import Generated
@@ -42,6 +43,7 @@ def compile_tangent(fn, wrt, sample=None, strong=False, sized=False):
     for w in wrt_names:
         tangent.state[w] = "value"
     code = tangent.block(body)
+    _fold_inside_tangents(code, set(tangent.names.values()))
     out = tangent.read_or_zero(T.name(result_name)) if result_name in act.varied else \
         T.expr("_sg.zeros_like(x)", x=copy.deepcopy(result) if result is not None
                else T.const(None))
@@ -63,3 +65,18 @@ def compile_tangent(fn, wrt, sample=None, strong=False, sized=False):
     text = codegen.unparse(new, header)
     loaded = codegen.load(text, fname, src.globals, ctx.cells, f"jvp {fn.__qualname__}")
     return Generated(text, loaded, ctx.guards, rerunnable)
+
+
+def _fold_inside_tangents(code, dots):
+    """Constant arithmetic and ``x ** 1`` folded inside the expressions of tangent
+    statements (a power rule's ``x ** (2 - 1)`` is ``x``), as the reverse pass's clean-up
+    folds them in adjoints. Only inside: a tangent bound to another name as it is would
+    share its array, which a tangent updated in place (``y_dot[i] = ...``) must not."""
+    peephole = cleanup.Peephole()
+    for s in walk_stmts(code):
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name) and s.targets[0].id in dots:
+            for field in ("left", "right", "operand"):
+                value = getattr(s.value, field, None)
+                if isinstance(value, gast.expr):
+                    setattr(s.value, field, peephole.visit(value))

@@ -42,7 +42,7 @@ _FOLD = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
          gast.Mult: lambda a, b: a * b}
 
 
-class _Peephole(gast.NodeTransformer):
+class Peephole(gast.NodeTransformer):
     def visit_BinOp(self, node):
         self.generic_visit(node)
         a, b = _num(node.left), _num(node.right)
@@ -439,7 +439,7 @@ def dead_restores(backward, live_after):
 def cleanup(backward, adjoint_names, live_after):
     """Simplify ``backward`` (a statement list) in place; returns it."""
     adjoint_names = set(adjoint_names)
-    peep = _Peephole()
+    peep = Peephole()
     backward[:] = [peep.visit(s) for s in backward]
     _Liveness(adjoint_names).block(backward, set(live_after), True)
     _Copies(backward, set(live_after)).block(backward)

@@ -272,6 +272,12 @@ def add_at(base, index, grad):
     Repeated fancy indices accumulate (``np.add.at``), as the adjoint of a
     gather must.
     """
+    if type(base) is np.ndarray and (type(index) is slice or type(index) is int) \
+            and base.dtype.kind == "f" and (type(grad) is float or type(grad) is np.ndarray
+                                            and grad.dtype is base.dtype):
+        out = base.copy()  # (the usual call, a slice's adjoint: its dtype is the base's)
+        out[index] += grad
+        return out
     if isinstance(base, (list, dict)):
         out = base.copy()
         if not _holds(out, index):
@@ -293,6 +299,12 @@ def add_at_zeros(like, index, grad):
 
     ``add_at(zeros_like(like), index, grad)`` without copying the fresh zeros.
     """
+    if (type(like) is np.ndarray or type(like) is Like) and like.dtype.kind == "f" \
+            and (type(index) is slice or type(index) is int) \
+            and (type(grad) is float or type(grad) is np.ndarray and grad.dtype is like.dtype):
+        base = np.zeros(like.shape, like.dtype)  # (the usual call, as below)
+        base[index] += grad
+        return base
     base = zeros_like(like)
     if isinstance(base, (list, dict)):
         if _holds(base, index):
