@@ -664,6 +664,8 @@ def distinct(grads):
     returned as they are, an in-place update of one (``gx *= 0.5``) would
     silently change the other.
     """
+    if len(grads) < 2:
+        return tuple(grads)
     if all(type(g) is np.ndarray and g.base is None or not isinstance(g, np.ndarray)
            for g in grads) and len(set(map(id, grads))) == len(grads):
         # Arrays owning their memory, each once, and numbers (a bias's NumPy scalar):

@@ -18,6 +18,7 @@ refuses on a differentiated value) raises at entry, naming the reason and
 the line: there is no second engine to fall back to.
 """
 import functools
+import math
 import sys
 import types
 import warnings
@@ -386,8 +387,8 @@ class _Record:
                 for n in entry.seeded]
         live = set().union(*reached)
         reported, originals = self._run_backward(entry, record, keep, live, args)
-        if not all_finite([g for _, g in reported]) and rows is None \
-                and (keep or not entry.restored):
+        if rows is None and (keep or not entry.restored) \
+                and not all_finite([g for _, g in reported]):
             # Maybe a masked inf or NaN (``np.where(x > 0, np.log(x), 0)``): the
             # backward code again, with strong zeros (runtime/strong.py), on the same
             # record (as the first run found it: nothing was restored in place).
@@ -733,7 +734,7 @@ class GradientTape:
         _check_one_array(target, "jacobian")
         flat_sources, rebuild = _flatten(sources)
         shape = np.shape(target)
-        size = int(np.prod(shape, dtype=int))
+        size = math.prod(shape)
         seed = np.eye(size).reshape((size,) + shape)
         self._check_not_lost([target])
         grads = self._vjp([target], [seed], flat_sources, rows=True)
@@ -1019,11 +1020,15 @@ def _float_dtype(value):
 def _rows_finish(g, source, lead, shape, unconnected):
     """A Jacobian for ``source`` from row adjoints ``g``: shape ``shape + source.shape``."""
     value = np.asarray(source)
-    dtype = _float_dtype(value)
+    dtype = value.dtype if value.dtype.kind in "fc" else np.dtype(np.float64)
     if g is None or not is_float_like(source):
         if unconnected is UnconnectedGradients.NONE:
             return None
         return np.zeros(shape + value.shape, dtype=dtype)
+    if type(g) is np.ndarray and g.dtype == dtype and g.flags.writeable \
+            and g.shape == lead + value.shape:
+        # (The backward code's own array, as ``_finish`` returns it: no copy.)
+        return g.reshape(shape + value.shape)
     full = np.broadcast_to(g, lead + value.shape)
     return full.reshape(shape + value.shape).astype(dtype)
 
