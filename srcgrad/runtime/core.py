@@ -94,6 +94,10 @@ def zeros_like(value):
     """
     if type(value) is np.ndarray or type(value) is Like:  # (the usual value, first)
         return np.zeros(value.shape, value.dtype if value.dtype.kind in "fc" else np.float64)
+    if type(value) is float:  # (then numbers, as below)
+        return 0.0
+    if type(value) is np.float64:
+        return np.float64(0)
     if isinstance(value, (list, tuple)):
         return [zeros_like(v) for v in value]
     if isinstance(value, collections.Counter):  # (its adjoint too reads a key it lacks as 0: _holds)
