@@ -177,6 +177,17 @@ def mangle(node, cls):
     return node
 
 
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _own(filename):
+    """Is ``filename`` one of srcgrad's own modules (the runtime helpers forward mode and
+    inlining read)? Their files are the package's: they do not change under a running
+    program, as a user's file edited after its import does, so the comparison with the
+    code Python runs (``_matches``: compiling the text again) is skipped for them."""
+    return filename.startswith(_PACKAGE)
+
+
 def _matches(text, code):
     """Is ``text`` (a def found on disk) the source ``code`` was compiled from?"""
     try:
@@ -381,7 +392,7 @@ def _parsed_def(fn, text, start, generated):
         if not defs:
             raise SourceUnavailableError(f"no function definition found for {fn.__qualname__!r}", filename)
         node = defs[0]
-    if generated is None and not _matches(text, code):
+    if generated is None and not _own(filename) and not _matches(text, code):
         raise SourceUnavailableError(
             f"the source of {fn.__qualname__!r} in {os.path.basename(filename)} has changed since "
             "the function was defined, so srcgrad cannot read the code Python runs",

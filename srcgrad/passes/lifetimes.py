@@ -103,8 +103,7 @@ def free_early(forward, backward, keep, scalars, adjoints, params=()):
     # A name a loop rebinds (``for ...: x = np.sin(x)``) is freed after its last read
     # if that read is a statement of its own at the top level: bound when it ran.
     looped = {n for s in forward if isinstance(s, (gast.For, gast.While))
-              for inner in walk_stmts(s.body) for n in bound_names(inner)
-              if _may_hold_array(n, s)}
+              for n in _array_names(s)}
     late = looped - (set(keep) - set(params)) - scalars - once
     # (A parameter the loop rebinds holds the loop's last value: let go of it too.)
     leftovers = _drop_loop_leftovers(forward, backward, set(keep) - set(params) | scalars)
@@ -265,7 +264,7 @@ def _drop_loop_leftovers(forward, backward, keep):
         inside = {n for inner in walk_stmts(s.body) for n in bound_names(inner)}
         later = set().union(*(_loads(c) for c in forward[i + 1:] + backward))
         freed = {n for d in s.body if isinstance(d, gast.Delete) for n in _names(d.targets)}
-        dead = sorted(n for n in inside - later - keep - freed if _may_hold_array(n, s))
+        dead = sorted((inside - later - keep - freed) & _array_names(s))
         if dead:
             out.append(gast.Assign([T.name(n) for n in dead], T.const(None), None))
     return out
@@ -315,9 +314,11 @@ def _loads(node):
     return {n.id for n in T.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
-def _may_hold_array(name, loop):
-    return any(isinstance(s, gast.Assign) and name in bound_names(s) and _may_be_array(s.value)
-               for s in walk_stmts(loop.body))
+def _array_names(loop):
+    """The names an assignment in ``loop``'s body binds to what may be an array (one walk
+    of the body for all its names, not one per name)."""
+    return {n for s in walk_stmts(loop.body) if isinstance(s, gast.Assign)
+            and _may_be_array(s.value) for n in bound_names(s)}
 
 
 def _bound_once_at_top(body):
