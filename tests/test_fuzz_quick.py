@@ -138,6 +138,17 @@ def test_kink_within_the_step_is_inconclusive_not_fail(tmp_path):
     assert check(kink, ["grad"], tmp_path)["grad"].status == "inconclusive"
 
 
+def test_kink_exactly_at_the_point_is_inconclusive_not_fail(tmp_path):
+    # Fuzzer 2802:78, shrunk: np.clip at its bound gives the mean of the one-sided slopes
+    # (0.5) at every step, so the three steps agree; srcgrad's 1 is a right answer there.
+    clipped = Program("clipped", "def f(z):\n    return np.sum(np.clip(z, -0.8, 0.8))\n",
+                      (np.array([0.126, -0.8, 1.4]),), frozenset())
+    assert check(clipped, ["grad"], tmp_path)["grad"].status == "inconclusive"
+    # Away from the bound the three steps and the slopes agree: checked, as before.
+    moved = Program("moved", clipped.source, (np.array([0.126, -0.7, 1.4]),), frozenset())
+    assert check(moved, ["grad"], tmp_path)["grad"].status == "ok"
+
+
 def test_rounding_that_two_steps_agree_on_is_inconclusive_not_fail(tmp_path):
     # Fuzzer 35074:938, shrunk: ``a - (a - x)`` with |a| near 1e8 rounds x to a grid of
     # 1.5e-8; the differences at h, 2h and 4h all gave 1.99974 for a derivative of 2
