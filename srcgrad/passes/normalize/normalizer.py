@@ -963,6 +963,9 @@ class Normalizer:
         tested = calls.type_test_of_variable(self, test)
         if tested is not None:
             return tested
+        tested = self._type_test_of_container(test)
+        if tested is not None:
+            return tested
         if isinstance(test, gast.BoolOp):
             # Decided by the first part that decides it, as Python evaluates it
             # (``depth <= 0 or abs(err) < tol``: the rest is not run).
@@ -1003,6 +1006,26 @@ class Normalizer:
         if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc, type)):
             return True  # a function or class set (``if self.activation:``)
         return None
+
+    def _type_test_of_container(self, test):
+        """``isinstance(p, dict)`` of a name the code shows holds a list, tuple or dict
+        (``Facts.container_type``: a parameter tree, a display bound once): known when
+        compiling, so that the branch for the other kinds of container is not compiled
+        (its reads may mean nothing for this one: ``p[k]`` over a tuple's items); None
+        otherwise."""
+        if not (isinstance(test, gast.Call) and len(test.args) == 2 and not test.keywords
+                and isinstance(test.args[0], gast.Name)
+                and self.scope.value(test.func) is isinstance):
+            return None
+        held = self.facts.container_type(test.args[0])
+        classes = test.args[1].elts if isinstance(test.args[1], gast.Tuple) else [test.args[1]]
+        cls = tuple(self._static_value(c) for c in classes)
+        if held is None or MISSING in cls:
+            return None
+        try:
+            return issubclass(held, cls)
+        except TypeError:  # (not a class or tuple of classes: as Python raises, when run)
+            return None
 
     def _static_value(self, node):
         """A constant, or the value of a name/attribute/item known when compiling (never

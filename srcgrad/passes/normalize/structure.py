@@ -25,6 +25,7 @@ from ...ir.aliasing import MUTATORS
 from ...ir.names import walk_stmts
 from ...ir.resolve import MISSING
 
+_DISPLAYS = {gast.List: list, gast.Tuple: tuple, gast.Dict: dict, gast.Set: set}
 # Keys compiled in as constants (``d.get(KEY)`` with a global ``KEY``): guarded by value.
 _KEY_TYPES = (str, int, bool, float, type(None))
 
@@ -137,6 +138,22 @@ class Facts:
 
     def _function(self, node):
         return self.norm.scope.value(node.func) if isinstance(node, gast.Call) else MISSING
+
+    def container_type(self, node):
+        """``list``, ``tuple``, ``dict`` or ``set`` if ``node`` is a display of one, or a
+        name the code binds once to one (a parameter tree rebuilt from its leaves, ``p =
+        (W, b)``), or a parameter holding a list, tuple or dict that the code never
+        rebinds (the code is compiled for its type: ``cache._kind``); else None."""
+        if isinstance(node, (gast.List, gast.Tuple, gast.Dict, gast.Set)):
+            return _DISPLAYS[type(node)]
+        if isinstance(node, gast.Name) and node.id in self.params:
+            if not self.stable(node.id):
+                return None
+            ctx = self.norm.ctx
+            value = getattr(ctx, "param_values", {}).get(
+                node.id, getattr(ctx, "arg_values", {}).get(node.id))
+            return type(value) if type(value) in (list, tuple, dict) else None
+        return self._follow(node, self.container_type)
 
     # -- sequences ----------------------------------------------------------------
     def length(self, node):
