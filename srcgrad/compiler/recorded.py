@@ -202,23 +202,26 @@ def updated_inputs(region, inputs, sample):
     update is then of the block's own array. Refuses one bound another way after an
     update may have run: which array the caller's names see would depend on the order."""
     values = dict(zip(inputs, sample))
-    updates, rebound, own = {}, set(), set()
+    updates, rebound, own, bound = {}, set(), set(), set()
     for s in region.statements:
         augmented = {id(n.target) for n in scope_nodes(s) if isinstance(n, gast.AugAssign)}
         for n in scope_nodes(s):
             if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) \
                     and n.target.id not in own:
-                updates.setdefault(n.target.id, n)
+                if not _bound_just_before(s, n):
+                    updates.setdefault(n.target.id, n)
             elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) \
                     and id(n) not in augmented:
                 if n.id in updates:
                     rebound.add(n.id)
                 elif isinstance(s, gast.Assign) and n.id not in own:
                     own.add(n.id)  # (a top-level assignment: runs before any update)
+                else:
+                    bound.add(n.id)  # (before an update, on some paths only)
     out = sorted(n for n in updates if isinstance(values.get(n), np.ndarray))
     for n in out:
+        op = OP_SYMBOLS.get(type(updates[n].op), "+")
         if n in rebound:
-            op = OP_SYMBOLS.get(type(updates[n].op), "+")
             raise CompileError(
                 f"the GradientTape block updates the array `{n}` it was given in place "
                 f"(`{n} {op}= ...`) and binds `{n}` again after: srcgrad runs the update as "
@@ -226,7 +229,42 @@ def updated_inputs(region, inputs, sample):
                 region.filename, updates[n].lineno,
                 remedy=f"write the update as `{n} = {n} {op} ...` (a new array, as the "
                        "other binding makes)")
+        if n in bound:
+            raise CompileError(
+                f"the GradientTape block updates `{n}` in place (`{n} {op}= ...`) where it "
+                f"may hold the array it was given or one a binding of `{n}` before made (in a "
+                "branch or a loop): srcgrad would write the update back into the caller's "
+                "array whichever it is", region.filename, updates[n].lineno,
+                remedy=f"write the update as `{n} = {n} {op} ...` (a new array)")
     return out
+
+
+def _bound_just_before(stmt, update):
+    """Is the name ``update`` (an augmented assignment inside ``stmt``) bound by a plain
+    assignment earlier in the same statement list (``x = 0.5 * x`` then ``x -= x`` in a
+    loop's body)? Then the update is always of an array that binding made."""
+    name = update.target.id
+    for body in _statement_lists(stmt):
+        if any(t is update for t in body):
+            at = next(i for i, t in enumerate(body) if t is update)
+            return any(isinstance(t, gast.Assign) and any(
+                isinstance(target, gast.Name) and target.id == name for target in t.targets)
+                for t in body[:at])
+    return False
+
+
+def _statement_lists(stmt):
+    """The statement lists nested in ``stmt`` (bodies, ``else`` blocks, handlers), not in
+    the functions and classes it defines."""
+    for n in scope_nodes(stmt):
+        for field in ("body", "orelse", "finalbody"):
+            value = getattr(n, field, None)
+            if isinstance(value, list) and value and isinstance(value[0], gast.stmt) \
+                    and not isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef,
+                                           gast.ClassDef)):
+                yield value
+        for h in getattr(n, "handlers", ()):
+            yield h.body
 
 
 def _check_no_global_rebound(region, inputs, outputs):
