@@ -26,7 +26,8 @@ def rebound_in_loop(x):
 def updated_in_place(total, v):
     with sg.GradientTape() as tape:
         tape.watch(v)
-        for _ in range(2):
+        sizes = [total.size for total in (v, v)]  # (the comprehension's own `total`)
+        for _ in range(len(sizes)):
             total += v
         out = np.sum(total * v)
     return out, tape.gradient(out, v)

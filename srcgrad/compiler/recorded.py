@@ -204,14 +204,17 @@ def updated_inputs(region, inputs, sample):
     values = dict(zip(inputs, sample))
     updates, rebound, own, bound = {}, set(), set(), set()
     for s in region.statements:
-        augmented = {id(n.target) for n in scope_nodes(s) if isinstance(n, gast.AugAssign)}
+        # Names bound by an update itself, or by a comprehension (its own variable).
+        skipped = {id(n.target) for n in scope_nodes(s) if isinstance(n, gast.AugAssign)}
+        skipped |= {id(t) for c in scope_nodes(s) if isinstance(c, gast.comprehension)
+                    for t in gast.walk(c.target)}
         for n in scope_nodes(s):
             if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) \
                     and n.target.id not in own:
                 if not _bound_just_before(s, n):
                     updates.setdefault(n.target.id, n)
             elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) \
-                    and id(n) not in augmented:
+                    and id(n) not in skipped:
                 if n.id in updates:
                     rebound.add(n.id)
                 elif isinstance(s, gast.Assign) and n.id not in own:
