@@ -34,7 +34,8 @@ import numpy as np
 from ..errors import CompileError
 from ..ir import anno, escapes, templates as T
 from ..ir.atoms import OP_SYMBOLS
-from ..ir.names import handed_on, loads_in, scope_nodes, walk_stmts, written_into
+from ..ir.names import handed_on, loads_in, scope_nodes, statement_lists, walk_stmts, \
+    written_into
 from ..passes import activity, lifetimes, tape_blocks
 from ..passes.cleanup import cleanup
 from ..passes.normalize import objects
@@ -247,27 +248,13 @@ def _bound_just_before(stmt, update):
     assignment earlier in the same statement list (``x = 0.5 * x`` then ``x -= x`` in a
     loop's body)? Then the update is always of an array that binding made."""
     name = update.target.id
-    for body in _statement_lists(stmt):
+    for body in statement_lists(stmt):
         if any(t is update for t in body):
             at = next(i for i, t in enumerate(body) if t is update)
             return any(isinstance(t, gast.Assign) and any(
                 isinstance(target, gast.Name) and target.id == name for target in t.targets)
                 for t in body[:at])
     return False
-
-
-def _statement_lists(stmt):
-    """The statement lists nested in ``stmt`` (bodies, ``else`` blocks, handlers), not in
-    the functions and classes it defines."""
-    for n in scope_nodes(stmt):
-        for field in ("body", "orelse", "finalbody"):
-            value = getattr(n, field, None)
-            if isinstance(value, list) and value and isinstance(value[0], gast.stmt) \
-                    and not isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef,
-                                           gast.ClassDef)):
-                yield value
-        for h in getattr(n, "handlers", ()):
-            yield h.body
 
 
 def _check_no_global_rebound(region, inputs, outputs):

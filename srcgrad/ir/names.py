@@ -16,6 +16,16 @@ def walk_stmts(body):
                 yield from walk_stmts(getattr(s, field))
 
 
+def statement_lists(tree):
+    """Every statement list in ``tree`` (bodies of defs, loops, ifs, withs, handlers,
+    ``else`` and ``finally`` blocks)."""
+    for node in gast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, name, None)
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt):
+                yield stmts
+
+
 def root_id(node):
     """The name an attribute or item chain starts from (``p`` of ``p["w"].T``), or None."""
     while isinstance(node, (gast.Attribute, gast.Subscript)):

@@ -270,15 +270,20 @@ def _holds(adjoint, index):
     return not isinstance(adjoint, collections.Counter) or index in adjoint
 
 
+def _plain_update(dtype, index, grad):
+    """Is ``a[index] += grad`` on a float array of ``dtype`` the whole of ``add_at``'s
+    work: a slice or an int, and a gradient of that dtype (no cast, no ``np.add.at``)?"""
+    return dtype.kind == "f" and (type(index) is slice or type(index) is int) \
+        and (type(grad) is float or type(grad) is np.ndarray and grad.dtype is dtype)
+
+
 def add_at(base, index, grad):
     """A copy of adjoint ``base`` with ``grad`` added at ``base[index]``.
 
     Repeated fancy indices accumulate (``np.add.at``), as the adjoint of a
     gather must.
     """
-    if type(base) is np.ndarray and (type(index) is slice or type(index) is int) \
-            and base.dtype.kind == "f" and (type(grad) is float or type(grad) is np.ndarray
-                                            and grad.dtype is base.dtype):
+    if type(base) is np.ndarray and _plain_update(base.dtype, index, grad):
         out = base.copy()  # (the usual call, a slice's adjoint: its dtype is the base's)
         out[index] += grad
         return out
@@ -303,9 +308,7 @@ def add_at_zeros(like, index, grad):
 
     ``add_at(zeros_like(like), index, grad)`` without copying the fresh zeros.
     """
-    if (type(like) is np.ndarray or type(like) is Like) and like.dtype.kind == "f" \
-            and (type(index) is slice or type(index) is int) \
-            and (type(grad) is float or type(grad) is np.ndarray and grad.dtype is like.dtype):
+    if (type(like) is np.ndarray or type(like) is Like) and _plain_update(like.dtype, index, grad):
         base = np.zeros(like.shape, like.dtype)  # (the usual call, as below)
         base[index] += grad
         return base

@@ -84,9 +84,6 @@ def all_finite(value, depth=4):
             if type(v) is np.ndarray and v.dtype.kind == "f":
                 if not math.isfinite(v.sum()):
                     return False
-            elif type(v) is np.float64:  # (a bias's gradient, from a reduction)
-                if not math.isfinite(v):
-                    return False
             elif not all_finite(v, depth - 1):
                 return False
         return True

@@ -13,6 +13,7 @@ import gast
 
 from ..compiler.source import PARSE_COUNT, Origin, _last_line, class_of, mangle
 from ..errors import CompileError, SourceUnavailableError
+from ..ir.names import statement_lists
 
 _TREES = {}
 _REGIONS = {}
@@ -93,15 +94,6 @@ def _tree(filename, module_globals, code=None):
     return _TREES[key]
 
 
-def _blocks(tree):
-    """Every statement list in the tree (bodies of defs, loops, ifs, withs...)."""
-    for node in gast.walk(tree):
-        for name in ("body", "orelse", "finalbody"):
-            stmts = getattr(node, name, None)
-            if isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt):
-                yield stmts
-
-
 def _tape_name(item):
     """``tape`` in ``with GradientTape() as tape:`` and in ``with tape:``."""
     for node in (item.optional_vars, item.context_expr):
@@ -144,7 +136,7 @@ def _locate(frame):
     filename = frame.f_code.co_filename
     lineno = frame.f_lineno
     tree = _tree(filename, frame.f_globals, frame.f_code)
-    for stmts in _blocks(tree):
+    for stmts in statement_lists(tree):
         for i, s in enumerate(stmts):
             if getattr(s, "lineno", None) != lineno:
                 continue

@@ -991,7 +991,7 @@ def _zero_seed(value, rows=None):
         return runtime.zeros_rows(value, np.zeros((rows,)))
     if isinstance(value, np.ndarray):
         # (np.broadcast_to's read-only view of a zero, made without its argument handling)
-        dtype = value.dtype if value.dtype.kind in "fc" else np.dtype(np.float64)
+        dtype = _float_dtype(value)
         out = np.ndarray(value.shape, dtype, np.zeros((), dtype), 0, (0,) * value.ndim)
         out.flags.writeable = False
         return out
@@ -1014,13 +1014,14 @@ def _array_of(variable):
 
 
 def _float_dtype(value):
-    return value.dtype if np.issubdtype(value.dtype, np.inexact) else np.float64
+    """The dtype a gradient of ``value`` has: its own if inexact, else float64."""
+    return value.dtype if value.dtype.kind in "fc" else np.dtype(np.float64)
 
 
 def _rows_finish(g, source, lead, shape, unconnected):
     """A Jacobian for ``source`` from row adjoints ``g``: shape ``shape + source.shape``."""
     value = np.asarray(source)
-    dtype = value.dtype if value.dtype.kind in "fc" else np.dtype(np.float64)
+    dtype = _float_dtype(value)
     if g is None or not is_float_like(source):
         if unconnected is UnconnectedGradients.NONE:
             return None
