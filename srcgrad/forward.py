@@ -82,7 +82,7 @@ def jvp(f, primals, tangents):
 _FORWARD = weakref.WeakKeyDictionary()  # function -> {kinds of arguments: code, or None}
 
 
-def _forward(f, args, wrt, refusals=None):
+def _forward(f, args, wrt, refusals=None, tangent_only=False):
     """The forward-mode code of ``f`` along its arguments ``wrt`` (indices) for these
     kinds of arguments, called ``code(*args, *tangents)``; or None where forward mode
     does not apply (trees, complex values, a primitive without a tangent rule): then the
@@ -93,8 +93,10 @@ def _forward(f, args, wrt, refusals=None):
     again with strong zeros (runtime/strong.py), as ``sg.grad`` computes a gradient again,
     unless ``f`` does not run twice alike; for ``f`` a gradient (``sg.hvp``, ``jvp`` of
     ``sg.grad(g)``) whatever the gradient is (NaN where masked too), over its strong code.
-    (The usual case pays one finiteness check of the tangent.)"""
-    found = _forward_code(f, args, wrt, refusals)
+    (The usual case pays one finiteness check of the tangent.) ``tangent_only``: the
+    code returns None for the value of ``f`` (a gradient, ``sg.hvp``), and computes only
+    what the tangent needs."""
+    found = _forward_code(f, args, wrt, refusals, tangent_only=tangent_only)
     if found is None:
         return None
     code, rerunnable = found
@@ -103,7 +105,7 @@ def _forward(f, args, wrt, refusals=None):
     def run(*given):
         value, tangent = code(*given)
         if rerunnable and not all_finite(tangent) and (of_gradient or all_finite(value)):
-            strong = _forward_code(f, args, wrt, strong=True)
+            strong = _forward_code(f, args, wrt, strong=True, tangent_only=tangent_only)
             if strong is not None:
                 value, tangent = strong[0](*given)
         return value, tangent
@@ -113,7 +115,7 @@ def _forward(f, args, wrt, refusals=None):
 _LAST = object()  # (in a function's forward-mode cache: the last call's key)
 
 
-def _forward_code(f, args, wrt, refusals=None, strong=False):
+def _forward_code(f, args, wrt, refusals=None, strong=False, tangent_only=False):
     """(code, does it run twice alike?), or None: ``_forward``'s, with strong zeros or not."""
     for a in args:
         if type(a) is np.ndarray:  # (the usual argument: no call)
@@ -133,14 +135,15 @@ def _forward_code(f, args, wrt, refusals=None, strong=False):
     # (Arrays and floats of the last call's shapes and dtypes: the last call's key, as
     # ``_signature`` tells; the key made again only for other arguments.)
     signature = _signature(sample) if not keywords else None
-    last = per_fn.get((_LAST, tuple(wrt), strong, len(args)))
+    last = per_fn.get((_LAST, tuple(wrt), strong, tangent_only, len(args)))
     if signature is not None and last is not None and last[0] == signature:
         key = last[1]
     else:
-        key = (tuple(wrt), len(rest), tuple(keywords), strong, size_classes(sample)) + tuple(
+        key = (tuple(wrt), len(rest), tuple(keywords), strong, tangent_only,
+               size_classes(sample)) + tuple(
             map(_kind, bound + tuple(args) + rest + tuple(keywords.values())))
         if signature is not None:
-            per_fn[(_LAST, tuple(wrt), strong, len(args))] = (signature, key)
+            per_fn[(_LAST, tuple(wrt), strong, tangent_only, len(args))] = (signature, key)
     entry = per_fn.get(key, False)
     # (A CompileError kept from the first call is final for this key: it has no guards.)
     if entry is False or entry is not None and not isinstance(entry, CompileError) \
@@ -149,7 +152,7 @@ def _forward_code(f, args, wrt, refusals=None, strong=False):
 
         try:
             entry = compile_tangent(code, [len(bound) + i for i in wrt], sample, strong,
-                                    sized=True)
+                                    sized=True, value=not tangent_only)
         except CompileError as e:
             if _final(e):
                 raise
@@ -285,7 +288,7 @@ def hvp(f):
         if type(v) is np.ndarray and v.dtype.kind == "f" \
                 or not any(map(np.iscomplexobj, trees.leaves(v))):  # forward over reverse: the
             # gradient's tangent along v (a tree's leaves: ``(w, s)`` of two shapes)
-            forward = _forward(gradient, tuple(args), [0])
+            forward = _forward(gradient, tuple(args), [0], tangent_only=True)
             if forward is not None:
                 return _tangent_dtypes(args[0], forward(*args, v)[1])[1]
         key = (_paths_key(args[0]), _complex_key(args[0], v), len(args))

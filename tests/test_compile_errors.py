@@ -72,7 +72,6 @@ SYNTAX_CASES = [
     (syn.dict_comprehension, (X,), ["dict comprehension", "not supported"], "dictcomp"),
     (syn.for_else, (1.0,), ["else clause on a for loop", "not supported"], "for_else"),
     (syn.while_else, (1.0,), ["else clause on a while loop", "not supported"], "while_else"),
-    (syn.kwargs_parameter, (1.0,), ["**options parameter", "not supported"], "kwargs"),
     (syn.double_star_call, (X,), ["`**_options()` in a call", "which keys"], "double_star"),
 ]
 
@@ -93,6 +92,15 @@ def test_unsupported_syntax_through_value_and_grad(f, args, words, key):
     err = info.value
     assert not isinstance(err, sg.SourceUnavailableError)
     assert _where(syn, key) in str(err)
+
+
+def test_kwargs_parameter_where_its_keys_are_not_known():
+    """A call compiles for the keys it passes (tests/test_keyword_parameters.py); the
+    code shown without a call has no keys to compile for."""
+    with pytest.raises(sg.CompileError) as info:
+        sg.adjoint_source(syn.kwargs_parameter)
+    _assert_names(str(info.value), ["**options parameter", "not supported"],
+                  _where(syn, "kwargs"))
 
 
 def test_await_expression():
@@ -199,6 +207,17 @@ def test_index_computed_from_differentiable_value():
     message = _compile_error(sem.differentiable_index, (np.array([0.6, 1.0, 2.0]),))
     _assert_names(message, ["index computed from differentiable values", "not supported"],
                   _where(sem, "index"))
+
+
+def test_a_function_numpy_does_not_have():
+    """Python would raise AttributeError on running the line; the message says so, and
+    for a name NumPy 2 removed, the one it has now (not "cannot tell which function")."""
+    message = _compile_error(sem.numpy_1_name, (X,))
+    _assert_names(message, ["`np.trapz` does not exist", "no attribute 'trapz'",
+                            "`np.trapezoid`"], _where(sem, "removed_name"))
+    message = _compile_error(sem.misspelt_name, (X,))
+    _assert_names(message, ["`np.exq` does not exist", "what `numpy` defines"],
+                  _where(sem, "misspelt"))
 
 
 # ---- no source --------------------------------------------------------------

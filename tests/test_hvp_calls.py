@@ -64,3 +64,26 @@ def test_float32_after_float64_keeps_its_dtype():
     got = product(x.astype(np.float32), v.astype(np.float32))
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, hessian_times(x, v), rtol=1e-5)
+
+
+def chain(x):
+    """The gradient's own value (``dx``) and its tangent share no late statement: the
+    tangent alone skips the value's ``add_at`` chain."""
+    return np.sum(np.sin(x) * x ** 2) + np.sum(x[:-1] * x[1:]) ** 2
+
+
+def test_hvp_runs_the_tangent_of_the_gradient_alone():
+    from srcgrad.forward import _forward
+
+    x, v = np.linspace(0.1, 1.0, 6), np.cos(np.arange(6.0))
+    run = _forward(sg.grad(chain), (x,), [0], tangent_only=True)
+    value, tangent = run(x, v)
+    assert value is None
+    np.testing.assert_allclose(tangent, sg.hvp(chain)(x, v), rtol=1e-12)
+    eps = 1e-6
+    g = sg.grad(chain)
+    np.testing.assert_allclose(tangent, (g(x + eps * v) - g(x - eps * v)) / (2 * eps),
+                               rtol=1e-6, atol=1e-8)
+    with_value, same = _forward(sg.grad(chain), (x,), [0])(x, v)  # (sg.jvp's: both)
+    np.testing.assert_allclose(with_value, g(x), rtol=1e-12)
+    np.testing.assert_allclose(same, tangent, rtol=1e-12)

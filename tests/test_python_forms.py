@@ -45,6 +45,139 @@ def test_the_values_a_branch_was_decided_on_are_guarded():
     assert not np.allclose(grad(X), first)
 
 
+class DenseExpression:
+    """The same branches written as conditional expressions (Keras-like layers)."""
+
+    def __init__(self, activation=None, use_bias=True):
+        self.activation, self.use_bias = activation, use_bias
+
+    def __call__(self, x):
+        h = x * 2.0 + 0.5 if self.use_bias else x * 2.0
+        h = self.activation(h) if self.activation is not None else h
+        return np.sum(h ** 2)
+
+
+@pytest.mark.parametrize("layer", [DenseExpression(), DenseExpression(np.tanh),
+                                   DenseExpression(None, False), DenseExpression(np.sin, False)],
+                         ids=["none", "tanh", "nobias", "sin"])
+def test_conditional_expression_on_an_attribute_known_when_compiling(layer):
+    check_grads(layer, (X,), order=2)
+    np.testing.assert_allclose(taped(layer, X.copy()), sg.grad(layer)(X), rtol=1e-12)
+    np.testing.assert_allclose(sg.function(taped)(layer, X.copy()), sg.grad(layer)(X),
+                               rtol=1e-12)
+
+
+def test_a_conditional_expression_decided_when_compiling_is_guarded():
+    layer = DenseExpression()
+    grad = sg.grad(layer)
+    first = grad(X)
+    layer.activation = np.tanh
+    np.testing.assert_allclose(grad(X), sg.grad(DenseExpression(np.tanh))(X), rtol=1e-12)
+    assert not np.allclose(grad(X), first)
+
+
+def stacked_layers(w1, w2):
+    """Layers built in the differentiated code, the last one without an activation."""
+    h = M
+    for layer in [DenseWeights(w1, np.tanh), DenseWeights(w2)]:
+        h = layer(h)
+    return np.sum(h ** 2)
+
+
+class DenseWeights:
+    def __init__(self, w, activation=None):
+        self.w, self.activation = w, activation
+
+    def __call__(self, x):
+        z = x @ self.w
+        return self.activation(z) if self.activation is not None else z
+
+
+def test_layers_built_in_the_code_with_and_without_an_activation():
+    check_grads(stacked_layers, (np.full((3, 2), 0.3), np.full((2, 1), -0.4)), order=2)
+
+
+def optional_activation(x, act=None, weights=None):
+    """Optional arguments left to None, tested in the code (``if act is not None:``)."""
+    h = x * 2.0
+    if act is not None:
+        h = act(h)
+    loss = h ** 2 if weights is None else weights * h ** 2
+    return np.sum(loss)
+
+
+def _layer(x, act):
+    return act(x) if act is not None else x
+
+
+def optional_activation_in_a_helper(x, act=None):
+    return np.sum(_layer(x * 2.0, act) ** 2)
+
+
+@pytest.mark.parametrize("f", [optional_activation, optional_activation_in_a_helper],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("act", [None, np.tanh], ids=["none", "tanh"])
+def test_a_parameter_passed_none_decides_its_tests_when_compiling(f, act):
+    """``act(h)`` where ``act`` is None is never run: not compiled (it was refused as
+    "cannot tell which function `act` is"). The cache keys on the None: the same
+    gradient called with a function compiles that branch."""
+    expected = sg.grad(lambda v: f(v, np.tanh))(X) if act is np.tanh else 8.0 * X
+    grad = sg.grad(f)
+    np.testing.assert_allclose(grad(X, act), expected, rtol=1e-12)
+    np.testing.assert_allclose(grad(X) if act is None else grad(X, act), expected, rtol=1e-12)
+    np.testing.assert_allclose(sg.value_and_grad(f)(X, act)[1], expected, rtol=1e-12)
+    check_grads(f, (X, act), wrt=0, order=1)
+
+    def block(x, act):
+        with sg.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x, act)
+        return tape.gradient(y, x)
+    np.testing.assert_allclose(block(X.copy(), act), expected, rtol=1e-12)
+    np.testing.assert_allclose(sg.function(block)(X.copy(), act), expected, rtol=1e-12)
+
+
+def _sum_of_squared_gradient(x):
+    return np.sum(sg.grad(optional_activation)(x) ** 2)  # (act, weights left to None)
+
+
+def _sum_of_squared_gradient_passed(x):
+    return np.sum(sg.grad(optional_activation)(x, None, None) ** 2)
+
+
+@pytest.mark.parametrize("outer", [_sum_of_squared_gradient, _sum_of_squared_gradient_passed],
+                         ids=["defaults", "passed"])
+def test_a_parameter_left_to_none_in_code_differentiated_again(outer):
+    """The inner gradient's code is specialised on the None (``calls._sample_of``; an
+    argument known only when running is ``UNKNOWN_VALUE``, not None)."""
+    np.testing.assert_allclose(sg.grad(outer)(X), 2 * 8.0 * 8.0 * X, rtol=1e-12)
+    np.testing.assert_allclose(sg.hessian(optional_activation)(X), 8.0 * np.eye(3), atol=1e-12)
+    np.testing.assert_allclose(sg.hvp(optional_activation)(X, np.ones(3)), np.full(3, 8.0),
+                               rtol=1e-12)
+    check_grads(optional_activation, (X, None, None), wrt=0, order=2)
+    check_grads(optional_activation, (X, np.tanh, None), wrt=0, order=2)
+
+
+def unpacked_constants(x):
+    act, scale = None, 2.0  # (a tuple of constants: each name its item's)
+    h = x * scale
+    if act is not None:
+        h = act(h)
+    return np.sum(h ** 2)
+
+
+def test_names_unpacked_from_constants_decide_their_tests():
+    check_grads(unpacked_constants, (X,), order=2)
+
+
+def test_a_parameter_passed_none_then_an_array():
+    grad = sg.grad(optional_activation)
+    np.testing.assert_allclose(grad(X, None, None), 8.0 * X, rtol=1e-12)
+    w = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(grad(X, None, w), 8.0 * w * X, rtol=1e-12)
+    np.testing.assert_allclose(grad(X, None, None), 8.0 * X, rtol=1e-12)
+
+
 def by_mode(x):
     if MODE == "train" and not MODE == "eval":
         return np.sum(x ** 3)
@@ -177,3 +310,48 @@ def test_a_dict_comprehension_over_unknown_keys_is_refused():
     constant (the comprehension's values depend on the parameters)."""
     with pytest.raises(sg.CompileError, match="dict comprehension over differentiable values"):
         sg.adjoint_source(dict_comprehensions)
+
+
+# -- a Keras-like model on a tape: optional bias, activation, mask ---------------------
+
+class KerasDense:
+    def __init__(self, w, activation=None, use_bias=True):
+        self.w = sg.Variable(w)
+        self.b = sg.Variable(np.zeros(w.shape[1])) if use_bias else None
+        self.activation = activation
+
+    def __call__(self, x, training=False, mask=None):
+        z = x @ self.w
+        if self.b is not None:
+            z = z + self.b
+        if mask is not None and training:
+            z = z * mask
+        return self.activation(z) if self.activation else z
+
+
+W1 = np.linspace(-0.5, 0.6, 6).reshape(3, 2)
+W2 = np.array([[0.3], [-0.7]])
+MASK = np.array([[1.0, 0.0], [1.0, 1.0]])
+
+
+def _keras_loss(w1, training, mask):
+    z = M @ w1
+    z = z * mask if mask is not None and training else z
+    return np.sum((np.tanh(z) @ W2) ** 2)
+
+
+@pytest.mark.parametrize("training, mask", [(False, None), (True, MASK), (True, None)],
+                         ids=["eval", "masked", "train"])
+def test_keras_like_layers_with_optional_arguments_on_a_tape(training, mask):
+    first, second = KerasDense(W1.copy(), np.tanh), KerasDense(W2.copy(), use_bias=False)
+
+    def block(x, training, mask):
+        with sg.GradientTape() as tape:
+            y = np.sum(second(first(x, training, mask), training) ** 2)
+        return tape.gradient(y, [first.w, first.b, second.w])
+
+    expected = sg.grad(_keras_loss)(W1, training, mask)
+    for run in (block, sg.function(block)):
+        grads = run(M, training, mask)
+        np.testing.assert_allclose(grads[0], expected, rtol=1e-10, atol=1e-12)
+        assert grads[1] is not None and grads[2] is not None

@@ -15,6 +15,7 @@ import pytest
 
 import srcgrad as sg
 from srcgrad.testing import check_grads
+from tape_forms import assert_forms_agree
 
 RNG = np.random.default_rng(13)
 X = RNG.normal(size=(4, 3))
@@ -493,7 +494,6 @@ def get_with_a_differentiable_key(params):
     (unknown_count_with_defaults, (W,), ["`*parts` in a call", "how many items"]),
     (dict_with_unknown_keys, (W, B), ["`dict(zip(names", "keys"]),
     (starred_in_a_comprehension, (W,), ["starred target of a comprehension"]),
-    (differentiated_with_kwargs, (W,), ["**options parameter", "not supported"]),
     (nested_def_with_a_computed_default, (V,), ["`grad(inner)`", "default value"]),
     (get_with_a_differentiable_key, (PARAMS,), ["`.get()`", "key computed from "
                                                 "differentiable values"]),
@@ -505,6 +505,16 @@ def test_refused_naming_the_construct(f, args, words):
     for word in words:
         assert word in message, f"{word!r} not in {message!r}"
     assert "test_python_forms_more.py:" in message
+
+
+def test_kwargs_of_the_differentiated_function_are_compiled_for_the_keys_passed():
+    """(Refused before: tests/test_keyword_parameters.py.) The generic code, for keys
+    not known (``srcgrad show`` without a call), still says so."""
+    np.testing.assert_allclose(sg.grad(differentiated_with_kwargs)(W), np.ones_like(W))
+    np.testing.assert_allclose(sg.grad(differentiated_with_kwargs)(W, scale=2.0),
+                               np.full_like(W, 2.0))
+    with pytest.raises(sg.CompileError, match=r"\*\*options parameter"):
+        sg.adjoint_source(differentiated_with_kwargs)
 
 
 def get_or_default(d, x):
@@ -573,3 +583,18 @@ def test_a_spread_tuple_argument():
     # another length is other code (a TypeError of the callee here, as Python gives)
     with pytest.raises(ValueError, match="unpack"):
         sg.grad(spread_of_a_tuple_passed_in)(np.array([0.5, 1.0]), (1.5, 0.7, 0.1))
+
+
+def extended_list(x):
+    parts = [x[0] * 2.0]
+    for k in range(2):
+        parts.extend([x[k + 1] ** 2, np.sin(x[k])])
+    parts.extend((x[2],))
+    return sum(parts) * parts[1]
+
+
+def test_a_list_extended_by_displays():
+    """``xs.extend([a, b])`` is the appends it makes (refused before as a write through
+    a call)."""
+    check_grads(extended_list, (np.array([0.4, -0.8, 1.2]),), order=2)
+    assert_forms_agree(extended_list, (np.array([0.4, -0.8, 1.2]),))

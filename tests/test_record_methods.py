@@ -6,7 +6,8 @@ mode that returned a ``Vec`` for a number. ``super().energy()`` in a dataclass's
 method crashed ('__class__ cell not found'). A keyword-only parameter with a default,
 passed in one call and left out in the next, was refused ('missing argument').
 Checked against central differences to second order, in every form."""
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -159,3 +160,38 @@ def test_records_in_a_records_field():
         check_grads(f, (model,), order=2)
         g = sg.grad(f)(model)
         assert isinstance(g, MLP) and isinstance(g.layers[1], Layer)
+
+
+# -- a record replaced: ``p._replace(b=...)``, ``dataclasses.replace(c, shift=...)`` ----
+
+class Line(NamedTuple):
+    w: np.ndarray
+    b: float
+
+
+@dataclass(frozen=True)
+class Config:
+    scale: float
+    shift: float
+
+
+def replaced_namedtuple(p, x):
+    q = p._replace(b=p.b * 2.0)
+    return np.sum(q.w * x) + q.b ** 2
+
+
+def replaced_dataclass(x, s):
+    c = Config(s, 0.5)
+    c2 = replace(c, shift=s * 2.0)
+    return np.sum((x * c2.scale + c2.shift) ** 2)
+
+
+def test_a_namedtuple_replaced():
+    """Refused before ("attribute `.w` of a differentiable value has no derivative
+    rule"): the record built anew from the old one's fields and the new values."""
+    check_grads(replaced_namedtuple, (Line(X.copy(), 0.5), X), order=2)
+
+
+def test_a_dataclass_replaced():
+    check_grads(replaced_dataclass, (X, 0.7), order=2)
+    check_every_form(lambda x: replaced_dataclass(x, 0.7))

@@ -927,6 +927,19 @@ def test_helpers_are_reachable_as_sg():
         assert getattr(runtime, name) is fn, name
 
 
+def test_runtime_modules_export_distinct_names():
+    """``_sg`` is the runtime modules star-imported: a name two of them export is the
+    later one's everywhere (a store helper once hid ``.item()``'s adjoint)."""
+    import importlib
+    import pkgutil
+    owners = {}
+    for info in pkgutil.iter_modules(runtime.__path__):
+        module = importlib.import_module(f"{runtime.__name__}.{info.name}")
+        for name in getattr(module, "__all__", ()):
+            assert name not in owners, (name, owners.get(name), info.name)
+            owners[name] = info.name
+
+
 def test_methods_attributes_and_operators_map_to_known_functions():
     for name, (fn, kind) in METHODS.items():
         assert fn in TABLE or fn in NONDIFF, name

@@ -106,7 +106,22 @@ def generator_over_layers(vs):
     return tape.gradient(loss, vs)
 
 
+def comprehensions_over_a_dict(vs):
+    """Comprehensions (not loops) over the dict's keys, items and zip with its keys:
+    refused before ("`params[k]` ... by an index known only when the code runs")."""
+    params = {"W1": vs[0], "b1": vs[1], "W2": vs[2], "b2": vs[3]}
+    with sg.GradientTape() as tape:
+        loss = _net(*[params[k] for k in params])
+        loss = loss + 1e-3 * sum(np.sum(params[k] ** 2) for k in params)
+        squares = {k: np.sum(p ** 2) for k, p in params.items()}
+        loss = loss + 1e-3 * (squares["W1"] + squares["b1"])
+        loss = loss + 0.0 * np.sum([np.sum(p) for n, p in zip(params, params.values())])
+    return tape.gradient(loss, vs)
+
+
 CASES = [
+    (comprehensions_over_a_dict, [w + 2e-3 * a + (2e-3 * a if k < 2 else 0.0)
+                                  for k, (w, a) in enumerate(zip(WANT, ARRAYS))]),
     (layers_of_objects, WANT),
     (layers_of_dicts, WANT),
     (dict_by_keys, WANT),
@@ -428,3 +443,18 @@ def test_a_container_a_called_helper_changes_is_refused():
     appends to it would leave the unrolled loop reading the old items (a wrong gradient)."""
     with pytest.raises(sg.CompileError, match=r"`acts.append\(np.sin\)` changes a container"):
         _appended_by_a_helper(np.array([0.3, 0.5]))
+
+
+def _watched_dict_comprehension(q):
+    with sg.GradientTape() as tape:
+        tape.watch(q)
+        loss = sum(np.sum(q[k] ** 2) for k in q) + np.sum([np.sum(v ** 3) for v in q.values()])
+    return tape.gradient(loss, q)
+
+
+def test_comprehensions_over_a_watched_dict_of_arrays():
+    q = {"a": np.array([1.0, 2.0]), "b": np.array([0.5])}
+    for run in (_watched_dict_comprehension, sg.function(_watched_dict_comprehension)):
+        got = run({k: v.copy() for k, v in q.items()})
+        for k, v in q.items():
+            np.testing.assert_allclose(got[k], 2 * v + 3 * v ** 2, rtol=1e-12)

@@ -285,6 +285,15 @@ def input_updated_through_a_view(x):
     return np.sum(x * x)
 
 
+def test_the_message_through_check_grads_names_no_number():
+    """check_grads's second level calls the gradient through ``h(*args)``: the write's
+    array is ``args_0`` there, not ``0`` (found in the line's ``1.0``)."""
+    from srcgrad.testing import check_grads as check
+    with pytest.raises(sg.CompileError) as e:
+        check(input_updated_through_a_view, (X0.copy(),), order=2)
+    assert "`0[...]`" not in str(e.value) and "0 = 0.copy()" not in str(e.value)
+
+
 def test_second_order_of_a_write_into_an_input_names_the_users_line():
     # (First order: a write of all of the view into ``x``. Differentiated again it is
     # refused, and the message named ``a0``, the derivative's name for ``x``.)

@@ -367,10 +367,23 @@ class Compiled:
             self.entries.move_to_end(kinds)
         else:
             self.check_arguments(args, kwargs)
+            keywords = self._keywords(kwargs)
             entry = compile_gradient(self.f, self.wrt, self.mode, sample=list(args),
-                                     as_tuple=self.multiple, sized=True)
+                                     as_tuple=self.multiple, sized=True, keywords=keywords)
+            entry.keywords = keywords
             remember(self.entries, kinds, entry)
         return entry
+
+    def _keywords(self, kwargs):
+        """The keys ``f``'s ``**kwargs`` gets in a call passing ``kwargs`` (the cache keys on
+        them), or None where ``f`` has no such parameter."""
+        code = getattr(self.f, "__code__", None)
+        if code is None or not code.co_flags & inspect.CO_VARKEYWORDS:
+            return None
+        # (The code's own parameters: a ``functools.wraps`` wrapper's signature is the
+        # wrapped function's.)
+        named = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        return tuple(sorted(k for k in (kwargs or {}) if k not in named))
 
     def check_arguments(self, args, kwargs=None):
         """Before compiling for them: ``wrt`` in range, its arguments floats, every
@@ -391,7 +404,8 @@ class Compiled:
         if strong is None:
             strong = entry.strong = compile_gradient(self.f, self.wrt, self.mode,
                                                      sample=list(args), as_tuple=self.multiple,
-                                                     strong=True, sized=True)
+                                                     strong=True, sized=True,
+                                                     keywords=getattr(entry, "keywords", None))
         return strong
 
     def _name(self, i):
@@ -575,8 +589,9 @@ class Compiled:
     def generic(self, sample=None, strong=False):
         """The generated function for code that calls this gradient (higher order).
 
-        ``sample`` holds the objects among the arguments, None for values only
-        known at run time; the code is specialised on the objects' classes.
+        ``sample`` holds the objects among the arguments, and Nones passed;
+        ``atoms.UNKNOWN_VALUE`` for values only known at run time; the code is
+        specialised on the objects' classes (and on the Nones).
         ``strong``: the code with strong zeros (runtime/strong.py).
         """
         return self.generic_entry(sample, strong).fn

@@ -84,6 +84,7 @@ class Context:
         self._sources = {}
         # Tapes: reads of trainable Variables are differentiated (sources).
         self.param_values = {}  # parameters' values at the first call (tapes)
+        self.none_params = frozenset()  # parameters passed None (the cache keys on it)
         self.arg_values = {}  # the same for sg.grad: only to specialise inner gradients
         self.variable_sources = False
         self.tape_region = False  # compiling a tape's block

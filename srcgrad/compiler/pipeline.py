@@ -17,7 +17,7 @@ import numpy as np
 from ..ir import anno, atoms, templates as T
 from ..ir.names import bound_names, loads_in, stores, walk_stmts, written_into
 from ..ir.resolve import Guards
-from ..passes import activity, apart, contexts, fence, lambdas, lifetimes, normalize, ranks, \
+from ..passes import activity, apart, contexts, fence, functional, lambdas, lifetimes, normalize, ranks, \
     recompute, record, repeatable, tape_blocks, walrus
 from ..passes.cleanup import cleanup, dead_restores, drop_unused, forward_copies
 from ..passes.desugar import desugar
@@ -151,32 +151,37 @@ def _complex(value):
         or isinstance(value, np.ndarray) and np.iscomplexobj(value)
 
 
-def normalized_function(fn, wrt, sample, strong=False, values_seen=True):
+def normalized_function(fn, wrt, sample, strong=False, values_seen=True, keywords=None):
     """``fn`` parsed, checked, desugared and normalized for differentiating with respect
     to its positional parameters ``wrt`` (indices): (source, context, the def, its
     parameter names, the names of ``wrt``). Its last statement returns the result.
     ``strong``: gradients it calls are inlined with strong zeros (runtime/strong.py);
-    ``values_seen``: the values it computes are seen, not only its gradient."""
+    ``values_seen``: the values it computes are seen, not only its gradient.
+    ``sample``: the arguments (``atoms.UNKNOWN_VALUE`` for one known only when the code
+    runs; a None is the value passed, which the cache keys on). ``keywords``: the keys a
+    ``**kwargs`` parameter holds in the call (None: not known, refused)."""
     src = source.parse_function(fn)                   # parse
     src.node.body = contexts.lower(src.node.body, contexts.resolver(src))  # np.errstate
-    fence.check(src, differentiated=True)             # reject what is unsupported, up front
+    fence.check(src, differentiated=True, keywords=keywords)  # what is unsupported, up front
     ctx = Context(src, Guards())
     ctx.strong, ctx.values_seen = strong, values_seen
     ctx.guards.function(fn)                           # its code and defaults, as parsed
-    node, params = _signature(src, ctx, sample)       # *args specialised on their number
+    node, params = _signature(src, ctx, sample, keywords)  # *args, **kwargs specialised
     wrt_names = [params[i] for i in wrt]
     desugar(node, ctx.namer)                          # early exits and sugar
     for s in walk_stmts(node.body):
         if anno.origin(s) is None:
             anno.set_origin(s, src.origin(s))
-    ctx.arg_values = dict(zip(params, sample or ()))
+    ctx.arg_values = {p: v for p, v in zip(params, sample or ()) if v is not atoms.UNKNOWN_VALUE}
+    # (``act=None``: ``if act is not None:`` decided when compiling.)
+    ctx.none_params = frozenset(p for p, v in ctx.arg_values.items() if v is None)
     note_records(ctx, ctx.arg_values)
     for p, value in zip(params, sample or ()):        # objects passed in: resolve their methods
         if p not in wrt_names and atoms.is_static_object(value):
             ctx.scope.static[p] = value
     normalize.normalize(node, ctx, wrt_names, desugar,  # resolve, inline, one operation a
                         lifted_loader(ctx))               # statement
-    apart.insert_check(node.body, params, sample or (), ctx.scope,  # inputs written: alone
+    apart.insert_check(node.body, params, atoms.known_sample(sample) or (), ctx.scope,  # alone
                        src.node.body[:-1] if src.filename.startswith("<srcgrad tree") else ())
     return src, ctx, node, params, wrt_names
 
@@ -199,7 +204,7 @@ def lifted_loader(ctx):
 
 @without_gc
 def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True, strong=False,
-                     sized=False):
+                     sized=False, keywords=None):
     """Generate, print and load the adjoint of ``fn``.
 
     ``wrt``: indices of the positional parameters to differentiate.
@@ -212,10 +217,15 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True, s
     ``strong``: the code run again where this one's gradient is not finite
     (``runtime/strong.py``). ``sized``: the caller caches the code by
     ``ranks.size_classes(sample)``, so shapes may be inferred from the sample's.
+    ``keywords``: the keys of the call's ``**kwargs`` (None: not known).
     """
     fn = _differentiated(fn, sample, strong)          # sg.grad(sg.grad(f)): the inner code
     src, ctx, node, params, wrt_names = normalized_function(fn, wrt, sample, strong,
-                                                            values_seen=mode != "grad")
+                                                            values_seen=mode != "grad",
+                                                            keywords=keywords)
+    sample = atoms.known_sample(sample)
+    if not inplace:                                   # differentiated again: no writes
+        functional.rewrite(node, ctx, params)
     body, result = node.body[:-1], node.body[-1].value
     result = result if result is not None else T.const(None)
     result_name = result.id if isinstance(result, gast.Name) else None
@@ -305,6 +315,8 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
                                                 as_arrays=watch_inputs)
     if returns is None:
         repeatable.check(body, ctx, "it is a nested tape's block")
+    functional.rewrite(node, ctx, params)  # (the outer block's code differentiates it again)
+    body = node.body[:-1]
     # (Computed again with strong zeros only where a derivative can be non-finite at a
     # finite point: otherwise the retry's code would only cost the outer block.)
     rerunnable = _singular_somewhere(body) and (returns is None
@@ -390,6 +402,8 @@ def region_front(region, inputs, sample, watch_variables, is_variable, watch_inp
     ctx.variable_sources = watch_variables
     ctx.is_variable = is_variable
     ctx.param_values = dict(zip(params, sample))
+    if once:  # (the tape keys a block's code on its inputs' kinds: a None is one)
+        ctx.none_params = frozenset(p for p, v in ctx.param_values.items() if v is None)
     ctx.tape_region = True  # (its containers' items may be targets and sources)
     note_records(ctx, ctx.param_values)
     # A list or tuple input is one as the block reads it: passed whole to NumPy
@@ -598,9 +612,19 @@ def _differentiated(fn, sample, strong=False):
     return generated(sample, strong=True) if strong else generated(sample)
 
 
-def _signature(src, ctx, sample):
-    """A copy of the def to rewrite, with *args spread out; its positional parameter names."""
+def _signature(src, ctx, sample, keywords=None):
+    """A copy of the def to rewrite, with *args spread out and ``**kwargs`` a dict display
+    of the ``keywords`` it holds (read from it by key: the cache keys on them); its
+    positional parameter names."""
     node = copy.deepcopy(src.node)
+    if node.args.kwarg is not None and keywords is not None:
+        # (The parameter renamed: ``kw`` is then bound once, to the display.)
+        kw, given = node.args.kwarg.id, ctx.namer.fresh(f"{node.args.kwarg.id}_given")
+        node.args.kwarg = gast.Name(given, gast.Param(), None, None)
+        held = gast.Dict([T.const(k) for k in keywords],
+                         [gast.Subscript(T.name(given), T.const(k), gast.Load())
+                          for k in keywords])
+        node.body.insert(0, gast.copy_location(T.assign(kw, held), node))
     nparams = len(node.args.posonlyargs + node.args.args)
     if node.args.vararg is None and sample is not None and len(sample) > nparams:
         raise TypeError(f"{src.fn.__qualname__}() takes {nparams} positional arguments "

@@ -11,7 +11,8 @@ import gast
 
 from ..errors import CompileError
 from ..ir import templates as T
-from ..ir.names import walk_stmts
+from ..ir.atoms import known_sample
+from ..ir.names import loads_in, walk_stmts
 from ..passes import activity, cleanup, ranks, repeatable
 from ..passes.tangent import Tangent
 from . import codegen
@@ -21,13 +22,16 @@ from .pipeline import _differentiated, ints_of, may_be_complex, normalized_funct
 
 
 @without_gc
-def compile_tangent(fn, wrt, sample=None, strong=False, sized=False):
+def compile_tangent(fn, wrt, sample=None, strong=False, sized=False, value=True):
     """The forward-mode code of ``fn`` along its positional parameters ``wrt`` (indices).
     ``strong``: with strong zeros (runtime/strong.py): an elementwise term whose tangent
     is exactly 0 is 0, and a gradient's code differentiated is its strong code.
-    ``sized``: the caller caches the code by ``ranks.size_classes(sample)``."""
+    ``sized``: the caller caches the code by ``ranks.size_classes(sample)``.
+    ``value``: return the value too; without, None in its place, and what only the value
+    needs is not computed (``sg.hvp`` wants the tangent of a gradient alone)."""
     fn = _differentiated(fn, sample, strong)  # forward over reverse: a gradient's own code
     src, ctx, node, params, wrt_names = normalized_function(fn, wrt, sample, strong)
+    sample = known_sample(sample)
     body, result = node.body[:-1], node.body[-1].value
     if may_be_complex(body, sample, ctx.scope):
         raise CompileError("forward mode of code that may compute with complex numbers",
@@ -51,6 +55,9 @@ def compile_tangent(fn, wrt, sample=None, strong=False, sized=False):
     # then, read as zeros.
     head = [T.assign(tangent.dot(n), T.const(None)) for n in sorted(tangent.maybe)
             if n not in wrt_names]
+    if not value:
+        result = T.const(None)
+        cleanup.drop_unused(code, loads_in([gast.Expr(out)]))
     ret = gast.Return(gast.Tuple([result, out], gast.Load()))
     fname = ctx.namer.fresh(f"jvp_{src.node.name}")
     args = node.args

@@ -35,11 +35,12 @@ def shared_names(body, scope):
     would change the other name's value too, which rebinding-based adjoints
     do not see. Conservative: both names of ``x = y``, of a view bound to a
     name (``y = x[1:]``, ``y = x.T``, ``y = x.reshape(...)``), and every name
-    put into a container, are shared. A name read exactly once, by the
-    statement that copies it (``x = x_new``, how updates are compiled), is
-    moved, not shared.
+    put into a container, are shared. A name read for the last time by the
+    statement that copies it (``x = x_new``, how updates are compiled; an inlined
+    helper's local returned in a tuple, ``out = helper_out``) is moved, not shared.
     """
     loads = _load_counts(body)
+    last = last_reads(body)
     lists = _list_names(body)
     shared = set()
     moves = []  # (a name, the name it is copied into)
@@ -51,7 +52,8 @@ def shared_names(body, scope):
             continue
         if not getattr(s, "sg_inplace", False) and id(s) not in transient and id(s) not in items:
             for target, part in _bindings(s):
-                shared |= _shared_by(target, part, loads, scope, lists)
+                shared |= _shared_by(target, part, loads, scope, lists,
+                                     isinstance(part, gast.Name) and part.id in last.get(id(s), ()))
                 if isinstance(part, gast.Name) and part.id != target:
                     moves.append((part.id, target))
         for n in _walk_value(s):
@@ -382,6 +384,63 @@ def _reads_no_value(stmt, name):
                if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load))
 
 
+def last_reads(body):
+    """id of an assignment -> the names it reads for the last time: no statement written
+    after it reads them, no def reads them (a closure reads the variable when called),
+    and each loop around it binds them anew, at the top of its body, before anything
+    there reads them (each trip's is then a new binding, as an inlined helper's locals
+    are). ``b = a`` of such an ``a`` moves its array; so does a tuple display of them."""
+    order = []  # (statement, the loops around it), in the order written
+
+    def visit(stmts, loops):
+        for s in stmts:
+            order.append((s, loops))
+            if isinstance(s, gast.FunctionDef):
+                continue  # (its reads are the def statement's, below)
+            inner = loops + (s,) if isinstance(s, (gast.For, gast.While)) else loops
+            visit(s.body if hasattr(s, "body") else [], inner)
+            for handler in getattr(s, "handlers", []):
+                visit(handler.body, loops)
+            visit(getattr(s, "orelse", []), loops)
+            visit(getattr(s, "finalbody", []), loops)
+    visit(body, ())
+    reads = {}  # name -> positions in ``order`` of the statements that read it
+    in_defs = set()
+    for at, (s, _) in enumerate(order):
+        for n in _walk_own(s):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                reads.setdefault(n.id, []).append(at)
+                if isinstance(s, gast.FunctionDef):
+                    in_defs.add(n.id)
+    out = {}
+    for at, (s, loops) in enumerate(order):
+        if isinstance(s, gast.Assign) and not any(
+                isinstance(n, (gast.Lambda, gast.GeneratorExp)) for n in T.walk(s.value)):
+            # (A lambda or a generator reads its names later, when it runs.)
+            names = {n.id for n in T.walk(s.value)
+                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+            last = {a for a in names if a not in in_defs and max(reads[a]) == at
+                    and all(_bound_first(loop, a) for loop in loops)}
+            if last:
+                out[id(s)] = frozenset(last)
+    return out
+
+
+def _bound_first(loop, name):
+    """Does each trip of ``loop`` bind ``name`` (a plain assignment at the top of its
+    body, reading it not) before anything in the loop reads it?"""
+    if isinstance(loop, gast.While) and any(
+            isinstance(n, gast.Name) and n.id == name for n in T.walk(loop.test)):
+        return False
+    for s in loop.body:
+        named = [n for n in T.walk(s) if isinstance(n, gast.Name) and n.id == name]
+        if not named:
+            continue
+        return isinstance(s, gast.Assign) and all(isinstance(n.ctx, gast.Store) for n in named) \
+            and any(isinstance(t, gast.Name) and t.id == name for t in s.targets)
+    return False
+
+
 def _walk_own(stmt):
     """The nodes of one statement, not of the blocks nested in it."""
     if isinstance(stmt, (gast.If, gast.For, gast.While)):
@@ -433,15 +492,17 @@ def _list_names(body):
             if all(isinstance(v, (gast.List, gast.ListComp)) for v in vs)}
 
 
-def _shared_by(target, value, loads, scope, lists=frozenset()):
-    """The names that binding ``target`` to ``value`` may make share one array."""
+def _shared_by(target, value, loads, scope, lists=frozenset(), last_read=False):
+    """The names that binding ``target`` to ``value`` may make share one array.
+    ``last_read``: nothing reads ``value`` (a name) after this binding (``last_reads``)."""
     if value is None:
         return {target}  # an item of something unpacked: may be anyone's array
     if isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Name) \
             and value.slice.id in lists:
         return set()  # (``a[u_t]``, ``u_t`` a list: advanced indexing makes a new array)
     sources = _shared_sources(value, scope)
-    if isinstance(value, gast.Name) and (loads.get(value.id) == 1 or value.id == target):
+    if isinstance(value, gast.Name) and (loads.get(value.id) == 1 or last_read
+                                         or value.id == target):
         return set()  # the only read of the name: moved, not shared; ``a = a``: nothing
     if sources:
         return {target} | sources

@@ -80,9 +80,25 @@ def hint(target):
     return "_".join(names) or "item"
 
 
+class _Unknown:
+    """An argument of the inner gradient of ``sg.grad(sg.grad(f))`` known only when the
+    code runs (``calls._sample_of``): a None in a sample is the value passed."""
+
+    def __repr__(self):
+        return "UNKNOWN_VALUE"
+
+
+UNKNOWN_VALUE = _Unknown()
+
+
+def known_sample(sample):
+    """``sample`` with each ``UNKNOWN_VALUE`` as None, for what reads values only."""
+    return None if sample is None else [None if v is UNKNOWN_VALUE else v for v in sample]
+
+
 def is_static_object(obj):
     return not isinstance(obj, (int, float, complex, np.ndarray, np.generic, str, bytes, list,
-                                dict, tuple, type(None)))
+                                dict, tuple, type(None), _Unknown))
 
 
 # Objects the compiler reads or inlines as they are: code specialised on one of them

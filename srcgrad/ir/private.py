@@ -21,7 +21,8 @@ import numpy as np
 
 from ..rules import table
 from . import templates as T
-from .names import is_item_check, name_ids, walk_stmts
+from .aliasing import last_reads
+from .names import is_item_check, name_ids, own_nodes, walk_stmts
 from .resolve import MISSING
 
 # Functions whose result is always a new array (or a new scalar), never an operand
@@ -47,7 +48,8 @@ def private_updates(body, scope):
     into ``name[...]``) whose array nothing but names can reach: id -> the other names
     of that array (``b = a`` before ``a += v``), which NumPy's update reaches too."""
     found = {}
-    flow = _Flow(scope, found, _moving_tuples(body))
+    last = last_reads(body)
+    flow = _Flow(scope, found, _moving_tuples(body, last))
     stores = {}
     for s in walk_stmts(body):
         for n in T.walk(s):
@@ -57,6 +59,7 @@ def private_updates(body, scope):
                        if isinstance(s, gast.Assign) and len(s.targets) == 1
                        and isinstance(s.targets[0], gast.Name) and stores[s.targets[0].id] == 1}
     flow.loads = _load_counts(body)
+    flow.last_reads = last
     flow.block(body, _State())
     return found
 
@@ -69,10 +72,11 @@ def _load_counts(node):
     return counts
 
 
-def _moving_tuples(body):
-    """Names bound once to a tuple display of names read nowhere else, and read only
-    item by item (``t[0]``, ``t[1]``: each item once) or unpacked once: what a helper's
-    ``return a, b`` becomes when inlined. Its items move through it unshared."""
+def _moving_tuples(body, last):
+    """Names bound once to a tuple display of names read nowhere else (or nowhere after
+    it: ``last``, ``aliasing.last_reads``), and read only item by item (``t[0]``,
+    ``t[1]``: each item once) or unpacked once: what a helper's ``return a, b`` becomes
+    when inlined. Its items move through it unshared."""
     loads, stores, displays = {}, {}, {}
     parents = {}
     for s in walk_stmts(body):
@@ -80,18 +84,19 @@ def _moving_tuples(body):
             for c in gast.iter_child_nodes(n):
                 parents[id(c)] = n
     for s in walk_stmts(body):
-        for n in T.walk(s):
+        # (A loop's or branch's own nodes: its body's statements come on their own.)
+        for n in T.walk(s) if isinstance(s, gast.FunctionDef) else own_nodes(s):
             if isinstance(n, gast.Name):
                 table = loads if isinstance(n.ctx, gast.Load) else stores
                 table.setdefault(n.id, []).append(n)
         if isinstance(s, gast.Assign) and len(s.targets) == 1 \
                 and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Tuple) \
                 and all(isinstance(e, gast.Name) for e in s.value.elts):
-            displays[s.targets[0].id] = [e.id for e in s.value.elts]
+            displays[s.targets[0].id] = ([e.id for e in s.value.elts], last.get(id(s), ()))
     out = {}
-    for name, items in displays.items():
+    for name, (items, moved) in displays.items():
         if len(stores.get(name, ())) != 1 or len(set(items)) != len(items) \
-                or any(len(loads.get(i, ())) != 1 for i in items):
+                or any(len(loads.get(i, ())) != 1 and i not in moved for i in items):
             continue
         reads = [parents.get(id(n)) for n in loads.get(name, ())]
         indices = [r.slice.value for r in reads if isinstance(r, gast.Subscript)
@@ -178,6 +183,7 @@ class _Flow:
         self.found = found
         self.moving = moving  # tuples their items move through (``_moving_tuples``)
         self.private_items = {}  # moving tuple -> which of its items were private
+        self.last_reads = {}  # id of an assignment -> names nothing reads after it
         self.bound_once = {}  # name -> its value, for names bound by one assignment
         self.deciding = True  # off while a loop's head state is not known yet
         self.dead = frozenset()  # names the loop evaluated holds nothing in at a trip's end
@@ -313,8 +319,10 @@ class _Flow:
                                              for e in s.value.elts]
         if isinstance(target, gast.Name) and isinstance(s.value, gast.Name):
             after = private.copied(target.id, s.value.id)
-            # (read nowhere else: moved, ``x_new = x.copy(); x = x_new``, one name again)
-            return after.unbound([s.value.id]) if self.loads.get(s.value.id) == 1 else after
+            # (read nowhere after: moved, ``x_new = x.copy(); x = x_new``, one name again)
+            moved = self.loads.get(s.value.id) == 1 \
+                or s.value.id in self.last_reads.get(id(s), ())
+            return after.unbound([s.value.id]) if moved else after
         if isinstance(target, gast.Name) and getattr(s, "sg_item_unshared", False) \
                 and not moved:
             # ``t = x[i]`` checked when it runs not to be a view of ``x``, or read only

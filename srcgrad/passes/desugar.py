@@ -147,6 +147,21 @@ class Desugar:
             return self._located(s, slots)
         if _has_starred_target(s):
             return self._located(s, self.starred(s.targets[0], s.value))
+        if _extend_by_display(s):
+            # ``xs.extend([a, b])``: ``xs.append(a)``, ``xs.append(b)``, as it adds them
+            # (appends are what the compiler models of a list growing).
+            call = s.value
+            return self._located(s, [gast.Expr(gast.Call(
+                gast.Attribute(copy.deepcopy(call.func.value), "append", gast.Load()), [e], []))
+                for e in call.args[0].elts])
+        if _attributes_unpacked(s):
+            # ``self.w, self.act = w, act``: each value first, then each attribute bound,
+            # as Python runs it; an object's attributes are then set one by one, which
+            # the normalizer keeps as locals (passes/normalize/objects.py).
+            held = [self.namer.fresh(f"{getattr(t, 'attr', None) or t.id}_value")
+                    for t in s.targets[0].elts]
+            return self._located(s, [T.assign(h, v) for h, v in zip(held, s.value.elts)]
+                                 + [T.assign(t, T.name(h)) for t, h in zip(s.targets[0].elts, held)])
         s = _as_augmented(s)
         if isinstance(s, gast.AugAssign):
             value = gast.BinOp(copy.deepcopy(s.target), s.op, s.value)
@@ -240,7 +255,57 @@ class Desugar:
         out = []
         if broke:
             out.append(gast.copy_location(T.assign(broke, T.const(False)), s))
+        if isinstance(s, gast.For):
+            out += self._displays_named(s)
         return out + [s]
+
+    def _displays_named(self, s):
+        """``for layer in [Dense(w1), Dense(w2)]:`` as ``layer_items = [...]`` then the
+        loop, and so a display of calls ``zip`` or ``enumerate`` takes (Python evaluates
+        them once, first, in this order): a display of objects bound to a name is what
+        the normalizer knows when compiling. Returns the bindings."""
+        def calls_in(node):
+            return isinstance(node, (gast.List, gast.Tuple)) and any(
+                isinstance(n, gast.Call) for e in node.elts for n in gast.walk(e))
+
+        it = s.iter
+        if calls_in(it):
+            items = self.namer.fresh(f"{s.target.id}_items")
+            s.iter = T.name(items)
+            return [gast.copy_location(T.assign(items, it), s)]
+        if not (isinstance(it, gast.Call) and isinstance(it.func, gast.Name)
+                and it.func.id in ("zip", "enumerate") and not it.keywords):
+            return []
+        out = []
+        for k, a in enumerate(it.args):
+            if calls_in(a):
+                items = self.namer.fresh("items")
+                out.append(gast.copy_location(T.assign(items, a), s))
+                it.args[k] = T.name(items)
+        return out
+
+
+def _extend_by_display(s):
+    """``name.extend([a, b])`` (or a tuple display), as a statement."""
+    call = s.value if isinstance(s, gast.Expr) else None
+    return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) \
+        and call.func.attr == "extend" and isinstance(call.func.value, gast.Name) \
+        and len(call.args) == 1 and not call.keywords \
+        and isinstance(call.args[0], (gast.List, gast.Tuple)) \
+        and not any(isinstance(e, gast.Starred) for e in call.args[0].elts)
+
+
+def _attributes_unpacked(s):
+    """``a.x, a.y = u, v``: attributes (and names) bound to the items of a display."""
+    if not (isinstance(s, gast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], (gast.Tuple, gast.List))
+            and isinstance(s.value, (gast.Tuple, gast.List))
+            and len(s.targets[0].elts) == len(s.value.elts)):
+        return False
+    targets, values = s.targets[0].elts, s.value.elts
+    return any(isinstance(t, gast.Attribute) for t in targets) \
+        and all(isinstance(t, (gast.Name, gast.Attribute)) for t in targets) \
+        and not any(isinstance(v, gast.Starred) for v in values)
 
 
 def _has_starred_target(s):

@@ -78,15 +78,16 @@ def _from_a_string(call, src):
         and src.globals.get(f.id, getattr(builtins, f.id)) is getattr(builtins, f.id)
 
 
-def check(src, allow_with=False, differentiated=False):
+def check(src, allow_with=False, differentiated=False, keywords=None):
     """Raise CompileError for the first unsupported construct in ``src.node``.
 
     ``allow_with``: with statements are left to the tape (``@sg.function``
     bodies hold ``with GradientTape()`` blocks). ``differentiated``: ``src`` is the
-    function differentiated itself, not one it calls.
+    function differentiated itself, not one it calls; ``keywords``: the keys its
+    ``**kwargs`` holds in the call compiled for (None: not known, refused).
     """
     top = src.node
-    if differentiated:
+    if differentiated and keywords is None:
         _check_top_args(top.args, src, top, f"function {top.name!r}")
     for node in _starred_in_comprehensions(top):
         raise src.error("starred target of a comprehension is not supported", node,

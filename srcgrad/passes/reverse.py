@@ -116,12 +116,7 @@ class Reverse:
             state[name] = OWN
 
     def _passed_container(self, name):
-        """A parameter passed a list, tuple or dict (``params`` of a step): its adjoints
-        add item by item."""
-        for values in (getattr(self.ctx, "arg_values", None), self.ctx.param_values):
-            if isinstance((values or {}).get(name), (list, tuple, dict)):
-                return True
-        return False
+        return passed_container(self.ctx, name)
 
     def zero(self, name):
         # ``name`` may be unbound on this path (assigned only in the other
@@ -652,6 +647,13 @@ def _int_expr(node, ints):
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
         return node.func.id in ("len", "int") and not node.keywords
     return False
+
+
+def passed_container(ctx, name):
+    """A parameter passed a list, tuple or dict (``params`` of a step): its adjoints
+    add item by item."""
+    return any(isinstance((values or {}).get(name), (list, tuple, dict))
+               for values in (getattr(ctx, "arg_values", None), ctx.param_values))
 
 
 def _dict_key(index):

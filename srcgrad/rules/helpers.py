@@ -30,6 +30,12 @@ TABLE = {
     # ``base``'s slot cleared in ``base``'s shape.)
     rt.zero_at: Rule("base, index, container=None", base="_sg.zero_at(g, index, base)",
                      nograd=_INDEX | {"container"}),
+    # ``base[index] = value`` as a new array (passes/functional.py; runtime/stores.py).
+    rt.with_item: Rule("base, index, value", rank="same", nograd=_INDEX,
+                       base="_sg.store_base_grad(g, index)",
+                       value="_sg.unbroadcast(_sg.store_value_grad(g, index), value)",
+                       rows={"base": "_sg.store_base_rows(g, index)",
+                             "value": "_sg.unbroadcast_rows(_sg.store_value_rows(g, index), value)"}),
     rt.stored_grad: Rule("grad, base", nograd={"base"}, grad="_sg.stored_grad(g, base)",
                          rows={"grad": "_sg.stored_grad(g, base)"}),
     rt.copy_slot: Rule("value", rank="identity", value="g"),
@@ -70,8 +76,8 @@ SEQUENCE_REPEAT = Rule("a, n", a="_sg.repeat_grad(g, a, n)",
 # by rows are made lists first, passes/normalize/calls.sequence_call).
 SEQUENCE_COPY = Rule("iterable", iterable="g", rows={"iterable": "g"})
 
-NONDIFF = {rt.all_finite, rt.attribute_or_missing, rt.check_object_slot, rt.global_value,
-           rt.set_global, rt.repeats, rt.value_copy, rt.check_field, rt.dict_keys, rt.dict_sorted, rt.dict_counted, rt.dict_has, rt.check_unpack, rt.check_count, rt.field_index, rt.seed_like, rt.like, rt.zeros_like, rt.check_scalar, rt.check_not_array,
+NONDIFF = {rt.all_finite, rt.place, rt.attribute_or_missing, rt.check_object_slot, rt.global_value,
+           rt.set_global, rt.repeats, rt.value_copy, rt.check_field, rt.dict_keys, rt.dict_sorted, rt.dict_counted, rt.dict_has, rt.check_unpack, rt.check_count, rt.check_zip, rt.field_index, rt.seed_like, rt.like, rt.zeros_like, rt.check_scalar, rt.check_not_array,
            rt.check_not_view, rt.check_item_read, stop_gradient, rt.enter_context, rt.exit_context,
            rt.check_item_update, rt.updated_in_place, rt.update,
            rt.check_not_0d, rt.check_apart, rt.view_places, rt.check_has_key, rt.check_array, rt.check_row_index}

@@ -9,6 +9,7 @@ from .adjoints import *  # noqa: F401,F403
 from .core import *  # noqa: F401,F403
 from .rows import *  # noqa: F401,F403
 from .strong import *  # noqa: F401,F403
+from .stores import *  # noqa: F401,F403
 from .attributes import *  # noqa: F401,F403
 # The helpers of the rule families (rules/<family>.py)
 from .complexes import *  # noqa: F401,F403

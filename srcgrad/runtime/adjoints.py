@@ -581,8 +581,10 @@ def sigmoid(a, b):
 
     Needs no ``ans``, so a gradient that does not return the value need not
     compute the ``logaddexp``; and neither overflows nor loses the tails for
-    large ``|a - b|``. Written four ways, the fastest for each size: NumPy's
-    per-call cost decides below a few hundred elements, memory traffic above.
+    large ``|a - b|``. Where ``exp(-z)`` is finite everywhere (all but far negative
+    ``z``), ``1 / (1 + exp(-z))`` in one buffer, exact in both tails; elsewhere
+    written three ways, the fastest for each size: NumPy's per-call cost decides
+    below a few hundred elements, memory traffic above.
     """
     z = a if type(b) in (int, float) and b == 0 else np.subtract(a, b)
     if type(z) is float or type(z) is np.float64:  # scalar code: no NumPy calls
@@ -590,6 +592,13 @@ def sigmoid(a, b):
             return 1.0 / (1.0 + math.exp(-z))
         e = math.exp(z)
         return e / (1.0 + e)
+    if type(z) is np.ndarray and z.ndim and z.dtype.kind == "f" and z.size \
+            and z.min() >= _exp_limit(z.dtype):  # (NaN: not >=, below)
+        e = np.negative(z)
+        np.exp(e, out=e)
+        e += 1.0
+        np.reciprocal(e, out=e)
+        return e
     if type(z) is not np.ndarray or z.size < 512 or z.dtype.kind != "f":
         # (Not ``exp(z - logaddexp(z, 0))``: inf - inf where ``b`` is -inf, hunt 11.)
         return np.exp(-np.logaddexp(0.0, -z))
@@ -606,6 +615,16 @@ def sigmoid(a, b):
     e *= r
     np.copyto(e, r, where=z >= 0)
     return e
+
+
+_EXP_LIMITS = {}  # dtype char -> the least z whose exp(-z) is finite (with a margin)
+
+
+def _exp_limit(dtype):
+    limit = _EXP_LIMITS.get(dtype.char)
+    if limit is None:
+        limit = _EXP_LIMITS[dtype.char] = 1.0 - float(np.log(np.finfo(dtype).max))
+    return limit
 
 
 def einsum_list(subscripts, operands):

@@ -20,7 +20,7 @@ __all__ = [
     "gather_items", "zero_at", "copy_slot", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "repeats", "concat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view",
     "check_item_read", "distinct", "as_list", "from_list", "check_scalar",
-    "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "field", "field_grad",
+    "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "check_zip", "field", "field_grad",
     "field_index", "new_object", "set_attributes", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "updated_in_place",
     "value_copy", "check_field", "as_arguments",
 ]
@@ -834,6 +834,15 @@ def check_count(items, count, function, where):
     if n != count:
         raise TypeError(f"{function}() called with {n} arguments from *args where it takes "
                         f"{count} ({where})")
+
+
+def check_zip(seq, count, where):
+    """``zip(objects, seq)`` unrolled for ``count`` trips: ``seq`` must hold as many items
+    (Python's zip would stop at its end)."""
+    if len(seq) < count:
+        raise ValueError(f"srcgrad unrolled a loop over zip() of a list of {count} objects "
+                         f"and a sequence of {len(seq)} items ({where}): give the sequence "
+                         "as many items as the list holds objects")
 
 
 def field(record, name):

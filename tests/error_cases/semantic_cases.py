@@ -53,3 +53,11 @@ def or_operator(x, y):
 def differentiable_index(x):
     i = (x[0] * 2.0).astype(int)
     return x[i] * 2.0  # MARK: index
+
+
+def numpy_1_name(x):
+    return np.trapz(x ** 2)  # MARK: removed_name
+
+
+def misspelt_name(x):
+    return np.sum(np.exq(x))  # MARK: misspelt

@@ -20,7 +20,7 @@ import numpy as np
 from ... import runtime as rt, trees
 from ...errors import CompileError
 from ...ir import anno, templates as T
-from ...ir.atoms import is_static_object, qualname
+from ...ir.atoms import UNKNOWN_VALUE, is_static_object, qualname
 from ...ir.resolve import MISSING, among, is_library
 from ...ir.varied import expr_varied
 from ...rules import helpers, rewrites, table
@@ -32,6 +32,11 @@ class NotYet(Exception):
     """The function a statement calls is known in the next round of the normalizer."""
 
 
+# Functions NumPy 2 removed under their old names (its migration guide).
+_NUMPY_2_NAMES = {"trapz": "trapezoid", "product": "prod", "cumproduct": "cumprod",
+                  "sometrue": "any", "alltrue": "all", "round_": "round", "in1d": "isin",
+                  "row_stack": "vstack", "msort": "sort(a, axis=0)",
+                  "asfarray": "asarray(a, dtype=float)"}
 _WAITS = 4  # rounds a statement may wait for that (a factory returning a factory's function)
 
 
@@ -114,6 +119,9 @@ def call(norm, node, out, dest, hint=None):
     if isinstance(f, gast.Subscript) and isinstance(f.value, gast.Name) \
             and f.value.id in norm.function_tables:  # ``fs[1](x)``, ``acts[name](x)``
         return functions.call(norm, node, out, dest, hint)
+    replaced = _replaced_record(norm, node)
+    if replaced is not None:
+        return call(norm, replaced, out, dest, hint)
     if isinstance(f, gast.Attribute) and expr_varied(f.value, norm.varied, norm.scope) \
             and not (isinstance(f.value, gast.Name) and f.value.id in norm.scope.mirrored_names):
         return method(norm, node, out, dest, hint)
@@ -154,6 +162,19 @@ def call(norm, node, out, dest, hint=None):
         # make(b)]``): known in the next.
         norm.cur.sg_waits = getattr(norm.cur, "sg_waits", 0) + 1
         raise NotYet
+    module = norm.scope.value(f.value) if obj is MISSING and isinstance(f, gast.Attribute) \
+        else None
+    if isinstance(module, types.ModuleType) and not hasattr(module, f.attr):
+        # (A name the module lacks: Python would raise AttributeError here; NumPy's own
+        # message names the function NumPy 2 renamed it to.)
+        try:
+            getattr(module, f.attr)
+        except AttributeError as e:
+            reason = str(e)
+        renamed = _NUMPY_2_NAMES.get(f.attr) if module is np else None
+        raise norm.ctx.error(f"`{gast.unparse(f).strip()}` does not exist: {reason}",
+                             norm.cur, f"NumPy 2 calls it `np.{renamed}`" if renamed else
+                             f"check the name against what `{module.__name__}` defines")
     if obj is MISSING:
         raise norm.ctx.error(f"cannot tell at compile time which function "
                              f"`{gast.unparse(f).strip()}` is", norm.cur,
@@ -215,6 +236,8 @@ def call(norm, node, out, dest, hint=None):
             node = gast.Call(node.func, [norm.ctx.constant(receiver[0])] + node.args,
                              node.keywords)
         sample = [_sample_of(norm, a) for a in node.args]
+        if not node.keywords and not any(isinstance(a, gast.Starred) for a in node.args):
+            sample += _none_defaults(obj.__srcgrad_compiled__, len(sample))
         raw = norm.ctx.namer.fresh(f"{hint}_raw")
         if norm.ctx.strong:
             inline.inline(norm, generated(sample, strong=True), None, node, out, raw)
@@ -461,6 +484,31 @@ def _record_default(cls, field):
     return MISSING if f.default is dataclasses.MISSING else f.default
 
 
+def _replaced_record(norm, node):
+    """``p._replace(b=v)`` of a namedtuple, ``dataclasses.replace(p, b=v)`` of a dataclass
+    (``p`` a record the compiler reads by its fields): the record built anew, ``Cls(a=p.a,
+    b=v)``, as both build it. None for another call (an unknown field: Python's error)."""
+    f = node.func
+    if isinstance(f, gast.Attribute) and f.attr == "_replace" and not node.args:
+        record = f.value
+    elif node.args and len(node.args) == 1 and norm.scope.value(f) is dataclasses.replace:
+        record = node.args[0]
+    else:
+        return None
+    cls = norm.ctx.records.get(record.id) if isinstance(record, gast.Name) else None
+    if cls is None:
+        return None
+    fields = trees.record_fields(cls)
+    given = {k.arg: k.value for k in node.keywords}
+    if not set(given) <= set(fields) or dataclasses.is_dataclass(cls) and not all(
+            fld.init for fld in dataclasses.fields(cls)):
+        return None
+    values = [gast.keyword(name, given[name] if name in given else
+                           gast.Attribute(T.name(record.id), name, gast.Load()))
+              for name in fields]
+    return anno.like(gast.Call(norm.ctx.constant(cls), [], values), node)
+
+
 def _record_member(norm, receiver, attr, kind):
     """The user function (``kind``: a method's, or a ``property``'s getter) that ``attr``
     of a record built here (a dataclass or namedtuple, whose instances hold their fields
@@ -615,8 +663,9 @@ def _gradient_of(norm, call, lift=True):
 def _sample_of(norm, node):
     """What the inner gradient of ``sg.grad(sg.grad(f))`` may be specialised on.
 
-    Objects, and the first call's value of a parameter passed on unchanged
-    (its kind, rank included, is part of this code's own cache key).
+    Objects, None, and the first call's value of a parameter passed on unchanged
+    (its kind, rank included, is part of this code's own cache key); else
+    ``UNKNOWN_VALUE``.
     """
     if isinstance(node, gast.Name) and node.id in norm.ctx.arg_values \
             and norm.counts.get(node.id, 0) == 0:
@@ -626,12 +675,28 @@ def _sample_of(norm, node):
         # A dict display: its keys (the inner code's d.get and dict comprehensions read
         # them), its values only known when run.
         return dict.fromkeys(keys)
-    return _static_or_none(norm, node)
-
-
-def _static_or_none(norm, node):
+    if isinstance(node, gast.Constant) and node.value is None \
+            or isinstance(node, gast.Name) and node.id in norm.known_constants() \
+            and norm.known_constants()[node.id] is None:
+        return None  # (``sg.grad(f)(x, None)``: its tests on the None decided inside too)
     obj = norm.scope.value(node) if isinstance(node, (gast.Name, gast.Attribute)) else MISSING
-    return obj if obj is not MISSING and is_static_object(obj) else None
+    return obj if obj is not MISSING and is_static_object(obj) else UNKNOWN_VALUE
+
+
+def _none_defaults(compiled, given):
+    """The positional parameters a call of the gradient leaves to their defaults, up to
+    the last one that is None (``act=None``): None for those, ``UNKNOWN_VALUE`` for the
+    others. (Only for a call without keywords: one passing ``act=np.sin`` has another
+    sample, and so other code.)"""
+    out = []
+    params = list(compiled.signature.parameters.values())[given - len(compiled.bound):]
+    for p in params:
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or p.default is p.empty:
+            break
+        out.append(None if p.default is None else UNKNOWN_VALUE)
+    while out and out[-1] is UNKNOWN_VALUE:
+        out.pop()
+    return out
 
 
 def _count_after(norm, args):

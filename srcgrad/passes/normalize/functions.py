@@ -31,6 +31,7 @@ from ...ir import anno, templates as T
 from ...ir.resolve import MISSING, is_library
 from ...ir.varied import expr_varied
 
+_TABLE_MAX = 32  # items of a module's table of functions compiled as a choice among them
 # Builtins a table may be passed to: they read its items, never change or keep it.
 _READERS = (builtins.zip, builtins.enumerate, builtins.reversed, builtins.len)
 
@@ -46,6 +47,7 @@ def tables(norm, body):
             items = _items(norm, node.value)
             if items and all(known_function(norm, e) for _, e in items):
                 bindings[node.targets[0].id] = items
+    bindings.update(_global_tables(norm, body))
     if not bindings:
         return {}
     escaped = _escaped(norm, body, set(bindings))
@@ -66,9 +68,51 @@ def note_items(norm, body):
             key = norm.facts.constant(node.value.slice)
             table = norm.function_tables[node.value.value.id]
             found = None if key is MISSING else _lookup(
-                table, key, isinstance(norm.facts.bound.get(node.value.value.id), gast.Dict))
+                table, key, _is_dict(norm, node.value.value.id))
             if found is not None:
                 norm.scope.static.setdefault(node.targets[0].id, norm.scope.value(found))
+
+
+def _global_tables(norm, body):
+    """Tables the code reads from its module or a closure (``ACTS = {"relu": relu, "tanh":
+    np.tanh}`` at the top of the module): name -> [(key, the function)], each item read
+    (and guarded) now; the choice made when the code runs reads the container again."""
+    out = {}
+    for name in sorted({n.id for n in T.walk(gast.Module(list(body), []))
+                        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}):
+        if norm.counts.get(name) or name in norm.scope.locals:
+            continue
+        held = _peeked(norm.scope, name)  # (not guarded: a global array rebound is read anew)
+        if type(held) not in (dict, list, tuple) or not 0 < len(held) <= _TABLE_MAX \
+                or not all(callable(v) for v in (held.values() if type(held) is dict else held)):
+            continue
+        if type(held) is dict and not all(type(k) in (str, int) for k in held):
+            continue
+        held = norm.scope.value(T.name(name))  # (now guarded)
+        keys = list(held) if type(held) is dict else list(range(len(held)))
+        reads = [(k, gast.Subscript(T.name(name), T.const(k), gast.Load())) for k in keys]
+        if all(known_function(norm, e) for _, e in reads):
+            # (Each function as a constant of the code: a call of ``ACTS["relu"]`` would
+            # be a call through the table again.)
+            out[name] = [(k, norm.ctx.constant(norm.scope.value(e))) for k, e in reads]
+    return out
+
+
+def _peeked(scope, name):
+    """What a module's or closure's ``name`` holds now, read without a guard."""
+    if name in scope.static:
+        return scope.static[name]
+    if name in scope.freevars:
+        try:
+            return scope.freevars[name].cell_contents
+        except ValueError:  # (an empty cell)
+            return None
+    return scope.globals.get(name)
+
+
+def _is_dict(norm, name):
+    return isinstance(norm.facts.bound.get(name), gast.Dict) \
+        or type(norm.scope.value(T.name(name))) is dict
 
 
 def _items(norm, display):
@@ -87,13 +131,13 @@ def _items(norm, display):
 
 def known_function(norm, node):
     """Is ``node`` a function known when compiling: a def of the code bound once (or a
-    name bound once to one), or a name or attribute of a module's function (read, and
-    guarded, now)?"""
+    name bound once to one), or a name, attribute or constant item of a module's
+    function (read, and guarded, now)?"""
     if isinstance(node, gast.Name) and node.id in norm.scope.local_defs:
         return True
     if isinstance(node, gast.Name) and node.id in norm.scope.static:
         obj = norm.scope.static[node.id]
-    elif not isinstance(node, (gast.Name, gast.Attribute)) \
+    elif not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)) \
             or expr_varied(node, norm.varied, norm.scope):
         return False
     else:
@@ -131,7 +175,7 @@ def _escaped(norm, body, names):
 def static_items(norm, it):
     """(function, expression) of each item of a list or tuple table ``it``, or None."""
     if not isinstance(it, gast.Name) or it.id not in norm.function_tables \
-            or it.id in norm.ctx.dicts or isinstance(norm.facts.bound.get(it.id), gast.Dict):
+            or it.id in norm.ctx.dicts or _is_dict(norm, it.id):
         return None
     return [(norm.scope.value(e), gast.Subscript(T.name(it.id), T.const(k), gast.Load()))
             for k, e in norm.function_tables[it.id]]
@@ -149,7 +193,7 @@ def call(norm, node, out, dest, hint):
             "choose the function with a constant or an argument that carries no gradient")
     value = norm.facts.constant(key)
     if value is not MISSING:
-        found = _lookup(items, value, isinstance(norm.facts.bound.get(name), gast.Dict))
+        found = _lookup(items, value, _is_dict(norm, name))
         if found is not None:
             return norm.expr(anno.like(gast.Call(T.clone(found), node.args, node.keywords),
                                        node), out, dest, hint)

@@ -121,6 +121,7 @@ class Normalizer:
             self.facts = Facts(self, fn)
             self._find_static(fn.body)
             unroll.constant_getattrs(fn.body, self.scope)
+            unroll.comprehensions(self, fn.body)
             self.shared = shared_names(fn.body, self.scope)
             self.view_bindings = views.view_bindings(fn.body, self.scope)
             self.views_rewritten = False
@@ -144,6 +145,11 @@ class Normalizer:
             # (Names a nested def reads or writes, or declared global or nonlocal, may
             # change when a call runs: never a known constant.)
             self.shared_with_defs = _names_of_nested_defs(fn.body)
+            # Parameters passed None hold it until the code binds them (``if acc is None:
+            # acc = []``): ``if act is not None:`` is decided when compiling (the cache
+            # keys on the None), as for a name the code binds to a constant.
+            self.constants.update({p: None for p in self.ctx.none_params
+                                   if p not in self.shared_with_defs})
             fn.body = self.block(fn.body)
             # An in-place update that may be of a shared array waits while calls are
             # inlined (what a helper returns may prove it private); then it is decided.
@@ -338,9 +344,15 @@ class Normalizer:
             value = static_argument(s.value, self.known_constants()) \
                 if isinstance(s, gast.Assign) and len(s.targets) == 1 \
                 and isinstance(s.targets[0], gast.Name) else MISSING
+            unpacked = _unpacked_constants(s, self.known_constants())
             self._forget([s])
             if value is not MISSING and s.targets[0].id not in self.shared_with_defs:
                 self.constants[s.targets[0].id] = value
+            elif unpacked:
+                # ``act, k = None, 2.0``: each name its item's constant, all read before
+                # any is bound, as Python does.
+                self.constants.update({n: v for n, v in unpacked.items()
+                                       if n not in self.shared_with_defs})
             elif isinstance(s, gast.Assign) and len(s.targets) == 1 \
                     and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Tuple) \
                     and not any(isinstance(e, gast.Starred) for e in s.value.elts) \
@@ -750,7 +762,9 @@ class Normalizer:
                     error = self.ctx.error(
                         f"{what} may be shared with another variable in a first derivative's "
                         "code, and is not differentiated again", s,
-                        f"for second derivatives, build {built} without writing into it "
+                        f"for second derivatives, write into a copy the code makes "
+                        f"(`a = x.copy()`: writes into its own arrays are differentiated "
+                        f"again), or build {built} without writing into it "
                         "(np.concatenate, np.where, or a list then np.stack)")
                     error.sg_in_derivative = True  # (sg.jvp names forward mode's instead)
                     raise error
@@ -922,7 +936,8 @@ class Normalizer:
             parts = node.id.split("_")
             for k in range(1, len(parts)):
                 name = "_".join(parts[k:])
-                if re.search(rf"\b{re.escape(name)}\b", o.text):
+                # (A name, not the ``0`` of ``args_0`` found in the line's ``1.0``.)
+                if name.isidentifier() and re.search(rf"\b{re.escape(name)}\b", o.text):
                     return name
         return text
 
@@ -1609,12 +1624,16 @@ class Normalizer:
         return d
 
     def _split_ifexp(self, node, out, dest, hint):
+        # ``d = a if c else b`` is the ``if`` statement it stands for, normalized as one:
+        # a test known when compiling takes its branch alone (``self.act(z) if
+        # self.act is not None else z`` with act=None), calls in the other wait as there.
         d = self._dest(dest, hint)
-        body, orelse = [], []
-        self.expr(node.body, body, d)
-        self.expr(node.orelse, orelse, d)
-        test = self.atom(node.test, out, f"{d}_cond") if not _is_constant(node.test) else node.test
-        out.append(anno.like(gast.If(test, body, orelse), self.cur))
+        branch = anno.like(gast.If(node.test, [anno.like(T.assign(d, node.body), self.cur)],
+                                   [anno.like(T.assign(d, node.orelse), self.cur)]), self.cur)
+        saved = self.cur, self.root
+        out += self.stmt(branch)
+        self.cur = self.ctx.cur = saved[0]
+        self.root = saved[1]
         self.varied.add(d)
         return d
 
@@ -1896,6 +1915,19 @@ def _substituted(expr, bound):
             return T.clone(bound[node.id]) if node.id in bound and isinstance(
                 node.ctx, gast.Load) else node
     return Substitute().visit(T.clone(expr))
+
+
+def _unpacked_constants(s, known):
+    """``a, b = x, y``: name -> constant for the items known when compiling."""
+    if not (isinstance(s, gast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], (gast.Tuple, gast.List))
+            and isinstance(s.value, (gast.Tuple, gast.List))
+            and len(s.targets[0].elts) == len(s.value.elts)
+            and all(isinstance(t, gast.Name) for t in s.targets[0].elts)
+            and not any(isinstance(e, gast.Starred) for e in s.value.elts)):
+        return {}
+    values = {t.id: static_argument(e, known) for t, e in zip(s.targets[0].elts, s.value.elts)}
+    return {n: v for n, v in values.items() if v is not MISSING}
 
 
 def _derivative_code(filename):

@@ -17,7 +17,7 @@ import copy
 import gast
 
 from ...ir import anno, templates as T
-from ...ir.names import handed_on, walk_stmts
+from ...ir.names import handed_on, walk_stmts, written_into
 from ..desugar import _own_exits_any
 
 _ITERATORS = ("enumerate", "reversed")
@@ -85,6 +85,8 @@ def _kept_use(rw, parent, child, iterated):
         fn = rw.norm.scope.value(parent.func)
         if getattr(fn, "__name__", None) in _ITERATORS + ("len",) and fn.__module__ == "builtins":
             return len(parent.args) == 1 and (fn is len or id(parent) in iterated)
+        if fn is zip:  # ``for s, pair in zip(springs, pairs)``
+            return id(parent) in iterated and not parent.keywords
         return rw._object_use(parent, child, None)
     return False
 
@@ -128,6 +130,19 @@ def _iterated(rw, it):
             return list(enumerate(items)), True
         if fn is reversed:
             return items[::-1], False
+    if isinstance(it, gast.Call) and it.args and not it.keywords \
+            and all(isinstance(a, (gast.Name, gast.List, gast.Tuple)) for a in it.args) \
+            and rw.norm.scope.value(it.func) is zip:
+        # ``zip(springs, pairs)``: the objects of each list of them, the items of a
+        # display, other sequences by name (item ``k`` read when it runs), as many
+        # trips as the shortest list of objects or display.
+        roots = [list_root(rw, a.id) if isinstance(a, gast.Name) else None for a in it.args]
+        if any(roots):
+            n = min([len(rw.ctx.object_lists[r]) for r in roots if r]
+                    + [len(a.elts) for a in it.args if not isinstance(a, gast.Name)])
+            return [rw.ctx.object_lists[r][:n] if r else
+                    a.id if isinstance(a, gast.Name) else a.elts[:n]
+                    for r, a in zip(roots, it.args)], "zip"
     return None
 
 
@@ -138,6 +153,15 @@ def unrolled(rw, s):
     if found is None:
         return None
     items, indexed = found
+    if indexed == "zip":
+        # (A display's items are evaluated in each trip's place: only where the body
+        # changes nothing they read, as Python evaluated them before the loop.)
+        changed = written_into(s.body, attributes=True) | {
+            n.id for b in s.body for n in gast.walk(b)
+            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+        read = {n.id for p in items if isinstance(p, list) and not _objects(p)
+                for e in p for n in gast.walk(e) if isinstance(n, gast.Name)}
+        return None if read & changed else _unrolled_zip(rw, s, items)
     body = list(s.body)
     index, target = (s.target.elts if indexed and isinstance(s.target, gast.Tuple)
                      and len(s.target.elts) == 2 else (None, s.target))
@@ -150,13 +174,7 @@ def unrolled(rw, s):
     if indexed and not isinstance(index, gast.Name) or not isinstance(target, gast.Name):
         raise rw.ctx.error("a loop over a list of objects binds one name to each (and its "
                            "index, with enumerate)", s)
-    if _own_exits_any(body, (gast.Break, gast.Continue)) or any(
-            isinstance(n, gast.Name) and n.id == target.id and not isinstance(n.ctx, gast.Load)
-            for b in body for n in gast.walk(b)):
-        raise rw.ctx.error(
-            "a loop over a list of objects with `break`, `continue`, or its variable bound "
-            "again in the body is not supported", s,
-            "skip objects with an `if` in the body, and use another name for other values")
+    _check_body(rw, s, body, {target.id})
     out = []
     for it in items:
         k, obj = it if indexed else (None, it)
@@ -165,6 +183,60 @@ def unrolled(rw, s):
         out += [_substituted(copy.deepcopy(b), target.id, obj) for b in body]
     rw.changed = True
     return out + list(s.orelse)
+
+
+def _unrolled_zip(rw, s, parts):
+    """``for spring, (i, j) in zip(springs, pairs):``: the body once per object, its
+    name the object's, the other names bound to item ``k`` of their sequence (checked
+    when it runs to hold that many items: Python's zip would stop sooner)."""
+    body, target = list(s.body), s.target
+    first = body[0] if body else None
+    if isinstance(target, gast.Name) and isinstance(first, gast.Assign) \
+            and isinstance(first.value, gast.Name) and first.value.id == target.id \
+            and isinstance(first.targets[0], gast.Tuple):
+        target, body = first.targets[0], body[1:]  # (desugar unpacks the target first)
+    if not isinstance(target, gast.Tuple) or len(target.elts) != len(parts) or any(
+            _objects(p) and not isinstance(t, gast.Name) for p, t in zip(parts, target.elts)):
+        raise rw.ctx.error("a loop over `zip` of a list of objects binds one name to each "
+                           "object (and a name or names to each item of the others)", s)
+    # (A list of objects holds their names; a display's items are expressions.)
+    _check_body(rw, s, body, {t.id for p, t in zip(parts, target.elts) if _objects(p)})
+    count = len(next(p for p in parts if _objects(p)))
+    o = anno.origin(s)
+    out = [anno.set_kind(anno.like(T.stmt("_sg.check_zip(s, n, w)", s=p, n=T.const(count),
+                                          w=T.const(o.short() if o else "?")), s), "opaque")
+           for p in parts if isinstance(p, str)]
+    for k in range(count):
+        for p, t in zip(parts, target.elts):
+            if not _objects(p):
+                item = gast.Subscript(T.name(p), T.const(k), gast.Load()) \
+                    if isinstance(p, str) else copy.deepcopy(p[k])
+                out.append(anno.like(T.assign(copy.deepcopy(t), item), s))
+        for b in body:
+            b = copy.deepcopy(b)
+            for p, t in zip(parts, target.elts):
+                if _objects(p):
+                    b = _substituted(b, t.id, p[k])
+            out.append(b)
+    rw.changed = True
+    return out + list(s.orelse)
+
+
+def _check_body(rw, s, body, names):
+    """Refuse a loop over objects whose body leaves early or binds an object's ``names``."""
+    if _own_exits_any(body, (gast.Break, gast.Continue)) or any(
+            isinstance(n, gast.Name) and n.id in names and not isinstance(n.ctx, gast.Load)
+            for b in body for n in gast.walk(b)):
+        raise rw.ctx.error(
+            "a loop over a list of objects with `break`, `continue`, or its variable bound "
+            "again in the body is not supported", s,
+            "skip objects with an `if` in the body, and use another name for other values")
+
+
+def _objects(part):
+    """Is a part of ``zip`` a list of objects (their names), not a display's items
+    (nodes) or a sequence's name?"""
+    return isinstance(part, list) and all(isinstance(p, str) for p in part)
 
 
 def displayed(rw, node):

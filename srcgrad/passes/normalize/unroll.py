@@ -183,6 +183,63 @@ def constant_getattrs(body, scope):
                         setattr(node, field, new)
 
 
+def comprehensions(norm, body):
+    """``[np.sum(p[k] ** 2) for k in p]`` (or a generator or dict comprehension) over a
+    container of values a tape watches, known when compiling: the display of its items,
+    as a loop over it is unrolled (``p[k]`` by a key known only when running would be
+    refused: which value it reads decides whether it is a source)."""
+    for node in T.walk(gast.Module(body, [])):
+        for field, value in gast.iter_fields(node):
+            items = value if isinstance(value, list) else [value]
+            for k, child in enumerate(items):
+                display = _display_of(norm, child)
+                if display is None:
+                    continue
+                norm.changed = True
+                if isinstance(value, list):
+                    value[k] = display
+                else:
+                    setattr(node, field, display)
+
+
+def _display_of(norm, node):
+    if not isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.DictComp)) \
+            or len(node.generators) != 1:
+        return None
+    gen = node.generators[0]
+    if gen.ifs or gen.is_async or not norm.scope.iterates_sources(gen.iter) \
+            or not all(isinstance(n, (gast.Name, gast.Tuple, gast.List))
+                       for n in gast.walk(gen.target) if isinstance(n, gast.expr)):
+        return None
+    items = static_items(norm, gen.iter)
+    if items is None or len(items) > UNROLL_MAX:
+        return None
+    made = []
+    for _, expr in items:
+        bound = {}
+        _bind(gen.target, expr, bound)
+        if isinstance(node, gast.DictComp):
+            made.append((functions._substituted(node.key, bound),
+                         functions._substituted(node.value, bound)))
+        else:
+            made.append(functions._substituted(node.elt, bound))
+    if isinstance(node, gast.DictComp):
+        return anno.like(gast.Dict([k for k, _ in made], [v for _, v in made]), node)
+    kind = gast.List if isinstance(node, gast.ListComp) else gast.Tuple
+    return anno.like(kind(made, gast.Load()), node)
+
+
+def _bind(target, expr, bound):
+    """The names of ``target`` bound to the parts of ``expr`` (an item's expression)."""
+    if isinstance(target, gast.Name):
+        bound[target.id] = expr
+        return
+    for i, t in enumerate(target.elts):
+        part = expr.elts[i] if isinstance(expr, gast.Tuple) and len(expr.elts) == len(target.elts) \
+            else gast.Subscript(copy.deepcopy(expr), T.const(i), gast.Load())
+        _bind(t, part, bound)
+
+
 def compiled_in(container):
     """May the code read ``container``'s items when compiling (objects, Variables or
     arrays a tape may watch in it: loops over it unrolled, calls resolved), rather than
