@@ -262,8 +262,9 @@ class Scope:
         # set by tapes: ``params.values()`` of a container whose items are sources
         self.iterates_sources = lambda node: False
 
-    def lookup(self, name):
-        """The object ``name`` denotes, or ``_MISSING`` when only known at run time."""
+    def lookup(self, name, guard=True):
+        """The object ``name`` denotes, or ``_MISSING`` when only known at run time.
+        ``guard=False``: a look only, the code compiled not made to depend on it."""
         if name in self.static:
             return self.static[name]
         if name in self.local_defs:
@@ -272,10 +273,12 @@ class Scope:
             return _MISSING
         if name in self.freevars:
             obj = _get_cell(self.freevars[name])
-            self.guards.cell(self.freevars[name], obj)
+            if guard:
+                self.guards.cell(self.freevars[name], obj)
             return obj
         obj = self.globals.get(name, _MISSING)
-        self.guards.item(self.globals, name, obj)  # also a builtin's name: not shadowed since
+        if guard:
+            self.guards.item(self.globals, name, obj)  # also a builtin's name: not shadowed since
         return obj if obj is not _MISSING else getattr(builtins, name, _MISSING)
 
     def value(self, node):

@@ -35,8 +35,7 @@ def place(base, index):
 def with_item(base, index, value):
     """A copy of ``base`` with ``value`` written at ``[index]`` (``base`` stays as it was
     for whatever else reads it: views, saved values)."""
-    if type(index) is IntegerStore:
-        index = index.index
+    index = _index_of(index)
     if isinstance(base, (np.ndarray, list, dict)):
         out = base.copy()  # (a list or dict: private to the code, no one else sees it)
     else:
@@ -45,9 +44,14 @@ def with_item(base, index, value):
     return out
 
 
+def _index_of(index):
+    """The index ``place`` gave, as NumPy takes it."""
+    return index.index if type(index) is IntegerStore else index
+
+
 def store_base_grad(grad, index):
     """The adjoint of ``base`` in ``with_item``: ``grad`` with the written slots cleared."""
-    return zero_at(grad, index.index if type(index) is IntegerStore else index)
+    return zero_at(grad, _index_of(index))
 
 
 def store_value_grad(grad, index):
@@ -58,7 +62,7 @@ def store_value_grad(grad, index):
 
 
 def store_base_rows(grad, index):
-    return zero_at_rows(grad, index.index if type(index) is IntegerStore else index)
+    return zero_at_rows(grad, _index_of(index))
 
 
 def store_value_rows(grad, index):

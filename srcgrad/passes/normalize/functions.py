@@ -82,7 +82,7 @@ def _global_tables(norm, body):
                         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}):
         if norm.counts.get(name) or name in norm.scope.locals:
             continue
-        held = _peeked(norm.scope, name)  # (not guarded: a global array rebound is read anew)
+        held = norm.scope.lookup(name, guard=False)  # (a global array: not made a guard)
         if type(held) not in (dict, list, tuple) or not 0 < len(held) <= _TABLE_MAX \
                 or not all(callable(v) for v in (held.values() if type(held) is dict else held)):
             continue
@@ -96,18 +96,6 @@ def _global_tables(norm, body):
             # be a call through the table again.)
             out[name] = [(k, norm.ctx.constant(norm.scope.value(e))) for k, e in reads]
     return out
-
-
-def _peeked(scope, name):
-    """What a module's or closure's ``name`` holds now, read without a guard."""
-    if name in scope.static:
-        return scope.static[name]
-    if name in scope.freevars:
-        try:
-            return scope.freevars[name].cell_contents
-        except ValueError:  # (an empty cell)
-            return None
-    return scope.globals.get(name)
 
 
 def _is_dict(norm, name):
