@@ -410,21 +410,11 @@ class TestFoundByCheckingTreesToSecondOrder:
             sg.grad(f, (0, 1))(np.ones(3), np.ones(3))
 
 
-@pytest.mark.parametrize("style", sorted(set(CASES) - {"dict-iterated"}))
+@pytest.mark.parametrize("style", sorted(CASES))
 def test_check_grads_takes_trees_to_second_order(style):
     from srcgrad.testing import check_grads
     f, tree, _ = CASES[style]
     check_grads(f, (tree, X), wrt=0, order=2)
-
-
-def test_iterating_a_dict_in_a_gradient_differentiated_again_is_refused():
-    """The inner gradient's code is compiled without knowing that its argument is a
-    dict (issue 13): refused, naming the line, not guessed."""
-    from srcgrad.testing import check_grads
-    f, tree, _ = CASES["dict-iterated"]
-    check_grads(f, (tree, X), wrt=0, order=1)
-    with pytest.raises(sg.CompileError, match="index computed from differentiable values"):
-        check_grads(f, (tree, X), wrt=0, order=2)
 
 
 def test_an_unused_key_gets_zeros():

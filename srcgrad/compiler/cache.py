@@ -25,7 +25,7 @@ from ..errors import CompileError
 from ..runtime.complexes import is_complex
 from ..runtime.strong import all_finite
 from ..variables import Variable, check_plain_data
-from ..ir.atoms import BY_IDENTITY, is_static_object
+from ..ir.atoms import BY_IDENTITY, is_static_object, keyed_constant
 from .. import trees
 from ..ir.resolve import UNROLL_MAX
 from ..passes.ranks import size_classes
@@ -106,6 +106,8 @@ def _kind_of(value):
         return (t, value.dtype, value.ndim)  # the code depends on ranks (ranks.py)
     if t is float:
         return float
+    if t is str and keyed_constant(value):  # a constant of the code
+        return (str, value)
     if isinstance(value, np.generic):
         return ("scalar", value.dtype.char)
     if t is dict:  # its keys: ``d.get(k)`` and dict comprehensions are compiled for them

@@ -84,7 +84,8 @@ class Context:
         self._sources = {}
         # Tapes: reads of trainable Variables are differentiated (sources).
         self.param_values = {}  # parameters' values at the first call (tapes)
-        self.none_params = frozenset()  # parameters passed None (the cache keys on it)
+        self.may_be_complex = False  # complex values may enter (pipeline.may_be_complex)
+        self.constant_params = {}  # parameters passed None or a string (keyed on it)
         self.arg_values = {}  # the same for sg.grad: only to specialise inner gradients
         self.variable_sources = False
         self.tape_region = False  # compiling a tape's block

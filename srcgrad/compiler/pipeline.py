@@ -109,6 +109,8 @@ def may_be_complex(body, sample, scope):
 
 
 def _complex_tree(value):
+    if atoms.unknown(value):
+        return value.may_be_complex
     if isinstance(value, (list, tuple)):
         return any(map(_complex_tree, value))
     if isinstance(value, dict):
@@ -172,9 +174,11 @@ def normalized_function(fn, wrt, sample, strong=False, values_seen=True, keyword
     for s in walk_stmts(node.body):
         if anno.origin(s) is None:
             anno.set_origin(s, src.origin(s))
-    ctx.arg_values = {p: v for p, v in zip(params, sample or ()) if v is not atoms.UNKNOWN_VALUE}
-    # (``act=None``: ``if act is not None:`` decided when compiling.)
-    ctx.none_params = frozenset(p for p, v in ctx.arg_values.items() if v is None)
+    ctx.arg_values = {p: v for p, v in zip(params, sample or ()) if not atoms.unknown(v)}
+    # (``act=None``: ``if act is not None:`` decided when compiling; an einsum's subscripts.)
+    ctx.constant_params = {p: v for p, v in ctx.arg_values.items() if atoms.keyed_constant(v)}
+    # (Gradients this code calls compile for complex values where it may hold them.)
+    ctx.may_be_complex = may_be_complex(node.body, sample, ctx.scope)
     note_records(ctx, ctx.arg_values)
     for p, value in zip(params, sample or ()):        # objects passed in: resolve their methods
         if p not in wrt_names and atoms.is_static_object(value):
@@ -403,7 +407,8 @@ def region_front(region, inputs, sample, watch_variables, is_variable, watch_inp
     ctx.is_variable = is_variable
     ctx.param_values = dict(zip(params, sample))
     if once:  # (the tape keys a block's code on its inputs' kinds: a None is one)
-        ctx.none_params = frozenset(p for p, v in ctx.param_values.items() if v is None)
+        ctx.constant_params = {p: v for p, v in ctx.param_values.items()
+                               if atoms.keyed_constant(v)}
     ctx.tape_region = True  # (its containers' items may be targets and sources)
     note_records(ctx, ctx.param_values)
     # A list or tuple input is one as the block reads it: passed whole to NumPy
@@ -431,6 +436,7 @@ def region_front(region, inputs, sample, watch_variables, is_variable, watch_inp
     _watch_after_last_reset(node, region, auto)
     node.body = tape_blocks.once_watched(node.body)
     watched = sorted({s.sg_watched for s in walk_stmts(node.body) if anno.kind(s) == "watch"})
+    ctx.may_be_complex = may_be_complex(node.body, sample, ctx.scope)
     normalize.normalize(node, ctx, watched, desugar, lifted_loader(ctx))
     apart.insert_check(node.body, params, sample, ctx.scope)
     return ctx, node, node.body[:-1], watched + sorted(ctx.sources), params
@@ -581,7 +587,11 @@ def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=N
     rev.inplace = inplace
     rev.rows = rows
     rev.strong = strong
-    rev.complex = may_be_complex(body, sample, ctx.scope)
+    rev.complex = ctx.may_be_complex or may_be_complex(body, sample, ctx.scope)
+    # (What a seed is computed from: where ``np.sign`` of a complex value is refused.)
+    if rev.complex:
+        rev.reaching = activity.reaching(body, {n for n, _ in seeds})
+        rev.constant_for_complex(body)
     rev.ranks, rev.shapes = ranks.infer(body, params, sample, rev.ints, ctx.scope.value, sized)
     ranks.drop_same_shape_helpers(body, rev.shapes)
     rev.scalars = {n for n, r in rev.ranks.items() if r == 0}

@@ -1,9 +1,11 @@
 """Find and parse the source of a function, keeping the way back to user lines."""
+import ast
 import dis
 import inspect
 import linecache
 import os
 import re
+import sys
 import textwrap
 import types
 from dataclasses import dataclass, field
@@ -194,6 +196,16 @@ def _matches(text, code):
         compiled = compile(text, code.co_filename, "exec")
     except SyntaxError:
         return True  # a lambda cut out of a larger statement: nothing to compare
+    if _defines(compiled, code):
+        return True
+    # pytest compiles the asserts of test modules into its own code: a function with an
+    # ``assert`` in a test file is the text as pytest rewrote it.
+    rewritten = _as_pytest_compiles(text, code.co_filename)
+    return rewritten is not None and _defines(rewritten, code)
+
+
+def _defines(compiled, code):
+    """Is ``code`` (nested at any depth) in the module code ``compiled``?"""
     todo = [compiled]
     while todo:
         c = todo.pop()
@@ -201,6 +213,20 @@ def _matches(text, code):
             return True
         todo.extend(k for k in c.co_consts if inspect.iscode(k))
     return False
+
+
+def _as_pytest_compiles(text, filename):
+    """``text`` compiled with its asserts rewritten as pytest's import hook rewrites a
+    test module's, or None (pytest not running, no assert)."""
+    rewrite = sys.modules.get("_pytest.assertion.rewrite")
+    if rewrite is None or "assert" not in text:
+        return None
+    try:
+        tree = ast.parse(text)
+        rewrite.rewrite_asserts(tree, text.encode(), filename, None)
+        return compile(tree, filename, "exec")
+    except Exception:  # another pytest's internals: then the text does not match
+        return None
 
 
 _DEF_LINE = re.compile(r"^\s*(@|def\s|async\s+def\s)")

@@ -33,7 +33,7 @@ def compile_tangent(fn, wrt, sample=None, strong=False, sized=False, value=True)
     src, ctx, node, params, wrt_names = normalized_function(fn, wrt, sample, strong)
     sample = known_sample(sample)
     body, result = node.body[:-1], node.body[-1].value
-    if may_be_complex(body, sample, ctx.scope):
+    if ctx.may_be_complex or may_be_complex(body, sample, ctx.scope):
         raise CompileError("forward mode of code that may compute with complex numbers",
                            src.filename, src.node.lineno)
     result_name = result.id if isinstance(result, gast.Name) else None

@@ -82,18 +82,41 @@ def hint(target):
 
 class _Unknown:
     """An argument of the inner gradient of ``sg.grad(sg.grad(f))`` known only when the
-    code runs (``calls._sample_of``): a None in a sample is the value passed."""
+    code runs (``calls._sample_of``): a None in a sample is the value passed.
+    ``may_be_complex``: the code calling the gradient may pass a complex value (the
+    inner code is compiled with the rules for complex values, whose second derivatives
+    its caller takes: for a real one, ``abs``'s adjoint is ``g * sign(x)``, piecewise
+    constant)."""
+
+    def __init__(self, may_be_complex):
+        self.may_be_complex = may_be_complex
 
     def __repr__(self):
-        return "UNKNOWN_VALUE"
+        return "UNKNOWN_COMPLEX" if self.may_be_complex else "UNKNOWN_VALUE"
 
 
-UNKNOWN_VALUE = _Unknown()
+UNKNOWN_VALUE = _Unknown(False)
+UNKNOWN_COMPLEX = _Unknown(True)
+
+
+def unknown(value):
+    """Is ``value`` one of the samples above (an argument known only when run)?"""
+    return isinstance(value, _Unknown)
+
+
+# A string argument longer than this is keyed by its type only, not a constant of the code.
+STRING_KEY_MAX = 200
+
+
+def keyed_constant(value):
+    """Is ``value`` an argument the compiled code is keyed on by value, and so a
+    constant of it: None, and strings (einsum subscripts, a mode's name)?"""
+    return value is None or type(value) is str and len(value) <= STRING_KEY_MAX
 
 
 def known_sample(sample):
     """``sample`` with each ``UNKNOWN_VALUE`` as None, for what reads values only."""
-    return None if sample is None else [None if v is UNKNOWN_VALUE else v for v in sample]
+    return None if sample is None else [None if unknown(v) else v for v in sample]
 
 
 def is_static_object(obj):

@@ -19,6 +19,7 @@ everything.
 import gast
 import numpy as np
 
+from .. import runtime as rt
 from ..rules import table
 from . import templates as T
 from .aliasing import last_reads
@@ -35,10 +36,14 @@ _FRESH_FUNCTIONS = frozenset({
     np.arange, np.linspace, np.eye, np.identity, np.cumsum, np.cumprod, np.sort, np.tile,
     np.repeat, np.kron, np.cross, np.trace, np.linalg.inv, np.linalg.solve,
     np.linalg.det, np.linalg.norm,
+    list,  # (a new list, whatever it is given: its items exposed, as a display's)
 })
 # Methods with the same property (on arrays; the receiver is not kept either).
 _FRESH_METHODS = frozenset({"copy", "sum", "mean", "prod", "max", "min", "std", "var", "dot",
                             "astype", "cumsum", "cumprod", "trace"})
+# srcgrad's own checks of a container's layout (``_sg.check_count(args, 2, ...)``): they
+# return None and keep no reference.
+_CHECKS = (rt.check_count, rt.check_unpack, rt.check_zip, rt.check_item_read, rt.check_has_key)
 # Attributes that are not the array (``a.shape``), so reading them keeps nothing of it.
 _NOT_THE_ARRAY = frozenset({"shape", "ndim", "size", "dtype"})
 
@@ -60,8 +65,33 @@ def private_updates(body, scope):
                        and isinstance(s.targets[0], gast.Name) and stores[s.targets[0].id] == 1}
     flow.loads = _load_counts(body)
     flow.last_reads = last
+    flow.sequences = _sequence_names(body, scope)
     flow.block(body, _State())
     return found
+
+
+def _sequence_names(body, scope):
+    """Names every binding of which is a new list or tuple (a display, a comprehension,
+    ``list(...)``, ``tuple(...)``): reading their items keeps nothing of them."""
+    values = {}
+    for s in walk_stmts(body):
+        if isinstance(s, gast.Assign):
+            for t in s.targets:
+                for n in T.walk(t):
+                    if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+                        values.setdefault(n.id, []).append(
+                            s.value if t is n else None)  # (unpacked: an item, anything)
+        elif not isinstance(s, (gast.If, gast.While)):
+            for n in T.walk(s.target if isinstance(s, gast.For) else s):
+                if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+                    values.setdefault(n.id, []).append(None)
+
+    def new_sequence(v):
+        if isinstance(v, (gast.List, gast.Tuple, gast.ListComp)):
+            return True
+        return isinstance(v, gast.Call) and len(v.args) <= 1 and not v.keywords \
+            and any(scope.value(v.func) is t for t in (list, tuple))
+    return frozenset(name for name, vs in values.items() if all(map(new_sequence, vs)))
 
 
 def _load_counts(node):
@@ -185,6 +215,7 @@ class _Flow:
         self.private_items = {}  # moving tuple -> which of its items were private
         self.last_reads = {}  # id of an assignment -> names nothing reads after it
         self.bound_once = {}  # name -> its value, for names bound by one assignment
+        self.sequences = frozenset()  # names only ever bound to new lists or tuples
         self.deciding = True  # off while a loop's head state is not known yet
         self.dead = frozenset()  # names the loop evaluated holds nothing in at a trip's end
         self._dead_at = {}  # id of a loop -> its dead names (nested loops run again)
@@ -377,6 +408,8 @@ class _Flow:
         """A primitive with a rule that is not a view (``_sg.copy_slot(a[0])``): its
         result holds nothing of its operands (no ``out=``)."""
         fn = self.scope.value(call.func)
+        if any(fn is check for check in _CHECKS):
+            return True
         try:
             found = table.rule(fn)
         except TypeError:
@@ -409,6 +442,11 @@ class _Flow:
             parts = [node.body, node.orelse] if isinstance(node, gast.IfExp) else node.values
             test = self.exposed(node.test, True) if isinstance(node, gast.IfExp) else set()
             return test.union(*(self.exposed(p, safe) for p in parts))
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+                and node.value.id in self.sequences:
+            # An item of a list (or a new list of its items) keeps nothing of the list:
+            # ``a[1] = f(a[1])`` replaces the item; the item itself is not private.
+            return self.exposed(node.slice, True)
         if isinstance(node, gast.Subscript):  # a view keeps its base (a copy does not)
             return self.exposed(node.value, safe or self.fancy(node.slice)) \
                 | self.exposed(node.slice, True)

@@ -33,6 +33,30 @@ def _array_method(obj):
     return obj is MISSING or isinstance(getattr(obj, "__self__", None), (np.ndarray, np.generic))
 
 
+_ARRAY_MAKERS = (np.asarray, np.array, np.ascontiguousarray, np.asanyarray)
+
+
+def _integer_cast(node, scope):
+    """``x.astype(int)``, ``np.asarray(x, dtype=np.int32)``: a cast of an array to an
+    integer or boolean dtype known when compiling, which carries no gradient."""
+    f, dtype = node.func, None
+    if isinstance(f, gast.Attribute) and f.attr == "astype" and _array_method(scope.value(f)):
+        dtype = node.args[0] if node.args else None
+    elif any(scope.value(f) is m for m in _ARRAY_MAKERS):
+        dtype = node.args[1] if len(node.args) > 1 else None
+    else:
+        return False
+    dtype = next((k.value for k in node.keywords if k.arg == "dtype"), dtype)
+    value = dtype.value if isinstance(dtype, gast.Constant) else \
+        scope.value(dtype) if dtype is not None else MISSING
+    if value is MISSING or value is None:
+        return False
+    try:
+        return np.dtype(value).kind in "iub"
+    except (TypeError, ValueError):
+        return False
+
+
 def expr_varied(node, varied, scope):
     """Can the value of expression ``node`` depend on a varied variable?"""
     if node is None or isinstance(node, (gast.Constant, gast.JoinedStr, gast.Compare)):
@@ -67,7 +91,7 @@ def expr_varied(node, varied, scope):
         if fn is None or table.nondiff(fn):
             return False  # //, &, |, ^, <<: integer-valued or boolean
     if isinstance(node, gast.Call):
-        if _nondiff(scope, node.func):
+        if _nondiff(scope, node.func) or _integer_cast(node, scope):
             return False
         f = node.func
         if isinstance(f, gast.Attribute) and f.attr in table.METHODS \

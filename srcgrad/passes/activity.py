@@ -70,6 +70,29 @@ class Activity:
         return name in self.active
 
 
+def reaching(body, results):
+    """Names ``results`` are computed from by any read (an index, a condition, what a
+    call without a derivative reads too): where a gradient would flow if every
+    function had one. (What ``np.sign`` of a complex value reaches: ``reverse.py``.)"""
+    pairs = []
+    for s in walk_stmts(body):
+        if isinstance(s, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr)):
+            names = [n for n in gast.walk(s) if isinstance(n, gast.Name)]
+            pairs.append(({n.id for n in names if not isinstance(n.ctx, gast.Load)},
+                          {n.id for n in names if isinstance(n.ctx, gast.Load)}))
+        elif isinstance(s, gast.For):  # (the loop variable reads the iterable)
+            pairs.append((name_ids(s.target), name_ids(s.iter)))
+    out = set(results)
+    changed = True
+    while changed:
+        changed = False
+        for writes, reads in pairs:
+            if writes & out and not reads <= out:
+                out |= reads
+                changed = True
+    return out
+
+
 def analyze(body, wrt, result, displays=None):
     """Activity of a normalized body whose inputs are ``wrt`` and output ``result``.
 

@@ -66,6 +66,7 @@ class Reverse:
         self.act = act
         self.namer = ctx.namer
         self.zeroed = set()
+        self.reaching = set()  # what the seeds are computed from (complex code only)
         self.enclosing = []  # source lines of the reverse if/for blocks being written
         self.ints = set()  # names always bound to ints (plain indices)
         # In-place updates of our own adjoint buffers: fast, but code meant to be
@@ -169,8 +170,6 @@ class Reverse:
         if isinstance(s, (gast.For, gast.While)):
             return self.loop(s, state)
         if kind is None or kind in ("opaque", "read", "custom_pair"):
-            if self.complex:
-                self._constant_for_complex(s)
             # Rebinding a name ends the life of its old value: whatever adjoint
             # flowed back to the name belongs to a value created here, with no
             # differentiable inputs.
@@ -179,9 +178,15 @@ class Reverse:
             return [restore_marker(s, n, "rebind") for n in written_names(s)]
         return getattr(self, "_" + kind)(s, state)
 
+    def constant_for_complex(self, body):
+        """Refuse ``np.sign(z)`` of a differentiated value that may be complex where a
+        seed is computed from it (in any statement: an inner gradient's code keeps it in
+        a product): called as piecewise constant, which it is for real values only."""
+        for s in walk_stmts(body):
+            if not isinstance(s, (gast.If, gast.For, gast.While)):
+                self._constant_for_complex(s)
+
     def _constant_for_complex(self, s):
-        """Refuse ``np.sign(z)`` of a differentiated value that may be complex: called
-        as piecewise constant, which it is for real values only."""
         for node in gast.walk(s):
             if not isinstance(node, gast.Call):
                 continue
@@ -189,7 +194,8 @@ class Reverse:
             name = f.attr if isinstance(f, gast.Attribute) else f.id if isinstance(f, gast.Name) \
                 else None
             if name in complexes.CONSTANT_FOR_REALS and any(
-                    isinstance(a, gast.Name) and a.id in self.act for a in node.args):
+                    isinstance(a, gast.Name) and a.id in self.act.varied for a in node.args) \
+                    and self.reaching.intersection(written_names(s)):
                 o = anno.origin(s)
                 raise CompileError(
                     f"np.{name} of a differentiated value that may be complex (srcgrad "

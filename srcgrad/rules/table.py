@@ -112,6 +112,8 @@ RANDOM = frozenset({np.random.seed, np.random.rand, np.random.randn, np.random.r
                     np.random.random_sample, np.random.randint, np.random.standard_normal,
                     np.random.default_rng})
 _NONDIFF |= RANDOM
+# NumPy's integer and boolean types called as casts (``np.int64(x)``): integer-valued.
+_NONDIFF |= {t for t in set(np.sctypeDict.values()) if issubclass(t, (np.integer, np.bool_))}
 # Context managers that change only how events are reported (passes/contexts.py runs
 # their blocks as written; running them again repeats nothing: passes/repeatable.py).
 REPORTING_CONTEXTS = (np.errstate, warnings.catch_warnings, np.printoptions,

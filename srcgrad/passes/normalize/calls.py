@@ -12,6 +12,7 @@ import functools
 import inspect
 import operator
 import os
+import sys
 import types
 
 import gast
@@ -20,7 +21,8 @@ import numpy as np
 from ... import runtime as rt, trees
 from ...errors import CompileError
 from ...ir import anno, templates as T
-from ...ir.atoms import UNKNOWN_VALUE, is_static_object, qualname
+from ...ir.atoms import UNKNOWN_COMPLEX, UNKNOWN_VALUE, is_static_object, keyed_constant, \
+    qualname, unknown
 from ...ir.resolve import MISSING, among, is_library
 from ...ir.varied import expr_varied
 from ...rules import helpers, rewrites, table
@@ -122,6 +124,20 @@ def call(norm, node, out, dest, hint=None):
     replaced = _replaced_record(norm, node)
     if replaced is not None:
         return call(norm, replaced, out, dest, hint)
+    head = f.value if isinstance(f, (gast.Attribute, gast.Subscript)) else f
+    if isinstance(head, gast.Call) and _user_function(norm.scope.value(head.func)):
+        # ``make(base)(x, y)``, ``Layer(W)(x)``, ``make_model(W).loss(x)``,
+        # ``layers()[1](x)``: what the call makes, named (``g = make(base); g(x, y)``, as
+        # closures a call makes and objects built in the code are compiled), then used;
+        # both statements normalized in the next round.
+        norm.changed = True
+        made = norm.ctx.namer.fresh("made")
+        used = T.name(made) if head is f else type(f)(
+            **{**{k: getattr(f, k) for k in f._fields}, "value": T.name(made)})
+        d = norm._dest(dest, hint)
+        out.append(anno.like(T.assign(made, head), norm.cur))
+        out.append(anno.like(T.assign(d, gast.Call(used, node.args, node.keywords)), norm.cur))
+        return d
     if isinstance(f, gast.Attribute) and expr_varied(f.value, norm.varied, norm.scope) \
             and not (isinstance(f.value, gast.Name) and f.value.id in norm.scope.mirrored_names):
         return method(norm, node, out, dest, hint)
@@ -201,6 +217,12 @@ def call(norm, node, out, dest, hint=None):
     spelled = _as_operator(obj, node)
     if spelled is not None:  # ``operator.mul(a, b)``, ``f = operator.add; f(a, b)``
         return norm.expr(anno.like(spelled, node), out, dest, hint)
+    if any(obj is t for t in _FLOAT_CASTS) and len(node.args) == 1 and not node.keywords \
+            and not isinstance(node.args[0], gast.Starred):
+        # ``np.float32(x)``: the cast (``x.astype(np.float32)``, whose rule it has).
+        cast = T.expr("_sg.astype(a, d)", a=node.args[0],
+                      d=T.name(norm.ctx.inject(obj, obj.__name__)))
+        return norm.expr(anno.like(cast, node), out, dest, hint)
     written_out = rewrites.rewrite(obj, {k.arg for k in node.keywords}, _positional(node.args))
     if written_out is not None:  # ``np.nanmean``: a composition, inlined as user code
         return inline.inline(norm, written_out, None, node, out, dest)
@@ -660,6 +682,22 @@ def _gradient_of(norm, call, lift=True):
     return fn(*args, **kwargs), []
 
 
+def _user_function(obj):
+    """A def or a plain class of the user's (not a library's, nor a record, whose methods
+    are read from the call itself), as the code or a module holds it."""
+    if isinstance(obj, gast.FunctionDef):
+        return True
+    if not isinstance(obj, (types.FunctionType, type)) or is_library(obj):
+        return False
+    module = (getattr(obj, "__module__", None) or "").split(".")[0]
+    return module not in sys.stdlib_module_names and module != "srcgrad" \
+        and not (isinstance(obj, type) and trees.record_fields(obj) is not None)
+
+
+# NumPy's float types other than float64 (which has a rule of its own) called as casts.
+_FLOAT_CASTS = (np.float32, np.float16, np.longdouble)  # (compared by identity)
+
+
 def _sample_of(norm, node):
     """What the inner gradient of ``sg.grad(sg.grad(f))`` may be specialised on.
 
@@ -675,12 +713,16 @@ def _sample_of(norm, node):
         # A dict display: its keys (the inner code's d.get and dict comprehensions read
         # them), its values only known when run.
         return dict.fromkeys(keys)
-    if isinstance(node, gast.Constant) and node.value is None \
-            or isinstance(node, gast.Name) and node.id in norm.known_constants() \
-            and norm.known_constants()[node.id] is None:
-        return None  # (``sg.grad(f)(x, None)``: its tests on the None decided inside too)
+    if isinstance(node, gast.Constant) and keyed_constant(node.value):
+        return node.value  # (``sg.grad(f)(x, None)``: its tests on the None decided inside too)
+    known = norm.known_constants().get(node.id, MISSING) if isinstance(node, gast.Name) \
+        else MISSING
+    if known is not MISSING and keyed_constant(known):
+        return known
     obj = norm.scope.value(node) if isinstance(node, (gast.Name, gast.Attribute)) else MISSING
-    return obj if obj is not MISSING and is_static_object(obj) else UNKNOWN_VALUE
+    if obj is not MISSING and is_static_object(obj):
+        return obj
+    return UNKNOWN_COMPLEX if norm.ctx.may_be_complex else UNKNOWN_VALUE
 
 
 def _none_defaults(compiled, given):
@@ -694,7 +736,7 @@ def _none_defaults(compiled, given):
         if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or p.default is p.empty:
             break
         out.append(None if p.default is None else UNKNOWN_VALUE)
-    while out and out[-1] is UNKNOWN_VALUE:
+    while out and unknown(out[-1]):
         out.pop()
     return out
 
@@ -716,12 +758,14 @@ def spread(norm, node, out):
             args.append(a)
             continue
         items = norm.facts.items(a.value)
+        known = norm.known_constants().get(("len", a.value.id)) \
+            if isinstance(a.value, gast.Name) else None
         if items is None:
             # (Another starred argument after it may hold any number: then the count of
             # this one is not the arity less the rest; hunt 6 bug_03.)
             later_unknown = any(isinstance(b, gast.Starred) and norm.facts.items(b.value) is None
                                 for b in node.args[at + 1:])
-            count = None if later_unknown else \
+            count = None if later_unknown else known if known is not None else \
                 _arity(norm, node, len(args), _count_after(norm, node.args[at + 1:]))
             if count is None and norm.changed and getattr(norm.cur, "sg_waits", 0) < _WAITS:
                 # Maybe bound by a call inlined in this round (``rows = pair(p)``): its

@@ -86,8 +86,8 @@ def _global_tables(norm, body):
         if type(held) not in (dict, list, tuple) or not 0 < len(held) <= _TABLE_MAX \
                 or not all(callable(v) for v in (held.values() if type(held) is dict else held)):
             continue
-        if type(held) is dict and not all(type(k) in (str, int) for k in held):
-            continue
+        if type(held) is dict and not all(k is None or type(k) in (str, int) for k in held):
+            continue  # (``None: identity`` for ``activation=None``)
         held = norm.scope.value(T.name(name))  # (now guarded)
         keys = list(held) if type(held) is dict else list(range(len(held)))
         reads = [(k, gast.Subscript(T.name(name), T.const(k), gast.Load())) for k in keys]

@@ -145,10 +145,10 @@ class Normalizer:
             # (Names a nested def reads or writes, or declared global or nonlocal, may
             # change when a call runs: never a known constant.)
             self.shared_with_defs = _names_of_nested_defs(fn.body)
-            # Parameters passed None hold it until the code binds them (``if acc is None:
-            # acc = []``): ``if act is not None:`` is decided when compiling (the cache
-            # keys on the None), as for a name the code binds to a constant.
-            self.constants.update({p: None for p in self.ctx.none_params
+            # Parameters passed None or a string hold it until the code binds them (``if
+            # acc is None: acc = []``): ``if act is not None:`` is decided when compiling
+            # (the cache keys on the value), as for a name the code binds to a constant.
+            self.constants.update({p: v for p, v in self.ctx.constant_params.items()
                                    if p not in self.shared_with_defs})
             fn.body = self.block(fn.body)
             # An in-place update that may be of a shared array waits while calls are
@@ -194,6 +194,8 @@ class Normalizer:
         mutated = self.facts.mutated
         in_loops = _in_loops(body)
         self.loop_closures = set()
+        self._rebound = {n.id for s in body for n in T.walk(s)  # (nested defs' too)
+                         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
         for s in walk_stmts(body):
             if getattr(s, "sg_made_closure", False) and id(s) in in_loops:
                 self.loop_closures.add(s.targets[0].id)  # one name for closures of many trips
@@ -206,7 +208,7 @@ class Normalizer:
                 name = s.targets[0].id
                 if name in self.scope.static:
                     continue
-                obj = self.scope.value(s.value)
+                obj = self.scope.value(self._keyed_index(s.value))
                 if obj is not MISSING and (_is_static_object(obj) or self._of_sources(obj, s.value)
                                            and name not in mutated):
                     self.scope.static[name] = obj
@@ -232,6 +234,16 @@ class Normalizer:
                 obj = self._display_value(s.value)
                 if obj is not MISSING and self._of_sources(obj):
                     self.scope.static[s.targets[0].id] = obj
+
+    def _keyed_index(self, node):
+        """``ACTS[name]`` with ``name`` a parameter passed a string (or None) the code
+        never rebinds: ``ACTS["tanh"]``, as the cache keys the code on it."""
+        key = node.slice if isinstance(node, gast.Subscript) else None
+        if isinstance(key, gast.Name) and key.id in self.ctx.constant_params \
+                and key.id not in self._rebound:
+            return gast.Subscript(node.value, T.const(self.ctx.constant_params[key.id]),
+                                  gast.Load())
+        return node
 
     def _display_value(self, node):
         """The value of a list/tuple/dict display, with MISSING for the items not known
@@ -345,6 +357,7 @@ class Normalizer:
                 if isinstance(s, gast.Assign) and len(s.targets) == 1 \
                 and isinstance(s.targets[0], gast.Name) else MISSING
             unpacked = _unpacked_constants(s, self.known_constants())
+            copied = self._copied_length(s)
             self._forget([s])
             if value is not MISSING and s.targets[0].id not in self.shared_with_defs:
                 self.constants[s.targets[0].id] = value
@@ -359,6 +372,19 @@ class Normalizer:
                     and s.targets[0].id not in self.shared_with_defs:
                 # ``args = (x, y)``, a callee's *args: ``len(args)`` is known
                 self.constants[("len", s.targets[0].id)] = len(s.value.elts)
+            elif copied is not None and s.targets[0].id not in self.shared_with_defs:
+                self.constants[("len", s.targets[0].id)] = copied
+
+    def _copied_length(self, s):
+        """``args = list(args)`` (or ``tuple(...)``) of a name whose length is known: that
+        length (``f(*args)`` spreads it, checked when it runs), else None."""
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1
+                and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)
+                and len(s.value.args) == 1 and not s.value.keywords
+                and isinstance(s.value.args[0], gast.Name)
+                and any(self.scope.value(s.value.func) is t for t in (list, tuple))):
+            return None
+        return self.known_constants().get(("len", s.value.args[0].id))
 
     def known_constants(self):
         """Name -> constant, for the statement being normalized: parameters bound to
@@ -373,6 +399,13 @@ class Normalizer:
                 if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
                     self.constants.pop(node.id, None)
                     self.constants.pop(("len", node.id), None)
+                elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                        and node.func.attr in _MUTATORS and isinstance(node.func.value, gast.Name):
+                    self.constants.pop(("len", node.func.value.id), None)  # (``xs.append``)
+                elif isinstance(node, gast.Delete):
+                    for t in node.targets:
+                        if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
+                            self.constants.pop(("len", t.value.id), None)
                 elif isinstance(node, (gast.FunctionDef, gast.ClassDef)):
                     self.constants.pop(node.name, None)
 
@@ -1202,6 +1235,26 @@ class Normalizer:
         # recomputed for the new bindings (the index is not varied).
         return out + [loop]
 
+    def _first_item(self, key):
+        """Is ``key`` (a sort key) the first item of what it is given: ``operator.
+        itemgetter(0)`` or ``lambda kv: kv[0]`` (items sorted by their keys)?"""
+        if isinstance(key, gast.Call) and self.scope.value(key.func) is operator.itemgetter:
+            return len(key.args) == 1 and not key.keywords \
+                and isinstance(key.args[0], gast.Constant) and key.args[0].value == 0
+        if isinstance(key, gast.Name):  # (lambdas are hoisted to defs: passes/lambdas.py)
+            fn = self.scope.value(key)
+            key = fn if isinstance(fn, gast.FunctionDef) else None
+        if not isinstance(key, gast.FunctionDef) or len(key.body) != 1:
+            return False
+        a, ret = key.args, key.body[0]
+        if len(a.args) != 1 or a.posonlyargs or a.vararg or a.kwonlyargs or a.kwarg \
+                or not isinstance(ret, gast.Return):
+            return False
+        v = ret.value
+        return isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name) \
+            and v.value.id == a.args[0].id and isinstance(v.slice, gast.Constant) \
+            and v.slice.value == 0
+
     def _dict_loop(self, s):
         """``for k in d``, ``for v in d.values()``, ``for k, v in d.items()`` over a dict of
         differentiable values, as a loop over its keys (a list carrying no gradient,
@@ -1211,7 +1264,8 @@ class Normalizer:
                 k, v = k_v              ->        k_v = (key, params[key])
                                                   k, v = k_v
 
-        ``for k in d`` only where ``d`` is known to be bound to a dict display;
+        ``for k in d`` only where ``d`` is known to be bound to a dict display or is a
+        parameter passed a dict (the gradient of a gradient of it);
         ``dict_keys`` checks at run time that it is a dict. ``sorted(...)`` and
         ``list(...)`` of ``d``, ``d.keys()``, ``d.items()`` (``list`` also of
         ``d.values()``) go over its keys sorted, or as they are; ``for i, k in
@@ -1227,8 +1281,11 @@ class Normalizer:
             s = anno.like(gast.For(pair.elts[1], it, body, s.orelse, None), s)
         order = "keys"
         wrapper = self.scope.value(it.func) if isinstance(it, gast.Call) else MISSING
+        by_key = False
         if wrapper in (builtins.sorted, builtins.list):
-            if len(it.args) != 1 or it.keywords:
+            by_key = wrapper is builtins.sorted and len(it.keywords) == 1 \
+                and it.keywords[0].arg == "key" and self._first_item(it.keywords[0].value)
+            if len(it.args) != 1 or it.keywords and not by_key:
                 return None
             order = "sorted" if wrapper is builtins.sorted else "keys"
             it = it.args[0]
@@ -1237,11 +1294,13 @@ class Normalizer:
                 and not it.keywords and f.attr in ("keys", "values", "items") \
                 and expr_varied(f.value, self.varied, self.scope):
             base, kind = f.value, f.attr
-        elif isinstance(it, gast.Name) and it.id in self.ctx.dicts and it.id in self.varied:
+        elif isinstance(it, gast.Name) and it.id in self.varied and (
+                it.id in self.ctx.dicts or it.id in self.ctx.dict_keys
+                and self.facts.stable(it.id)):  # (a parameter passed a dict: keyed on it)
             base, kind = it, "keys"
         else:
             return None
-        if order == "sorted" and kind == "values":
+        if order == "sorted" and kind == "values" or by_key and kind != "items":
             return None  # sorted by the arrays' values: not a loop over keys
         self.changed = True
         out = []

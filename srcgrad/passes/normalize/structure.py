@@ -128,6 +128,9 @@ class Facts:
         if isinstance(node, gast.Constant):
             return node.value
         if isinstance(node, gast.Name) and node.id in self.norm.scope.locals:
+            known = self.norm.known_constants().get(node.id, MISSING)
+            if type(known) in _KEY_TYPES:  # (a parameter passed a string: keyed on it)
+                return known
             return self._follow(node, self.constant, MISSING)
         if isinstance(node, (gast.Name, gast.Attribute)) \
                 and not (isinstance(node, gast.Name) and node.id in self.norm.varied):

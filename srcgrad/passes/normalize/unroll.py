@@ -98,7 +98,8 @@ def static_items(norm, it):
     """(value, expression) of each item of an iterable known at compile time, or None.
 
     A list or tuple known when compiling, a display of known values, a dict's keys,
-    values or items, ``range`` of known bounds, and ``zip`` / ``enumerate`` of such.
+    values or items, ``range`` of known bounds, and ``zip`` / ``enumerate`` /
+    ``sorted`` of such.
     """
     fn = norm.scope.value(it.func) if isinstance(it, gast.Call) else MISSING
     if isinstance(it, gast.Call) and it.keywords:
@@ -116,6 +117,17 @@ def static_items(norm, it):
             type(_int_value(norm, a)) is int for a in it.args):
         bounds = range(*(_int_value(norm, a) for a in it.args))
         return [(k, T.const(k)) for k in bounds] if len(bounds) <= UNROLL_MAX else None
+    if fn is builtins.sorted and len(it.args) == 1:
+        # ``sorted(params)``, ``sorted(params.items())``: by keys known when compiling
+        # (distinct, so that the items' values are never compared).
+        part = static_items(norm, it.args[0])
+        if part is None:
+            return None
+        keys = [v[0] if type(v) is tuple and v else v for v, _ in part]
+        if any(type(k) not in (str, int) for k in keys) or len(set(keys)) != len(keys) \
+                or len({type(k) for k in keys}) > 1:
+            return None
+        return [part[i] for i in sorted(range(len(part)), key=keys.__getitem__)]
     if fn is builtins.enumerate and len(it.args) == 1:
         part = static_items(norm, it.args[0])
         if part is None:
