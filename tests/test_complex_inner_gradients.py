@@ -68,9 +68,8 @@ def test_np_sign_inside_a_product_is_refused_for_complex_values(monkeypatch):
         return atoms.UNKNOWN_VALUE
 
     monkeypatch.setattr(calls, "_sample_of", unknown_real)
-    sg.function  # (a fresh function: nothing cached for it)
 
-    def fresh(z):
+    def fresh(z):  # (a function of its own: nothing cached for it)
         return np.real(d_magnitude(z))
 
     with pytest.raises(sg.CompileError, match="np.sign of a differentiated value"):

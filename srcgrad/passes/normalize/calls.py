@@ -124,16 +124,17 @@ def call(norm, node, out, dest, hint=None):
     replaced = _replaced_record(norm, node)
     if replaced is not None:
         return call(norm, replaced, out, dest, hint)
-    head = f.value if isinstance(f, (gast.Attribute, gast.Subscript)) else f
-    if isinstance(head, gast.Call) and _user_function(norm.scope.value(head.func)):
-        # ``make(base)(x, y)``, ``Layer(W)(x)``, ``make_model(W).loss(x)``,
-        # ``layers()[1](x)``: what the call makes, named (``g = make(base); g(x, y)``, as
-        # closures a call makes and objects built in the code are compiled), then used;
-        # both statements normalized in the next round.
+    head = f.value if isinstance(f, gast.Attribute) else f
+    maker = norm.scope.value(head.func) if isinstance(head, gast.Call) else MISSING
+    if _user_function(maker) and (head is f or isinstance(maker, type)):
+        # ``make(base)(x, y)``, ``Layer(W)(x)``, ``Model(W).predict(x)``: what the call
+        # makes, named (``g = make(base); g(x, y)``, as closures a call makes and objects
+        # built in the code are compiled), then used; both statements normalized in the
+        # next round. (Python evaluates the call before the arguments, as here.)
         norm.changed = True
         made = norm.ctx.namer.fresh("made")
-        used = T.name(made) if head is f else type(f)(
-            **{**{k: getattr(f, k) for k in f._fields}, "value": T.name(made)})
+        norm.spelled[made] = gast.unparse(head).strip()  # (named so in messages)
+        used = T.name(made) if head is f else gast.Attribute(T.name(made), f.attr, f.ctx)
         d = norm._dest(dest, hint)
         out.append(anno.like(T.assign(made, head), norm.cur))
         out.append(anno.like(T.assign(d, gast.Call(used, node.args, node.keywords)), norm.cur))
@@ -192,8 +193,11 @@ def call(norm, node, out, dest, hint=None):
                              norm.cur, f"NumPy 2 calls it `np.{renamed}`" if renamed else
                              f"check the name against what `{module.__name__}` defines")
     if obj is MISSING:
-        raise norm.ctx.error(f"cannot tell at compile time which function "
-                             f"`{gast.unparse(f).strip()}` is", norm.cur,
+        base = f.value if isinstance(f, gast.Attribute) else f
+        spelled = norm.spelled.get(base.id) if isinstance(base, gast.Name) else None
+        text = gast.unparse(f).strip() if spelled is None else \
+            spelled + (f".{f.attr}" if base is not f else "")
+        raise norm.ctx.error(f"cannot tell at compile time which function `{text}` is", norm.cur,
                              "call a function or method that is known when the code is "
                              "compiled: a def or lambda, a module's function, or one of a "
                              "list or dict display of them bound once (functions a call makes, "
