@@ -140,6 +140,12 @@ class Desugar:
 
     # -- statements --------------------------------------------------------
     def stmt(self, s):
+        if isinstance(s, gast.AnnAssign):
+            # ``a: list = [x, y]`` is ``a = [x, y]`` (an annotation is only a note); ``a:
+            # float`` alone binds nothing. (Left as it was, the compiler ran it without
+            # an adjoint: a zero gradient through ``a``.)
+            return [] if s.value is None else \
+                self.stmt(self._located(s, [T.assign(s.target, s.value)])[0])
         if isinstance(s, gast.Assign) and len(s.targets) > 1:
             return [d for part in self._located(s, self.chained(s)) for d in self.stmt(part)]
         slots = _slots_as_items(s)
