@@ -18,6 +18,19 @@ def taped(f, x):
     return tape.gradient(y, x)
 
 
+def taped_hvp(f, x, v):
+    """The Hessian-vector product as TensorFlow users write it: the inner tape's gradient
+    dotted with ``v``, differentiated by the outer tape."""
+    with sg.GradientTape() as outer:
+        outer.watch(x)
+        with sg.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x)
+        gv = np.sum(g * v)
+    return outer.gradient(gv, x)
+
+
 def taped_two(f, x, y):
     with sg.GradientTape() as tape:
         tape.watch(x)

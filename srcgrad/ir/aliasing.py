@@ -41,7 +41,8 @@ def shared_names(body, scope):
     """
     loads = _load_counts(body)
     last = last_reads(body)
-    lists = _list_names(body)
+    # (An index ``u_t = [0, 2]`` the normalizer named: ``a[u_t]`` is a copy of its items.)
+    lists = bound_only_to(body, lambda v: isinstance(v, (gast.List, gast.ListComp)))
     shared = set()
     moves = []  # (a name, the name it is copied into)
     transient = _transient_views(body, loads, scope)
@@ -477,9 +478,9 @@ def _bindings(s):
     return pairs
 
 
-def _list_names(body):
-    """Names every binding of which in ``body`` is a list display or comprehension (an
-    index ``u_t = [0, 2]`` the normalizer named): ``a[u_t]`` is a copy of ``a``'s items."""
+def bound_only_to(body, accepted):
+    """Names every binding of which in ``body`` is a value ``accepted(value)`` takes (an
+    item of something unpacked, or a loop's variable, never is)."""
     values = {}
     for s in walk_stmts(body):
         for target, value in _bindings(s) if isinstance(s, gast.Assign) else ():
@@ -488,8 +489,7 @@ def _list_names(body):
             for n in T.walk(s.target):
                 if isinstance(n, gast.Name):
                     values.setdefault(n.id, []).append(None)
-    return {name for name, vs in values.items()
-            if all(isinstance(v, (gast.List, gast.ListComp)) for v in vs)}
+    return {name for name, vs in values.items() if all(v is not None and accepted(v) for v in vs)}
 
 
 def _shared_by(target, value, loads, scope, lists=frozenset(), last_read=False):

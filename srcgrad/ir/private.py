@@ -22,7 +22,7 @@ import numpy as np
 from .. import runtime as rt
 from ..rules import table
 from . import templates as T
-from .aliasing import last_reads
+from .aliasing import bound_only_to, last_reads
 from .names import is_item_check, name_ids, own_nodes, walk_stmts
 from .resolve import MISSING
 
@@ -73,25 +73,12 @@ def private_updates(body, scope):
 def _sequence_names(body, scope):
     """Names every binding of which is a new list or tuple (a display, a comprehension,
     ``list(...)``, ``tuple(...)``): reading their items keeps nothing of them."""
-    values = {}
-    for s in walk_stmts(body):
-        if isinstance(s, gast.Assign):
-            for t in s.targets:
-                for n in T.walk(t):
-                    if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
-                        values.setdefault(n.id, []).append(
-                            s.value if t is n else None)  # (unpacked: an item, anything)
-        elif not isinstance(s, (gast.If, gast.While)):
-            for n in T.walk(s.target if isinstance(s, gast.For) else s):
-                if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
-                    values.setdefault(n.id, []).append(None)
-
     def new_sequence(v):
         if isinstance(v, (gast.List, gast.Tuple, gast.ListComp)):
             return True
         return isinstance(v, gast.Call) and len(v.args) <= 1 and not v.keywords \
             and any(scope.value(v.func) is t for t in (list, tuple))
-    return frozenset(name for name, vs in values.items() if all(map(new_sequence, vs)))
+    return frozenset(bound_only_to(body, new_sequence))
 
 
 def _load_counts(node):

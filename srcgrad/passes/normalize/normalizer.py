@@ -194,8 +194,8 @@ class Normalizer:
         mutated = self.facts.mutated
         in_loops = _in_loops(body)
         self.loop_closures = set()
-        self._rebound = {n.id for s in body for n in T.walk(s)  # (nested defs' too)
-                         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+        rebound = {n.id for s in body for n in T.walk(s)  # (nested defs' too)
+                   if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
         for s in walk_stmts(body):
             if getattr(s, "sg_made_closure", False) and id(s) in in_loops:
                 self.loop_closures.add(s.targets[0].id)  # one name for closures of many trips
@@ -208,7 +208,7 @@ class Normalizer:
                 name = s.targets[0].id
                 if name in self.scope.static:
                     continue
-                obj = self.scope.value(self._keyed_index(s.value))
+                obj = self.scope.value(self._keyed_index(s.value, rebound))
                 if obj is not MISSING and (_is_static_object(obj) or self._of_sources(obj, s.value)
                                            and name not in mutated):
                     self.scope.static[name] = obj
@@ -235,12 +235,13 @@ class Normalizer:
                 if obj is not MISSING and self._of_sources(obj):
                     self.scope.static[s.targets[0].id] = obj
 
-    def _keyed_index(self, node):
+    def _keyed_index(self, node, rebound):
         """``ACTS[name]`` with ``name`` a parameter passed a string (or None) the code
-        never rebinds: ``ACTS["tanh"]``, as the cache keys the code on it."""
+        never rebinds (``rebound``: the names it does): ``ACTS["tanh"]``, as the cache
+        keys the code on it."""
         key = node.slice if isinstance(node, gast.Subscript) else None
         if isinstance(key, gast.Name) and key.id in self.ctx.constant_params \
-                and key.id not in self._rebound:
+                and key.id not in rebound:
             return gast.Subscript(node.value, T.const(self.ctx.constant_params[key.id]),
                                   gast.Load())
         return node
