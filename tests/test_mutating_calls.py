@@ -297,7 +297,20 @@ def logs_and_prints(x):
     return loss
 
 
-@pytest.mark.parametrize("f", [shadowed_eval, logs_and_prints], ids=["shadowed_eval", "logs"])
+_LOG = logging.getLogger("srcgrad.tests.probe")
+_ADAPTED = logging.LoggerAdapter(_LOG, {"run": 1})
+
+
+def logs_through_a_logger(x):
+    loss = np.sum(np.sin(x) * x)
+    _LOG.info("loss %s", loss)  # (a Logger's method: was inlined from logging, and refused)
+    _ADAPTED.debug("loss %.3f", loss)
+    _LOG.log(logging.DEBUG, "x %s", x)
+    return loss
+
+
+@pytest.mark.parametrize("f", [shadowed_eval, logs_and_prints, logs_through_a_logger],
+                         ids=["shadowed_eval", "logs", "logger"])
 def test_calls_for_their_output_still_work(f):
     check_grads(f, (X,), order=2)
     np.testing.assert_allclose(taped(f, X), sg.grad(f)(X), rtol=1e-12)

@@ -676,7 +676,28 @@ def _record(ctx, rev, body, params, backward, watch_log=None, live_after=None):
     rec = record.Recorder(ctx.namer, params, needed, used_records=used, preinit=rev.zeroed,
                           watch_log=watch_log, dead=dead)
     rec.share_names(first)
-    return rec.forward(body), rec.fill(backward)
+    forward, backward = rec.forward(body), rec.fill(backward)
+    if watch_log is None and rev.inplace:
+        # (not in a tape's block, whose variables the user's code reads before the backward
+        # code runs; nor in code to be differentiated again, which writes into no argument)
+        _put_back_written(ctx, rec, body, params, primal, forward, backward)
+    return forward, backward
+
+
+def _put_back_written(ctx, rec, body, params, primal, forward, backward):
+    """The backward code takes out again what the forward code wrote into an array, list
+    or dict (an item, an append, a pop): it reads them as they were. One the caller holds
+    (an argument, a global; never rebound here) ends as Python's run leaves it: its state
+    at the end of the forward code, put back at the end of the backward code."""
+    rebound = {n for s in walk_stmts(body) for n in _stores(s)}
+    written = sorted({base for (_, base, how) in rec.restores if how in ("slot", "unappend",
+                                                                         "unpop")})
+    for base in written:
+        if base in rebound or base not in params and base in primal:
+            continue  # (the code's own object, or a name it rebinds)
+        snap = ctx.namer.fresh(f"{base}_as_left")
+        forward.append(T.assign(snap, T.expr("_sg.snapshot(a)", a=base)))
+        backward.append(T.stmt("_sg.put_back(a, s)", a=base, s=snap))
 
 
 def check_function(fn):

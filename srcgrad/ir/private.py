@@ -181,6 +181,19 @@ class _State:
     def fresh(self, name):
         return _State(self.unbound([name]).classes | {frozenset([name])})
 
+    def moved(self, pairs):
+        """``u, v = v, u`` (``pairs``: each target name with the name it is bound to,
+        all at once): each target joins the names of its source's object as it was
+        before the statement."""
+        targets = {t for t, _ in pairs}
+        joining = {}
+        for t, source in pairs:
+            k = self.names_with(source)
+            if k:
+                joining.setdefault(k, set()).add(t)
+        classes = [(k - targets) | joining.get(k, set()) for k in self.classes]
+        return _State(frozenset(k) for k in classes if k)
+
     def copied(self, target, source):
         """``target = source``: one more name for ``source``'s object, if private."""
         state = self.unbound([target])
@@ -347,7 +360,10 @@ class _Flow:
             # before ``x`` is written into (ir/aliasing.py, ``_item_reads``): ``x`` stays
             # private; ``t`` may be a container's item.
             return private.exposed(self.exposed(s.value.slice, True)).unbound([target.id])
-        if not moved:  # (an item moving out leaves the tuple's other items as they were)
+        if not moved and _names_moved(name_ids(target) if isinstance(target, (
+                gast.Tuple, gast.List)) else (), s.value) is None:
+            # (an item moving out leaves the tuple's other items as they were; names
+            # bound to names at once, ``u, v = v, u``, hand their objects on)
             private = private.exposed(self.exposed(s.value, False))
         if isinstance(target, gast.Name):
             fresh = self.fresh(s.value) or moved
@@ -355,6 +371,9 @@ class _Flow:
         if isinstance(target, (gast.Tuple, gast.List)) \
                 and all(isinstance(t, gast.Name) for t in target.elts):
             names = [t.id for t in target.elts]
+            swapped = _names_moved(names, s.value)
+            if swapped is not None:
+                return private.moved(swapped)
             fresh = None
             if isinstance(s.value, (gast.Tuple, gast.List)) and len(names) == len(s.value.elts):
                 fresh = {n for n, v in zip(names, s.value.elts) if self.fresh(v)}
@@ -379,10 +398,12 @@ class _Flow:
             return True  # (a new container; what it holds is exposed, not private)
         if isinstance(value, gast.Call) and not _copies_optional(value):
             f = value.func
-            if isinstance(f, gast.Attribute) and f.attr in _FRESH_METHODS \
-                    and self.scope.value(f) is MISSING:
-                return True  # a method of the value (an array's): not a module's function
             fn = self.scope.value(f)
+            if isinstance(f, gast.Attribute) and f.attr in _FRESH_METHODS and (
+                    fn is MISSING or isinstance(getattr(fn, "__self__", None), np.ndarray)):
+                # a method of the value (an array's; one known when compiling in a tape's
+                # block, ``x.copy()`` of a watched array): not a module's function
+                return True
             if isinstance(fn, np.ufunc):
                 return len(value.args) <= fn.nin
             try:
@@ -450,6 +471,17 @@ class _Flow:
             return set().union(*(self.exposed(c, True) for c in gast.iter_child_nodes(node)))
         # Containers, comprehensions, lambdas, starred...: whatever they name may be kept.
         return {n.id for n in T.walk(node) if isinstance(n, gast.Name)}
+
+
+def _names_moved(targets, value):
+    """``[(target, source)]`` for ``a, b = b, a`` (distinct target names bound to a
+    display of names), or None."""
+    targets = list(targets)
+    if not (isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(targets)
+            and len(set(targets)) == len(targets) == len(value.elts) > 0
+            and all(isinstance(e, gast.Name) for e in value.elts)):
+        return None
+    return [(t, e.id) for t, e in zip(targets, value.elts)]
 
 
 def _copies_optional(call):

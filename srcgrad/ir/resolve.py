@@ -150,6 +150,12 @@ class Guards:
         test, env = _matcher(obj, read, i)
         self._check((id(holder), "item", key), test, dict(env, **{f"h{i}": holder, f"k{i}": key}))
 
+    def keys(self, holder):
+        """The dict ``holder`` still has the keys it has now, in this order."""
+        i = len(self.items)
+        self._check((id(holder), "keys", None), f"tuple(h{i}) == k{i}",
+                    {f"h{i}": holder, f"k{i}": tuple(holder)})
+
     def cell(self, cell, obj):
         i = len(self.items)
         test, env = _matcher(obj, f"get_cell(c{i})" if obj is _MISSING else f"c{i}.cell_contents", i)

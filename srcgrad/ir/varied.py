@@ -88,8 +88,11 @@ def expr_varied(node, varied, scope):
         return False  # not, ~: booleans and bits carry no gradient
     if isinstance(node, gast.BinOp):
         fn = table.OPERATORS.get(type(node.op).__name__)
-        if fn is None or table.nondiff(fn):
-            return False  # //, &, |, ^, <<: integer-valued or boolean
+        if fn is not None and table.nondiff(fn):
+            return False  # //: integer-valued
+        # (&, |, ^, <<, >> of varied operands stay varied: ``d1 | d2`` merges dicts of
+        # differentiable values, a class may define ``__and__``; the normalizer models
+        # those and refuses the rest, never a silent constant.)
     if isinstance(node, gast.Call):
         if _nondiff(scope, node.func) or _integer_cast(node, scope):
             return False

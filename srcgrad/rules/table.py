@@ -83,6 +83,12 @@ _NONDIFF = {
     np.shape, np.ndim, np.size, len, range, int, bool, str, isinstance, type, print,
     logging.debug, logging.info, logging.warning, logging.error, logging.critical,
     logging.exception, logging.log, warnings.warn,
+    # (and a logger's: ``log.info("loss %s", loss)``, looked up by the method's function)
+    logging.Logger.debug, logging.Logger.info, logging.Logger.warning, logging.Logger.error,
+    logging.Logger.critical, logging.Logger.exception, logging.Logger.log,
+    logging.LoggerAdapter.debug, logging.LoggerAdapter.info, logging.LoggerAdapter.warning,
+    logging.LoggerAdapter.error, logging.LoggerAdapter.critical,
+    logging.LoggerAdapter.exception, logging.LoggerAdapter.log,
     np.result_type, np.issubdtype, np.broadcast_shapes, np.iinfo, np.finfo,
     # constants of a given shape
     np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
@@ -181,6 +187,7 @@ def nondiff(obj):
     try:
         # (A statement of a tape block run as written, passes/as_written.py.)
         return obj in _ALL_NONDIFF or type(obj) is types.FunctionType \
-            and getattr(obj, "__srcgrad_as_written__", False)
+            and getattr(obj, "__srcgrad_as_written__", False) \
+            or type(obj) is types.MethodType and obj.__func__ in _ALL_NONDIFF
     except TypeError:
         return False

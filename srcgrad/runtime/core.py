@@ -6,6 +6,7 @@ differentiated (``sg.grad(sg.grad(f))``).
 """
 import collections
 import dataclasses
+import itertools
 import math
 import operator
 
@@ -22,7 +23,8 @@ __all__ = [
     "check_item_read", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "check_zip", "field", "field_grad",
     "field_index", "new_object", "set_attributes", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "updated_in_place",
-    "value_copy", "check_field", "as_arguments",
+    "value_copy", "check_field", "as_arguments", "taken", "snapshot", "put_back",
+    "check_unpacked", "check_positional",
 ]
 
 
@@ -819,6 +821,30 @@ def check_unpack(items, count):
                          f"got {len(items)})")
 
 
+def check_positional(value, where):
+    """A loop at ``where`` compiled to read ``value`` by position: refuse a dict or set,
+    which Python iterates otherwise (a dict by its keys)."""
+    if isinstance(value, (dict, set, frozenset)):
+        raise TypeError(f"srcgrad compiled the loop at {where} to read its items by "
+                        f"position, and it iterates a {type(value).__name__}: loop over "
+                        f"`tuple(d)` (a dict's keys) or a dict srcgrad can tell")
+
+
+def check_unpacked(value, count, where):
+    """``a, b = value`` compiled as ``a = value[0]; b = value[1]``: as Python, refuse
+    another number of items; and refuse what unpacks otherwise than by position (a dict
+    gives its keys, a set its members in no fixed order), which the compiler did not
+    know ``value`` to be."""
+    if isinstance(value, (dict, set, frozenset)):
+        raise TypeError(f"srcgrad compiled the unpacking at {where} as reads by position, "
+                        f"and the value is a {type(value).__name__}: unpack "
+                        f"`tuple(d)` (its keys) or `d.values()` of a dict srcgrad can tell")
+    n = len(value)
+    if n != count:
+        raise ValueError(f"too many values to unpack (expected {count})" if n > count else
+                         f"not enough values to unpack (expected {count}, got {n})")
+
+
 def check_field(result, name, index):
     """``result.name`` compiled as ``result[index]`` (NumPy's named results,
     ``np.linalg.eigh(a).eigenvalues``): as Python, an AttributeError where ``result`` has
@@ -845,10 +871,36 @@ def check_zip(seq, count, where):
                          "as many items as the list holds objects")
 
 
+def snapshot(obj):
+    """A copy of what the array, list or dict ``obj`` holds (``put_back``)."""
+    if isinstance(obj, np.ndarray):
+        return obj.copy()
+    return dict(obj) if isinstance(obj, dict) else list(obj)
+
+
+def put_back(obj, held):
+    """``obj`` made to hold ``held`` again, in place: the state a caller's object was
+    left in by the forward code, after the backward code took its writes out."""
+    if isinstance(obj, np.ndarray):
+        obj[...] = held
+    elif isinstance(obj, dict):
+        obj.clear()
+        obj.update(held)
+    else:
+        obj[:] = held
+
+
+def taken(items, count):
+    """The first ``count`` items of the iterator ``items`` (all, for None), as a list: an
+    iterator a loop zips with sequences, indexed by the compiled loop."""
+    return list(items if count is None else itertools.islice(items, count))
+
+
 def field(record, name):
     """``record.name`` of a dataclass built in differentiated code (its adjoint is a dict
-    of its fields' adjoints)."""
-    return getattr(record, name)
+    of its fields' adjoints, and so is the zero tangent of one whose fields were
+    constants: ``tangent(None, record)``)."""
+    return record[name] if type(record) is dict else getattr(record, name)
 
 
 def field_grad(grad, record, name, lead=0):

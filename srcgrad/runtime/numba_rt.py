@@ -193,6 +193,29 @@ def _check_not_array(value, name, where, op="+"):
     return lambda value, name, where, op="+": None
 
 
+def check_unpacked(value, count, where):
+    """``a, b = value`` read by position: as Python, refuse another number of items
+    (Numba types no dict or set here)."""
+
+
+@overload(check_unpacked)
+def _check_unpacked(value, count, where):
+    def check(value, count, where):
+        if len(value) != count:
+            raise ValueError("the number of values to unpack differs from the names")
+    return check
+
+
+def check_positional(value, where):
+    """A loop reading ``value`` by position: nothing to refuse (Numba types no dict or
+    set here)."""
+
+
+@overload(check_positional)
+def _check_positional(value, where):
+    return lambda value, where: None
+
+
 def updated_in_place(value):
     """Does ``x += v`` update ``value`` in place (an array, a list)?"""
 
@@ -624,4 +647,4 @@ HELPERS = frozenset({"zeros_like", "distinct", "check_scalar", "like", "add", "i
                      "updated_in_place", "writeable", "copy_slot", "add_at_zeros", "sigmoid",
                      "matmul_grad_x1", "matmul_grad_x2", "dot_grad", "transpose_grad",
                      "stack_new", "stack_grown", "stack_reserve", "stack_put",
-                     "stack_product", "zeros_into"})
+                     "stack_product", "zeros_into", "check_unpacked", "check_positional"})

@@ -15,7 +15,10 @@ def assign(ctx):
             e = ctx.fresh_expr(shape)
     else:
         name = ctx.fresh_name()
-    ctx.emit(f"{name} = {e.code}")
+    if ctx.rng.random() < 0.1:  # an annotated assignment: the same binding
+        ctx.emit(f"{name}: {'float' if shape == () else 'np.ndarray'} = {e.code}")
+    else:
+        ctx.emit(f"{name} = {e.code}")
     ctx.bind(name, e)
     return True
 

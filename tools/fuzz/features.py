@@ -31,8 +31,11 @@ FEATURES = {
     "nested_grad": "sg.grad / sg.value_and_grad of a helper called inside f (second order)",
     "comprehensions": "list comprehensions and generator expressions in sum(...)/np.stack(...)",
     "unpack": "tuple unpacking and swaps a, b = b, a",
-    "containers": "dicts, lists and tuples of arrays; a dict read through a copy of its "
-                  "name, an item written (also of another shape)",
+    "containers": "dicts (string or int keys), lists and tuples of arrays, spelled as "
+                  "displays, dict(k=v), merges (| and **), comprehensions over zip, "
+                  "concatenations, list(...); a dict read through a copy of its name, an "
+                  "item written (also of another shape), unpacked as Python iterates it "
+                  "(a, b = d gives keys; d.values(), d.items())",
     "scalars": "Python float and 0-d array inputs and values, math module functions",
 }
 

@@ -40,7 +40,9 @@ reproduces; the plain call of ``object_f`` must give exactly ``f``'s value
   earlier one: methods calling methods);
 - ``keywords``: the object built with keyword arguments;
 - ``box``: one variable kept in an object of another plain class held by an
-  attribute (``self.box.a``), built by ``__init__``.
+  attribute (``self.box.a``), built by ``__init__``;
+- ``dataclass``: the class (not a subclass, no box) is a ``@dataclasses.dataclass``
+  whose fields are the parameters, with the ``__init__`` it generates.
 """
 import ast
 import copy
@@ -64,6 +66,7 @@ class ObjectStyle:
     keywords: bool = False
     box: bool = False
     pick: int = 0   # which attribute read is the property's, which statements move
+    dataclass: bool = False
 
     def __str__(self):
         words = [{"run": "s.run()", "call": "s()", "helper": "object_step(s)"}[self.entry],
@@ -72,7 +75,8 @@ class ObjectStyle:
                  "a property read" if self.prop else "",
                  f"up to {1 + self.pick % 3} more methods" if self.part else "",
                  "keyword arguments" if self.keywords else "",
-                 "one variable in a boxed object" if self.box else ""]
+                 "one variable in a boxed object" if self.box else "",
+                 "a dataclass" if self.dataclass and not (self.box or self.subclass) else ""]
         return ", ".join(w for w in words if w)
 
 
@@ -81,7 +85,7 @@ def object_style(name):
     rng = random.Random(f"object:{name}")
     return ObjectStyle(rng.choice(ENTRIES), rng.random() < 0.5, rng.random() < 0.35,
                        rng.random() < 0.5, rng.random() < 0.5, rng.random() < 0.25,
-                       rng.random() < 0.3, rng.randrange(1 << 16))
+                       rng.random() < 0.3, rng.randrange(1 << 16), rng.random() < 0.4)
 
 
 def object_wrapper(f, style, taken=()):
@@ -148,6 +152,11 @@ def object_wrapper(f, style, taken=()):
         child = _class(sub, f"({cls})", [sub_init] + ([entry] if entry else []))
         classes = [base, child]
         made = sub
+    elif style.dataclass and not box:
+        fields = "\n".join(f"{p}: object" for p in params) or "pass"
+        classes = ["@dataclasses.dataclass\n" + _class(
+            cls, "", [fields] + [t for _, t in methods] + ([entry] if entry else []))]
+        made = cls
     else:
         classes = [_class(cls, "", [init] + [t for _, t in methods] + ([entry] if entry else []))]
         made = cls

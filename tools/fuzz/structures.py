@@ -68,8 +68,9 @@ def container(ctx):
         for base in v.base:
             ctx.scope.mark_shared(base)
     if kind == "dict":
-        keys = ["w", "b", "s"][:n]
-        ctx.emit(f"{name} = {{{', '.join(f'{k!r}: {v.code}' for k, v in zip(keys, values))}}}")
+        # (int keys too: a dict read by position instead of by key reads its values)
+        keys = rng.choice([["w", "b", "s"], ["w", "b", "s"], [0, 1, 2], [2, 0, 1]])[:n]
+        ctx.emit(f"{name} = {_dict_spelled(rng, keys, [v.code for v in values])}")
         # The compiler reads a dict's items as the names they were built from unless
         # the dict may change: read it through a copy of its name, and write an item.
         names = [name]
@@ -84,9 +85,23 @@ def container(ctx):
                 ctx.scope.mark_shared(base)
             ctx.emit(f"{ctx.read(rng.choice(names))}[{keys[k]!r}] = {values[k].code}")
         entries = [f"{rng.choice(names)}[{k!r}]" for k in keys]
+        if rng.random() < 0.3:  # iterated as Python iterates it: keys, values, items
+            view = rng.choice(["values", "items", "keys"])
+            parts = [ctx.fresh_name() for _ in keys]
+            source = ctx.read(rng.choice(names))
+            if view == "values":
+                ctx.emit(f"{', '.join(parts)} = {source}.values()")
+                entries = parts
+            elif view == "items":
+                keys_seen = [ctx.fresh_name() for _ in keys]
+                pairs = ", ".join(f"({k}, {v})" for k, v in zip(keys_seen, parts))
+                ctx.emit(f"{pairs} = {source}.items()")
+                entries = parts
+            else:
+                ctx.emit(f"{', '.join(parts)} = {source}")  # (its keys)
+                entries = [f"{source}[{p}]" for p in parts]
     else:
-        body = ", ".join(v.code for v in values)
-        ctx.emit(f"{name} = [{body}]" if kind == "list" else f"{name} = ({body},)")
+        ctx.emit(f"{name} = {_sequence_spelled(rng, kind, [v.code for v in values])}")
         entries = [f"{name}[{rng.choice([i, i - n])}]" for i in range(n)]
     for entry, v in zip(entries, values):
         ctx.scope.add_item(entry, Var(v.shape, owned=False, shared=True, item=True))
@@ -107,6 +122,34 @@ def container(ctx):
         ctx.bind(out, e)
     ctx.want(out)
     return True
+
+
+def _dict_spelled(rng, keys, codes):
+    """One dict, as users build it: a display, ``dict(k=v)``, a merge of two displays
+    (``|`` or ``**``), or a comprehension over ``zip``."""
+    items = [f"{k!r}: {c}" for k, c in zip(keys, codes)]
+    way = rng.randrange(6)
+    if way == 1 and all(isinstance(k, str) for k in keys):
+        return f"dict({', '.join(f'{k}={c}' for k, c in zip(keys, codes))})"
+    if way == 2:
+        return f"{{{items[0]}}} | {{{', '.join(items[1:])}}}"
+    if way == 3:
+        return f"{{**{{{items[0]}}}, {', '.join(items[1:])}}}"
+    if way == 4:
+        return f"{{k: v for k, v in zip({keys!r}, [{', '.join(codes)}])}}"
+    return f"{{{', '.join(items)}}}"
+
+
+def _sequence_spelled(rng, kind, codes):
+    """One list or tuple: a display, a concatenation, or ``list(...)``/``tuple(...)``."""
+    way = rng.randrange(4)
+    if way == 1:
+        head, tail = ", ".join(codes[:1]), ", ".join(codes[1:])
+        return f"[{head}] + [{tail}]" if kind == "list" else f"({head},) + ({tail},)"
+    if way == 2:
+        return f"{kind}([{', '.join(codes)}])"
+    body = ", ".join(codes)
+    return f"[{body}]" if kind == "list" else f"({body},)"
 
 
 def scalar_accumulate(ctx):

@@ -34,6 +34,11 @@ class NotYet(Exception):
     """The function a statement calls is known in the next round of the normalizer."""
 
 
+class Deferred(NotYet):
+    """What a statement needs is decided once nothing else changes: the statement, as it
+    was, waits for the round that decides (what it began this round is not progress)."""
+
+
 # Functions NumPy 2 removed under their old names (its migration guide).
 _NUMPY_2_NAMES = {"trapz": "trapezoid", "product": "prod", "cumproduct": "cumprod",
                   "sometrue": "any", "alltrue": "all", "round_": "round", "in1d": "isin",
@@ -126,11 +131,13 @@ def call(norm, node, out, dest, hint=None):
         return call(norm, replaced, out, dest, hint)
     head = f.value if isinstance(f, gast.Attribute) else f
     maker = norm.scope.value(head.func) if isinstance(head, gast.Call) else MISSING
-    if _user_function(maker) and (head is f or isinstance(maker, type)):
-        # ``make(base)(x, y)``, ``Layer(W)(x)``, ``Model(W).predict(x)``: what the call
-        # makes, named (``g = make(base); g(x, y)``, as closures a call makes and objects
-        # built in the code are compiled), then used; both statements normalized in the
-        # next round. (Python evaluates the call before the arguments, as here.)
+    if (_user_function(maker) or _record_class(maker)) and (
+            head is f or isinstance(maker, type) or f.attr not in table.METHODS):
+        # ``make(base)(x, y)``, ``Layer(W)(x)``, ``Model(W).predict(x)``,
+        # ``make_model(W).loss(x)``: what the call makes, named (``g = make(base); g(x,
+        # y)``, as closures a call makes and objects built in the code are compiled), then
+        # used; both statements normalized in the next round. (Python evaluates the call
+        # before the arguments, as here. ``helper(x).sum()``: an array's method, as is.)
         norm.changed = True
         made = norm.ctx.namer.fresh("made")
         norm.spelled[made] = gast.unparse(head).strip()  # (named so in messages)
@@ -192,6 +199,8 @@ def call(norm, node, out, dest, hint=None):
         raise norm.ctx.error(f"`{gast.unparse(f).strip()}` does not exist: {reason}",
                              norm.cur, f"NumPy 2 calls it `np.{renamed}`" if renamed else
                              f"check the name against what `{module.__name__}` defines")
+    if obj is MISSING and _inline_the_maker(norm, f):
+        raise NotYet
     if obj is MISSING:
         base = f.value if isinstance(f, gast.Attribute) else f
         spelled = norm.spelled.get(base.id) if isinstance(base, gast.Name) else None
@@ -333,7 +342,9 @@ def _refuse_built(norm, cls):
 
 _DUNDERS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "truediv",
             gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.Pow: "pow", gast.MatMult: "matmul",
-            gast.USub: "neg", gast.Invert: "invert", "getitem": "getitem", builtins.abs: "abs"}
+            gast.USub: "neg", gast.Invert: "invert", "getitem": "getitem", builtins.abs: "abs",
+            gast.BitAnd: "and", gast.BitOr: "or", gast.BitXor: "xor", gast.LShift: "lshift",
+            gast.RShift: "rshift"}
 
 
 def record_operator(norm, op, operands):
@@ -439,6 +450,11 @@ def record(norm, node, cls, out, dest, hint):
         if f in given:
             values.append(norm.atom(given[f], out, f"{hint}_{f}"))
             continue
+        factory = _record_factory(cls, f)
+        if factory is not None:  # ``field(default_factory=list)``: a new value each time
+            made = gast.Call(T.name(norm.ctx.inject_once(factory, "default_factory")), [], [])
+            values.append(norm.atom(made, out, f"{hint}_{f}"))
+            continue
         default = _record_default(cls, f)
         if default is MISSING:
             raise norm.ctx.error(f"`{cls.__name__}` is built without its field `{f}`, which "
@@ -501,6 +517,14 @@ def sequence_call(norm, node, kind, out, dest, hint):
     return _prim(norm, stmt, None, [items], {}, out, d, rule=helpers.SEQUENCE_COPY)
 
 
+def _record_factory(cls, field):
+    """The ``default_factory`` of a dataclass field, or None."""
+    if trees.is_namedtuple_class(cls):
+        return None
+    factory = cls.__dataclass_fields__[field].default_factory
+    return None if factory is dataclasses.MISSING else factory
+
+
 def _record_default(cls, field):
     """A record field's default value, or MISSING (a dataclass's default_factory makes a
     new value each call: not a constant to compile in)."""
@@ -521,7 +545,9 @@ def _replaced_record(norm, node):
         record = node.args[0]
     else:
         return None
-    cls = norm.ctx.records.get(record.id) if isinstance(record, gast.Name) else None
+    if not isinstance(record, gast.Name):
+        return None
+    cls = norm.ctx.records.get(record.id) or norm.facts.record_class(record.id)
     if cls is None:
         return None
     fields = trees.record_fields(cls)
@@ -684,6 +710,32 @@ def _gradient_of(norm, call, lift=True):
                                  norm.cur)
         return closures.lifted_gradient(norm, fn, target, args, kwargs)
     return fn(*args, **kwargs), []
+
+
+def _inline_the_maker(norm, f):
+    """``m.loss(y, x)`` where ``m = make_model(w)``, a call of the user's code that no
+    differentiable value reaches, was run as it is: what it returns is not known when
+    compiling. Its call is marked to be inlined (``sg_inline``) in the next round, which
+    then knows the object ``m`` is (built in the code) and its method."""
+    if not (isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name)
+            and norm.counts.get(f.value.id) == 1
+            and getattr(norm.cur, "sg_waits", 0) < _WAITS):
+        return False
+    bound = norm.facts.bound.get(f.value.id)
+    if not isinstance(bound, gast.Call) or not _user_function(norm.scope.value(bound.func)):
+        return False
+    if getattr(bound, "sg_inline", False) and not norm.changed:
+        return False  # (inlined, and still not known)
+    bound.sg_inline = True
+    norm.changed = True
+    norm.cur.sg_waits = getattr(norm.cur, "sg_waits", 0) + 1
+    return True
+
+
+def _record_class(obj):
+    """A dataclass or namedtuple class of the user's (``Cls(...)(x)`` calls its
+    ``__call__``, ``Cls(...).run()`` a method that may change the object)."""
+    return isinstance(obj, type) and not is_library(obj) and trees.record_fields(obj) is not None
 
 
 def _user_function(obj):

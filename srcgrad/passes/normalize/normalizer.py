@@ -1,6 +1,7 @@
 """The ``Normalizer``: the statement-by-statement rewriting the package docstring describes."""
 import builtins
 import copy
+import dataclasses
 import operator
 import re
 import types
@@ -18,12 +19,13 @@ from ...ir.atoms import (OP_NAMES, OP_SYMBOLS, hint as _hint, is_constant as _is
                         is_simple_index as _is_simple_index, is_static_object as _is_static_object,
                         literal_items, number as _number, root as _root, short as _short)
 from ...ir.names import bound_names, root_id, walk_stmts
-from ...ir.resolve import MISSING, UNROLL_MAX, among
+from ...ir.resolve import MISSING, UNROLL_MAX, among, is_library
 from ...ir.scopes import function_locals
 from ...ir.varied import expr_varied
 from ...rules import table
 from .. import as_written
-from . import attributes, calls, functions, global_names, objects, properties, stores, unroll, views
+from . import (attributes, calls, dict_keys, functions, global_names, objects, properties,
+               stores, unroll, views)
 from .inline import rename
 from .items import items_forwarded
 from .structure import Facts
@@ -119,6 +121,7 @@ class Normalizer:
             self.counts = _assigned_names(fn.body)
             self.scope.locals = set(self.counts) | function_locals(fn)
             self.facts = Facts(self, fn)
+            dict_keys.rewrite(self, fn.body)  # (``a, b = d``, ``sum(d)``: its keys)
             self._find_static(fn.body)
             unroll.constant_getattrs(fn.body, self.scope)
             unroll.comprehensions(self, fn.body)
@@ -422,8 +425,18 @@ class Normalizer:
         statement before it, inlined in this round, binds (``g = make(a)`` then
         ``g(x)``) waits for the next round, which knows the function."""
         if isinstance(s, (gast.Assign, gast.Expr, gast.Return, gast.For)):
+            changed = self.changed
+            if changed and getattr(s, "sg_waits", 0) < 4 and any(
+                    self._pending_call(T.name(n)) for n in dict_keys.iterated_names(self, s)):
+                # ``for k in b`` / ``sum(b)`` of ``b = helper(x)`` inlined this round: a
+                # dict gives its keys, which the next round knows it is (dict_keys.py)
+                s.sg_waits = getattr(s, "sg_waits", 0) + 1
+                return [s]
             try:
                 return self._stmt(s)
+            except calls.Deferred:
+                self.changed, self.deferred = changed, True
+                return [s]
             except calls.NotYet:
                 return [s]
         return self._stmt(s)
@@ -649,6 +662,21 @@ class Normalizer:
             return [s]
         varied_value = expr_varied(value, self.varied, self.scope) \
             and not self._keys_of_a_dict(value)
+        if varied_value and getattr(s, "sg_bitwise", False) and not self.deciding:
+            self.deferred = True  # (``_split_binop``: decided when nothing else changes)
+            return [s]
+        if not varied_value and self._record_of_a_varied_name(target, value):
+            out = []
+            self.changed = True
+            calls.record(self, value, self.scope.value(value.func), out, target.id, target.id)
+            return out
+        if not varied_value and isinstance(target, gast.Name) and getattr(value, "sg_inline", False):
+            # (``m = make_model(w)`` whose object's method a differentiable value reaches:
+            # calls._inline_the_maker)
+            out = []
+            self.changed = True
+            calls.call(self, value, out, target.id)
+            return out
         if isinstance(target, gast.Name):
             if not varied_value:
                 if getattr(s, "sg_inplace", False):
@@ -976,6 +1004,13 @@ class Normalizer:
         return text
 
     def unpack(self, target, value, out):
+        if isinstance(value, gast.Name) and value.id in self.ctx.dicts:
+            # ``k, j = d`` of a dict built this round (dict_keys.py does the rest): its keys
+            keys = self.facts.keys(value)
+            if keys is None and self.counts.get(value.id) == 1:
+                keys = self.ctx.dict_keys.get(value.id)
+            if keys is not None:
+                value = anno.like(gast.Tuple([T.const(k) for k in keys], gast.Load()), value)
         if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts) \
                 and not any(isinstance(e, gast.Starred) for e in value.elts):
             atoms = [self.atom(e, out, hint=_hint(t)) for e, t in zip(value.elts, target.elts)]
@@ -988,7 +1023,17 @@ class Normalizer:
             atoms = [gast.Subscript(copy.deepcopy(value), T.const(i), gast.Load())
                      for i in range(len(target.elts))]
         else:
+            if not self.deciding and self._may_become_a_dict(value):
+                # (``a, b = d`` of a dict known as one in a later round, once the call or
+                # merge making it is: its keys then, dict_keys.py. By position, its values.)
+                raise calls.Deferred
+            start = len(out)
             whole = self.atom(value, out, hint=_hint(target))
+            if not self._tuple_of(whole, len(target.elts), out[start:]):
+                o = anno.origin(self.cur)
+                out.append(self._mark(T.stmt("_sg.check_unpacked(v, n, w)", v=T.clone(whole),
+                                             n=T.const(len(target.elts)),
+                                             w=T.const(o.short() if o else "?")), "opaque"))
             atoms = [gast.Subscript(copy.deepcopy(whole), T.const(i), gast.Load())
                      for i in range(len(target.elts))]
         for t, a in zip(target.elts, atoms):
@@ -1047,6 +1092,13 @@ class Normalizer:
                     type(v) in _PLAIN_CONSTANTS for v in (left, right)):
                 return (left == right) == (op is gast.Eq)
             return None
+        if isinstance(test, gast.Call) and len(test.args) == 2 and not test.keywords \
+                and self.scope.value(test.func) is hasattr \
+                and isinstance(self._static_value(test.args[0]), types.ModuleType) \
+                and isinstance(test.args[1], gast.Constant) and type(test.args[1].value) is str:
+            # ``np.trapezoid(y) if hasattr(np, "trapezoid") else np.trapz(y)``: the branch
+            # for this NumPy alone (the other calls a function that does not exist here)
+            return hasattr(self._static_value(test.args[0]), test.args[1].value)
         value = self._static_value(test)
         if value is MISSING:
             return None
@@ -1168,6 +1220,19 @@ class Normalizer:
             self.expr(call, out, self.ctx.namer.fresh(f.value.id + "_popped"))
             return out
         if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id in self.varied:
+            cls = self.ctx.records.get(f.value.id)
+            if cls is not None and dataclasses.is_dataclass(cls):
+                # (a dataclass object the code changes is kept as its attributes, unless
+                # it is also used as a value: objects.py, dataclass_objects.py)
+                who = self._spelling(f.value, s)
+                raise self.ctx.error(
+                    f"`{gast.unparse(f).strip()}()` may change the `{cls.__name__}` object "
+                    f"`{who}`, which the code also uses as a value (returns it, keeps it in a "
+                    "list or dict, passes it to code srcgrad does not compile, or binds its "
+                    "name twice): srcgrad compiles a dataclass object the code changes into "
+                    "its attributes, which only its methods and attribute reads and writes "
+                    "may use", s, "return or keep its fields instead of the object, or "
+                    f"build a new one (dataclasses.replace({who}, ...)) instead of changing it")
             raise self.ctx.error(f"calling `{gast.unparse(f).strip()}()` on a differentiable value "
                                  "is not supported", s)
         self.changed = True
@@ -1346,7 +1411,25 @@ class Normalizer:
         if fn is builtins.zip and any(isinstance(a, gast.Starred) for a in it.args):
             it = calls.spread(self, it, out)  # (``zip(*rows)``: where the code shows how many)
         if fn is builtins.zip and it.args and not it.keywords:
-            parts = [self._indexed(a, index, out, hint, rebound) for a in it.args]
+            # (``zip(x, d.values())`` of a dict whose keys are known: its items, in order)
+            args = [gast.Tuple(self.facts.items(a), gast.Load()) if self._dict_view(a)
+                    and self.facts.items(a) is not None else self._iterated_as_list(a, rebound)
+                    for a in it.args]
+            parts = [None if self._one_pass(a) else self._indexed(a, index, out, hint, rebound)
+                     for a in args]
+            sized = [n for p in parts if p is not None for n in p[0]]
+            for k, a in enumerate(args):
+                if parts[k] is None:
+                    # ``zip(x, itertools.cycle(signs))``, ``zip(x, d.values())``: an iterator
+                    # made where it is zipped, which nothing else reads, taken item by item
+                    # as zip would take it (as many items as the sized parts hold: it may be
+                    # endless) into a list the loop indexes.
+                    count = T.const(None) if not sized else sized[0] if len(sized) == 1 \
+                        else gast.Call(T.name("min"), [copy.deepcopy(n) for n in sized], [])
+                    seq = self.atom(T.expr("_sg.taken(it, n)", it=a, n=copy.deepcopy(count)),
+                                    out, hint=hint)
+                    parts[k] = ([T.expr("len(s)", s=seq)],
+                                gast.Subscript(seq, copy.deepcopy(index), gast.Load()))
             return [n for p in parts for n in p[0]], gast.Tuple([p[1] for p in parts], gast.Load())
         start = _enumerate_start(it) if fn is builtins.enumerate else MISSING
         if start is not MISSING:
@@ -1364,10 +1447,61 @@ class Normalizer:
                 anno.like(gast.Call(func, [p[1] for p in parts], []), self.cur)
         if fn is builtins.reversed and len(it.args) == 1 and not it.keywords:
             return self._reversed(it.args[0], index, out, hint, rebound)
+        if self._is_mapping(it):
+            # ``zip(d, values)``, ``enumerate(d)``: a dict gives its keys, in order (read
+            # by position they were its values: ``d[0]`` of int keys, silently)
+            keys = self.facts.keys(it)
+            it = gast.Tuple([T.const(k) for k in keys], gast.Load()) if keys is not None \
+                else T.expr("_sg.taken(d, None)", d=it)
         seq = self.atom(it, out, hint=hint)
         if isinstance(seq, gast.Name) and seq.id in rebound:
             seq = T.name(self.expr(seq, out, self.ctx.namer.fresh(f"{seq.id}_iterated")))
+        if isinstance(seq, gast.Name) and seq.id not in self.ctx.containers:
+            # (read by position: as Python iterates it only if it is no dict or set)
+            o = anno.origin(self.cur)
+            out.append(self._mark(T.stmt("_sg.check_positional(s, w)", s=T.clone(seq),
+                                         w=T.const(o.short() if o else "?")), "opaque"))
         return [T.expr("len(s)", s=seq)], gast.Subscript(seq, copy.deepcopy(index), gast.Load())
+
+    def _one_pass(self, node):
+        """Is ``node`` an iterator made where a loop's zip takes it (no ``len``, no
+        indexing), of values no gradient flows through: a generator expression,
+        ``iter``/``filter`` of one sequence, anything of ``itertools``, or a dict's
+        ``keys()``/``values()``/``items()``?"""
+        return self._iterator(node) and not expr_varied(node, self.varied, self.scope)
+
+    def _iterator(self, node):
+        if isinstance(node, gast.GeneratorExp):
+            return True
+        if not isinstance(node, gast.Call):
+            return False
+        fn = self.scope.value(node.func)
+        return among(fn, builtins.iter, builtins.filter) \
+            or getattr(fn, "__module__", None) == "itertools" or self._dict_view(node)
+
+    def _iterated_as_list(self, node, rebound):
+        """An iterator of differentiable values a loop's zip takes, as the sequence it
+        gives: ``(f(v) for v in xs)`` as the list comprehension (the loop's body rebinds
+        none of its names, which the generator would read as it runs), ``iter(xs)`` as
+        ``xs``. Another is refused: taken as it is, it would carry no gradient."""
+        if not self._iterator(node) or not expr_varied(node, self.varied, self.scope):
+            return node
+        if isinstance(node, gast.GeneratorExp) and not {
+                n.id for n in T.walk(node) if isinstance(n, gast.Name)} & rebound:
+            return anno.like(gast.ListComp(node.elt, node.generators), node)
+        if isinstance(node, gast.Call) and self.scope.value(node.func) is builtins.iter \
+                and len(node.args) == 1 and not node.keywords:
+            return node.args[0]
+        raise self.ctx.error(
+            f"a loop zipping `{gast.unparse(node).strip()}`, an iterator of differentiable "
+            "values srcgrad cannot index, is not supported", self.cur,
+            "make a list of it first: list(...), or a list comprehension")
+
+    def _dict_view(self, node):
+        """``d.keys()``, ``d.values()`` or ``d.items()`` of a dict."""
+        return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+            and node.func.attr in ("keys", "values", "items") and not node.args \
+            and not node.keywords and self._is_mapping(node.func.value)
 
     def _mapped_function(self, func, out, rebound):
         """The function ``map(func, ...)`` calls, as a name the loop does not rebind."""
@@ -1391,7 +1525,7 @@ class Normalizer:
         fn = self.scope.value(arg.func) if isinstance(arg, gast.Call) else MISSING
         if among(fn, builtins.zip, builtins.enumerate, builtins.map, builtins.reversed,
                  builtins.filter) or isinstance(arg, gast.GeneratorExp) or \
-                isinstance(arg, gast.Name) and arg.id in self.ctx.dicts:
+                self._is_mapping(arg):
             raise self.ctx.error(
                 f"`reversed({gast.unparse(arg).strip()})` of differentiable values: srcgrad "
                 "reverses lists, tuples and arrays only", self.cur,
@@ -1486,11 +1620,12 @@ class Normalizer:
 
     # -- one varied expression of each kind, split into statements ----------------
     def _split_binop(self, node, out, dest, hint):
-        op = OP_NAMES.get(type(node.op))
+        if isinstance(node.op, gast.BitOr) and (self._is_mapping(node.left)
+                                                or self._is_mapping(node.right)):
+            # ``d1 | d2``: the dict ``{**d1, **d2}`` (the right one's value for a key in both)
+            merged = anno.like(gast.Dict([None, None], [node.left, node.right]), node)
+            return self._split_dict(merged, out, dest, hint)
         rule_fn = table.OPERATORS.get(type(node.op).__name__)
-        if rule_fn is None:
-            raise self.ctx.error(f"operator `{op or type(node.op).__name__}` on differentiable "
-                                 "values has no derivative", self.cur)
         seq = self._sequence_operands(node)
         left = self.atom(node.left, out, hint)
         right = self.atom(node.right, out, hint)
@@ -1498,6 +1633,21 @@ class Normalizer:
         dunder = calls.record_operator(self, node.op, [left, right])
         if dunder is not None:  # ``u @ v`` of dataclasses defining ``__matmul__``
             return calls.inline_dunder(self, dunder, out, d)
+        if rule_fn is None and not self.deciding:
+            # ``helper(x) | other``, ``is_pos(x) & mask``: whether the helper returns a dict,
+            # or a mask no gradient flows through, is known once the calls are inlined:
+            # decided when nothing else changes.
+            wait = anno.like(T.assign(d, gast.BinOp(left, node.op, right)), self.cur)
+            wait.sg_bitwise = True  # (kept as it is until then: ``assign``)
+            out.append(wait)
+            self.deferred = True
+            return d
+        if rule_fn is None:
+            raise self.ctx.error(
+                f"operator `{OP_SYMBOLS[type(node.op)]}` on differentiable values has no "
+                "derivative", self.cur, "`&`, `|`, `^`, `<<` and `>>` compute with booleans "
+                "and integers: compute them from values the gradient does not flow through "
+                "(comparisons, `np.isnan(x)`), or merge dicts srcgrad can tell when compiling")
         stmt = T.assign(d, gast.BinOp(left, node.op, right))
         if seq is not None:
             return self._sequence_op(stmt, node.op, left, right, seq, out, d)
@@ -1654,6 +1804,18 @@ class Normalizer:
     def _split_dict(self, node, out, dest, hint):
         if any(k is None for k in node.keys):  # ``{**defaults, "w": w}``
             pairs = self.facts.mapping(node)
+            spread = [v for k, v in zip(node.keys, node.values) if k is None]
+            if pairs is None and any(isinstance(v, gast.Call) for v in spread):
+                # ``{**helper(x), "k": v}``: the helper's call bound to a name first, whose
+                # keys are known once the call is inlined, in the next round
+                values = [self.atom(v, out, hint) if k is None and isinstance(v, gast.Call)
+                          else v for k, v in zip(node.keys, node.values)]
+                d = self._dest(dest, hint)
+                out.append(anno.like(T.assign(d, gast.Dict(node.keys, values)), self.cur))
+                self.changed = True
+                return d
+            if pairs is None and any(self._pending_call(v) for v in spread):
+                self._wait()
             if pairs is None:
                 raise self.ctx.error(
                     "`**` in a dict of differentiable values needs a dict whose keys srcgrad "
@@ -1696,6 +1858,67 @@ class Normalizer:
         self.root = saved[1]
         self.varied.add(d)
         return d
+
+    def _record_of_a_varied_name(self, target, value):
+        """``p = Particle(x0, v0)`` of constants where another binding of ``p`` holds
+        differentiable fields (``p = dataclasses.replace(p, v=...)`` in a loop): built as
+        a record too, so that ``p.x`` reads a field whichever binding reached it."""
+        if not (isinstance(target, gast.Name) and target.id in self.varied
+                and isinstance(value, gast.Call)):
+            return False
+        cls = self.scope.value(value.func)
+        return isinstance(cls, type) and trees.record_fields(cls) is not None
+
+    def _tuple_of(self, node, count, made):
+        """Is ``node`` a tuple of ``count`` items, as the code shows or as the statements
+        ``made`` just now bind it (a helper's ``return a, b``, inlined)?"""
+        if self.facts.length(node) == count:
+            return True
+        bound = next((s.value for s in reversed(made) if isinstance(s, gast.Assign)
+                      and isinstance(node, gast.Name) and len(s.targets) == 1
+                      and isinstance(s.targets[0], gast.Name) and s.targets[0].id == node.id),
+                     None)
+        return bound is not None and self.facts.length(bound) == count
+
+    def _may_become_a_dict(self, node):
+        """Is ``node`` a name the code binds to what a later round may show to be a dict
+        (a display, a comprehension, a merge, a call of the user's code or of ``dict``)?"""
+        if not isinstance(node, gast.Name):
+            return False
+        if node.id in self.ctx.dicts:
+            return True
+        bound = self.facts.bound.get(node.id)
+        if isinstance(bound, (gast.Dict, gast.DictComp)) \
+                or isinstance(bound, gast.BinOp) and isinstance(bound.op, gast.BitOr):
+            return True
+        if not isinstance(bound, gast.Call):
+            return False
+        fn = self.scope.value(bound.func)
+        return fn is MISSING or isinstance(fn, type) and issubclass(fn, dict) \
+            or isinstance(fn, (types.FunctionType, gast.FunctionDef)) and not is_library(fn)
+
+    def _pending_call(self, node):
+        """Is ``node`` a name bound to a call this round inlines (``a = helper(x)``
+        before ``{**a}`` or ``a & mask``): what it holds is known in the next round."""
+        bound = self.facts.bound.get(node.id) if isinstance(node, gast.Name) else None
+        if not (self.changed and isinstance(bound, gast.Call)) or node.id in self.ctx.records:
+            return False
+        fn = self.scope.value(bound.func)
+        return fn is MISSING or isinstance(fn, types.FunctionType) and not is_library(fn)
+
+    def _wait(self):
+        """The statement again in the next round (a few times at most: then it is
+        normalized with what is known, or refused)."""
+        if getattr(self.cur, "sg_waits", 0) < 4:
+            self.cur.sg_waits = getattr(self.cur, "sg_waits", 0) + 1
+            raise calls.NotYet
+
+    def _is_mapping(self, node):
+        """Is ``node`` a dict: a display, a comprehension, one whose keys the code shows,
+        one built here, or a module's?"""
+        return isinstance(node, (gast.Dict, gast.DictComp)) or self.facts.mapping(node) is not None \
+            or isinstance(node, gast.Name) and node.id in self.ctx.dicts \
+            or isinstance(self.scope.value(node), dict)
 
     def _is_sequence(self, node):
         return isinstance(node, (gast.List, gast.Tuple, gast.ListComp)) or (
@@ -1740,6 +1963,11 @@ class Normalizer:
         if isinstance(node, gast.Tuple):
             return gast.Tuple([self.index(e, out) for e in node.elts], gast.Load())
         if expr_varied(node, self.varied, self.scope):
+            if not self.deciding and isinstance(self.cur, (gast.Assign, gast.Expr, gast.Return)):
+                # (``k`` a loop's key here and bound from differentiable values by an earlier
+                # loop not yet split, ``k, j = d`` of a dict whose keys are known in a later
+                # round: known once nothing else changes)
+                raise calls.Deferred
             raise self.ctx.error("an index computed from differentiable values is not supported",
                                  self.cur)
         return self.atom(node, out, "index")

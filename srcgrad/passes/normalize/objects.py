@@ -31,11 +31,11 @@ import numpy as np
 
 from ... import trees
 from ...ir import anno, templates as T
-from ...ir.names import handed_on, root_id, walk_stmts
+from ...ir.names import MUTATORS, handed_on, root_id, walk_stmts
 from ...ir.resolve import MISSING, among, is_library
 from ...ir.scopes import free_names
 from ...rules import rewrites
-from . import inline, object_lists
+from . import dataclass_objects, inline, object_lists
 
 _ROUNDS = 60  # rewrites inside one pass (objects in attributes of objects)
 # Class attributes an object's attribute may fall back on: kept as the constants they are.
@@ -56,8 +56,9 @@ class Obj:
     read: dict = dataclasses.field(default_factory=dict)  # attribute -> a statement reading it
 
 
-def plain_class(cls):
-    """Why instances of ``cls`` cannot be kept as their attributes, or None if they can."""
+def plain_class(cls, records=True):
+    """Why instances of ``cls`` cannot be kept as their attributes, or None if they can.
+    ``records=False``: a dataclass or namedtuple class is not a reason by itself."""
     if type(cls) is not type:
         return "its class has a metaclass"
     if cls.__module__.split(".")[0] in sys.stdlib_module_names:
@@ -68,7 +69,7 @@ def plain_class(cls):
         changes = [a for a in _CHANGES_ATTRIBUTES if a in vars(k)]
         if changes:
             return f"`{k.__qualname__}` defines `{changes[0]}`"
-    if trees.record_fields(cls) is not None or dataclasses.is_dataclass(cls):
+    if records and (trees.record_fields(cls) is not None or dataclasses.is_dataclass(cls)):
         return "it is a record (dataclass or namedtuple)"
     init = inspect.getattr_static(cls, "__init__")
     if init is not object.__init__ and not isinstance(init, types.FunctionType):
@@ -431,12 +432,17 @@ class _Rewrite(gast.NodeTransformer):
         if not isinstance(cls, type) or is_library(cls) or cls.__module__ == "builtins":
             return None
         why = plain_class(cls)
-        if why is not None or self.counts.get(name, 0) != 1 or self._escapes(name):
+        as_object = why is not None and plain_class(cls, records=False) is None \
+            and self._dataclass_object(name, cls)
+        if why is not None and not as_object or self.counts.get(name, 0) != 1 \
+                or self._escapes(name):
             return None
         o = anno.origin(s)
         self.objects[name] = Obj(cls, o.short() if o else "?")
         self.ctx.guards.attribute(cls, "__init__", getattr(cls, "__init__"))
         init = inspect.getattr_static(cls, "__init__")
+        if as_object:
+            init, call = dataclass_objects.init(self.norm, cls, call, s)
         out = []
         if init is object.__init__:
             if call.args or call.keywords:
@@ -445,6 +451,33 @@ class _Rewrite(gast.NodeTransformer):
             self.norm.cur = self.ctx.cur = s
             inline.inline(self.norm, init, T.name(name), call, out, None)
         return self._defaults(name, cls, s) + out
+
+    def _dataclass_object(self, name, cls):
+        """Is ``name = Cls(...)`` of a dataclass one to keep as its attributes: a
+        dataclass whose objects are not records (``__post_init__``), or one this object
+        of which the code changes (``state.t = t + dt``, a method setting ``self.v``)?
+        Other dataclasses stay records, values the code may return or keep in lists."""
+        if not dataclass_objects.supported(cls):
+            return False
+        if trees.record_fields(cls) is None:
+            return True
+        names = handed_on({name}, object_lists.name_copies(self.fn.body))
+
+        def of_object(n):
+            return isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) \
+                and n.value.id in names
+
+        for s in walk_stmts(self.fn.body):
+            targets = s.targets if isinstance(s, gast.Assign) else \
+                [s.target] if isinstance(s, gast.AugAssign) else []
+            if any(of_object(n) and isinstance(n.ctx, gast.Store)
+                   for t in targets for n in T.walk(t)):
+                return True  # ``state.t = ...``
+            if any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+                   and n.func.attr in MUTATORS and of_object(n.func.value)
+                   for n in _own_nodes(s)):
+                return True  # ``state.history.append(v)``
+        return dataclass_objects.methods_set_attributes(self.norm, cls)
 
     def _defaults(self, name, cls, s):
         """Each class attribute an instance may read before setting it

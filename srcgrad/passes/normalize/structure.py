@@ -17,9 +17,11 @@ it). An item is read back from the container when the code runs (``args[0]``),
 never copied from the display that built it, whose names may be rebound since.
 """
 import builtins
+import dataclasses
 
 import gast
 
+from ... import trees
 from ...ir import templates as T
 from ...ir.aliasing import MUTATORS
 from ...ir.names import walk_stmts
@@ -28,6 +30,7 @@ from ...ir.resolve import MISSING
 _DISPLAYS = {gast.List: list, gast.Tuple: tuple, gast.Dict: dict, gast.Set: set}
 # Keys compiled in as constants (``d.get(KEY)`` with a global ``KEY``): guarded by value.
 _KEY_TYPES = (str, int, bool, float, type(None))
+_GLOBAL_KEYS_MAX = 64  # (a module's dict spread or merged item by item)
 
 
 def mutated_containers(body):
@@ -84,11 +87,35 @@ class Facts:
         self.params |= {p.id for p in (a.vararg, a.kwarg) if p is not None}
         self.mutated = mutated_containers(fn.body)
         self.bound = {}  # name -> the value of its one binding
+        self.values = {}  # name -> the values of its bindings by ``name = value``
         for s in walk_stmts(fn.body):
             if isinstance(s, gast.Assign) and len(s.targets) == 1 \
                     and isinstance(s.targets[0], gast.Name):
                 self.bound[s.targets[0].id] = s.value
+                self.values.setdefault(s.targets[0].id, []).append(s.value)
         self._seen = set()
+
+    def record_class(self, name):
+        """The dataclass or namedtuple class of every object ``name`` holds, where each of
+        its bindings builds one (``p = Particle(x0, v0)``) or replaces fields of the one it
+        holds (``p = dataclasses.replace(p, v=...)``, ``p = p._replace(v=...)``); or None.
+        (``p`` built from constants first is an object the compiler does not read by
+        fields: a replacement reads them from it.)"""
+        values = self.values.get(name, ())
+        if not values or len(values) != self.norm.counts.get(name) or name in self.params:
+            return None
+        classes = set()
+        for v in values:
+            if not isinstance(v, gast.Call):
+                return None
+            fn = self.norm.scope.value(v.func)
+            if isinstance(fn, type) and trees.record_fields(fn) is not None:
+                classes.add(fn)
+            elif not (fn is dataclasses.replace and v.args and _is_name(v.args[0], name)
+                      or isinstance(v.func, gast.Attribute) and v.func.attr == "_replace"
+                      and _is_name(v.func.value, name)):
+                return None
+        return classes.pop() if len(classes) == 1 else None
 
     # -- names ------------------------------------------------------------------
     def stable(self, name):
@@ -184,6 +211,25 @@ class Facts:
                 # A global's or a closure's tuple: the code's guards hold it, immutable.
                 return len(held)
             return self._follow(node, self.length)
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+                and isinstance(node.slice, gast.Constant) and type(node.slice.value) is int:
+            # ``params[0]`` of a tuple of tuples (``(W1, b1), (W2, b2) = params``)
+            k = node.slice.value
+            if node.value.id in self.params and self.stable(node.value.id):
+                # (of a tuple passed in: the code is compiled for its structure)
+                ctx = self.norm.ctx
+                value = ctx.param_values.get(node.value.id, ctx.arg_values.get(node.value.id))
+                if type(value) is tuple and -len(value) <= k < len(value) \
+                        and type(value[k]) is tuple:
+                    return len(value[k])
+
+            def of_item(display):
+                if isinstance(display, (gast.Tuple, gast.List)) and -len(display.elts) <= k \
+                        < len(display.elts) and not any(isinstance(e, gast.Starred)
+                                                        for e in display.elts):
+                    return self.length(display.elts[k])
+                return None
+            return self._follow(node.value, of_item)
         if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice):
             cut = self._constant_slice(node.slice)
             n = self.length(node.value) if cut is not None else None
@@ -277,6 +323,15 @@ class Facts:
                     return None
                 pairs.append((key, v))
             return _last_wins(pairs)
+        if isinstance(node, gast.Name) and node.id not in self.norm.scope.locals:
+            # A module's (or closure's) dict, ``DEFAULTS | params``: its keys as they are
+            # now, guarded (another set of keys compiles anew); its values read when run.
+            held = self.norm.scope.value(node)
+            if type(held) is not dict or len(held) > _GLOBAL_KEYS_MAX \
+                    or not all(type(k) in _KEY_TYPES for k in held):
+                return None
+            self.norm.ctx.guards.keys(held)
+            return [(k, _item(node, k)) for k in held]
         if isinstance(node, gast.Name):
             keys = self.norm.ctx.dict_keys.get(node.id)
             if keys is None:
@@ -398,3 +453,7 @@ def _last_wins(pairs):
     for k, v in pairs:
         merged[k] = v
     return list(merged.items())
+
+
+def _is_name(node, name):
+    return isinstance(node, gast.Name) and node.id == name
