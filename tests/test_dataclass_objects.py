@@ -86,6 +86,24 @@ def keyword_only_and_not_in_init(x):
 
 
 @dataclass
+class Doubled:
+    x: np.ndarray
+    y: np.ndarray = field(init=False)  # (no default: set by __post_init__)
+
+    def __post_init__(self):
+        self.y = self.x * 2.0
+
+    def bump(self):
+        self.y = self.y + np.tanh(self.x)
+
+
+def field_set_after_init(x):
+    d = Doubled(x)
+    d.bump()
+    return np.sum(d.y ** 2)
+
+
+@dataclass
 class Smoother:
     level: np.ndarray
 
@@ -101,7 +119,7 @@ def built_in_the_call(x):
 
 @pytest.mark.parametrize("f", [stepped_by_methods, updated_by_the_code,
                                computed_in_post_init, keyword_only_and_not_in_init,
-                               built_in_the_call])
+                               field_set_after_init, built_in_the_call])
 def test_dataclass_objects_the_code_changes(f):
     assert_every_form(f, X.copy())
 

@@ -91,6 +91,10 @@ def init(norm, cls, call, s):
                                  "is given twice", s)
         given[k.arg] = k.value
     values = []
+    # (a field out of ``__init__`` with no default is not set there: ``__post_init__``
+    # or a method sets it, as Python runs it)
+    fields = [f for f in fields if f.init or f.default is not dataclasses.MISSING
+              or f.default_factory is not dataclasses.MISSING]
     for f in fields:
         if f.init and f.name in given:
             values.append(given[f.name])
