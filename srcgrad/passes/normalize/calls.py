@@ -27,7 +27,7 @@ from ...ir.resolve import MISSING, among, is_library
 from ...ir.varied import expr_varied
 from ...rules import helpers, rewrites, table
 from ...rules.entry import params as rule_params
-from . import closures, functions, inline, objects
+from . import closures, dataclass_objects, functions, inline, objects
 
 
 class NotYet(Exception):
@@ -131,7 +131,8 @@ def call(norm, node, out, dest, hint=None):
         return call(norm, replaced, out, dest, hint)
     head = f.value if isinstance(f, gast.Attribute) else f
     maker = norm.scope.value(head.func) if isinstance(head, gast.Call) else MISSING
-    if (_user_function(maker) or _record_class(maker)) and (
+    if (_user_function(maker) or _record_class(maker) and (
+            head is f or _changes_its_objects(norm, maker))) and (
             head is f or isinstance(maker, type) or f.attr not in table.METHODS):
         # ``make(base)(x, y)``, ``Layer(W)(x)``, ``Model(W).predict(x)``,
         # ``make_model(W).loss(x)``: what the call makes, named (``g = make(base); g(x,
@@ -734,8 +735,16 @@ def _inline_the_maker(norm, f):
 
 def _record_class(obj):
     """A dataclass or namedtuple class of the user's (``Cls(...)(x)`` calls its
-    ``__call__``, ``Cls(...).run()`` a method that may change the object)."""
+    ``__call__``)."""
     return isinstance(obj, type) and not is_library(obj) and trees.record_fields(obj) is not None
+
+
+def _changes_its_objects(norm, cls):
+    """A dataclass whose methods set its objects' attributes (``Cls(...).run()``: the
+    object named first is one the code changes, objects.py; a record's methods are
+    read from the call itself)."""
+    return dataclass_objects.supported(cls) and dataclass_objects.methods_set_attributes(
+        norm, cls)
 
 
 def _user_function(obj):
