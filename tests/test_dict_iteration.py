@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
+from srcgrad.testing import check_grads
 from tape_forms import assert_every_form
 
 X = np.array([0.4, -1.3, 0.9])
@@ -173,3 +174,21 @@ def test_a_dict_a_helper_returns_is_iterated_by_its_keys(f):
     value, _ = sg.value_and_grad(f)(X.copy())
     assert value == pytest.approx(f(X.copy()), rel=1e-14)
     assert_every_form(f, X.copy())
+
+
+def zipped_name_bound_to_a_dict_or_a_list(x, flag):
+    if flag:
+        d = {0: 1.0, 1: 2.0}
+    else:
+        d = [x[0], x[1] * 2.0]
+    t = 0.0
+    for a, b in zip(d, x):
+        t = t + a * b
+    return t
+
+
+def test_a_name_bound_to_a_dict_in_one_branch_is_never_read_by_position():
+    # (with the dict's branch taken it read the dict's values: 1.7 for Python's 0.7)
+    check_grads(zipped_name_bound_to_a_dict_or_a_list, (X.copy(), False), order=1, wrt=0)
+    with pytest.raises(TypeError, match="iterates a dict"):
+        sg.grad(zipped_name_bound_to_a_dict_or_a_list)(X.copy(), True)

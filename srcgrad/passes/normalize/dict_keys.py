@@ -34,14 +34,14 @@ def rewrite(norm, body):
     sorted(d.items())``, ``enumerate(d)``, ``zip(d, xs)`` are loops over the keys there.)"""
     for s in walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], (gast.Tuple, gast.List)):
-            s.value = _keys_if_dict(norm, s.value)
+            s.value = keys_if_dict(norm, s.value)
         for node in _outside_iterables(s):
             if isinstance(node, gast.Call):
                 first = _ITERATING.get(_function(norm, node.func), MISSING)
                 if first is not MISSING:
-                    node.args[first:] = [_keys_if_dict(norm, a) for a in node.args[first:]]
+                    node.args[first:] = [keys_if_dict(norm, a) for a in node.args[first:]]
             if isinstance(node, gast.Starred) and isinstance(node.ctx, gast.Load):
-                node.value = _keys_if_dict(norm, node.value)  # ``[*d]``, ``f(*d)``
+                node.value = keys_if_dict(norm, node.value)  # ``[*d]``, ``f(*d)``
 
 
 def _outside_iterables(s):
@@ -82,7 +82,7 @@ def _function(norm, func):
         return None
 
 
-def _keys_if_dict(norm, node):
+def keys_if_dict(norm, node):
     """The keys of the dict ``node`` (a constant tuple, or ``list(d)`` when it runs), or
     ``node`` if it is not a dict the compiler knows."""
     if isinstance(node, gast.Starred):
@@ -94,8 +94,11 @@ def _keys_if_dict(norm, node):
         items = norm.facts.items(node)
         return node if items is None else anno.like(gast.Tuple(items, gast.Load()), node)
     pairs = norm.facts.mapping(node) if isinstance(node, (gast.Name, gast.Dict)) else None
-    if pairs is not None:
-        return anno.like(gast.Tuple([T.const(k) for k, _ in pairs], gast.Load()), node)
+    keys = None if pairs is None else [k for k, _ in pairs]
+    if keys is None and isinstance(node, gast.Name) and norm.counts.get(node.id) == 1:
+        keys = norm.ctx.dict_keys.get(node.id)  # (a dict the normalizer built this round)
+    if keys is not None:
+        return anno.like(gast.Tuple([T.const(k) for k in keys], gast.Load()), node)
     if isinstance(node, (gast.Dict, gast.DictComp)) or isinstance(node, gast.Name) and (
             node.id in norm.ctx.dicts and norm.facts.stable(node.id)
             or isinstance(norm.scope.value(node), dict)):

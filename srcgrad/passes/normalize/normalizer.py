@@ -1006,11 +1006,7 @@ class Normalizer:
     def unpack(self, target, value, out):
         if isinstance(value, gast.Name) and value.id in self.ctx.dicts:
             # ``k, j = d`` of a dict built this round (dict_keys.py does the rest): its keys
-            keys = self.facts.keys(value)
-            if keys is None and self.counts.get(value.id) == 1:
-                keys = self.ctx.dict_keys.get(value.id)
-            if keys is not None:
-                value = anno.like(gast.Tuple([T.const(k) for k in keys], gast.Load()), value)
+            value = dict_keys.keys_if_dict(self, value)
         if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts) \
                 and not any(isinstance(e, gast.Starred) for e in value.elts):
             atoms = [self.atom(e, out, hint=_hint(t)) for e, t in zip(value.elts, target.elts)]
@@ -1447,16 +1443,14 @@ class Normalizer:
                 anno.like(gast.Call(func, [p[1] for p in parts], []), self.cur)
         if fn is builtins.reversed and len(it.args) == 1 and not it.keywords:
             return self._reversed(it.args[0], index, out, hint, rebound)
-        if self._is_mapping(it):
-            # ``zip(d, values)``, ``enumerate(d)``: a dict gives its keys, in order (read
-            # by position they were its values: ``d[0]`` of int keys, silently)
-            keys = self.facts.keys(it)
-            it = gast.Tuple([T.const(k) for k in keys], gast.Load()) if keys is not None \
-                else T.expr("_sg.taken(d, None)", d=it)
+        # ``zip(d, values)``, ``enumerate(d)``: a dict gives its keys, in order (read by
+        # position they were its values: ``d[0]`` of int keys, silently)
+        it = dict_keys.keys_if_dict(self, it)
         seq = self.atom(it, out, hint=hint)
         if isinstance(seq, gast.Name) and seq.id in rebound:
             seq = T.name(self.expr(seq, out, self.ctx.namer.fresh(f"{seq.id}_iterated")))
-        if isinstance(seq, gast.Name) and seq.id not in self.ctx.containers:
+        if isinstance(seq, gast.Name) and (seq.id not in self.ctx.containers
+                                           or self._may_become_a_dict(seq)):
             # (read by position: as Python iterates it only if it is no dict or set)
             o = anno.origin(self.cur)
             out.append(self._mark(T.stmt("_sg.check_positional(s, w)", s=T.clone(seq),
@@ -1887,24 +1881,24 @@ class Normalizer:
             return False
         if node.id in self.ctx.dicts:
             return True
-        bound = self.facts.bound.get(node.id)
-        if isinstance(bound, (gast.Dict, gast.DictComp)) \
-                or isinstance(bound, gast.BinOp) and isinstance(bound.op, gast.BitOr):
-            return True
-        if not isinstance(bound, gast.Call):
-            return False
-        fn = self.scope.value(bound.func)
-        return fn is MISSING or isinstance(fn, type) and issubclass(fn, dict) \
+        return any(isinstance(v, (gast.Dict, gast.DictComp))
+                   or isinstance(v, gast.BinOp) and isinstance(v.op, gast.BitOr)
+                   or isinstance(v, gast.Call) and self._user_call(v, dicts=True)
+                   for v in self.facts.values.get(node.id, ()))
+
+    def _user_call(self, call, dicts=False):
+        """Is ``call`` one of the user's code (not known when compiling, or a def of
+        theirs), whose result a later round knows? ``dicts``: of ``dict`` too."""
+        fn = self.scope.value(call.func)
+        return fn is MISSING or dicts and isinstance(fn, type) and issubclass(fn, dict) \
             or isinstance(fn, (types.FunctionType, gast.FunctionDef)) and not is_library(fn)
 
     def _pending_call(self, node):
         """Is ``node`` a name bound to a call this round inlines (``a = helper(x)``
         before ``{**a}`` or ``a & mask``): what it holds is known in the next round."""
         bound = self.facts.bound.get(node.id) if isinstance(node, gast.Name) else None
-        if not (self.changed and isinstance(bound, gast.Call)) or node.id in self.ctx.records:
-            return False
-        fn = self.scope.value(bound.func)
-        return fn is MISSING or isinstance(fn, types.FunctionType) and not is_library(fn)
+        return self.changed and isinstance(bound, gast.Call) \
+            and node.id not in self.ctx.records and self._user_call(bound)
 
     def _wait(self):
         """The statement again in the next round (a few times at most: then it is
