@@ -47,6 +47,15 @@ _NUMPY_2_NAMES = {"trapz": "trapezoid", "product": "prod", "cumproduct": "cumpro
 _WAITS = 4  # rounds a statement may wait for that (a factory returning a factory's function)
 
 
+def waits(s):
+    """May statement ``s`` wait for the next round once more (a few times at most: then
+    it is normalized with what is known, or refused)? Counts the wait."""
+    if getattr(s, "sg_waits", 0) >= _WAITS:
+        return False
+    s.sg_waits = getattr(s, "sg_waits", 0) + 1
+    return True
+
+
 # ``_sg`` helpers whose result is the same kind of value as their first argument.
 # Differentiating generated code again, a list's adjoint must stay known as a list.
 _KEEPS_KIND = frozenset({rt.add, rt.add_at, rt.add_at_zeros, rt.zeros_like, rt.seed_like,
@@ -181,11 +190,9 @@ def call(norm, node, out, dest, hint=None):
             norm.cur, "make the functions before the loop (a list display, or a list "
             "comprehension over constants), or pass the values to a plain function: f(a, v)")
     if obj is MISSING and norm.changed and (isinstance(f, gast.Name) or isinstance(
-            f, gast.Subscript) and isinstance(f.value, gast.Name)) \
-            and getattr(norm.cur, "sg_waits", 0) < _WAITS:
+            f, gast.Subscript) and isinstance(f.value, gast.Name)) and waits(norm.cur):
         # Maybe bound by a call inlined in this round (``g = make(a)``, ``fs = [make(a),
         # make(b)]``): known in the next.
-        norm.cur.sg_waits = getattr(norm.cur, "sg_waits", 0) + 1
         raise NotYet
     module = norm.scope.value(f.value) if obj is MISSING and isinstance(f, gast.Attribute) \
         else None
@@ -729,8 +736,7 @@ def _inline_the_maker(norm, f):
         return False  # (inlined, and still not known)
     bound.sg_inline = True
     norm.changed = True
-    norm.cur.sg_waits = getattr(norm.cur, "sg_waits", 0) + 1
-    return True
+    return waits(norm.cur)
 
 
 def _record_class(obj):
@@ -832,10 +838,9 @@ def spread(norm, node, out):
                                 for b in node.args[at + 1:])
             count = None if later_unknown else known if known is not None else \
                 _arity(norm, node, len(args), _count_after(norm, node.args[at + 1:]))
-            if count is None and norm.changed and getattr(norm.cur, "sg_waits", 0) < _WAITS:
+            if count is None and norm.changed and waits(norm.cur):
                 # Maybe bound by a call inlined in this round (``rows = pair(p)``): its
                 # items are known in the next.
-                norm.cur.sg_waits = getattr(norm.cur, "sg_waits", 0) + 1
                 raise NotYet
             if count is None:
                 text = gast.unparse(a).strip()
@@ -977,9 +982,8 @@ def method(norm, node, out, dest, hint):
         norm.varied.add(d)
         return d
     spec = table.METHODS.get(f.attr)
-    if spec is None and norm.changed and getattr(norm.cur, "sg_waits", 0) < _WAITS:
+    if spec is None and norm.changed and waits(norm.cur):
         # Maybe of a record a call inlined in this round returns (``p.scaled(k).norm()``).
-        norm.cur.sg_waits = getattr(norm.cur, "sg_waits", 0) + 1
         raise NotYet
     if spec is None and isinstance(f.value, gast.Call):
         raise norm.ctx.error(

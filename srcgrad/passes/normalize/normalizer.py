@@ -426,11 +426,10 @@ class Normalizer:
         ``g(x)``) waits for the next round, which knows the function."""
         if isinstance(s, (gast.Assign, gast.Expr, gast.Return, gast.For)):
             changed = self.changed
-            if changed and getattr(s, "sg_waits", 0) < 4 and any(
-                    self._pending_call(T.name(n)) for n in dict_keys.iterated_names(self, s)):
+            if changed and any(self._pending_call(T.name(n))
+                               for n in dict_keys.iterated_names(self, s)) and calls.waits(s):
                 # ``for k in b`` / ``sum(b)`` of ``b = helper(x)`` inlined this round: a
                 # dict gives its keys, which the next round knows it is (dict_keys.py)
-                s.sg_waits = getattr(s, "sg_waits", 0) + 1
                 return [s]
             try:
                 return self._stmt(s)
@@ -1264,9 +1263,7 @@ class Normalizer:
         if not expr_varied(s.iter, self.varied, self.scope):
             s.body = self.loop_body(s.body)
             return [s]
-        if self.changed and functions.pending(self, s.iter) \
-                and getattr(self.cur, "sg_waits", 0) < 4:
-            self.cur.sg_waits = getattr(self.cur, "sg_waits", 0) + 1
+        if self.changed and functions.pending(self, s.iter) and calls.waits(self.cur):
             raise calls.NotYet  # a loop over functions made in this round: unrolled in the next
         # Iterating over a differentiable sequence: index it, so each item's
         # adjoint lands in its slot of the sequence's adjoint.
@@ -1901,10 +1898,8 @@ class Normalizer:
             and node.id not in self.ctx.records and self._user_call(bound)
 
     def _wait(self):
-        """The statement again in the next round (a few times at most: then it is
-        normalized with what is known, or refused)."""
-        if getattr(self.cur, "sg_waits", 0) < 4:
-            self.cur.sg_waits = getattr(self.cur, "sg_waits", 0) + 1
+        """The statement again in the next round (if it may still wait)."""
+        if calls.waits(self.cur):
             raise calls.NotYet
 
     def _is_mapping(self, node):
