@@ -458,16 +458,9 @@ def record(norm, node, cls, out, dest, hint):
         if f in given:
             values.append(norm.atom(given[f], out, f"{hint}_{f}"))
             continue
-        factory = _record_factory(cls, f)
-        if factory is not None:  # ``field(default_factory=list)``: a new value each time
-            made = gast.Call(T.name(norm.ctx.inject_once(factory, "default_factory")), [], [])
-            values.append(norm.atom(made, out, f"{hint}_{f}"))
-            continue
-        default = _record_default(cls, f)
-        if default is MISSING:
-            raise norm.ctx.error(f"`{cls.__name__}` is built without its field `{f}`, which "
-                                 "has no default value", norm.cur)
-        values.append(norm.ctx.constant(default))
+        default = _record_default(norm, cls, f)  # (a factory's call: a new value here)
+        values.append(norm.atom(default, out, f"{hint}_{f}") if isinstance(default, gast.Call)
+                      else default)
     func = T.name(norm.ctx.inject(cls, cls.__name__))
     if trees.is_namedtuple_class(cls):
         display = gast.Call(func, values, [])
@@ -525,21 +518,17 @@ def sequence_call(norm, node, kind, out, dest, hint):
     return _prim(norm, stmt, None, [items], {}, out, d, rule=helpers.SEQUENCE_COPY)
 
 
-def _record_factory(cls, field):
-    """The ``default_factory`` of a dataclass field, or None."""
-    if trees.is_namedtuple_class(cls):
-        return None
-    factory = cls.__dataclass_fields__[field].default_factory
-    return None if factory is dataclasses.MISSING else factory
-
-
-def _record_default(cls, field):
-    """A record field's default value, or MISSING (a dataclass's default_factory makes a
-    new value each call: not a constant to compile in)."""
-    if trees.is_namedtuple_class(cls):
-        return cls._field_defaults.get(field, MISSING)
-    f = cls.__dataclass_fields__[field]
-    return MISSING if f.default is dataclasses.MISSING else f.default
+def _record_default(norm, cls, field):
+    """The expression of a record field's value where a call leaves it out: its
+    default, a dataclass's ``default_factory`` called; refused where it has neither."""
+    if not trees.is_namedtuple_class(cls):
+        return dataclass_objects.default_of(norm, cls.__dataclass_fields__[field], cls,
+                                            norm.cur)
+    default = cls._field_defaults.get(field, MISSING)
+    if default is MISSING:
+        raise norm.ctx.error(f"`{cls.__name__}` is built without its field `{field}`, which "
+                             "has no default value", norm.cur)
+    return norm.ctx.constant(default)
 
 
 def _replaced_record(norm, node):

@@ -68,6 +68,19 @@ def methods_set_attributes(norm, cls):
     return False
 
 
+def default_of(norm, f, cls, s):
+    """The expression of dataclass field ``f``'s value where the call building a ``cls``
+    (statement ``s``) leaves it out: ``default_factory()`` (a new value each time) or its
+    default; refused where it has neither."""
+    if f.default_factory is not dataclasses.MISSING:
+        return gast.Call(T.name(norm.ctx.inject_once(f.default_factory, "default_factory")),
+                         [], [])
+    if f.default is dataclasses.MISSING:
+        raise norm.ctx.error(f"`{cls.__name__}` is built without its field `{f.name}`, which "
+                             "has no default value", s)
+    return norm.ctx.constant(f.default)
+
+
 def init(norm, cls, call, s):
     """(the ``__init__`` to inline, the call to inline it for): the user's own as it is;
     the generated one written out, called with every field's value."""
@@ -90,22 +103,12 @@ def init(norm, cls, call, s):
             raise norm.ctx.error(f"`{cls.__name__}` has no field `{k.arg}` to pass, or it "
                                  "is given twice", s)
         given[k.arg] = k.value
-    values = []
     # (a field out of ``__init__`` with no default is not set there: ``__post_init__``
     # or a method sets it, as Python runs it)
     fields = [f for f in fields if f.init or f.default is not dataclasses.MISSING
               or f.default_factory is not dataclasses.MISSING]
-    for f in fields:
-        if f.init and f.name in given:
-            values.append(given[f.name])
-        elif f.default_factory is not dataclasses.MISSING:
-            values.append(gast.Call(T.name(norm.ctx.inject_once(f.default_factory,
-                                                                "default_factory")), [], []))
-        elif f.default is not dataclasses.MISSING:
-            values.append(norm.ctx.constant(f.default))
-        else:
-            raise norm.ctx.error(f"`{cls.__name__}` is built without its field "
-                                 f"`{f.name}`, which has no default value", s)
+    values = [given[f.name] if f.init and f.name in given else default_of(norm, f, cls, s)
+              for f in fields]
     lines = [f"def __init__(self, {', '.join(f.name for f in fields)}):"] if fields \
         else ["def __init__(self):"]
     lines += [f"    self.{f.name} = {f.name}" for f in fields]
