@@ -974,6 +974,10 @@ def method(norm, node, out, dest, hint):
     if spec is None and norm.changed and waits(norm.cur):
         # Maybe of a record a call inlined in this round returns (``p.scaled(k).norm()``).
         raise NotYet
+    if spec is None and f.attr in ("keys", "values", "items") and not norm.deciding:
+        # ``sum(merged.values())`` of a dict a later round shows (a merge, the items of a
+        # helper's tuple): its items then (dict_keys.py), decided when nothing changes
+        raise Deferred
     if spec is None and isinstance(f.value, gast.Call):
         raise norm.ctx.error(
             f"method `.{f.attr}()` of the value `{gast.unparse(f.value).strip()}` returns: "

@@ -125,6 +125,9 @@ def iterated_names(norm, s):
         if isinstance(head, gast.Call) and _function(norm, head.func) is not None:
             head = head.args  # ``zip(n, xs)``, ``enumerate(n)``
         for h in head if isinstance(head, list) else [head]:
+            if isinstance(h, gast.Call) and isinstance(h.func, gast.Attribute) \
+                    and h.func.attr in ("keys", "values", "items"):
+                h = h.func.value  # ``sum(n.values())``, ``a, b = n.items()``
             if isinstance(h, gast.Name):
                 found.add(h.id)
     return found

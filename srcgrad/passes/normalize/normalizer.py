@@ -426,10 +426,11 @@ class Normalizer:
         ``g(x)``) waits for the next round, which knows the function."""
         if isinstance(s, (gast.Assign, gast.Expr, gast.Return, gast.For)):
             changed = self.changed
-            if changed and any(self._pending_call(T.name(n))
+            if changed and any(self._pending_call(T.name(n)) or self._pending_merge(n)
                                for n in dict_keys.iterated_names(self, s)) and calls.waits(s):
-                # ``for k in b`` / ``sum(b)`` of ``b = helper(x)`` inlined this round: a
-                # dict gives its keys, which the next round knows it is (dict_keys.py)
+                # ``for k in b`` / ``sum(b.values())`` of ``b = helper(x)`` inlined, or of
+                # ``b = d1 | d2`` merged, this round: a dict gives its keys (its items),
+                # which the next round knows it is (dict_keys.py)
                 return [s]
             try:
                 return self._stmt(s)
@@ -1807,6 +1808,8 @@ class Normalizer:
                 return d
             if pairs is None and any(self._pending_call(v) for v in spread):
                 self._wait()
+            if pairs is None and not self.deciding:
+                raise calls.Deferred  # (``{**s}`` of ``s, p = helper(x)``: known later)
             if pairs is None:
                 raise self.ctx.error(
                     "`**` in a dict of differentiable values needs a dict whose keys srcgrad "
@@ -1889,6 +1892,11 @@ class Normalizer:
         fn = self.scope.value(call.func)
         return fn is MISSING or dicts and isinstance(fn, type) and issubclass(fn, dict) \
             or isinstance(fn, (types.FunctionType, gast.FunctionDef)) and not is_library(fn)
+
+    def _pending_merge(self, name):
+        """Is ``name`` bound to ``d1 | d2``, a dict once the normalizer merges it?"""
+        bound = self.facts.bound.get(name)
+        return isinstance(bound, gast.BinOp) and isinstance(bound.op, gast.BitOr)
 
     def _pending_call(self, node):
         """Is ``node`` a name bound to a call this round inlines (``a = helper(x)``

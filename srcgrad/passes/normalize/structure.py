@@ -222,14 +222,8 @@ class Facts:
                 if type(value) is tuple and -len(value) <= k < len(value) \
                         and type(value[k]) is tuple:
                     return len(value[k])
-
-            def of_item(display):
-                if isinstance(display, (gast.Tuple, gast.List)) and -len(display.elts) <= k \
-                        < len(display.elts) and not any(isinstance(e, gast.Starred)
-                                                        for e in display.elts):
-                    return self.length(display.elts[k])
-                return None
-            return self._follow(node.value, of_item)
+            item = self._display_item(node)
+            return None if item is None else self.length(item)
         if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice):
             cut = self._constant_slice(node.slice)
             n = self.length(node.value) if cut is not None else None
@@ -306,6 +300,23 @@ class Facts:
         pairs = self.mapping(node)
         return None if pairs is None else tuple(k for k, _ in pairs)
 
+    def _display_item(self, node):
+        """``t[k]`` of a name bound once to a tuple or list display: the display's item
+        (what a helper's ``return a, b`` binds, inlined, read by ``a, b = helper(x)``),
+        or None."""
+        if not (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+                and isinstance(node.slice, gast.Constant) and type(node.slice.value) is int):
+            return None
+        k = node.slice.value
+
+        def item(display):
+            if isinstance(display, (gast.Tuple, gast.List)) and -len(display.elts) <= k \
+                    < len(display.elts) and not any(isinstance(e, gast.Starred)
+                                                    for e in display.elts):
+                return display.elts[k]
+            return None
+        return self._follow(node.value, item)
+
     def mapping(self, node):
         """(key, expression of its value) for each item of the dict ``node`` (what
         ``**node`` spreads), or None if its keys are not known when compiling."""
@@ -342,7 +353,9 @@ class Facts:
         if isinstance(node, gast.Call) and self._function(node) is builtins.dict:
             display = self.dict_display(node)
             return None if display is None else self.mapping(display)
-        return None
+        item = self._display_item(node)  # (``s, p = helper(x)`` of dicts it returns)
+        keys = None if item is None else self.keys(item)
+        return None if keys is None else [(k, _item(node, k)) for k in keys]
 
     def dict_display(self, call):
         """``dict(...)`` as the dict display it builds: ``dict(a=x)``, ``dict(other)``,
