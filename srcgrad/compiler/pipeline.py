@@ -17,7 +17,7 @@ import numpy as np
 from ..ir import anno, atoms, templates as T
 from ..ir.names import bound_names, loads_in, stores, walk_stmts, written_into
 from ..ir.resolve import Guards
-from ..passes import activity, apart, contexts, fence, functional, lambdas, lifetimes, normalize, ranks, \
+from ..passes import activity, apart, contexts, fence, functional, lambdas, lifetimes, loop_else, normalize, ranks, \
     recompute, record, repeatable, tape_blocks, walrus
 from ..passes.cleanup import cleanup, dead_restores, drop_unused, forward_copies
 from ..passes.desugar import desugar
@@ -424,6 +424,7 @@ def region_front(region, inputs, sample, watch_variables, is_variable, watch_inp
     node.body = prepare.block(region.statements, region.tape_name) + [gast.Return(T.const(None))]
     lambdas.hoist(node)  # (as source.parse_function does for a function's own code)
     walrus.hoist(node)
+    loop_else.lower(node)
     fence.check(src)
     desugar(node, ctx.namer)
     for s in walk_stmts(node.body):

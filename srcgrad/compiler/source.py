@@ -14,7 +14,7 @@ import gast
 
 from ..errors import CompileError, SourceUnavailableError
 from ..ir import templates as T
-from ..passes import lambdas, walrus
+from ..passes import lambdas, loop_else, walrus
 
 # Counts parses, so tests can prove that a cached call parses nothing.
 PARSE_COUNT = [0]
@@ -430,5 +430,6 @@ def _parsed_def(fn, text, start, generated):
     mangle(node, class_of(code))
     lambdas.hoist(node)
     walrus.hoist(node)
+    loop_else.lower(node)
     has_imports = any(isinstance(n, (gast.Import, gast.ImportFrom)) for n in T.walk(node))
     return node, start, has_imports

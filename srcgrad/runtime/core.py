@@ -22,7 +22,7 @@ __all__ = [
     "seed_like", "check_not_array", "check_not_view",
     "check_item_read", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "check_zip", "field", "field_grad",
-    "field_index", "new_object", "set_attributes", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "updated_in_place",
+    "field_index", "new_object", "set_attributes", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "check_slice_length", "updated_in_place",
     "value_copy", "check_field", "as_arguments", "taken", "snapshot", "put_back",
     "check_unpacked", "check_positional",
 ]
@@ -627,6 +627,19 @@ def check_item_update(container, index, name, where):
             f"in-place update `{name}[...] op= ...` of an item of a "
             f"{type(container).__name__} that is an array, which another variable may hold",
             where, remedy=f"write `{name}[i] = {name}[i] + ...`")
+
+
+def check_slice_length(container, index, value, name, where):
+    """Refuse ``lst[i:j] = items`` where a list's slice and the items differ in length:
+    Python then grows or shrinks the list, which srcgrad's adjoint (item for item) does
+    not model. (Into an array, NumPy broadcasts or raises: nothing to check.)"""
+    if isinstance(container, list) and len(container[index]) != len(value):
+        from ..errors import CompileError
+
+        raise CompileError(
+            f"`{name}[i:j] = ...` replaces {len(container[index])} items of a list with "
+            f"{len(value)}, which changes its length", where,
+            remedy=f"build a new list: `{name} = {name}[:i] + [...] + {name}[j:]`")
 
 
 def check_not_view(value, base, name, where):

@@ -134,26 +134,6 @@ def dict_comprehension(x):
     return d[0.5] + d[1.0]
 
 
-def for_else(x):
-    total = 0.0
-    for i in range(3):  # MARK: for_else
-        total = total + x * i
-    else:
-        total = total + 1.0
-    return total
-
-
-def while_else(x):
-    total = 0.0
-    i = 0
-    while i < 3:  # MARK: while_else
-        total = total + x
-        i += 1
-    else:
-        total = total * 2.0
-    return total
-
-
 def kwargs_parameter(x, **options):  # MARK: kwargs
     return x * 2.0
 

@@ -159,6 +159,12 @@ def call(norm, node, out, dest, hint=None):
     if isinstance(f, gast.Attribute) and expr_varied(f.value, norm.varied, norm.scope) \
             and not (isinstance(f.value, gast.Name) and f.value.id in norm.scope.mirrored_names):
         return method(norm, node, out, dest, hint)
+    own = _record_member(norm, f, "__call__", types.FunctionType) \
+        if isinstance(f, gast.Name) else None
+    if own is not None:  # ``layer(h)`` of a dataclass with ``__call__`` (a module, Equinox's way)
+        called = gast.Call(gast.Attribute(T.name(f.id), "__call__", gast.Load()), node.args,
+                           node.keywords)
+        return inline.inline(norm, own, T.name(f.id), anno.like(called, node), out, dest)
     made = norm.facts.bound_call(f.id) if isinstance(f, gast.Name) \
         and norm.scope.value(f) is MISSING else None
     if made is not None and _gradient_of(norm, made, lift=False)[0] is not MISSING:
@@ -278,7 +284,7 @@ def call(norm, node, out, dest, hint=None):
         if receiver:
             node = gast.Call(node.func, [norm.ctx.constant(receiver[0])] + node.args,
                              node.keywords)
-        sample = [_sample_of(norm, a) for a in node.args]
+        sample = [_sample_of(norm, a) for a in _spread_known(norm, node.args)]
         if not node.keywords and not any(isinstance(a, gast.Starred) for a in node.args):
             sample += _none_defaults(obj.__srcgrad_compiled__, len(sample))
         raw = norm.ctx.namer.fresh(f"{hint}_raw")
@@ -758,6 +764,19 @@ def _user_function(obj):
 _FLOAT_CASTS = (np.float32, np.float16, np.longdouble)  # (compared by identity)
 
 
+def _spread_known(norm, args):
+    """``args`` with each ``*seq`` of a known length written as its items (``gf(*args)``
+    of a ``def h(*args)``: each item's sample), up to the first that is not."""
+    out = []
+    for k, a in enumerate(args):
+        n = norm.facts.length(a.value) if isinstance(a, gast.Starred) else None
+        if isinstance(a, gast.Starred) and n is None:
+            return out + args[k:]
+        out += [gast.Subscript(T.clone(a.value), T.const(i), gast.Load()) for i in range(n)] \
+            if isinstance(a, gast.Starred) else [a]
+    return out
+
+
 def _sample_of(norm, node):
     """What the inner gradient of ``sg.grad(sg.grad(f))`` may be specialised on.
 
@@ -768,10 +787,10 @@ def _sample_of(norm, node):
     if isinstance(node, gast.Name) and node.id in norm.ctx.arg_values \
             and norm.counts.get(node.id, 0) == 0:
         return norm.ctx.arg_values[node.id]
-    keys = norm.facts.keys(node) if isinstance(node, gast.Name) else None
+    keys = norm.facts.keys(node)
     if keys is not None:
-        # A dict display: its keys (the inner code's d.get and dict comprehensions read
-        # them), its values only known when run.
+        # A dict display, or a name bound to one: its keys (the inner code's d.get and
+        # dict comprehensions read them), its values only known when run.
         return dict.fromkeys(keys)
     if isinstance(node, gast.Constant) and keyed_constant(node.value):
         return node.value  # (``sg.grad(f)(x, None)``: its tests on the None decided inside too)

@@ -848,6 +848,12 @@ class Normalizer:
                                              n=T.const(self._spelling(base, s)),
                                              w=T.const(o.short() if o else "?")), "opaque"))
             atom = self.atom(value, out, hint=base.id + "_item")
+            if isinstance(index, gast.Slice) and base.id not in self.ctx.dicts:
+                o = anno.origin(s)
+                out.append(self._mark(T.stmt("_sg.check_slice_length(a, i, v, n, w)", a=base.id,
+                                             i=_index_expr(index), v=atom,
+                                             n=T.const(self._spelling(base, s)),
+                                             w=T.const(o.short() if o else "?")), "opaque"))
             node = T.assign(gast.Subscript(T.name(base.id), index, gast.Store()), atom)
             # A dict's key known only when running may be one the write adds (record.py).
             by_key = base.id in self.ctx.dicts or isinstance(self.facts.bound.get(base.id),
@@ -1817,8 +1823,15 @@ class Normalizer:
                     "spread a dict the function builds with constant keys, or write the "
                     "items out")
             node = gast.Dict([T.const(k) for k, _ in pairs], [v for _, v in pairs])
+        # (``{f"w{i}": ...}`` of an unrolled ``i``, ``{"w" + "1": ...}``: the key it folds to)
+        node = gast.Dict([_folded_key(k) for k in node.keys], node.values)
         if any(not _is_constant(k) for k in node.keys):
             raise self.ctx.error("a dict of differentiable values needs constant keys", self.cur)
+        if any(not isinstance(k, gast.Constant) for k in node.keys):
+            raise self.ctx.error("a dict of differentiable values keyed by tuples is not "
+                                 "supported", self.cur,
+                                 "key it by strings or numbers (`d[f\"{i},{j}\"]`), or hold "
+                                 "the values in an array")
         values = [self.atom(v, out, hint) for v in node.values]
         d = self._dest(dest, hint)
         return self._container(gast.Dict(node.keys, values), out, d)
@@ -1972,7 +1985,9 @@ class Normalizer:
     def _dict_display(self, node):
         """``{k: f(v) for k, v in d.items() if <test of k>}`` over a dict whose keys are
         known when compiling (a display, a parameter tree): the display it builds."""
-        gen = node.generators[0] if len(node.generators) == 1 else None
+        if len(node.generators) > 1:
+            return self._nested_dict_display(node)
+        gen = node.generators[0]
         it = gen.iter if gen is not None else None
         base, kind = (it.func.value, it.func.attr) if isinstance(it, gast.Call) and isinstance(
             it.func, gast.Attribute) and not it.args and it.func.attr in ("items", "keys") \
@@ -2010,6 +2025,41 @@ class Normalizer:
                 items_keys.append(_substituted(node.key, bound))
                 items_values.append(_substituted(node.value, bound))
         return gast.Dict(items_keys, items_values)
+
+    def _nested_dict_display(self, node):
+        """``{(i, j): ... for i in range(2) for j in range(i, 3) if ...}``: every generator
+        iterates numbers or strings known when compiling (given the earlier ones' names)."""
+        keys, values = [], []
+
+        def expand(generators, bound):
+            if not generators:
+                keys.append(_folded_key(_substituted(node.key, bound)))
+                values.append(_substituted(node.value, bound))
+                return
+            gen = generators[0]
+            items = self._constant_sequence(_substituted(gen.iter, bound)) \
+                if isinstance(gen.target, gast.Name) and not gen.is_async else None
+            if items is None:
+                raise self.ctx.error(
+                    "a dict comprehension with several `for` over differentiable values needs "
+                    "each to iterate numbers or strings known when compiling "
+                    "(`for i in range(2) for j in range(3)`)", self.cur,
+                    "build the dict with a loop of `d[key] = value`")
+            for item in items:
+                inner = dict(bound, **{gen.target.id: T.const(item)})
+                known = dict(self.known_constants(), **{k: v.value for k, v in inner.items()})
+                truth = [static_argument(t, known) for t in gen.ifs]
+                truth = [bool(t) if t is not MISSING else self._static_truth(
+                    _substituted(test, inner)) for t, test in zip(truth, gen.ifs)]
+                if any(t is None for t in truth):
+                    raise self.ctx.error("the `if` of a dict comprehension over differentiable "
+                                         "values must be decided by its keys when compiling",
+                                         self.cur)
+                if all(truth):
+                    expand(generators[1:], inner)
+
+        expand(node.generators, {})
+        return gast.Dict(keys, values)
 
     def _pairs_of_known_length(self, it):
         """``enumerate(seq)`` or ``zip(keys, seq)`` (keys a constant sequence) where the
@@ -2191,6 +2241,19 @@ def _appended_aliases(body):
             elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 loaded.add(n.id)
     return out
+
+
+def _folded_key(node):
+    """A dict key written as an expression of constants (``f"w{0}"``, ``"b" + "1"``, what
+    unrolling leaves of ``f"w{i}"``) as the constant it is; other keys as they are."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.operand, gast.Constant) \
+            and type(node.operand.value) is int:  # (``-1``)
+        return T.const(-node.operand.value if isinstance(node.op, gast.USub)
+                       else node.operand.value)
+    if _is_constant(node) or isinstance(node, gast.Name):
+        return node
+    key = unroll.folded(node, {})
+    return T.const(key) if type(key) in (int, str) else node
 
 
 def _substituted(expr, bound):

@@ -344,18 +344,43 @@ class Facts:
             self.norm.ctx.guards.keys(held)
             return [(k, _item(node, k)) for k in held]
         if isinstance(node, gast.Name):
-            keys = self.norm.ctx.dict_keys.get(node.id)
-            if keys is None:
-                keys = self._follow(node, self.keys)
-            if keys is None or not self.stable(node.id):
-                return None
-            return [(k, _item(node, k)) for k in keys]
+            if self.stable(node.id):
+                keys = self.norm.ctx.dict_keys.get(node.id)
+                if keys is None:
+                    keys = self._follow(node, self.keys)
+            else:
+                keys = self._rebound_keys(node.id)
+            return None if keys is None else [(k, _item(node, k)) for k in keys]
         if isinstance(node, gast.Call) and self._function(node) is builtins.dict:
             display = self.dict_display(node)
             return None if display is None else self.mapping(display)
         item = self._display_item(node)  # (``s, p = helper(x)`` of dicts it returns)
         keys = None if item is None else self.keys(item)
         return None if keys is None else [(k, _item(node, k)) for k in keys]
+
+    def _rebound_keys(self, name):
+        """The keys of a dict ``name`` holds where it is bound more than once, each time
+        to a dict of the same keys in the same order: a display (or ``dict(...)``) whose
+        keys are known, or a comprehension over ``name`` itself that keeps its keys
+        (``p = {k: v - lr * g[k] for k, v in p.items()}`` in an optimizer's loop); a
+        parameter's first. None where another binding, or a write, may change them."""
+        values = self.values.get(name, ())
+        if not values or len(values) != self.norm.counts.get(name) or name in self.mutated \
+                or name in self._seen:
+            return None
+        known = [self.norm.ctx.dict_keys.get(name)] if name in self.params else []
+        if name in self.params and known[0] is None:
+            return None
+        self._seen.add(name)
+        try:
+            for v in values:
+                if not _keeps_keys(v, name):
+                    known.append(self.keys(v))
+        finally:
+            self._seen.discard(name)
+        if not known or any(k is None or k != known[0] for k in known):
+            return None
+        return known[0]
 
     def dict_display(self, call):
         """``dict(...)`` as the dict display it builds: ``dict(a=x)``, ``dict(other)``,
@@ -457,6 +482,25 @@ class Facts:
 
 def _item(node, key):
     return gast.Subscript(T.clone(node), T.const(key), gast.Load())
+
+
+def _keeps_keys(value, name):
+    """Is ``value`` a dict comprehension over the dict ``name`` giving each of its keys
+    once, in its order (``{k: ... for k in name}``, ``.keys()``, ``for k, v in
+    name.items()``, no ``if``)?"""
+    if not isinstance(value, gast.DictComp) or len(value.generators) != 1:
+        return False
+    gen = value.generators[0]
+    it = gen.iter
+    if isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) and not it.args \
+            and not it.keywords and it.func.attr in ("keys", "items"):
+        it, items = it.func.value, it.func.attr == "items"
+    else:
+        items = False
+    target = gen.target.elts[0] if items and isinstance(gen.target, gast.Tuple) \
+        and len(gen.target.elts) == 2 else None if items else gen.target
+    return _is_name(it, name) and not gen.ifs and isinstance(target, gast.Name) \
+        and _is_name(value.key, target.id)
 
 
 def _last_wins(pairs):

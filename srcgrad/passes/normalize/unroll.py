@@ -314,7 +314,7 @@ def _with_keys(stmt, keys):
     if keys:
         for node in T.walk(stmt):
             if isinstance(node, gast.Subscript) and name_ids(node.slice) & set(keys):
-                key = _folded(node.slice, keys)
+                key = folded(node.slice, keys)
                 if type(key) in _KEYS:
                     node.slice = T.const(key)
     return stmt
@@ -324,7 +324,7 @@ _FOLDED = (gast.Constant, gast.Name, gast.BinOp, gast.JoinedStr, gast.FormattedV
            gast.Add, gast.Sub, gast.Mult, gast.Load)
 
 
-def _folded(node, keys):
+def folded(node, keys):
     """The value of an expression of constants and ``keys`` (name -> value), or None."""
     if not all(isinstance(n, _FOLDED) for n in T.walk(node)) or any(
             isinstance(n, gast.Name) and n.id not in keys for n in T.walk(node)) \
