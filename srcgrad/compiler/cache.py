@@ -115,7 +115,9 @@ def _kind_of(value):
             # Reads of its Variables are sources, its objects' methods resolved: a
             # Variable where an array was, or another object, is other code.
             return (dict, tuple((k, _kind(v)) for k, v in value.items()))
-        return (dict, tuple(value))
+        # (and a nested dict's: ``params["l1"].values()`` is compiled for its keys)
+        nested = tuple((k, _kind_of(v)) for k, v in value.items() if type(v) is dict)
+        return (dict, tuple(value), nested) if nested else (dict, tuple(value))
     if t is Variable:  # its rank (ranks.py) and whether a tape watches it are compiled in
         return (Variable, value.dtype.char, value.ndim, value.trainable)
     if unrolled(value):

@@ -6,6 +6,7 @@ name may share the array, the compiler refuses (``a[i] = v``) or checks at run
 time (``x += v``) instead of giving a wrong gradient.
 """
 import builtins
+import copy
 import types
 
 import gast
@@ -508,6 +509,11 @@ def _shared_by(target, value, loads, scope, lists=frozenset(), last_read=False):
         return {target} | sources
     if isinstance(value, (gast.Attribute, gast.Subscript)):
         return {target}  # an object's attribute or a container's item
+    if isinstance(value, gast.Call) and scope.value(value.func) is copy.deepcopy:
+        return set()  # (new arrays all through, as the compiler builds it: calls._copied)
+    if isinstance(value, gast.Call) and scope.value(value.func) is copy.copy:
+        # a new container holding the argument's own items
+        return {target} | set().union(*(_shared_sources(a, scope) for a in value.args))
     if isinstance(value, gast.Call) and isinstance(scope.value(value.func), _USER_CODE) \
             and _may_keep(value, scope):
         # A user function's result may be an argument's array (``y = ident(h)``): until

@@ -39,6 +39,13 @@ TABLE = {
     rt.stored_grad: Rule("grad, base", nograd={"base"}, grad="_sg.stored_grad(g, base)",
                          rows={"grad": "_sg.stored_grad(g, base)"}),
     rt.copy_slot: Rule("value", rank="identity", value="g"),
+    # ``d.values()`` of a dict whose keys only the run knows, and its adjoint (linear in
+    # ``g``: differentiated again, the code of second derivatives).
+    rt.dict_values: Rule("d", d="_sg.dict_values_grad(g, d)"),
+    rt.dict_values_grad: Rule("g, d", nograd={"d"}, g="_sg.dict_values_grad_grad(g, d)"),
+    rt.dict_values_grad_grad: Rule("g, d", nograd={"d"}, g="_sg.dict_values_grad(g, d)"),
+    rt.copy_value: Rule("value, name, where", rank="identity", nograd={"name", "where"},
+                        value="g"),
     rt.read_value: Rule("value", rank="identity", value="g"),
     rt.as_list: Rule("grad, like", grad="_sg.from_list(g, grad)", nograd=_LIKE),
     rt.distinct: Rule("grads", grads="g"),

@@ -18,7 +18,7 @@ from ..variables import Variable, read_only
 __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "check_not_0d",
     "check_array", "check_row_index", "stored_grad", "add_at", "add_at_zeros", "times_ones", "is_source",
-    "gather_items", "zero_at", "copy_slot", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "repeats", "concat_grad", "HELD", "read_value", "Like", "like",
+    "gather_items", "zero_at", "copy_slot", "copy_value", "dict_values", "dict_values_grad", "dict_values_grad_grad", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "repeats", "concat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view",
     "check_item_read", "distinct", "as_list", "from_list", "check_scalar",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "check_zip", "field", "field_grad",
@@ -414,6 +414,22 @@ def copy_slot(value):
     return value
 
 
+def copy_value(value, name, where):
+    """``copy.copy(v)`` / ``copy.deepcopy(v)`` of an array or a number (the compiler
+    builds a dict, list or tuple whose keys or length it knows anew, item by item)."""
+    if isinstance(value, np.ndarray) and type(value) is np.ndarray:
+        return value.copy()
+    if isinstance(value, (int, float, complex, np.generic)) or value is None:
+        return value
+    from ..errors import CompileError
+
+    raise CompileError(
+        f"`{name}()` of a {type(value).__name__} holding differentiable values: srcgrad copies "
+        "arrays and numbers, and dicts, lists and tuples whose keys or length the code shows",
+        where, remedy="build the copy as a display: {k: v.copy() for k, v in p.items()}, "
+        "[v.copy() for v in xs]")
+
+
 def repeats(count):
     """Does ``seq * count`` of a list or tuple repeat it (an integer count, as Python's
     ``list.__mul__`` takes), rather than multiply it as NumPy does (an array count)?"""
@@ -804,6 +820,29 @@ def dict_keys(d):
         raise TypeError(f"srcgrad compiled this loop as one over a dict's keys, and the "
                         f"value iterated over is a {type(d).__name__}")
     return list(d)
+
+
+def dict_values(d):
+    """``d.values()`` of a dict of differentiable values whose keys only the run knows
+    (a layer of a tree a loop reads by its runtime keys): a list, in the dict's order."""
+    if type(d) is not dict:
+        raise TypeError(f"srcgrad compiled `.values()` as the method of a dict, and the "
+                        f"value it is called on is a {type(d).__name__}")
+    return list(d.values())
+
+
+def dict_values_grad(g, d):
+    """The adjoint of ``d`` from that of ``dict_values(d)``, key by key."""
+    if not isinstance(g, (list, tuple)):  # (not read: zeros)
+        return zeros_like(d)
+    return {k: zeros_like(v) if gi is None else gi for (k, v), gi in zip(d.items(), g)}
+
+
+def dict_values_grad_grad(g, d):
+    """The adjoint of ``dict_values_grad``'s list from that of the dict it builds."""
+    if not isinstance(g, dict):
+        return [zeros_like(v) for v in d.values()]
+    return [g[k] for k in d]
 
 
 def dict_sorted(d):

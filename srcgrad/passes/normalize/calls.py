@@ -303,6 +303,8 @@ def call(norm, node, out, dest, hint=None):
             gast.Attribute(copy.deepcopy(f), "__self__", gast.Load())
         receiver = norm.atom(owner, out, "receiver")
         return inline.inline(norm, obj.__func__, receiver, node, out, dest)
+    if among(obj, copy.copy, copy.deepcopy) and len(node.args) == 1 and not node.keywords:
+        return _copied(norm, node, obj is copy.deepcopy, out, dest, hint)
     if isinstance(obj, types.FunctionType) and not is_library(obj):
         return inline.inline(norm, obj, None, node, out, dest)
     if isinstance(obj, type) and trees.record_fields(obj) is not None:
@@ -311,6 +313,10 @@ def call(norm, node, out, dest, hint=None):
         return sequence_call(norm, node, obj, out, dest, hint)
     if obj is dict:
         display = norm.facts.dict_display(node)
+        if display is None and any(norm._pending_call(a) for a in node.args):
+            norm._wait()  # (``p = helper(x)`` then ``dict(p)``: its keys once inlined)
+        if display is None and not norm.deciding:
+            raise Deferred
         if display is None:
             raise norm.ctx.error(
                 f"`{gast.unparse(node).strip()}` builds a dict of differentiable values whose "
@@ -522,6 +528,38 @@ def sequence_call(norm, node, kind, out, dest, hint):
     stmt = T.assign(d, gast.Call(name, [items], []))
     norm.ctx.containers.add(d)
     return _prim(norm, stmt, None, [items], {}, out, d, rule=helpers.SEQUENCE_COPY)
+
+
+def _copied(norm, node, deep, out, dest, hint):
+    """``copy.copy(v)`` / ``copy.deepcopy(v)`` of differentiable values: a dict whose keys
+    or a list or tuple whose length the code shows built anew from its items (each item
+    deep-copied, for ``deepcopy``), an array copied; another value is refused when run
+    (``_sg.copy_value``)."""
+    arg = node.args[0]
+
+    def item(v):
+        return gast.Call(norm.ctx.constant(copy.deepcopy), [v], []) if deep else v
+    pairs = norm.facts.mapping(arg)
+    n = norm.facts.length(arg) if pairs is None else None
+    if pairs is not None:
+        display = gast.Dict([T.const(k) for k, _ in pairs], [item(v) for _, v in pairs])
+    elif n is not None:
+        items = [item(gast.Subscript(T.clone(arg), T.const(i), gast.Load())) for i in range(n)]
+        display = gast.Tuple(items, gast.Load()) if norm.facts.container_type(arg) is tuple \
+            else gast.List(items, gast.Load())
+    else:
+        if norm._pending_call(arg):
+            norm._wait()  # (``p = helper(x)`` then ``copy.copy(p)``: known once inlined)
+        if not norm.deciding:
+            raise Deferred
+        o = anno.origin(norm.cur)
+        operands = [norm.atom(arg, out, hint), T.const(f"copy.{'deepcopy' if deep else 'copy'}"),
+                    T.const(o.short() if o else "?")]
+        d = norm._dest(dest, hint)
+        stmt = T.assign(d, T.expr("_sg.copy_value(v, n, w)", v=operands[0], n=operands[1],
+                                  w=operands[2]))
+        return _prim(norm, stmt, rt.copy_value, operands, {}, out, d)
+    return norm.expr(anno.like(display, node), out, dest, hint)
 
 
 def _record_default(norm, cls, field):
@@ -777,6 +815,15 @@ def _spread_known(norm, args):
     return out
 
 
+def _keys_skeleton(norm, node, depth=4):
+    """The dict ``node`` with its keys, and the nested dicts' keys the code shows, its
+    other values None; or None if its keys are not known."""
+    pairs = norm.facts.mapping(node) if depth else None
+    if pairs is None:
+        return None
+    return {k: _keys_skeleton(norm, v, depth - 1) for k, v in pairs}
+
+
 def _sample_of(norm, node):
     """What the inner gradient of ``sg.grad(sg.grad(f))`` may be specialised on.
 
@@ -787,11 +834,15 @@ def _sample_of(norm, node):
     if isinstance(node, gast.Name) and node.id in norm.ctx.arg_values \
             and norm.counts.get(node.id, 0) == 0:
         return norm.ctx.arg_values[node.id]
-    keys = norm.facts.keys(node)
-    if keys is not None:
-        # A dict display, or a name bound to one: its keys (the inner code's d.get and
-        # dict comprehensions read them), its values only known when run.
-        return dict.fromkeys(keys)
+    passed = norm.facts.passed(node) if isinstance(node, gast.Subscript) else MISSING
+    if type(passed) is dict or type(passed) is np.ndarray:
+        return passed  # (``args[0]``, ``params["enc"]``: an argument's value, or its item)
+    skeleton = _keys_skeleton(norm, node)
+    if skeleton is not None:
+        # A dict display, or a name bound to one: its keys, nested dicts' too (the inner
+        # code's d.get, dict comprehensions and views read them), its values only known
+        # when run.
+        return skeleton
     if isinstance(node, gast.Constant) and keyed_constant(node.value):
         return node.value  # (``sg.grad(f)(x, None)``: its tests on the None decided inside too)
     known = norm.known_constants().get(node.id, MISSING) if isinstance(node, gast.Name) \
@@ -997,6 +1048,17 @@ def method(norm, node, out, dest, hint):
         # ``sum(merged.values())`` of a dict a later round shows (a merge, the items of a
         # helper's tuple): its items then (dict_keys.py), decided when nothing changes
         raise Deferred
+    if spec is None and f.attr in ("keys", "values") and not node.args and not node.keywords:
+        # Of a dict whose keys only the run knows (``layer.values()`` of a layer a loop
+        # reads from a tree by its runtime keys): the view as a list when it runs.
+        d = norm._dest(dest, hint)
+        norm.ctx.containers.add(d)
+        if f.attr == "keys":
+            out.append(norm._mark(T.assign(d, T.expr("_sg.dict_keys(v)", v=receiver)),
+                                  "opaque"))
+            return d
+        stmt = T.assign(d, T.expr("_sg.dict_values(v)", v=receiver))
+        return _prim(norm, stmt, rt.dict_values, [receiver], {}, out, d)
     if spec is None and isinstance(f.value, gast.Call):
         raise norm.ctx.error(
             f"method `.{f.attr}()` of the value `{gast.unparse(f.value).strip()}` returns: "

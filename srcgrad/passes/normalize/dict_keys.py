@@ -89,7 +89,8 @@ def keys_if_dict(norm, node):
         return node
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
             and node.func.attr in ("keys", "values", "items") and not node.args \
-            and not node.keywords and isinstance(node.func.value, (gast.Name, gast.Dict)):
+            and not node.keywords and isinstance(node.func.value, (gast.Name, gast.Dict,
+                                                                   gast.Subscript)):
         # (``sum(d.values())``, ``a, b = d.values()``: the items read where it is iterated)
         items = norm.facts.items(node)
         return node if items is None else anno.like(gast.Tuple(items, gast.Load()), node)

@@ -848,7 +848,8 @@ class Normalizer:
                                              n=T.const(self._spelling(base, s)),
                                              w=T.const(o.short() if o else "?")), "opaque"))
             atom = self.atom(value, out, hint=base.id + "_item")
-            if isinstance(index, gast.Slice) and base.id not in self.ctx.dicts:
+            if isinstance(index, gast.Slice) and base.id in self.ctx.containers \
+                    and base.id not in self.ctx.dicts:
                 o = anno.origin(s)
                 out.append(self._mark(T.stmt("_sg.check_slice_length(a, i, v, n, w)", a=base.id,
                                              i=_index_expr(index), v=atom,

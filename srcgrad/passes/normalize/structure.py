@@ -300,21 +300,45 @@ class Facts:
         pairs = self.mapping(node)
         return None if pairs is None else tuple(k for k, _ in pairs)
 
+    def passed(self, node):
+        """The value passed for a parameter the code never rebinds, or its item by
+        constant keys (``params["l1"]["W"]``): the code is compiled for it (``cache._kind``
+        keys a dict by its keys, a nested dict's too); MISSING where not known."""
+        if isinstance(node, gast.Name):
+            if node.id not in self.params or not self.stable(node.id):
+                return MISSING
+            ctx = self.norm.ctx
+            return ctx.param_values.get(node.id, ctx.arg_values.get(node.id, MISSING))
+        if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant):
+            outer = self.passed(node.value)
+            key = node.slice.value
+            if type(outer) is dict and type(key) in _KEY_TYPES and key in outer:
+                return outer[key]
+            if type(outer) is tuple and type(key) is int and -len(outer) <= key < len(outer):
+                return outer[key]  # (``args[0]`` of ``*args``: compiled for its length)
+        return MISSING
+
     def _display_item(self, node):
         """``t[k]`` of a name bound once to a tuple or list display: the display's item
         (what a helper's ``return a, b`` binds, inlined, read by ``a, b = helper(x)``),
-        or None."""
+        or ``d["l1"]`` of one bound once to a dict display (a parameter tree rebuilt from
+        its leaves, ``W, b = params["l1"].values()``); or None."""
         if not (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
-                and isinstance(node.slice, gast.Constant) and type(node.slice.value) is int):
+                and isinstance(node.slice, gast.Constant)
+                and type(node.slice.value) in _KEY_TYPES):
             return None
         k = node.slice.value
 
         def item(display):
-            if isinstance(display, (gast.Tuple, gast.List)) and -len(display.elts) <= k \
-                    < len(display.elts) and not any(isinstance(e, gast.Starred)
-                                                    for e in display.elts):
+            if isinstance(display, gast.Name):  # (``a_params = params``, inlined)
+                return self._follow(display, item)
+            if type(k) is int and isinstance(display, (gast.Tuple, gast.List)) \
+                    and -len(display.elts) <= k < len(display.elts) \
+                    and not any(isinstance(e, gast.Starred) for e in display.elts):
                 return display.elts[k]
-            return None
+            pairs = self.mapping(display) if isinstance(display, gast.Dict) else None
+            return next((v for key, v in pairs if key == k and type(key) is type(k)), None) \
+                if pairs is not None else None
         return self._follow(node.value, item)
 
     def mapping(self, node):
@@ -354,6 +378,9 @@ class Facts:
         if isinstance(node, gast.Call) and self._function(node) is builtins.dict:
             display = self.dict_display(node)
             return None if display is None else self.mapping(display)
+        held = self.passed(node)
+        if type(held) is dict and all(type(k) in _KEY_TYPES for k in held):
+            return [(k, _item(node, k)) for k in held]  # (``params["l1"]`` of one passed)
         item = self._display_item(node)  # (``s, p = helper(x)`` of dicts it returns)
         keys = None if item is None else self.keys(item)
         return None if keys is None else [(k, _item(node, k)) for k in keys]
