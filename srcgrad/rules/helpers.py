@@ -41,9 +41,13 @@ TABLE = {
     rt.copy_slot: Rule("value", rank="identity", value="g"),
     # ``d.values()`` of a dict whose keys only the run knows, and its adjoint (linear in
     # ``g``: differentiated again, the code of second derivatives).
-    rt.dict_values: Rule("d", d="_sg.dict_values_grad(g, d)"),
-    rt.dict_values_grad: Rule("g, d", nograd={"d"}, g="_sg.dict_values_grad_grad(g, d)"),
-    rt.dict_values_grad_grad: Rule("g, d", nograd={"d"}, g="_sg.dict_values_grad(g, d)"),
+    # (Rows: the items' adjoints carry the rows; moved item by item, the same.)
+    rt.dict_values: Rule("d", d="_sg.dict_values_grad(g, d)",
+                         rows={"d": "_sg.dict_values_grad(g, d)"}),
+    rt.dict_values_grad: Rule("g, d", nograd={"d"}, g="_sg.dict_values_grad_grad(g, d)",
+                              rows={"g": "_sg.dict_values_grad_grad(g, d)"}),
+    rt.dict_values_grad_grad: Rule("g, d", nograd={"d"}, g="_sg.dict_values_grad(g, d)",
+                                   rows={"g": "_sg.dict_values_grad(g, d)"}),
     rt.copy_value: Rule("value, name, where", rank="identity", nograd={"name", "where"},
                         value="g"),
     rt.read_value: Rule("value", rank="identity", value="g"),

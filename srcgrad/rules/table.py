@@ -95,11 +95,17 @@ _NONDIFF = {
     np.arange, np.eye, np.identity, np.tri, np.indices,
     # integer-valued and piecewise-constant functions
     np.argmax, np.argmin, np.argsort, np.argwhere, np.nonzero, np.flatnonzero,
-    np.searchsorted, np.count_nonzero, np.sign, np.heaviside, np.floor, np.ceil,
+    np.searchsorted, np.digitize, np.lexsort, np.ravel_multi_index, np.unravel_index,
+    np.tril_indices, np.triu_indices, np.diag_indices, np.tril_indices_from,
+    np.triu_indices_from, np.gcd, np.lcm, np.bitwise_and, np.bitwise_or, np.bitwise_xor,
+    np.left_shift, np.right_shift,
+    np.count_nonzero, np.sign, np.heaviside, np.floor, np.ceil,
     np.round, np.around, np.rint, np.trunc, np.fix, np.floor_divide, builtins.round,
     math.floor, math.ceil, math.trunc, math.factorial, math.comb,
     # predicates and logic
     np.isfinite, np.isnan, np.isinf, np.signbit, np.isclose, np.allclose, np.array_equal, np.iscomplexobj,
+    np.isposinf, np.isneginf, np.isin, np.array_equiv, np.isscalar, np.isfortran,
+    np.may_share_memory, np.shares_memory,
     np.isrealobj, np.iscomplex, np.isreal,
     np.all, np.any, np.logical_and, np.logical_or, np.logical_not, np.logical_xor,
     np.invert, np.equal, np.not_equal, np.less, np.less_equal, np.greater,

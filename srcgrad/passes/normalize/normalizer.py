@@ -489,6 +489,12 @@ class Normalizer:
         if (k is not None and k != "opaque") or getattr(s, "sg_norule", None) is not None:
             return [s]
         self._check_static_unchanged(s)
+        updated = self._dict_update_as_stores(s)
+        if updated is not None:
+            # (normalized in the next round, whose alias analysis sees the stores, not
+            # a call handed the dict)
+            self.changed = True
+            return updated
         if stores.as_stores(self, s, build=False):
             # ``np.copyto(y, x)`` made in this round (an inlined helper's): the next
             # round writes it as a store, over the body it is then part of.
@@ -533,6 +539,87 @@ class Normalizer:
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
             return self.expr_stmt(s)
         return [anno.set_kind(s, "opaque")]
+
+    def _dict_update_as_stores(self, s):
+        """``d.update(other, k=v)`` and ``d |= other`` of a dict, ``other``'s keys known
+        when compiling: the stores ``d[k] = v`` they are, in order, after every value is
+        read (``d |= {"a": d["b"], "b": d["a"]}`` swaps), so that what else holds ``d``
+        sees them as Python's update does; ``v = d.setdefault("k", default)`` likewise.
+        None for another statement."""
+        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
+                and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "update" \
+                and isinstance(s.value.func.value, gast.Name) and len(s.value.args) <= 1 \
+                and all(k.arg is not None for k in s.value.keywords):
+            call = s.value
+            name = call.func.value.id
+            pairs = self.facts.mapping(call.args[0]) if call.args else []
+            if pairs is not None:
+                pairs = list(pairs) + [(k.arg, k.value) for k in call.keywords]
+        elif isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call) \
+                and isinstance(s.value.func, gast.Attribute) \
+                and s.value.func.attr == "setdefault" and len(s.value.args) == 2 \
+                and not s.value.keywords and isinstance(s.value.func.value, gast.Name) \
+                and isinstance(s.value.args[0], gast.Constant) \
+                and self._only_a_dict(s.value.func.value.id) \
+                and expr_varied(s.value, self.varied, self.scope):
+            # ``v = d.setdefault("k", default)``: the default (read first, as Python
+            # passes it) stored where the key is missing, then the item read.
+            name, (key, default) = s.value.func.value.id, s.value.args
+            t = self.ctx.namer.fresh(f"{name}_default")
+            missing = gast.Compare(T.clone(key), [gast.NotIn()], [T.name(name)])
+            store = T.assign(gast.Subscript(T.name(name), T.clone(key), gast.Store()), T.name(t))
+            read = T.assign(s.targets[0].id, gast.Subscript(T.name(name), T.clone(key),
+                                                            gast.Load()))
+            return [anno.like(n, s) for n in (T.assign(t, default),
+                                               gast.If(missing, [anno.like(store, s)], []),
+                                               read)]
+        elif isinstance(s, gast.Assign) and getattr(s, "sg_inplace", False) \
+                and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.BinOp) \
+                and isinstance(s.value.op, gast.BitOr) and isinstance(s.value.left, gast.Name) \
+                and s.value.left.id == s.targets[0].id:
+            name = s.targets[0].id
+            pairs = self.facts.mapping(s.value.right)
+        else:
+            return None
+        other = s.value.args[0] if isinstance(s, gast.Expr) and s.value.args else \
+            s.value.right if isinstance(s, gast.Assign) else None
+        if pairs is None and isinstance(other, gast.Call) and self._user_call(other) \
+                and self._only_a_dict(name):
+            # ``d |= helper(x)``: the helper's dict named, known once it is inlined
+            bound = self.ctx.namer.fresh(f"{name}_other")
+            if isinstance(s, gast.Expr):
+                s.value.args[0] = T.name(bound)
+            else:
+                s.value.right = T.name(bound)
+            return [anno.like(T.assign(bound, other), s), s]
+        if pairs is None or not self._only_a_dict(name) \
+                or not expr_varied(s.value, self.varied, self.scope):
+            return None
+        values = [self.ctx.namer.fresh(f"{name}_update") for _ in pairs]
+        return [anno.like(T.assign(t, v), s) for t, (_, v) in zip(values, pairs)] + \
+            [anno.like(T.assign(gast.Subscript(T.name(name), T.const(k), gast.Store()),
+                                T.name(t)), s) for t, (k, _) in zip(values, pairs)]
+
+    def _only_a_dict(self, name):
+        """Is ``name`` a dict wherever it is bound (each binding a dict display, a dict
+        comprehension or ``dict(...)``), or a parameter passed one and never rebound?"""
+        values = self.facts.values.get(name, [])
+        updates = [v for v in values if isinstance(v, gast.BinOp) and isinstance(
+            v.op, gast.BitOr) and isinstance(v.left, gast.Name) and v.left.id == name]
+        made = [v for v in values if v not in updates]  # (``d |= other``: an update)
+        if len(values) != self.counts.get(name, 0):
+            return False
+        if name in self.facts.params:
+            ctx = self.ctx
+            passed = ctx.param_values.get(name, ctx.arg_values.get(name))
+            return not made and type(passed) is dict
+        if any(isinstance(v, gast.Call) and self._user_call(v) for v in made):
+            self._wait()  # (``p = helper(x)``: what it returns is known once inlined)
+        return bool(made) and all(
+            isinstance(v, (gast.Dict, gast.DictComp)) or isinstance(v, gast.Call)
+            and self.scope.value(v.func) is dict or self.facts.keys(v) is not None
+            for v in made)
 
     def _object_calls_hoisted(self, s):
         """``if np.mean(self.value) > 0:`` (or ``flag = ...``) where ``self.value`` is a
