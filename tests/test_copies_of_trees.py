@@ -62,8 +62,19 @@ def deep_array_written(x):
     return np.sum(x * z)
 
 
+def copied_into_its_own_name(x):
+    p = dict(w=x[:3] * 1.0, b=x[3:] * 1.0)
+    p = copy.copy(p)
+    p.update(b=p["b"] ** 2)
+    q = {"u": x[0], "v": x[1]}
+    q = copy.deepcopy(q)
+    q |= {"u": q["v"] * 3.0}
+    return np.sum(p["w"] * p["b"]) + q["u"] * q["v"]
+
+
 @pytest.mark.parametrize("f", [deep_then_rebind, shallow_then_rebind, dict_of_a_helper,
-                               deep_list_and_tuple, deep_array_written])
+                               deep_list_and_tuple, deep_array_written,
+                               copied_into_its_own_name])
 def test_copies_in_every_form(f):
     assert_every_form(f, X.copy())
 

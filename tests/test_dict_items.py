@@ -142,10 +142,12 @@ def item_of_another_shape(x, y):  # (x has 3 elements, y 3 here: see _other_shap
 
 
 # Refused (a write into a dict that may be shared): not modelled, so not answered.
-REFUSED = [written_through_alias, updated_by_method, written_by_helper]
+REFUSED = [written_through_alias, written_by_helper]
+# (``d.update(a=v)`` of a dict only ``d`` holds: the store ``d["a"] = v``.)
 CASES = [read_back, written_after, looped_over, item_rebound, item_rebound_in_loop,
          read_in_loop_and_branch, repeated_and_equal_keys, read_by_closure, nested_dicts,
-         tuple_read_in_branch, item_read_back_into_its_name, key_added, item_of_another_shape]
+         tuple_read_in_branch, item_read_back_into_its_name, key_added, item_of_another_shape,
+         updated_by_method]
 
 
 def _args():

@@ -110,3 +110,24 @@ def reordered_in_a_loop(p, x):
 ])
 def test_where_the_bindings_disagree_the_run_decides(f, args):
     check_grads(f, args, order=1)
+
+
+def copied_then_stored(x):
+    p = dict(w=x[:1] * 1.0, b=x[1:] * 1.0)
+    p = dict(p)
+    p["b"] = p["b"] ** 2
+    return sum(np.sum(v * (i + 1)) for i, v in enumerate(p.values()))
+
+
+def a_key_added_in_a_branch(x):
+    p = {"w": x[:1] * 1.0, "b": x[1:] * 1.0}
+    if x[0] > 0:
+        p["c"] = p["w"] * 3.0
+    return sum(np.sum(v * (i + 1)) for i, v in enumerate(p.values()))
+
+
+@pytest.mark.parametrize("f", [copied_then_stored, a_key_added_in_a_branch])
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_stores_of_the_keys_it_holds_keep_them_known(f, sign):
+    # (A store of another key: the keys are the run's, whichever way the branch goes.)
+    check_grads(f, (XS * sign,), order=1)

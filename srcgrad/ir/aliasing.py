@@ -185,6 +185,8 @@ def _may_keep(call, scope):
     if fn is None:  # a method of a local value: an array's keeps nothing
         return not (isinstance(call.func, gast.Attribute)
                     and (call.func.attr in MUTATORS or call.func.attr in table.METHODS))
+    if fn is copy.copy or fn is copy.deepcopy:
+        return False  # (a new container or array: what it shares, _shared_by says)
     try:
         if fn in _KEEP_NOTHING or table.rule(fn) is not None or table.nondiff(fn):
             return False
@@ -501,6 +503,11 @@ def _shared_by(target, value, loads, scope, lists=frozenset(), last_read=False):
     if isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Name) \
             and value.slice.id in lists:
         return set()  # (``a[u_t]``, ``u_t`` a list: advanced indexing makes a new array)
+    if isinstance(value, gast.Call) and scope.value(value.func) is copy.deepcopy:
+        return set()  # (new arrays all through, as the compiler builds it: calls._copied)
+    if isinstance(value, gast.Call) and scope.value(value.func) is copy.copy:
+        # a new container holding the argument's own items
+        return {target} | set().union(*(_shared_sources(a, scope) for a in value.args))
     sources = _shared_sources(value, scope)
     if isinstance(value, gast.Name) and (loads.get(value.id) == 1 or last_read
                                          or value.id == target):
@@ -509,11 +516,6 @@ def _shared_by(target, value, loads, scope, lists=frozenset(), last_read=False):
         return {target} | sources
     if isinstance(value, (gast.Attribute, gast.Subscript)):
         return {target}  # an object's attribute or a container's item
-    if isinstance(value, gast.Call) and scope.value(value.func) is copy.deepcopy:
-        return set()  # (new arrays all through, as the compiler builds it: calls._copied)
-    if isinstance(value, gast.Call) and scope.value(value.func) is copy.copy:
-        # a new container holding the argument's own items
-        return {target} | set().union(*(_shared_sources(a, scope) for a in value.args))
     if isinstance(value, gast.Call) and isinstance(scope.value(value.func), _USER_CODE) \
             and _may_keep(value, scope):
         # A user function's result may be an argument's array (``y = ident(h)``): until

@@ -82,7 +82,15 @@ def for_loop(ctx):
                 reads.append(row)
         _loop_body(ctx, acc, shape, reads[:1])
     ctx.frozen = frozen
+    _loop_else(ctx, acc, shape)
     return True
+
+
+def _loop_else(ctx, acc, shape):
+    """Sometimes an ``else`` after the loop: run when it ends without ``break``."""
+    if ctx.rng.random() < 0.2:
+        with ctx.block("else:"):
+            update(ctx, acc, shape)
 
 
 def while_loop(ctx):
@@ -102,6 +110,7 @@ def while_loop(ctx):
             with ctx.block(f"if {k} == 2:"):
                 ctx.emit("continue")
         _loop_body(ctx, acc, shape, ())
+    _loop_else(ctx, acc, shape)
     return True
 
 

@@ -21,7 +21,7 @@ FEATURES = {
                  "broadcast_to",
     "matmul": "@, np.dot, np.outer, np.einsum",
     "branches": "if/elif/else on data-dependent conditions, conditional expressions",
-    "loops": "for over range/arrays/zip/enumerate, while, break, continue",
+    "loops": "for over range/arrays/zip/enumerate, while, break, continue, a loop's else",
     "rebind_loop": "a loop over a name that its body rebinds (for p in a: a = a + p)",
     "rebind_param": "a parameter rebound in the body (x = x * x, a = x; x = a, x, y = y, x); "
                     "without this family no other one rebinds a parameter",
@@ -33,8 +33,9 @@ FEATURES = {
     "unpack": "tuple unpacking and swaps a, b = b, a",
     "containers": "dicts (string or int keys), lists and tuples of arrays, spelled as "
                   "displays, dict(k=v), merges (| and **), comprehensions over zip, "
-                  "concatenations, list(...); a dict read through a copy of its name, an "
-                  "item written (also of another shape), unpacked as Python iterates it "
+                  "concatenations, list(...); a dict read through a copy of its name (or "
+                  "copy.copy/deepcopy of it), an item written (also of another shape; "
+                  "d[k] = v, d.update(...), d |= {...}), unpacked as Python iterates it "
                   "(a, b = d gives keys; d.values(), d.items())",
     "scalars": "Python float and 0-d array inputs and values, math module functions",
 }

@@ -4,7 +4,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 # Every program module starts with these; ``source`` never repeats them.
-IMPORTS = "import dataclasses\nimport math\n\nimport numpy as np\n\nimport srcgrad as sg\n"
+IMPORTS = "import copy\nimport dataclasses\nimport math\n\nimport numpy as np\n\nimport srcgrad as sg\n"
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,8 @@ def container(ctx):
         # (int keys too: a dict read by position instead of by key reads its values)
         keys = rng.choice([["w", "b", "s"], ["w", "b", "s"], [0, 1, 2], [2, 0, 1]])[:n]
         ctx.emit(f"{name} = {_dict_spelled(rng, keys, [v.code for v in values])}")
+        if rng.random() < 0.15:  # a private copy, as users take one before writing
+            ctx.emit(f"{name} = copy.{rng.choice(['deepcopy', 'copy'])}({name})")
         # The compiler reads a dict's items as the names they were built from unless
         # the dict may change: read it through a copy of its name, and write an item.
         names = [name]
@@ -83,7 +85,7 @@ def container(ctx):
             values[k] = ctx.expr(ctx.pick_shape(), 1)
             for base in values[k].base:
                 ctx.scope.mark_shared(base)
-            ctx.emit(f"{ctx.read(rng.choice(names))}[{keys[k]!r}] = {values[k].code}")
+            ctx.emit(_item_written(rng, ctx.read(rng.choice(names)), keys[k], values[k].code))
         entries = [f"{rng.choice(names)}[{k!r}]" for k in keys]
         if rng.random() < 0.3:  # iterated as Python iterates it: keys, values, items
             view = rng.choice(["values", "items", "keys"])
@@ -122,6 +124,18 @@ def container(ctx):
         ctx.bind(out, e)
     ctx.want(out)
     return True
+
+
+def _item_written(rng, name, key, code):
+    """``d[k] = v``, as users write it: a store, ``d.update(...)``, ``d |= {...}``."""
+    way = rng.randrange(5)
+    if way == 1:
+        return f"{name}.update({{{key!r}: {code}}})"
+    if way == 2 and isinstance(key, str):
+        return f"{name}.update({key}={code})"
+    if way == 3:
+        return f"{name} |= {{{key!r}: {code}}}"
+    return f"{name}[{key!r}] = {code}"
 
 
 def _dict_spelled(rng, keys, codes):

@@ -616,10 +616,28 @@ class Normalizer:
             return not made and type(passed) is dict
         if any(isinstance(v, gast.Call) and self._user_call(v) for v in made):
             self._wait()  # (``p = helper(x)``: what it returns is known once inlined)
-        return bool(made) and all(
-            isinstance(v, (gast.Dict, gast.DictComp)) or isinstance(v, gast.Call)
-            and self.scope.value(v.func) is dict or self.facts.keys(v) is not None
-            for v in made)
+        return bool(made) and all(self._a_new_dict(v, name) for v in made)
+
+    def _a_new_dict(self, value, name):
+        """Does ``value``, bound to ``name``, make a dict: a display or comprehension,
+        ``dict(...)``, a merge ``a | b`` of dicts, a copy of a dict (``copy.copy``,
+        ``copy.deepcopy``, ``.copy()``; of ``name`` itself: it holds one), or a name
+        whose keys the code shows?"""
+        if isinstance(value, (gast.Dict, gast.DictComp)):
+            return True
+        if isinstance(value, gast.BinOp) and isinstance(value.op, gast.BitOr):
+            return self._is_mapping(value.left) or self._is_mapping(value.right)
+        if isinstance(value, gast.Call):
+            fn = self.scope.value(value.func)
+            copied = value.args[0] if among(fn, copy.copy, copy.deepcopy) \
+                and len(value.args) == 1 else value.func.value \
+                if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" \
+                and not value.args else None
+            if fn is dict or copied is not None and (
+                    isinstance(copied, gast.Name) and copied.id == name
+                    or self._is_mapping(copied)):
+                return True
+        return self.facts.keys(value) is not None
 
     def _object_calls_hoisted(self, s):
         """``if np.mean(self.value) > 0:`` (or ``flag = ...``) where ``self.value`` is a

@@ -17,6 +17,7 @@ it). An item is read back from the container when the code runs (``args[0]``),
 never copied from the display that built it, whose names may be rebound since.
 """
 import builtins
+import copy
 import dataclasses
 
 import gast
@@ -86,6 +87,7 @@ class Facts:
         self.params = {p.id for p in a.posonlyargs + a.args + a.kwonlyargs}
         self.params |= {p.id for p in (a.vararg, a.kwarg) if p is not None}
         self.mutated = mutated_containers(fn.body)
+        self._body = fn.body
         self.bound = {}  # name -> the value of its one binding
         self.values = {}  # name -> the values of its bindings by ``name = value``
         for s in walk_stmts(fn.body):
@@ -392,8 +394,10 @@ class Facts:
         (``p = {k: v - lr * g[k] for k, v in p.items()}`` in an optimizer's loop); a
         parameter's first. None where another binding, or a write, may change them."""
         values = self.values.get(name, ())
-        if not values or len(values) != self.norm.counts.get(name) or name in self.mutated \
-                or name in self._seen:
+        if not values or len(values) != self.norm.counts.get(name) or name in self._seen:
+            return None
+        stored = self._stored_keys(name) if name in self.mutated else ()
+        if stored is None:
             return None
         known = [self.norm.ctx.dict_keys.get(name)] if name in self.params else []
         if name in self.params and known[0] is None:
@@ -401,13 +405,48 @@ class Facts:
         self._seen.add(name)
         try:
             for v in values:
-                if not _keeps_keys(v, name):
+                if not _keeps_keys(v, name) and not self._copy_of(v, name):
                     known.append(self.keys(v))
         finally:
             self._seen.discard(name)
-        if not known or any(k is None or k != known[0] for k in known):
+        if not known or any(k is None or k != known[0] for k in known) \
+                or not set(stored) <= set(known[0]):
             return None
         return known[0]
+
+    def _stored_keys(self, name):
+        """The constant keys of the stores ``name[k] = v`` into the container ``name``,
+        or None where anything else changes it (another store or mutating call, a
+        store through an item, a copy of its name)."""
+        keys = []
+        for node in T.walk(gast.Module(list(self._body), [])):
+            if isinstance(node, gast.Assign) and _is_name(node.value, name):
+                return None  # (another name for it)
+            if isinstance(node, gast.Subscript) and isinstance(node.ctx, (gast.Store, gast.Del)):
+                root = node.value
+                while isinstance(root, (gast.Subscript, gast.Attribute)):
+                    root = root.value
+                if not _is_name(root, name):
+                    continue
+                if not (_is_name(node.value, name) and isinstance(node.ctx, gast.Store)
+                        and isinstance(node.slice, gast.Constant)):
+                    return None
+                keys.append(node.slice.value)
+            elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                    and node.func.attr in MUTATORS and _is_name(node.func.value, name):
+                return None
+        return keys
+
+    def _copy_of(self, value, name):
+        """Is ``value`` a copy of the dict ``name`` holds, with its keys in its order:
+        ``dict(name)``, ``name.copy()``, ``copy.copy(name)``, ``copy.deepcopy(name)``?"""
+        if not isinstance(value, gast.Call) or value.keywords:
+            return False
+        if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" \
+                and not value.args:
+            return _is_name(value.func.value, name)
+        return len(value.args) == 1 and _is_name(value.args[0], name) \
+            and self._function(value) in (dict, copy.copy, copy.deepcopy)
 
     def dict_display(self, call):
         """``dict(...)`` as the dict display it builds: ``dict(a=x)``, ``dict(other)``,
