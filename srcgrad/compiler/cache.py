@@ -448,7 +448,7 @@ class Compiled:
             value, grads = out
         else:
             value, grads = None, out
-        if not all_finite(grads) and entry.rerunnable and all_finite(value):
+        if entry.rerunnable and not all_finite(grads) and all_finite(value):
             # Maybe a masked inf or NaN (``np.where(x > 0, np.log(x), 0)``): the code
             # again, with strong zeros (runtime/strong.py).
             out = self._strong(entry, args).fn(*args, **kwargs)

@@ -835,7 +835,7 @@ def _sample_of(norm, node):
             and norm.counts.get(node.id, 0) == 0:
         return norm.ctx.arg_values[node.id]
     passed = norm.facts.passed(node) if isinstance(node, gast.Subscript) else MISSING
-    if type(passed) is dict or type(passed) is np.ndarray:
+    if type(passed) in (dict, tuple, np.ndarray):
         return passed  # (``args[0]``, ``params["enc"]``: an argument's value, or its item)
     skeleton = _keys_skeleton(norm, node)
     if skeleton is not None:
@@ -843,6 +843,11 @@ def _sample_of(norm, node):
         # code's d.get, dict comprehensions and views read them), its values only known
         # when run.
         return skeleton
+    items = norm.facts.items(node) if norm.facts.container_type(node) is tuple else None
+    if items is not None:
+        # A tuple display, or a name bound to one (a tuple of parameters rebuilt from
+        # its leaves): as many items (the inner code unrolls what it makes of them).
+        return tuple(_sample_of(norm, item) for item in items)
     if isinstance(node, gast.Constant) and keyed_constant(node.value):
         return node.value  # (``sg.grad(f)(x, None)``: its tests on the None decided inside too)
     known = norm.known_constants().get(node.id, MISSING) if isinstance(node, gast.Name) \

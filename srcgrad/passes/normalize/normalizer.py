@@ -124,7 +124,9 @@ class Normalizer:
             dict_keys.rewrite(self, fn.body)  # (``a, b = d``, ``sum(d)``: its keys)
             self._find_static(fn.body)
             unroll.constant_getattrs(fn.body, self.scope)
-            unroll.comprehensions(self, fn.body)
+            if unroll.comprehensions(self, fn.body):
+                self.deciding = False
+                continue  # (objects made by a comprehension: ``objects.py`` sees them first)
             self.shared = shared_names(fn.body, self.scope)
             self.view_bindings = views.view_bindings(fn.body, self.scope)
             self.views_rewritten = False
@@ -490,10 +492,15 @@ class Normalizer:
             return [s]
         self._check_static_unchanged(s)
         updated = self._dict_update_as_stores(s)
+        if updated is None:
+            updated = self._extend_as_appends(s)
         if updated is not None:
             # (normalized in the next round, whose alias analysis sees the stores, not
-            # a call handed the dict)
-            self.changed = True
+            # a call handed the dict; one kept as it is waits for the deciding round)
+            if updated == [s]:
+                self.deferred = True
+            else:
+                self.changed = True
             return updated
         if stores.as_stores(self, s, build=False):
             # ``np.copyto(y, x)`` made in this round (an inlined helper's): the next
@@ -600,6 +607,41 @@ class Normalizer:
         return [anno.like(T.assign(t, v), s) for t, (_, v) in zip(values, pairs)] + \
             [anno.like(T.assign(gast.Subscript(T.name(name), T.const(k), gast.Store()),
                                 T.name(t)), s) for t, (k, _) in zip(values, pairs)]
+
+    def _extend_as_appends(self, s):
+        """``lst.extend(seq)`` of a list, ``seq`` a list or tuple whose length the code
+        shows (``out.extend(layer.parameters())`` once the method is inlined): the appends
+        of its items it makes. None for another statement."""
+        call = s.value if isinstance(s, gast.Expr) else None
+        if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
+                and call.func.attr == "extend" and isinstance(call.func.value, gast.Name)
+                and len(call.args) == 1 and not call.keywords
+                and self._only_a_list(call.func.value.id)
+                and expr_varied(call, self.varied, self.scope)):
+            return None
+        name, seq = call.func.value.id, call.args[0]
+        if isinstance(seq, gast.Call) and self._user_call(seq):
+            # (what the call returns is known once it is inlined: named until then)
+            bound = self.ctx.namer.fresh(f"{name}_items")
+            call.args[0] = T.name(bound)
+            return [anno.like(T.assign(bound, seq), s), s]
+        items = self.facts.items(seq)
+        if items is None and self._pending_call(seq):
+            self._wait()  # (bound to a call this round inlines)
+        if items is None and not self.deciding:
+            return [s]  # (maybe known once a later round inlines what it holds)
+        if items is None:
+            return None
+        return [anno.like(gast.Expr(gast.Call(gast.Attribute(T.name(name), "append", gast.Load()),
+                                              [item], [])), s) for item in items]
+
+    def _only_a_list(self, name):
+        """Is ``name`` bound only to new lists (displays, comprehensions, ``list(...)``)?"""
+        values = self.facts.values.get(name, [])
+        return bool(values) and len(values) == self.counts.get(name, 0) \
+            and name not in self.facts.params and all(
+                isinstance(v, (gast.List, gast.ListComp)) or isinstance(v, gast.Call)
+                and self.scope.value(v.func) is list for v in values)
 
     def _only_a_dict(self, name):
         """Is ``name`` a dict wherever it is bound (each binding a dict display, a dict

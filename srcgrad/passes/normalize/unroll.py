@@ -199,7 +199,9 @@ def comprehensions(norm, body):
     """``[np.sum(p[k] ** 2) for k in p]`` (or a generator or dict comprehension) over a
     container of values a tape watches, known when compiling: the display of its items,
     as a loop over it is unrolled (``p[k]`` by a key known only when running would be
-    refused: which value it reads decides whether it is a source)."""
+    refused: which value it reads decides whether it is a source). True where one made
+    objects (``_objects_made``): the round starts again, to keep them as objects."""
+    made_objects = False
     for node in T.walk(gast.Module(body, [])):
         for field, value in gast.iter_fields(node):
             items = value if isinstance(value, list) else [value]
@@ -207,17 +209,22 @@ def comprehensions(norm, body):
                 display = _display_of(norm, child)
                 if display is None:
                     continue
+                made_objects = made_objects or getattr(display, "sg_objects", False)
                 norm.changed = True
                 if isinstance(value, list):
                     value[k] = display
                 else:
                     setattr(node, field, display)
+    return made_objects
 
 
 def _display_of(norm, node):
     if not isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.DictComp)) \
             or len(node.generators) != 1:
         return None
+    objects = _objects_made(norm, node)
+    if objects is not None:
+        return objects
     gen = node.generators[0]
     if gen.ifs or gen.is_async or not norm.scope.iterates_sources(gen.iter) \
             or not all(isinstance(n, (gast.Name, gast.Tuple, gast.List))
@@ -239,6 +246,68 @@ def _display_of(norm, node):
         return anno.like(gast.Dict([k for k, _ in made], [v for _, v in made]), node)
     kind = gast.List if isinstance(node, gast.ListComp) else gast.Tuple
     return anno.like(kind(made, gast.Load()), node)
+
+
+def _objects_made(norm, node):
+    """``[Linear(W, b) for W, b in zip(Ws, bs)]``: a list comprehension making objects
+    of the user's classes over items the code shows how many (a tuple passed in, a
+    display, ``range``, ``zip``/``enumerate`` of those): the display of them, which the
+    compiler keeps object by object (``objects.py``), as ``[Linear(Ws[0], bs[0]), ...]``.
+    None for another comprehension."""
+    gen = node.generators[0]
+    if not isinstance(node, gast.ListComp) or gen.ifs or gen.is_async \
+            or not any(isinstance(n, gast.Call) and _user_class(norm.scope.value(n.func))
+                       for n in T.walk(node.elt)):
+        return None
+    items = _known_items(norm, gen.iter)
+    if items is None or len(items) > UNROLL_MAX:
+        return None
+    made = []
+    for expr in items:
+        bound = {}
+        _bind(gen.target, expr, bound)
+        made.append(functions._substituted(node.elt, bound))
+    display = anno.like(gast.List(made, gast.Load()), node)
+    display.sg_objects = True
+    return display
+
+
+def _user_class(obj):
+    return isinstance(obj, type) and obj.__module__ != "builtins" \
+        and not obj.__module__.split(".")[0] in ("numpy", "scipy", "srcgrad")
+
+
+def _known_items(norm, it):
+    """An expression for each item ``it`` gives, where the code shows how many, or None:
+    ``range`` of constants, a sequence (``norm.facts.items``), ``zip``/``enumerate``
+    of those."""
+    fn = norm.scope.value(it.func) if isinstance(it, gast.Call) else MISSING
+    if fn is range and not it.keywords:
+        bounds = [_known_int(norm, a) for a in it.args]
+        return None if None in bounds or len(bounds) not in (1, 2, 3) or bounds[2:] == [0] \
+            else [T.const(i) for i in range(*bounds)]
+    if fn is builtins.zip and it.args and not it.keywords:
+        parts = [_known_items(norm, a) for a in it.args]
+        if any(p is None for p in parts):
+            return None
+        return [gast.Tuple(list(t), gast.Load()) for t in zip(*parts)]
+    if fn is builtins.enumerate and len(it.args) == 1 and not it.keywords:
+        inner = _known_items(norm, it.args[0])
+        return None if inner is None else \
+            [gast.Tuple([T.const(i), e], gast.Load()) for i, e in enumerate(inner)]
+    if isinstance(it, gast.Call):
+        return None
+    return norm.facts.items(it)
+
+
+def _known_int(norm, node):
+    """An int the code shows: a constant, or ``len`` of a sequence of known length."""
+    if isinstance(node, gast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, gast.Call) and norm.scope.value(node.func) is builtins.len \
+            and len(node.args) == 1 and not node.keywords:
+        return norm.facts.length(node.args[0])
+    return None
 
 
 def _bind(target, expr, bound):
