@@ -5,9 +5,11 @@
 ``self.layers = [Linear(W, b) for W, b in zip(Ws, bs)]`` was refused ("creating a
 `Linear` ... built where the code may not run it (in a comprehension)"), and
 ``out.extend(layer.parameters())`` was refused ("writes into `out` ... through
-calls"). A comprehension making objects over items the code shows how many is the
-display of them (``unroll._objects_made``), and ``lst.extend(seq)`` of a list with
-known items is the appends it makes (``Normalizer._extend_as_appends``).
+calls"), and so was ``for i in range(len(layers)): h = layers[i](h)``. A comprehension
+making objects over items the code shows how many is the display of them
+(``unroll._objects_made``), a ``range`` loop reading such a list by its index is
+unrolled (``unroll.object_index_loops``), and ``lst.extend(seq)`` of a list with known
+items is the appends it makes (``Normalizer._extend_as_appends``).
 """
 import dataclasses
 
@@ -78,6 +80,16 @@ def loss_enumerated(Ws, bs):
     return np.sum(np.tanh(layers[-1](layers[0](H))) ** 2)
 
 
+def loss_indexed(Ws, bs):
+    layers = [Linear(W, b) for W, b in zip(Ws, bs)]
+    h = H
+    for i in range(len(layers)):
+        h = np.tanh(layers[i](h))
+    for k in range(1, 3):
+        h = h * layers[k].b
+    return np.sum(h)
+
+
 def _params(kind):
     rng = np.random.default_rng(0)
     Ws = kind(rng.standard_normal((2, 2)) for _ in range(3))
@@ -86,7 +98,7 @@ def _params(kind):
 
 
 @pytest.mark.parametrize("kind", [tuple, list])
-@pytest.mark.parametrize("f", [loss, loss_of_records, loss_enumerated])
+@pytest.mark.parametrize("f", [loss, loss_of_records, loss_enumerated, loss_indexed])
 def test_layers_made_by_a_comprehension(f, kind):
     Ws, bs = _params(kind)
     check_grads(f, (Ws, bs), order=2 if kind is tuple else 1)

@@ -124,7 +124,7 @@ class Normalizer:
             dict_keys.rewrite(self, fn.body)  # (``a, b = d``, ``sum(d)``: its keys)
             self._find_static(fn.body)
             unroll.constant_getattrs(fn.body, self.scope)
-            if unroll.comprehensions(self, fn.body):
+            if unroll.comprehensions(self, fn.body) | unroll.object_index_loops(self, fn.body):
                 self.deciding = False
                 continue  # (objects made by a comprehension: ``objects.py`` sees them first)
             self.shared = shared_names(fn.body, self.scope)

@@ -272,6 +272,59 @@ def _objects_made(norm, node):
     return display
 
 
+def object_index_loops(norm, body):
+    """``for i in range(len(layers)): h = layers[i](h)`` over a list display of objects
+    of the user's classes (``layers = [Linear(W1, b1), Linear(W2, b2)]``, or one a
+    comprehension made): unrolled, so that each read is of a known object, as a loop
+    over the list itself is. True where one was (the round starts again, for
+    ``objects.py`` to see the objects read by constant indices)."""
+    done = False
+    for owner in [n for n in T.walk(gast.Module(body, [])) if hasattr(n, "body")]:
+        for field in ("body", "orelse"):
+            stmts = getattr(owner, field, None)
+            if not isinstance(stmts, list):
+                continue
+            out = []
+            for st in stmts:
+                items = _object_index_loop(norm, st)
+                if items is None:
+                    out.append(st)
+                    continue
+                norm.changed = done = True
+                out += unroll(norm, st, st.target, st.body, items)
+            stmts[:] = out  # (in place: the top level is the function's own list)
+    return done
+
+
+def _object_index_loop(norm, s):
+    """The items of the loop ``s`` if it is one ``object_index_loops`` unrolls."""
+    it = getattr(s, "iter", None)
+    if isinstance(it, gast.Name):  # (desugar names what a loop iterates: ``items = range(n)``)
+        it = norm.facts._follow(it, lambda v: v)
+    if not (isinstance(s, gast.For) and isinstance(s.target, gast.Name) and not s.orelse
+            and isinstance(it, gast.Call) and norm.scope.value(it.func) is range
+            and not any(isinstance(n, (gast.Break, gast.Continue)) for n in T.walk(s))):
+        return None
+    i = s.target.id
+
+    def objects_list(node):
+        display = node if isinstance(node, (gast.List, gast.Tuple)) else \
+            norm.facts._follow(node, lambda v: v) if isinstance(node, gast.Name) else None
+        def made(e):  # (an object made there, or bound to a name: objects.scalarize)
+            e = norm.facts.bound.get(e.id) if isinstance(e, gast.Name) else e
+            return isinstance(e, gast.Call) and _user_class(norm.scope.value(e.func))
+        return isinstance(display, (gast.List, gast.Tuple)) and any(map(made, display.elts))
+    if not any(isinstance(n, gast.Subscript) and isinstance(n.slice, gast.Name)
+               and n.slice.id == i and objects_list(n.value)
+               for st in s.body for n in T.walk(st)):
+        return None
+    bounds = [_known_int(norm, a) for a in it.args]
+    if None in bounds or len(bounds) not in (1, 2, 3) or bounds[2:] == [0] \
+            or len(range(*bounds)) > UNROLL_MAX:
+        return None
+    return [(k, T.const(k)) for k in range(*bounds)]
+
+
 def _user_class(obj):
     return isinstance(obj, type) and obj.__module__ != "builtins" \
         and not obj.__module__.split(".")[0] in ("numpy", "scipy", "srcgrad")
