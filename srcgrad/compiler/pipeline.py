@@ -17,8 +17,8 @@ import numpy as np
 from ..ir import anno, atoms, templates as T
 from ..ir.names import bound_names, loads_in, stores, walk_stmts, written_into
 from ..ir.resolve import Guards
-from ..passes import activity, apart, contexts, fence, functional, lambdas, lifetimes, loop_else, normalize, ranks, \
-    recompute, record, repeatable, tape_blocks, walrus
+from ..passes import activity, apart, contexts, fence, functional, lambdas, lifetimes, \
+    loop_else, normalize, ranks, recompute, record, repeatable, tape_blocks, walrus
 from ..passes.cleanup import cleanup, dead_restores, drop_unused, forward_copies
 from ..passes.desugar import desugar
 from ..passes.normalize.calls import note_kind

@@ -649,9 +649,14 @@ def check_slice_length(container, index, value, name, where):
     """Refuse ``lst[i:j] = items`` where a list's slice and the items differ in length:
     Python then grows or shrinks the list, which srcgrad's adjoint (item for item) does
     not model. (Into an array, NumPy broadcasts or raises: nothing to check.)"""
-    if isinstance(container, list) and len(container[index]) != len(value):
-        from ..errors import CompileError
+    if not isinstance(container, list):
+        return
+    from ..errors import CompileError
 
+    if not hasattr(value, "__len__"):  # (an iterator: how many items, only taking them tells)
+        raise CompileError(f"`{name}[i:j] = ...` of a list from a {type(value).__name__}",
+                           where, remedy="make the items a list first: list(...)")
+    if len(container[index]) != len(value):
         raise CompileError(
             f"`{name}[i:j] = ...` replaces {len(container[index])} items of a list with "
             f"{len(value)}, which changes its length", where,
@@ -825,7 +830,7 @@ def dict_keys(d):
 def dict_values(d):
     """``d.values()`` of a dict of differentiable values whose keys only the run knows
     (a layer of a tree a loop reads by its runtime keys): a list, in the dict's order."""
-    if type(d) is not dict:
+    if not isinstance(d, dict):
         raise TypeError(f"srcgrad compiled `.values()` as the method of a dict, and the "
                         f"value it is called on is a {type(d).__name__}")
     return list(d.values())

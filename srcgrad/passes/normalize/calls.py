@@ -828,8 +828,9 @@ def _sample_of(norm, node):
     """What the inner gradient of ``sg.grad(sg.grad(f))`` may be specialised on.
 
     Objects, None, and the first call's value of a parameter passed on unchanged
-    (its kind, rank included, is part of this code's own cache key); else
-    ``UNKNOWN_VALUE``.
+    (its kind, rank included, is part of this code's own cache key), or of its item by
+    constant keys; a dict's keys (nested dicts' too) and a tuple's length where the
+    code shows them; else ``UNKNOWN_VALUE``.
     """
     if isinstance(node, gast.Name) and node.id in norm.ctx.arg_values \
             and norm.counts.get(node.id, 0) == 0:

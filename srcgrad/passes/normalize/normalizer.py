@@ -2136,14 +2136,14 @@ class Normalizer:
         if len(node.generators) > 1:
             return self._nested_dict_display(node)
         gen = node.generators[0]
-        it = gen.iter if gen is not None else None
+        it = gen.iter
         base, kind = (it.func.value, it.func.attr) if isinstance(it, gast.Call) and isinstance(
             it.func, gast.Attribute) and not it.args and it.func.attr in ("items", "keys") \
             else (it, "keys")
         keys = self.facts.keys(base) if isinstance(base, gast.Name) else None
-        if keys is None and gen is not None:  # ``for i in range(3)``, a constant list
+        if keys is None:  # ``for i in range(3)``, a constant list
             keys, kind = self._constant_sequence(it), "values"
-        if keys is None and gen is not None:  # ``enumerate(layers)``, ``zip(names, ws)``
+        if keys is None:  # ``enumerate(layers)``, ``zip(names, ws)``
             keys, base, kind = self._pairs_of_known_length(it)
         if keys is None:
             raise self.ctx.error("dict comprehension over differentiable values is not "

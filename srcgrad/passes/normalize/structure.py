@@ -503,9 +503,9 @@ class Facts:
         if isinstance(item, (gast.Tuple, gast.List)):
             shape, value = item, item.elts[1] if len(item.elts) == 2 else None
         else:
-            shape = self._display_of(item)
+            shape = self.display_of(item)
             if shape is None and isinstance(seq, gast.Name):
-                shape = self._display_of(self._follow(seq, lambda v: self._elt(v, i)))
+                shape = self.display_of(self._follow(seq, lambda v: self._elt(v, i)))
             value = _item(item, 1)
         if shape is None or len(shape.elts) != 2 or any(isinstance(e, gast.Starred)
                                                       for e in shape.elts):
@@ -520,18 +520,18 @@ class Facts:
             return display.elts[i]
         return None
 
-    def _display_of(self, node):
+    def display_of(self, node):
         """The tuple or list display a stable name (or the display itself) stands for."""
         if isinstance(node, (gast.Tuple, gast.List)):
             return node
         if isinstance(node, gast.Name):
-            return self._follow(node, self._display_of)
+            return self._follow(node, self.display_of)
         return None
 
     def constants(self, node):
         """The keys of ``zip(keys, ...)``: constants written in a display, a name bound
         once to one, or a tuple or list of strings and numbers known when compiling."""
-        display = self._display_of(node)
+        display = self.display_of(node)
         if display is not None:
             if any(isinstance(e, gast.Starred) for e in display.elts):
                 return None

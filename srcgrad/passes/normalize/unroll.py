@@ -300,20 +300,20 @@ def _object_index_loop(norm, s):
     """The items of the loop ``s`` if it is one ``object_index_loops`` unrolls."""
     it = getattr(s, "iter", None)
     if isinstance(it, gast.Name):  # (desugar names what a loop iterates: ``items = range(n)``)
-        it = norm.facts._follow(it, lambda v: v)
+        it = norm.facts.bound_call(it.id)
     if not (isinstance(s, gast.For) and isinstance(s.target, gast.Name) and not s.orelse
             and isinstance(it, gast.Call) and norm.scope.value(it.func) is range
             and not any(isinstance(n, (gast.Break, gast.Continue)) for n in T.walk(s))):
         return None
     i = s.target.id
 
+    def made(e):  # (an object made there, or bound to a name: objects.scalarize)
+        e = norm.facts.bound.get(e.id) if isinstance(e, gast.Name) else e
+        return isinstance(e, gast.Call) and _user_class(norm.scope.value(e.func))
+
     def objects_list(node):
-        display = node if isinstance(node, (gast.List, gast.Tuple)) else \
-            norm.facts._follow(node, lambda v: v) if isinstance(node, gast.Name) else None
-        def made(e):  # (an object made there, or bound to a name: objects.scalarize)
-            e = norm.facts.bound.get(e.id) if isinstance(e, gast.Name) else e
-            return isinstance(e, gast.Call) and _user_class(norm.scope.value(e.func))
-        return isinstance(display, (gast.List, gast.Tuple)) and any(map(made, display.elts))
+        display = norm.facts.display_of(node)
+        return display is not None and any(map(made, display.elts))
     if not any(isinstance(n, gast.Subscript) and isinstance(n.slice, gast.Name)
                and n.slice.id == i and objects_list(n.value)
                for st in s.body for n in T.walk(st)):
