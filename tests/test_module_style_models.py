@@ -11,13 +11,12 @@ making objects over items the code shows how many is the display of them
 unrolled (``unroll.object_index_loops``), and ``lst.extend(seq)`` of a list with known
 items is the appends it makes (``Normalizer._extend_as_appends``).
 """
-import dataclasses
-
 import numpy as np
 import pytest
 
 import srcgrad as sg
 from srcgrad.testing import check_grads
+from test_record_call import Dense  # (a dataclass layer with __call__)
 
 H = np.array([[0.5, -0.2], [0.1, 0.3]])
 
@@ -50,15 +49,6 @@ class MLP:
         for layer in self.layers:
             out.extend(layer.parameters())
         return out
-
-
-@dataclasses.dataclass
-class Dense:
-    W: np.ndarray
-    b: np.ndarray
-
-    def __call__(self, h):
-        return np.tanh(h @ self.W + self.b)
 
 
 def loss(Ws, bs):
