@@ -594,12 +594,8 @@ class Normalizer:
         if pairs is None and isinstance(other, gast.Call) and self._user_call(other) \
                 and self._only_a_dict(name):
             # ``d |= helper(x)``: the helper's dict named, known once it is inlined
-            bound = self.ctx.namer.fresh(f"{name}_other")
-            if isinstance(s, gast.Expr):
-                s.value.args[0] = T.name(bound)
-            else:
-                s.value.right = T.name(bound)
-            return [anno.like(T.assign(bound, other), s), s]
+            holder, field = (s.value.args, 0) if isinstance(s, gast.Expr) else (s.value, "right")
+            return self._named_first(s, holder, field, f"{name}_other")
         if pairs is None or not self._only_a_dict(name) \
                 or not expr_varied(s.value, self.varied, self.scope):
             return None
@@ -622,9 +618,7 @@ class Normalizer:
         name, seq = call.func.value.id, call.args[0]
         if isinstance(seq, gast.Call) and self._user_call(seq):
             # (what the call returns is known once it is inlined: named until then)
-            bound = self.ctx.namer.fresh(f"{name}_items")
-            call.args[0] = T.name(bound)
-            return [anno.like(T.assign(bound, seq), s), s]
+            return self._named_first(s, call.args, 0, f"{name}_items")
         items = self.facts.items(seq)
         if items is None and self._pending_call(seq):
             self._wait()  # (bound to a call this round inlines)
@@ -634,6 +628,18 @@ class Normalizer:
             return None
         return [anno.like(gast.Expr(gast.Call(gast.Attribute(T.name(name), "append", gast.Load()),
                                               [item], [])), s) for item in items]
+
+    def _named_first(self, s, holder, field, hint):
+        """``s`` with the call at ``holder[field]`` (a list's index, or a node's field)
+        bound to a new name before it: the name, once the call is inlined, shows what it
+        returns."""
+        call = holder[field] if isinstance(holder, list) else getattr(holder, field)
+        bound = self.ctx.namer.fresh(hint)
+        if isinstance(holder, list):
+            holder[field] = T.name(bound)
+        else:
+            setattr(holder, field, T.name(bound))
+        return [anno.like(T.assign(bound, call), s), s]
 
     def _only_a_list(self, name):
         """Is ``name`` bound only to new lists (displays, comprehensions, ``list(...)``)?"""
@@ -669,16 +675,12 @@ class Normalizer:
             return True
         if isinstance(value, gast.BinOp) and isinstance(value.op, gast.BitOr):
             return self._is_mapping(value.left) or self._is_mapping(value.right)
-        if isinstance(value, gast.Call):
-            fn = self.scope.value(value.func)
-            copied = value.args[0] if among(fn, copy.copy, copy.deepcopy) \
-                and len(value.args) == 1 else value.func.value \
-                if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" \
-                and not value.args else None
-            if fn is dict or copied is not None and (
-                    isinstance(copied, gast.Name) and copied.id == name
-                    or self._is_mapping(copied)):
-                return True
+        if isinstance(value, gast.Call) and self.scope.value(value.func) is dict:
+            return True
+        copied = self.facts.copied(value)
+        if copied is not None and (isinstance(copied, gast.Name) and copied.id == name
+                                   or self._is_mapping(copied)):
+            return True
         return self.facts.keys(value) is not None
 
     def _object_calls_hoisted(self, s):

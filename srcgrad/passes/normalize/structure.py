@@ -437,16 +437,20 @@ class Facts:
                 return None
         return keys
 
-    def _copy_of(self, value, name):
-        """Is ``value`` a copy of the dict ``name`` holds, with its keys in its order:
-        ``dict(name)``, ``name.copy()``, ``copy.copy(name)``, ``copy.deepcopy(name)``?"""
+    def copied(self, value):
+        """What ``value`` copies, keys in their order: ``x`` of ``dict(x)``, ``x.copy()``,
+        ``copy.copy(x)``, ``copy.deepcopy(x)``; or None."""
         if not isinstance(value, gast.Call) or value.keywords:
-            return False
+            return None
         if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" \
                 and not value.args:
-            return _is_name(value.func.value, name)
-        return len(value.args) == 1 and _is_name(value.args[0], name) \
-            and self._function(value) in (dict, copy.copy, copy.deepcopy)
+            return value.func.value
+        return value.args[0] if len(value.args) == 1 \
+            and self._function(value) in (dict, copy.copy, copy.deepcopy) else None
+
+    def _copy_of(self, value, name):
+        """Is ``value`` a copy of the dict ``name`` holds (``p = copy.copy(p)``)?"""
+        return _is_name(self.copied(value), name)
 
     def dict_display(self, call):
         """``dict(...)`` as the dict display it builds: ``dict(a=x)``, ``dict(other)``,

@@ -318,11 +318,10 @@ def _object_index_loop(norm, s):
                and n.slice.id == i and objects_list(n.value)
                for st in s.body for n in T.walk(st)):
         return None
-    bounds = [_known_int(norm, a) for a in it.args]
-    if None in bounds or len(bounds) not in (1, 2, 3) or bounds[2:] == [0] \
-            or len(range(*bounds)) > UNROLL_MAX:
+    items = _known_items(norm, it)
+    if items is None or len(items) > UNROLL_MAX:
         return None
-    return [(k, T.const(k)) for k in range(*bounds)]
+    return [(c.value, c) for c in items]
 
 
 def _user_class(obj):
@@ -354,9 +353,11 @@ def _known_items(norm, it):
 
 
 def _known_int(norm, node):
-    """An int the code shows: a constant, or ``len`` of a sequence of known length."""
-    if isinstance(node, gast.Constant) and type(node.value) is int:
-        return node.value
+    """An int the code shows: ``_int_value``'s, or ``len`` of a sequence whose length
+    the code shows (a display, a tuple passed in)."""
+    value = _int_value(norm, node)
+    if type(value) is int:
+        return value
     if isinstance(node, gast.Call) and norm.scope.value(node.func) is builtins.len \
             and len(node.args) == 1 and not node.keywords:
         return norm.facts.length(node.args[0])
