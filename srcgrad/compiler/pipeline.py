@@ -235,8 +235,11 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True, s
     result_name = result.id if isinstance(result, gast.Name) else None
     act = activity.analyze(node.body, wrt_names, result_name)   # varied and useful
     rerunnable = not strong and repeatable.reruns_alike(body, ctx)
+
+    def seed(rev):  # (a result not known to be a scalar may be an array of one number)
+        return T.const(1.0) if result_name in rev.scalars else T.expr("_sg.scalar_seed(r)", r=result)
     rev, state, forward, backward = reverse_and_record(   # reverse mode; what the forward saves
-        ctx, body, params, sample, act, [(result_name, T.const(1.0))], inplace,
+        ctx, body, params, sample, act, [(result_name, seed)], inplace,
         read_after=lambda state: set(), strong=strong, sized=sized)  # (adjoints only, below)
     # An argument no gradient reaches gets zeros shaped as it was passed, not as the
     # code may have rebound it (``w = np.ones(5)``): made before the forward code.
@@ -570,7 +573,8 @@ def trim_forward(forward, rev, after):
 
 def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=None, rows=None,
                        watch_log=None, read_after=None, strong=False, sized=False):
-    """Backward code seeded by ``seeds`` ((name, value) pairs) and the forward code it needs.
+    """Backward code seeded by ``seeds`` ((name, value) pairs; a value may be a function of
+    ``rev``, which knows the ranks) and the forward code it needs.
 
     ``prelude(rev)`` may configure the generator and returns statements that
     open the backward code. ``rows``: the name of a seed with a leading axis
@@ -600,7 +604,7 @@ def reverse_and_record(ctx, body, params, sample, act, seeds, inplace, prelude=N
     state = {}
     for name, value in seeds:
         if name in act:
-            backward.append(T.assign(rev.d(name), value))
+            backward.append(T.assign(rev.d(name), value(rev) if callable(value) else value))
             state[name] = True
     if state:
         backward += rev.block(body, state)

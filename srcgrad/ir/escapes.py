@@ -30,8 +30,8 @@ _FRESH_METHODS = {"sum", "mean", "prod", "std", "var", "max", "min", "dot", "cop
 _HARMLESS_ATTRIBUTES = {"shape", "ndim", "dtype", "size"}
 # Runtime helpers of the generated code: those that return a new array, and those
 # that read an argument without keeping it or returning it.
-_SG_FRESH = {"zeros_like", "seed_like"}
-_SG_READERS = {"like", "seed_like", "check_scalar", "zeros_like"}
+_SG_FRESH = {"zeros_like", "seed_like", "scalar_seed"}
+_SG_READERS = {"like", "seed_like", "check_scalar", "scalar_seed", "zeros_like"}
 
 
 def private_names(stmts, scope, visible, params=()):

@@ -20,7 +20,7 @@ __all__ = [
     "check_array", "check_row_index", "stored_grad", "add_at", "add_at_zeros", "times_ones", "is_source",
     "gather_items", "zero_at", "copy_slot", "copy_value", "dict_values", "dict_values_grad", "dict_values_grad_grad", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "repeats", "concat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view",
-    "check_item_read", "distinct", "as_list", "from_list", "check_scalar",
+    "check_item_read", "distinct", "as_list", "from_list", "check_scalar", "scalar_seed",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "check_zip", "field", "field_grad",
     "field_index", "new_object", "set_attributes", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "check_slice_length", "updated_in_place",
     "value_copy", "check_field", "as_arguments", "taken", "snapshot", "put_back",
@@ -788,13 +788,21 @@ def check_scalar(value, what):
             f"{what} must return a scalar to be differentiated with grad, but it returned "
             "None; is its return statement missing?")
     shape = np.shape(value)
-    if shape != () or isinstance(value, (list, tuple)):
+    if (shape != () and np.prod(shape) != 1) or isinstance(value, (list, tuple)):
+        # (An array of one number is its number, as in autograd: ``x @ W`` of shape (1, 1).)
         raise TypeError(
             f"{what} must return a scalar to be differentiated with grad, but it returned "
             f"{'a ' + type(value).__name__ if isinstance(value, (list, tuple)) else 'an array of shape ' + str(shape)}; "
             "reduce it first (e.g. np.sum) or use a GradientTape with output_gradients"
         )
     return value
+
+
+def scalar_seed(value):
+    """The seed of a result ``check_scalar`` let through: ``1.0``, or ones shaped like an
+    array of one number (its adjoint has the array's shape)."""
+    shape = np.shape(value)
+    return 1.0 if shape == () else np.ones(shape)
 
 
 class _Unbound:

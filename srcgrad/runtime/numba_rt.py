@@ -101,6 +101,17 @@ def _check_scalar(value, what):
     _refuse("check_scalar", value)
 
 
+def scalar_seed(value):
+    """``1.0``: the seed of the scalar ``check_scalar`` let through."""
+
+
+@overload(scalar_seed)
+def _scalar_seed(value):
+    if _scalar(value) or _array(value, 0):
+        return lambda value: 1.0
+    _refuse("scalar_seed", value)
+
+
 def check_not_0d(value, name, where, op="+"):
     """Nothing for a number or an array of rank 1 or more (``x += v`` compiled as
     ``x = x + v``); a 0-d array is refused, as the default backend refuses it."""
@@ -640,7 +651,7 @@ def finite_of(value):
 
 # The helpers this module has: any other ``_sg.name`` in generated code is refused
 # before Numba sees it.
-HELPERS = frozenset({"zeros_like", "distinct", "check_scalar", "like", "add", "iadd",
+HELPERS = frozenset({"zeros_like", "distinct", "check_scalar", "scalar_seed", "like", "add", "iadd",
                      "times_ones", "sum_grad", "gather_items", "add_at", "unbroadcast", "reversed_of",
                      "check_not_0d", "update", "strong_zero",
                      "ieee_divide", "ieee_power", "mean_grad", "check_not_array",
