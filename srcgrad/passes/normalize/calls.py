@@ -12,6 +12,7 @@ import functools
 import inspect
 import operator
 import os
+import string
 import sys
 import types
 
@@ -1103,7 +1104,7 @@ def _einsum_string(norm, node):
     """``np.einsum(x, [0, 1], [1, 0])`` (the sublist form) as ``np.einsum('ab->ba', x)``.
 
     The rule reads a subscripts string; sublists written as constants convert
-    exactly, anything else is refused rather than differentiated as a string.
+    when compiling, others when the code runs (``_sg.einsum_sublists``).
     """
     args = node.args
     if not args or isinstance(args[0], gast.Constant) and isinstance(args[0].value, str):
@@ -1114,27 +1115,50 @@ def _einsum_string(norm, node):
         known = norm.known_constants().get(args[0].id)  # (a parameter given a string)
     if isinstance(known, str):  # (a constant, guarded as the code's constants are)
         return gast.Call(node.func, [T.const(known)] + list(args[1:]), node.keywords)
-    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-    def axis(e):
-        value = e.value if isinstance(e, gast.Constant) else norm.scope.value(e)
-        return value if value is Ellipsis or type(value) is int and 0 <= value < 52 else None
-
-    def spec(sub):
-        elts = sub.elts if isinstance(sub, (gast.Tuple, gast.List)) else None
-        if elts is None or any(axis(e) is None for e in elts):
-            raise norm.ctx.error(
-                "np.einsum needs its subscripts known when compiling: a string written in "
-                "the call (or a constant), or sublists written as constant lists of axis "
-                "numbers, not values the code computes", norm.cur,
-                "write the subscripts string in the call: np.einsum('ij,j->i', A, x) (for "
-                "subscripts that vary, branch on them)")
-        return "".join("..." if axis(e) is Ellipsis else letters[axis(e)] for e in elts)
-
+    if any(isinstance(a, gast.Starred) for a in args):
+        raise norm.ctx.error("np.einsum with arguments spread from a sequence (*args) is not "
+                             "supported", norm.cur, "pass the subscripts and operands one by one")
+    o = anno.origin(norm.cur)
+    where = T.const(o.short() if o else "?")
+    subs = args[1::2]
+    output = args[-1] if len(args) % 2 else None
+    axes = [_sublist_axes(norm, sub) for sub in subs + ([output] if output else [])]
+    if None in axes:
+        # Subscripts the code computes: made a string when it runs (which also checks
+        # the form taken: an operand where a string is read, or the reverse, is refused).
+        if not _einsum_operand_first(norm, args[0]):
+            text = T.expr("_sg.einsum_subscripts(s, w)", s=args[0], w=where)
+            return gast.Call(node.func, [text] + list(args[1:]), node.keywords)
+        text = T.expr("_sg.einsum_sublists(s, w)", w=where,
+                      s=gast.List(list(subs) + [output or T.const(None)], gast.Load()))
+    else:
+        letters = string.ascii_letters
+        spec = ["".join("..." if a is Ellipsis else letters[a] for a in sub) for sub in axes]
+        text = T.const(",".join(spec[:len(subs)]) + ("->" + spec[-1] if output else ""))
     operands = args[0:len(args) - len(args) % 2:2]
-    inputs = [spec(sub) for sub in args[1::2]]
-    text = ",".join(inputs) + ("->" + spec(args[-1]) if len(args) % 2 else "")
-    return gast.Call(node.func, [T.const(text)] + list(operands), node.keywords)
+    return gast.Call(node.func, [text] + list(operands), node.keywords)
+
+
+def _einsum_operand_first(norm, first):
+    """Is ``np.einsum(first, ...)`` the sublist form: ``first`` differentiated, or an array
+    when compiled (a parameter passed unchanged: its kind is part of the cache key)?"""
+    if expr_varied(first, norm.varied, norm.scope):
+        return True
+    if isinstance(first, gast.Name) and first.id in norm.ctx.arg_values \
+            and norm.counts.get(first.id, 0) == 0:
+        return not isinstance(norm.ctx.arg_values[first.id], str)
+    value = norm.scope.value(first) if isinstance(first, (gast.Name, gast.Attribute)) else None
+    return isinstance(value, np.ndarray)
+
+
+def _sublist_axes(norm, sub):
+    """The axes of an einsum sublist written as a list or tuple of constant axis numbers
+    (or ``...``), else None."""
+    if not isinstance(sub, (gast.Tuple, gast.List)):
+        return None
+    axes = [e.value if isinstance(e, gast.Constant) else norm.scope.value(e) for e in sub.elts]
+    ok = all(a is Ellipsis or type(a) is int and 0 <= a < 52 for a in axes)
+    return axes if ok else None
 
 
 # Parameters of NumPy's and SciPy's functions that take a sequence of arrays, not one
