@@ -5,7 +5,7 @@ class CompileError(Exception):
     """srcgrad cannot differentiate this code.
 
     The message names the construct, the file and the line, e.g.
-    ``try statement is not supported (model.py:12)``.
+    ``yield expression is not supported (model.py:12)``.
     """
 
     def __init__(self, message, filename=None, lineno=None, remedy=None):

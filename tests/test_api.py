@@ -83,8 +83,8 @@ def polynomial(x):
 def unsupported(x):
     try:
         y = x * 2.0
-    except ValueError:
-        y = x
+    finally:
+        x = x + 1.0
     return y
 
 

@@ -18,6 +18,7 @@ import gast
 from .. import runtime
 from ..ir import anno, templates as T
 from ..ir.names import walk_stmts
+from ..passes import try_except
 from .source import GENERATED_ORIGINS
 
 _COUNTER = itertools.count(1)
@@ -110,6 +111,7 @@ def unparse(fn_node, header, shadowed=()):
 
     ``shadowed``: builtins the code calls that the user's module has globals of."""
     module = gast.Module(list(fn_node) if isinstance(fn_node, list) else [fn_node], [])
+    try_except.emit(module)  # (branches that were try statements: try statements again)
     module, aliases, builtins_only, user_too = _own(module, shadowed)
     for n in T.walk(module):
         if isinstance(n, (gast.stmt, gast.expr)):

@@ -40,6 +40,8 @@ def like(new, old):
     chain = getattr(old, "sg_chain", None)
     if chain is not None:
         new.sg_chain = chain
+    if getattr(old, "sg_undone", False):  # (an append a try's handler undoes: try_except)
+        new.sg_undone = True
     return new
 
 

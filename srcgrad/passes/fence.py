@@ -5,12 +5,15 @@ listed in SPEC section 4.
 
 Before/after::
 
-    def f(x):                   CompileError: try statement is not supported
-        try:                    (model.py:2). Move the try/except outside the
-            y = x * 2           differentiated function
-        except ValueError:
-            y = x
+    def f(x):                   CompileError: try statement with a finally
+        try:                    clause is not supported (model.py:2). Move the
+            y = x * 2           finally clause's code after the try statement
+        finally:
+            log(x)
         return y
+
+(A ``try`` the compiler takes is a branch by now: passes/try_except.py; the reason
+it gives for one it cannot take is ``sg_refusal``.)
 """
 import builtins
 
@@ -95,6 +98,10 @@ def check(src, allow_with=False, differentiated=False, keywords=None):
     for node in T.walk(top):
         if allow_with and isinstance(node, gast.With):
             continue
+        refusal = getattr(node, "sg_refusal", None)  # (passes/try_except.py)
+        if refusal is not None:
+            message, at, remedy = refusal
+            raise src.error(message, at, remedy)
         what = _REJECTED.get(type(node))
         if what is not None:
             raise src.error(f"{what} is not supported", node, _REMEDIES.get(what))

@@ -48,6 +48,14 @@ def instrument(body, namer):
             instrument(s.body, namer)
 
 
+def _push(stack, value):
+    """``stack.append(value)``, marked as a record (what a ``try`` body pushed before it
+    raised is taken off again: passes/try_except.emit)."""
+    push = T.stmt("s.append(v)", s=stack, v=value)
+    push.sg_push = True
+    return push
+
+
 def _replayable_range(s):
     """``for i in range(...)`` whose body never rebinds ``i``."""
     it = s.iter if isinstance(s, gast.For) else None
@@ -120,7 +128,7 @@ class Recorder:
             if name not in self.definitely and name not in self.preinit:
                 self.preinit.append(name)
             self.restores[key] = [T.assign(name, T.expr("s.pop()", s=stack))]
-            return [T.stmt("s.append(v)", s=stack, v=name)]
+            return [_push(stack, T.name(name))]
         if name not in self.possibly:
             return []
         if name not in self.definitely and name not in self.preinit:
@@ -167,7 +175,7 @@ class Recorder:
                         return T.assign(target, v)
                 if in_loop:
                     stack = self._stack(base, "slots")
-                    out.append(T.stmt("s.append(v)", s=stack, v=slot))
+                    out.append(_push(stack, slot))
                     self.restores[key] = [restore(T.expr("s.pop()", s=stack))]
                 else:
                     prev = self._name(key, f"{base}_slot")
@@ -229,7 +237,7 @@ class Recorder:
             if target in self.needed and replay is None \
                     and (id(s), target, "target") not in self.dead:
                 stack = self._stack(target)
-                head.append(T.stmt("s.append(v)", s=stack, v=target))
+                head.append(_push(stack, T.name(target)))
                 self.restores[(id(s), target, "target")] = [T.assign(target, T.expr("s.pop()", s=stack))]
         if keep:
             head.insert(0, T.assign(trips, T.expr("t + 1", t=trips)))

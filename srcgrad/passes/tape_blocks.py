@@ -27,9 +27,9 @@ import types
 import gast
 
 from ..ir import anno, templates as T
-from ..ir.names import walk_stmts
+from ..ir.names import scope_nodes, walk_stmts
 from ..ir.scopes import free_names
-from . import as_written, contexts
+from . import as_written, contexts, try_except
 
 
 def _check_watches_in_loop(loop, tape_name, region):
@@ -323,6 +323,12 @@ class Prepare:
         lowered = contexts.lower([s], contexts.resolver(self.ctx.src), self.ctx.namer)
         if len(lowered) != 1 or lowered[0] is not s:  # ``with np.errstate(...)``
             return self.block(lowered, tape_name, in_loop)
+        if isinstance(s, gast.Try) and not any(isinstance(n, as_written.LIFTED) and n is not s
+                                               for n in scope_nodes(s)):
+            scope = gast.Module(list(self.region.statements), [])
+            tried = try_except.lowered(s, scope, self.ctx.namer.fresh)
+            if tried is not None:  # (in the compiler's language: differentiated)
+                return self.block(tried, tape_name, in_loop)
         if self.once and isinstance(s, as_written.LIFTED) and not self._recorded_with(s):
             # Outside the compiler's language: runs as written (refused later if a
             # gradient would flow through it).

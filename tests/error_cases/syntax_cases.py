@@ -10,6 +10,8 @@ def try_statement(x):
         y = y + 1.0
     except ValueError:
         y = y - 1.0
+    finally:  # (a try/except alone is differentiated: tests/test_try_except.py)
+        x = x + 1.0
     return y
 
 

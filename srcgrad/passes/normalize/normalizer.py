@@ -13,6 +13,7 @@ from ... import trees
 from ...ir import anno, templates as T
 from ...ir.aliasing import MUTATORS as _MUTATORS, shared_names
 from ...ir.private import private_updates
+from .. import try_except
 from ..reverse import _index_expr
 from ...ir.effects import HiddenWrites
 from ...ir.atoms import (OP_NAMES, OP_SYMBOLS, hint as _hint, is_constant as _is_constant,
@@ -168,6 +169,7 @@ class Normalizer:
                     # target or a source after it: its adjoint flows through the container.)
                     fn.body = items_forwarded(fn.body, self.scope.locals)
                 fn.body = self._split_self_reference(fn.body)
+                try_except.check_heads(fn, self.ctx.error, ("append", "pop", "setitem"))
                 return fn
         raise self.ctx.error("function is too deeply nested to inline", fn)
 

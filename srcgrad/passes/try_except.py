@@ -1,0 +1,416 @@
+"""A ``try`` statement becomes a branch on whether its body raised, and is printed as a
+``try`` again.
+
+``lower`` runs once, on the parsed function, after ``loop_else.lower``. Every later
+pass sees a branch, which they all know: the backward code takes the branch the
+forward code took::
+
+    try:                                    try_ok = _sg.attempting(LinAlgError)
+        L = cholesky(K)                     if try_ok:
+    except LinAlgError as e:        ->          L = cholesky(K)
+        log(e)                              else:
+        L = cholesky(K + jitter * I)            e = _sg.caught()
+    else:                                       log(e)
+        n_ok += 1                               L = cholesky(K + jitter * I)
+                                            if try_ok:
+                                                n_ok += 1
+
+``emit`` (called by codegen on the code it prints) turns the branch's forward code
+back into a ``try``, its first block the body and the other the handler, which
+first sets the branch's flag (and the copy the forward code records of it) false::
+
+    cond = try_ok                           cond = try_ok
+    if cond:                                try:
+        L = cholesky(K)             ->          L = cholesky(K)
+    else:                                   except LinAlgError:
+        ...                                     try_ok = False
+                                                cond = False
+                                                ...
+
+What the body did before it raised stays done, as in Python; the branch says it
+did not run. So the body may bind names before its last statement only where
+nothing outside it reads them before the handler binds them again, and may change
+a list, dict or array only in its last statement (``lower`` and the normalizer
+refuse the rest, naming the line). Inside a loop, what the body's forward code
+pushed on the backward pass's stacks before it raised is taken off again. ``del``
+of a value the body did not make is dropped from the body (the handler may read
+it). A ``finally`` clause, and several handlers, stay refused.
+"""
+import copy
+import itertools
+
+import gast
+
+from ..ir import anno, templates as T
+from ..ir.names import MUTATORS, own_nodes, scope_bound_names, scope_nodes, walk_stmts
+
+_CONTROL = (gast.Break, gast.Continue, gast.Pass)
+_TOKENS = itertools.count(1)  # (which lowered try an ``if`` block's guard is of)
+
+
+def lower(fn):
+    """Rewrite the ``try`` statements of ``fn`` (a gast FunctionDef) and of its nested
+    defs, in place; those it cannot are left, with the reason (``sg_refusal``) for the
+    fence to give. ``try`` statements in ``with`` blocks (a tape's) are left as well:
+    the tape's compiler lowers them (``lowered``) or runs them as written."""
+    taken = {n.id for n in T.walk(fn) if isinstance(n, gast.Name)}
+    _block(fn, "body", taken, fn)
+
+
+def lowered(s, scope, fresh):
+    """The statements ``s`` (a ``try``) becomes, or None where it cannot: ``scope``, the
+    node whose code may read what ``s`` binds; ``fresh(base)``, a name no code uses."""
+    refusal, undone, token = _analysis(s, scope, [], [])
+    return _lowered(s, fresh, undone, token) if refusal is None else None
+
+
+def _block(owner, field, taken, fn):
+    out = []
+    stmts = getattr(owner, field)
+    for k, s in enumerate(stmts):
+        if isinstance(s, (gast.With, gast.AsyncWith, gast.ClassDef)):
+            out.append(s)
+            continue
+        scope = s if isinstance(s, gast.FunctionDef) else fn
+        for inner in ("body", "orelse", "finalbody"):
+            if isinstance(getattr(s, inner, None), list):
+                _block(s, inner, taken, scope)
+        for handler in getattr(s, "handlers", ()):
+            _block(handler, "body", taken, fn)
+        if isinstance(s, gast.Try):
+            refusal, undone, token = _analysis(s, fn, out, stmts[k + 1:])
+            if refusal is None:
+                out += _lowered(s, lambda base: _fresh(base, taken), undone, token)
+                continue
+            s.sg_refusal = refusal
+        out.append(s)
+    setattr(owner, field, out)
+
+
+def _lowered(s, fresh, undone, token):
+    handler = s.handlers[0]
+    flag = fresh("try_ok")
+    types = [handler.type] if handler.type is not None else []
+    attempt = gast.copy_location(
+        T.assign(flag, gast.Call(T.expr("_sg.attempting"), types, [])), s)
+    # (What the body appended, the handler takes off first (_undone): for the branch,
+    # the body did not run, so there is nothing to take off.)
+    orelse = list(handler.body)[len(undone):]
+    if handler.name is not None:
+        name = handler.name.id if isinstance(handler.name, gast.Name) else handler.name
+        orelse.insert(0, gast.copy_location(T.assign(name, T.expr("_sg.caught()")), handler))
+    body = list(s.body)
+    last = len(body) - 1
+    while last > 0 and _cannot_raise(body[last]):
+        last -= 1
+    # What comes before the mark may not change what code outside the body reads:
+    # ``check_heads`` looks again once calls are inlined (a helper's append, a method
+    # setting an attribute).
+    body.insert(last, gast.copy_location(gast.Expr(T.expr("_sg.try_tail()")), body[last]))
+    branch = gast.copy_location(gast.If(T.name(flag), body, orelse), s)
+    branch.sg_try = token
+    out = [attempt, branch]
+    if s.orelse:  # (not protected by the try: a branch of its own, after it)
+        after = gast.copy_location(gast.If(T.name(flag), list(s.orelse), []), s.orelse[0])
+        after.sg_try_guard = token
+        out.append(after)
+    return out
+
+
+def _analysis(s, fn, before_try, after_try):
+    """``(refusal, undone, token)`` of ``s``: why the compiler cannot take it (message,
+    node, remedy) or None; the lists its handler takes the body's appends off
+    (``_undone``); the number marking (``sg_try_guard``) the ``if`` blocks of ``fn`` that
+    run only if the body ran to its end (``_guards``). ``before_try``, ``after_try``: the
+    statements before and after it in its block."""
+    token = next(_TOKENS)
+    if s.finalbody or len(s.handlers) != 1:
+        return _refusal(s, fn, set(), token), set(), token
+    undone, guards = _undone(s, before_try), _guards(s, before_try, after_try)
+    for node in _nodes(fn):
+        if isinstance(node, gast.If) and isinstance(node.test, gast.Name) \
+                and node.test.id in guards:
+            node.sg_try_guard = token
+    for st in s.body:
+        for n in scope_nodes(st):
+            if isinstance(n, gast.Expr) and _appends_to(n) in undone:
+                n.sg_undone = True
+    return _refusal(s, fn, undone, token), undone, token
+
+
+def _refusal(s, fn, undone, token):
+    if s.finalbody:
+        return ("try statement with a finally clause is not supported", s,
+                "move the finally clause's code after the try statement")
+    if len(s.handlers) != 1:
+        return ("try statement with several except clauses is not supported", s,
+                "catch the exceptions in one clause, except (A, B):, and tell them apart "
+                "outside the differentiated function")
+    body = list(s.body)
+    while body and _cannot_raise(body[-1]):
+        body.pop()
+    before = body[:-1]
+    for st in before:
+        changed = _changed_object(st, undone)
+        if changed is not None:
+            return (f"the try body changes `{changed}` before its last statement; if a later "
+                    "statement raises, the change stays, which srcgrad does not model", st,
+                    "make the change the try body's last statement, or make it after the "
+                    "try statement")
+    return None  # (what the body binds: check_heads, once calls are inlined)
+
+
+def _undone(s, before_try):
+    """Lists whose items the body appends its handler takes off again, first thing
+    (``del X[n:]``, ``n = len(X)`` right before the ``try``): what ``emit`` prints."""
+    lengths = {}
+    for st in reversed(before_try):
+        if not (isinstance(st, gast.Assign) and isinstance(st.value, gast.Call)
+                and isinstance(st.value.func, gast.Name) and st.value.func.id == "len"
+                and len(st.value.args) == 1 and isinstance(st.value.args[0], gast.Name)
+                and isinstance(st.targets[0], gast.Name)):
+            break
+        lengths[st.targets[0].id] = st.value.args[0].id
+    out = set()
+    for st in s.handlers[0].body:
+        t = st.targets[0] if isinstance(st, gast.Delete) and len(st.targets) == 1 else None
+        if not (isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name)
+                and isinstance(t.slice, gast.Slice) and isinstance(t.slice.lower, gast.Name)
+                and t.slice.upper is None and t.slice.step is None
+                and lengths.get(t.slice.lower.id) == t.value.id):
+            break
+        out.add(t.value.id)
+    return out
+
+
+def _guards(s, before_try, after_try):
+    """Names holding the flag of an earlier lowering (``flag = _sg.attempting(...)``, a
+    copy ``cond = flag``) that the handler sets false first thing, and copies of those
+    made after the ``try``: the derivative code ``emit`` printed, whose backward code
+    reads what the body recorded only in ``if cond:``, which runs only if the body ran
+    to its end."""
+    flags = set()
+    for st in s.handlers[0].body:
+        if isinstance(st, gast.Delete):
+            continue
+        if not (isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name)
+                and isinstance(st.value, gast.Constant) and st.value.value is False):
+            break
+        flags.add(st.targets[0].id)
+    made = {st.targets[0].id for st in before_try if _attempt(st) is not None}
+    copies = {st.targets[0].id for st in before_try if isinstance(st, gast.Assign)
+              and isinstance(st.targets[0], gast.Name) and isinstance(st.value, gast.Name)
+              and st.value.id in made}
+    guards = flags & (made | copies)
+    return guards | {st.targets[0].id for st in after_try if isinstance(st, gast.Assign)
+                     and isinstance(st.targets[0], gast.Name)
+                     and isinstance(st.value, gast.Name) and st.value.id in guards}
+
+
+def _read_outside(body, fn, token):
+    """Names ``fn``'s normalized code reads outside ``body`` and the ``if`` blocks marked
+    ``token`` (which run only if the body ran to its end), where a gradient may flow: not
+    in statements without derivative (``_sg.zeros_like(x)`` reads a shape)."""
+    skipped = {id(st) for st in walk_stmts(body)}
+    for node in walk_stmts(fn.body):
+        if isinstance(node, gast.If) and getattr(node, "sg_try_guard", None) == token:
+            skipped |= {id(st) for st in walk_stmts(node.body)}
+    return {n.id for st in walk_stmts(fn.body) if id(st) not in skipped
+            and anno.kind(st) != "opaque" for n in own_nodes(st)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def check_heads(fn, error, kinds_changing):
+    """After the normalizer (calls inlined, objects' fields made names): the code before
+    each lowered ``try`` body's mark changes no list, dict or array (a statement of a kind
+    in ``kinds_changing``) and binds no name read outside the body, unless the handler
+    binds it first. Removes the marks. ``error(message, node, remedy)`` makes the
+    exception raised."""
+    for node in list(_nodes(fn)):
+        token = getattr(node, "sg_try", None)
+        if not isinstance(node, gast.If) or token is None:
+            continue
+        marks = [k for k, st in enumerate(node.body) if _is_mark(st)]
+        if not marks:
+            continue
+        head, node.body = node.body[:marks[0]], node.body[:marks[0]] + node.body[marks[0] + 1:]
+        for st in walk_stmts(head):
+            if anno.kind(st) in kinds_changing and not (
+                    anno.kind(st) == "append" and getattr(st, "sg_undone", False)):
+                raise error("the try body changes a list, dict, array or object before its "
+                            "last statement (here, or in code it calls); if a later "
+                            "statement raises, the change stays, which srcgrad does not model",
+                            st, "make the change in the try body's last statement, or after "
+                            "the try statement")
+        read_elsewhere = _read_outside(node.body, fn, token)
+        rebound = _bound_first(node.orelse)
+        for name in scope_bound_names(head):
+            if name in read_elsewhere and name not in rebound:
+                raise error(f"the try body binds `{name}` before its last statement (here, or "
+                            "in code it calls), and code outside the body reads it: if a later "
+                            "statement of the body raises, that value is read where srcgrad "
+                            "takes the body for not run", next(
+                                st for st in walk_stmts(head) if name in scope_bound_names([st])),
+                            f"bind `{name}` again at the start of the except clause, or make "
+                            "the binding the try body's last statement or after the try")
+
+
+def _nodes(fn):
+    """The nodes of ``fn``'s body (a def's or a module's), not of the defs in it."""
+    return (n for st in fn.body for n in scope_nodes(st))
+
+
+def _is_mark(st):
+    value = st.value if isinstance(st, gast.Expr) else None
+    return isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+        and value.func.attr == "try_tail" and isinstance(value.func.value, gast.Name) \
+        and value.func.value.id == "_sg"
+
+
+def _cannot_raise(s):
+    """``break``, ``continue``, ``pass``, ``name = <constant>`` (a flag a ``break`` set)."""
+    return isinstance(s, _CONTROL) or isinstance(s, gast.Assign) and len(s.targets) == 1 \
+        and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Constant)
+
+
+def _appends_to(n):
+    """``X`` of the statement ``X.append(v)``, else None."""
+    call = n.value if isinstance(n, gast.Expr) else None
+    return call.func.value.id if isinstance(call, gast.Call) \
+        and isinstance(call.func, gast.Attribute) and call.func.attr == "append" \
+        and isinstance(call.func.value, gast.Name) else None
+
+
+def _changed_object(s, undone=()):
+    """The name of the list, dict, array or object ``s`` changes (an item or attribute
+    written, a mutating method called, ``del``), or None; appends to ``undone`` lists
+    do not count."""
+    for n in scope_nodes(s):
+        if isinstance(n, (gast.Subscript, gast.Attribute)) \
+                and isinstance(n.ctx, (gast.Store, gast.Del)):
+            return gast.unparse(n.value).strip()
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                and n.func.attr in MUTATORS and not (
+                    n.func.attr == "append" and isinstance(n.func.value, gast.Name)
+                    and n.func.value.id in undone):
+            return gast.unparse(n.func.value).strip()
+        if isinstance(n, (gast.Global, gast.Nonlocal)):
+            return n.names[0]
+    return None
+
+
+def _bound_first(stmts):
+    """Names the statements bind, in straight-line code, before any read of them."""
+    bound, read = set(), set()
+    for s in stmts:
+        if not isinstance(s, (gast.Assign, gast.AnnAssign)):
+            break
+        read |= {n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)} - bound
+        bound |= set(scope_bound_names([s])) - read
+    return bound
+
+
+def _fresh(base, taken):
+    name, k = base, 1
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    taken.add(name)
+    return name
+
+
+# ---------------------------------------------------------------------------
+# Printing the branch as a try again
+# ---------------------------------------------------------------------------
+
+def emit(tree):
+    """Turn each branch ``lower`` made, in the forward code of ``tree``, back into a
+    ``try`` statement, in place (a second call changes nothing)."""
+    for owner, field in _statement_lists(tree):
+        setattr(owner, field, _emitted(getattr(owner, field)))
+
+
+def _statement_lists(tree):
+    for node in gast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field, None)
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt):
+                yield node, field
+
+
+def _emitted(stmts):
+    pending = {}  # flag -> the exception types of its handler, until its branch is met
+    copies = {}   # a name the forward code copied a flag into -> the flag
+    out = []
+    for s in stmts:
+        attempt = _attempt(s)
+        if attempt is not None:
+            pending[attempt[0]] = attempt[1]
+        elif isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name) \
+                and s.value.id in pending:
+            copies[s.targets[0].id] = s.value.id
+        elif isinstance(s, gast.Try) and getattr(s, "sg_try_flag", None) in pending:
+            del pending[s.sg_try_flag]  # (printed before)
+        elif isinstance(s, gast.If) and isinstance(s.test, gast.Name):
+            flag = copies.get(s.test.id, s.test.id)
+            if flag in pending:
+                out += _as_try(s, flag, pending.pop(flag))
+                continue
+        out.append(s)
+    return out
+
+
+def _attempt(s):
+    """``(flag, types)`` of ``flag = _sg.attempting(*types)``, else None."""
+    if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) \
+            and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute) \
+            and s.value.func.attr == "attempting" and isinstance(s.value.func.value, gast.Name) \
+            and s.value.func.value.id == "_sg":
+        return s.targets[0].id, s.value.args
+    return None
+
+
+def _as_try(s, flag, types):
+    body = list(s.body)
+    made = {n.id for st in body for n in scope_nodes(st)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    body = _without_foreign_dels(body, made)
+    stacks = sorted({st.value.func.value.id for st in walk_stmts(body)
+                     if getattr(st, "sg_push", False) and st.value.func.value.id not in made})
+    lengths = {stack: f"{stack}_at_try" for stack in stacks}
+    before = [gast.copy_location(T.assign(n, T.expr("len(x)", x=stack)), s)
+              for stack, n in lengths.items()]
+    undo = [gast.copy_location(gast.Delete([gast.Subscript(
+        T.name(stack), gast.Slice(T.name(n), None, None), gast.Del())]), s)
+        for stack, n in lengths.items()]
+    flags = [T.assign(flag, T.const(False))]
+    if s.test.id != flag:
+        flags.append(T.assign(s.test.id, T.const(False)))
+    kind = None
+    if len(types) == 1:
+        kind = copy.deepcopy(types[0])
+    elif types:
+        kind = gast.Tuple([copy.deepcopy(t) for t in types], gast.Load())
+    handler = gast.ExceptHandler(kind, None, undo + [gast.copy_location(f, s) for f in flags]
+                                 + list(s.orelse))
+    node = gast.copy_location(gast.Try(body or [gast.Pass()], [handler], [], []), s)
+    node.sg_try_flag = flag
+    return before + [node]
+
+
+def _without_foreign_dels(stmts, made):
+    """``stmts`` without deleting names they do not bind (the handler may read them)."""
+    out = []
+    for s in stmts:
+        if isinstance(s, gast.Delete):
+            targets = [t for t in s.targets if not isinstance(t, gast.Name) or t.id in made]
+            if targets:
+                out.append(gast.copy_location(gast.Delete(targets), s))
+            continue
+        for field in ("body", "orelse"):
+            inner = getattr(s, field, None)
+            if isinstance(inner, list) and inner and not isinstance(s, gast.FunctionDef):
+                setattr(s, field, _without_foreign_dels(inner, made) or [gast.Pass()])
+        out.append(s)
+    return out

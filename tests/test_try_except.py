@@ -1,0 +1,332 @@
+"""``try``/``except`` in differentiated code (passes/try_except.py): the backward code
+takes the path the forward code took, the printed code is a ``try`` again.
+
+The cases keep away from the edge between the paths (a matrix whose Cholesky
+factorization fails by a wide margin), so that central differences stay on one path.
+"""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from srcgrad.testing import check_grads
+
+RNG = np.random.default_rng(5)
+M = RNG.normal(size=(4, 4))
+LOWEST = np.linalg.eigvalsh(M @ M.T).min()
+GOOD = 1.0                 # M M^T + GOOD I: positive definite
+BAD = -(LOWEST + 0.5)      # lowest eigenvalue -0.5: the factorization fails
+LinAlgError = np.linalg.LinAlgError
+
+
+def cholesky_or_jitter(m, shift):
+    K = m @ m.T + shift * np.eye(len(m))
+    try:
+        L = np.linalg.cholesky(K)
+    except np.linalg.LinAlgError:
+        L = np.linalg.cholesky(K + 1.0 * np.eye(len(m)))
+    return np.sum(np.log(np.diag(L))) + np.sum(L ** 2) / 10.0
+
+
+def _safe_cholesky(K):
+    try:
+        return np.linalg.cholesky(K)
+    except LinAlgError:
+        return np.linalg.cholesky(K + 1.0 * np.eye(len(K)))
+
+
+def helper_returning_from_both(m, shift):
+    L = _safe_cholesky(m @ m.T + shift * np.eye(len(m)))
+    return np.sum(np.tanh(L))
+
+
+def params_dict(params, shift):
+    K = params["m"] @ params["m"].T + shift * np.eye(len(params["m"]))
+    try:
+        L = np.linalg.cholesky(K)
+        logdet = 2.0 * np.sum(np.log(np.diag(L)))
+    except LinAlgError:
+        L = np.linalg.cholesky(K + np.eye(len(K)))
+        logdet = 2.0 * np.sum(np.log(np.diag(L))) + params["penalty"]
+    return logdet + np.sum(L)
+
+
+def jitter_for_loop(m, shift):
+    K = m @ m.T + shift * np.eye(len(m))
+    jitter = 0.0
+    for _ in range(8):
+        try:
+            L = np.linalg.cholesky(K + jitter * np.eye(len(K)))
+            break
+        except LinAlgError:
+            jitter = 1e-3 if jitter == 0.0 else jitter * 10.0
+    return np.sum(L ** 2) + jitter
+
+
+def jitter_while_loop(m, shift):
+    K = m @ m.T + shift * np.eye(len(m))
+    jitter = 1e-3
+    while True:
+        try:
+            L = np.linalg.cholesky(K + jitter * np.eye(len(K)))
+            break
+        except np.linalg.LinAlgError as err:
+            jitter = jitter * (10.0 if "positive definite" in str(err) else 100.0)
+    return np.sum(np.log(np.diag(L)))
+
+
+def with_else_clause(m, shift):
+    K = m @ m.T + shift * np.eye(len(m))
+    try:
+        scaled = K * 0.5
+        L = np.linalg.cholesky(scaled)
+    except (np.linalg.LinAlgError, ValueError):
+        L = np.linalg.cholesky(K * 0.5 + np.eye(len(K)))
+        scale = 2.0
+    else:
+        scale = np.sum(scaled) / 100.0 + 1.0   # (the body ran to its end: ``scaled`` is its)
+    return scale * np.sum(L ** 2)
+
+
+def raise_in_the_body(xs):
+    total = 0.0
+    for k in range(len(xs)):
+        v = xs[k]
+        try:
+            if v < 0:
+                raise ValueError("negative")
+            s = np.sqrt(v) * 2.0
+        except ValueError:
+            s = v * v
+        total = total + s
+    return total
+
+
+def division_by_zero(a, b):
+    try:
+        r = a / b
+    except ZeroDivisionError:
+        r = a * 3.0
+    return r * a
+
+
+def key_error_fallback(x, params):
+    try:
+        scale = params["scale"]
+    except KeyError:
+        scale = x[0]
+    return np.sum(scale * x ** 2)
+
+
+def exception_carries_a_value(x):
+    try:
+        if x[0] > 0:
+            raise ValueError(2.0)
+        y = x * 3.0
+    except ValueError as err:
+        y = x * err.args[0]
+    return np.sum(y ** 2)
+
+
+def bare_except(x):
+    try:
+        y = np.log(x) if np.all(x > 0) else np.asarray(None) + 1
+    except:  # noqa: E722 (the form people write)
+        y = x * 2.0
+    return np.sum(y ** 2)
+
+
+MATRIX_CASES = [(f, shift) for f in (cholesky_or_jitter, helper_returning_from_both,
+                                      jitter_for_loop, jitter_while_loop, with_else_clause)
+                for shift in (GOOD, BAD)]
+
+
+@pytest.mark.parametrize("f, shift", MATRIX_CASES, ids=lambda c: getattr(
+    c, "__name__", "good" if c == GOOD else "bad"))
+def test_matrix_functions_on_both_paths(f, shift):
+    check_grads(f, (M.copy(), shift), order=2, wrt=0, rtol=1e-4, atol=1e-6)
+    value, _ = sg.value_and_grad(f)(M, shift)
+    assert value == pytest.approx(f(M, shift), rel=1e-12)
+    v = RNG.normal(size=M.shape)
+    _, t = sg.jvp(lambda m: f(m, shift), (M,), (v,))
+    assert t == pytest.approx(np.sum(sg.grad(f)(M, shift) * v), rel=1e-8)
+
+
+@pytest.mark.parametrize("shift", [GOOD, BAD])
+def test_a_parameter_dict(shift):
+    params = {"m": M.copy(), "penalty": 0.3}
+    check_grads(params_dict, (params, shift), order=2, wrt=0, rtol=1e-4, atol=1e-6)
+    g = sg.grad(params_dict)(params, shift)
+    assert g["penalty"] == (1.0 if shift == BAD else 0.0)
+
+
+@pytest.mark.parametrize("f, args", [
+    (raise_in_the_body, (np.array([1.0, -2.0, 3.0, -0.5]),)),
+    (division_by_zero, (1.5, 2.0)), (division_by_zero, (1.5, 0.0)),
+    (key_error_fallback, (np.array([0.5, -1.0, 2.0]), {"scale": 3.0})),
+    (key_error_fallback, (np.array([0.5, -1.0, 2.0]), {"other": 3.0})),
+    (exception_carries_a_value, (np.array([0.5, -1.0]),)),
+    (exception_carries_a_value, (np.array([-0.5, -1.0]),)),
+    (bare_except, (np.array([1.0, 2.0]),)), (bare_except, (np.array([1.0, -2.0]),)),
+], ids=lambda c: getattr(c, "__name__", ""))
+def test_other_exceptions(f, args):
+    check_grads(f, args, order=2, wrt=0)
+
+
+@pytest.mark.parametrize("shift", [GOOD, BAD])
+def test_tapes(shift):
+    @sg.function
+    def taped(m):
+        with sg.GradientTape() as tape:
+            tape.watch(m)
+            K = m @ m.T + shift * np.eye(4)
+            try:
+                L = np.linalg.cholesky(K)
+            except np.linalg.LinAlgError:
+                L = np.linalg.cholesky(K + 1.0 * np.eye(4))
+            y = np.sum(np.log(np.diag(L))) + np.sum(L ** 2) / 10.0
+        return tape.gradient(y, m)
+
+    expected = sg.grad(cholesky_or_jitter)(M, shift)
+    np.testing.assert_allclose(taped(M), expected, rtol=1e-10)
+    m = M.copy()
+    with sg.GradientTape() as tape:  # (plain code: the block compiled where it runs)
+        tape.watch(m)
+        K = m @ m.T + shift * np.eye(4)
+        try:
+            L = np.linalg.cholesky(K)
+        except np.linalg.LinAlgError:
+            L = np.linalg.cholesky(K + 1.0 * np.eye(4))
+        y = np.sum(np.log(np.diag(L))) + np.sum(L ** 2) / 10.0
+    np.testing.assert_allclose(tape.gradient(y, m), expected, rtol=1e-10)
+
+
+def logs_failures(m, shift, log):
+    K = m @ m.T + shift * np.eye(len(m))
+    try:
+        L = np.linalg.cholesky(K)
+    except np.linalg.LinAlgError as e:
+        log.append(str(e))
+        L = np.linalg.cholesky(K + np.eye(len(m)))
+    return np.sum(L)
+
+
+def test_the_handler_runs_once_and_the_code_reads_as_a_try():
+    log = []
+    sg.grad(logs_failures)(M, BAD, log)
+    assert log == ["Matrix is not positive definite"]
+    sg.grad(logs_failures)(M, GOOD, log)
+    assert len(log) == 1
+    text = sg.adjoint_source(cholesky_or_jitter)
+    assert "    try:\n" in text and "except np.linalg.LinAlgError:" in text, text
+
+
+def reraises(m, shift):
+    try:
+        L = np.linalg.cholesky(m @ m.T + shift * np.eye(len(m)))
+    except np.linalg.LinAlgError as e:
+        raise ValueError("kernel not positive definite") from e
+    return np.sum(L)
+
+
+def test_a_handler_that_raises():
+    check_grads(reraises, (M.copy(), GOOD), order=2, wrt=0)
+    with pytest.raises(ValueError, match="kernel not positive definite") as info:
+        sg.grad(reraises)(M, BAD)
+    assert isinstance(info.value.__cause__, LinAlgError)
+
+
+# What the compiler refuses, naming the line: where a later statement of the body
+# raising would leave a change the branch does not model.
+
+def binds_then_raises(x, flag):
+    try:
+        y = x * 2.0
+        if flag > 0:
+            raise ValueError("x")
+    except ValueError:
+        pass
+    return np.sum(y)
+
+
+def changes_then_raises(x, flag):
+    state = {"h": x}
+    try:
+        state["h"] = x * 3.0
+        if flag > 0:
+            raise ValueError("x")
+    except ValueError:
+        pass
+    return np.sum(state["h"])
+
+
+class _Cell:
+    def __init__(self, h):
+        self.h = h
+
+    def step(self, x):
+        self.h = self.h * x
+        return self.h
+
+
+def method_sets_a_field_then_raises(x, flag):
+    c = _Cell(x * 1.0)
+    try:
+        c.step(x)
+        if flag > 0:
+            raise ValueError("x")
+        y = c.h * 2.0
+    except ValueError:
+        y = c.h * 5.0
+    return np.sum(y)
+
+
+def helper_appends_then_raises(x, flag):
+    items = [x]
+
+    def add(v):
+        items.append(v * 2.0)
+        return v
+    try:
+        add(x)
+        if flag > 0:
+            raise ValueError("x")
+        y = x
+    except ValueError:
+        y = x * 0.0
+    return np.sum(y) + np.sum(items[-1])
+
+
+def with_finally(x):
+    try:
+        y = x * 2.0
+    except ValueError:
+        y = x
+    finally:
+        x = x + 1.0
+    return np.sum(y)
+
+
+def two_handlers(x):
+    try:
+        y = np.sqrt(x)
+    except ValueError:
+        y = x
+    except KeyError:
+        y = x * 2.0
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("f, message", [
+    (binds_then_raises, r"binds `y` before its last statement"),
+    (changes_then_raises, r"changes `state` before its last statement"),
+    (method_sets_a_field_then_raises, r"binds `c.h` before its last statement \(here, or "
+                                      r"in code it calls\)"),
+    (helper_appends_then_raises, r"changes a list, dict, array or object before its last "
+                                 r"statement \(here, or in code it calls\)"),
+    (with_finally, r"try statement with a finally clause is not supported"),
+    (two_handlers, r"several except clauses"),
+], ids=lambda c: getattr(c, "__name__", ""))
+def test_refused_naming_the_line(f, message):
+    with pytest.raises(sg.CompileError, match=message + r".*test_try_except\.py:\d+"):
+        sg.grad(f)(np.array([0.5, 2.0]), 1.0) if f.__code__.co_argcount == 2 \
+            else sg.grad(f)(np.array([0.5, 2.0]))
