@@ -135,6 +135,61 @@ def bare_except(x):
     return np.sum(y ** 2)
 
 
+def raises_in_an_inner_loop(x, limit):
+    total = 0.0
+    for k in range(3):
+        try:
+            acc = x * 1.0
+            for j in range(4):
+                acc = np.sin(acc) * (j + 1.0)
+                if j == limit and k == 1:
+                    raise ValueError("stop")
+            total = total + np.sum(acc)
+        except ValueError:
+            total = total + np.sum(x ** 2)
+    return total
+
+
+def nested_tries(x, a, b):
+    try:
+        try:
+            if a > 0:
+                raise KeyError("a")
+            y = x * 2.0
+        except KeyError:
+            if b > 0:
+                raise ValueError("b")
+            y = x * 3.0
+    except ValueError:
+        y = x ** 3
+    return np.sum(y)
+
+
+def returns_from_a_loop(x):
+    for k in range(5):
+        try:
+            if k == 2:
+                raise ValueError("two")
+            if np.sum(x) * k > 3.0:
+                return np.sum(x ** 2) * k
+        except ValueError:
+            continue
+    return np.sum(x)
+
+
+def handler_continues(xs):
+    out = 0.0
+    for v in xs:
+        try:
+            if v < -1.0:
+                raise ValueError("too small")
+            r = np.exp(v)
+        except ValueError:
+            continue
+        out = out + r * v
+    return out
+
+
 MATRIX_CASES = [(f, shift) for f in (cholesky_or_jitter, helper_returning_from_both,
                                       jitter_for_loop, jitter_while_loop, with_else_clause)
                 for shift in (GOOD, BAD)]
@@ -167,6 +222,15 @@ def test_a_parameter_dict(shift):
     (exception_carries_a_value, (np.array([0.5, -1.0]),)),
     (exception_carries_a_value, (np.array([-0.5, -1.0]),)),
     (bare_except, (np.array([1.0, 2.0]),)), (bare_except, (np.array([1.0, -2.0]),)),
+    # (a raise part way through an inner loop: what the body pushed is rolled back)
+    (raises_in_an_inner_loop, (np.array([0.3, -0.7, 1.1]), 2)),
+    (raises_in_an_inner_loop, (np.array([0.3, -0.7, 1.1]), 0)),
+    (raises_in_an_inner_loop, (np.array([0.3, -0.7, 1.1]), 9)),
+    (nested_tries, (np.array([0.3, -0.7]), 0, 0)), (nested_tries, (np.array([0.3, -0.7]), 1, 0)),
+    (nested_tries, (np.array([0.3, -0.7]), 0, 1)), (nested_tries, (np.array([0.3, -0.7]), 1, 1)),
+    (returns_from_a_loop, (np.array([0.3, -0.7, 1.1]),)),
+    (returns_from_a_loop, (np.array([0.9, 0.7, 1.1]),)),
+    (handler_continues, (np.array([0.5, -2.0, 1.5, -3.0]),)),
 ], ids=lambda c: getattr(c, "__name__", ""))
 def test_other_exceptions(f, args):
     check_grads(f, args, order=2, wrt=0)
@@ -198,6 +262,24 @@ def test_tapes(shift):
             L = np.linalg.cholesky(K + 1.0 * np.eye(4))
         y = np.sum(np.log(np.diag(L))) + np.sum(L ** 2) / 10.0
     np.testing.assert_allclose(tape.gradient(y, m), expected, rtol=1e-10)
+
+
+@pytest.mark.parametrize("shift", [GOOD, BAD])
+def test_a_tape_with_a_try_in_a_loop(shift):
+    m = M.copy()
+    with sg.GradientTape() as tape:
+        tape.watch(m)
+        K = m @ m.T + shift * np.eye(len(m))
+        jitter = 0.0
+        for _ in range(8):
+            try:
+                L = np.linalg.cholesky(K + jitter * np.eye(len(K)))
+                break
+            except LinAlgError:
+                jitter = 1e-3 if jitter == 0.0 else jitter * 10.0
+        y = np.sum(L ** 2) + jitter
+    np.testing.assert_allclose(tape.gradient(y, m), sg.grad(jitter_for_loop)(M, shift),
+                               rtol=1e-10)
 
 
 def logs_failures(m, shift, log):
@@ -296,6 +378,20 @@ def helper_appends_then_raises(x, flag):
     return np.sum(y) + np.sum(items[-1])
 
 
+def carried_to_the_next_trip(x, flag):
+    total = 0.0
+    h = x * 1.0
+    for k in range(3):
+        try:
+            h = np.tanh(h) * 2.0   # read by the next trip: a raise below would leave it
+            if k == flag:
+                raise ValueError("bad")
+            total = total + np.sum(h)
+        except ValueError:
+            pass
+    return total
+
+
 def with_finally(x):
     try:
         y = x * 2.0
@@ -323,6 +419,7 @@ def two_handlers(x):
                                       r"in code it calls\)"),
     (helper_appends_then_raises, r"changes a list, dict, array or object before its last "
                                  r"statement \(here, or in code it calls\)"),
+    (carried_to_the_next_trip, r"binds `h` before its last statement"),
     (with_finally, r"try statement with a finally clause is not supported"),
     (two_handlers, r"several except clauses"),
 ], ids=lambda c: getattr(c, "__name__", ""))

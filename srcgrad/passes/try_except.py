@@ -28,13 +28,20 @@ first sets the branch's flag (and the copy the forward code records of it) false
                                                 ...
 
 What the body did before it raised stays done, as in Python; the branch says it
-did not run. So the body may bind names before its last statement only where
-nothing outside it reads them before the handler binds them again, and may change
-a list, dict or array only in its last statement (``lower`` and the normalizer
-refuse the rest, naming the line). Inside a loop, what the body's forward code
-pushed on the backward pass's stacks before it raised is taken off again. ``del``
-of a value the body did not make is dropped from the body (the handler may read
-it). A ``finally`` clause, and several handlers, stay refused.
+did not run. So before its last statement (``_sg.try_tail()`` marks where that
+starts) the body may change no list, dict, array or object, and may bind only
+names nothing outside it reads where a gradient flows, unless the handler binds
+them first: ``lower`` checks the source, ``check_heads`` the code once calls are
+inlined (a helper's append, a method setting an attribute), naming the line.
+Inside a loop, what the body's forward code pushed on the backward pass's stacks
+before it raised is taken off again. ``del`` of a value the body did not make is
+dropped from the body (the handler may read it). A ``finally`` clause, and several
+handlers, stay refused.
+
+The derivative code is a function like any other: differentiated again, its
+``try`` is lowered again; what its handler takes off and the ``if cond:`` blocks of
+its backward code (which run only where the body ran to its end) are known for
+what they are (``_undone``, ``_guards``).
 """
 import copy
 import itertools
@@ -93,9 +100,7 @@ def _lowered(s, fresh, undone, token):
     types = [handler.type] if handler.type is not None else []
     attempt = gast.copy_location(
         T.assign(flag, gast.Call(T.expr("_sg.attempting"), types, [])), s)
-    # (What the body appended, the handler takes off first (_undone): for the branch,
-    # the body did not run, so there is nothing to take off.)
-    orelse = list(handler.body)[len(undone):]
+    orelse = list(handler.body)
     if handler.name is not None:
         name = handler.name.id if isinstance(handler.name, gast.Name) else handler.name
         orelse.insert(0, gast.copy_location(T.assign(name, T.expr("_sg.caught()")), handler))
@@ -162,7 +167,8 @@ def _refusal(s, fn, undone, token):
 
 def _undone(s, before_try):
     """Lists whose items the body appends its handler takes off again, first thing
-    (``del X[n:]``, ``n = len(X)`` right before the ``try``): what ``emit`` prints."""
+    (``_sg.rolled_back(X, n, ...)``, ``n = len(X)`` right before the ``try``): what
+    ``emit`` prints."""
     lengths = {}
     for st in reversed(before_try):
         if not (isinstance(st, gast.Assign) and isinstance(st.value, gast.Call)
@@ -173,13 +179,13 @@ def _undone(s, before_try):
         lengths[st.targets[0].id] = st.value.args[0].id
     out = set()
     for st in s.handlers[0].body:
-        t = st.targets[0] if isinstance(st, gast.Delete) and len(st.targets) == 1 else None
-        if not (isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name)
-                and isinstance(t.slice, gast.Slice) and isinstance(t.slice.lower, gast.Name)
-                and t.slice.upper is None and t.slice.step is None
-                and lengths.get(t.slice.lower.id) == t.value.id):
+        call = st.value if isinstance(st, (gast.Assign, gast.Expr)) else None
+        if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
+                and call.func.attr == "rolled_back" and len(call.args) >= 2
+                and all(isinstance(a, gast.Name) for a in call.args[:2])
+                and lengths.get(call.args[1].id) == call.args[0].id):
             break
-        out.add(t.value.id)
+        out.add(call.args[0].id)
     return out
 
 
@@ -191,7 +197,7 @@ def _guards(s, before_try, after_try):
     to its end."""
     flags = set()
     for st in s.handlers[0].body:
-        if isinstance(st, gast.Delete):
+        if _is_rollback(st):
             continue
         if not (isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name)
                 and isinstance(st.value, gast.Constant) and st.value.value is False):
@@ -205,6 +211,12 @@ def _guards(s, before_try, after_try):
     return guards | {st.targets[0].id for st in after_try if isinstance(st, gast.Assign)
                      and isinstance(st.targets[0], gast.Name)
                      and isinstance(st.value, gast.Name) and st.value.id in guards}
+
+
+def _is_rollback(st):
+    call = st.value if isinstance(st, (gast.Assign, gast.Expr)) else None
+    return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) \
+        and call.func.attr == "rolled_back"
 
 
 def _read_outside(body, fn, token):
@@ -243,6 +255,8 @@ def check_heads(fn, error, kinds_changing):
                             st, "make the change in the try body's last statement, or after "
                             "the try statement")
         read_elsewhere = _read_outside(node.body, fn, token)
+        if id(node) in _in_loops(fn):  # (a value the body bound on an earlier trip)
+            read_elsewhere |= _read_before_bound(node.body, set())
         rebound = _bound_first(node.orelse)
         for name in scope_bound_names(head):
             if name in read_elsewhere and name not in rebound:
@@ -253,6 +267,32 @@ def check_heads(fn, error, kinds_changing):
                                 st for st in walk_stmts(head) if name in scope_bound_names([st])),
                             f"bind `{name}` again at the start of the except clause, or make "
                             "the binding the try body's last statement or after the try")
+
+
+def _in_loops(fn):
+    """The ids of the statements of ``fn`` inside a loop of it."""
+    out = set()
+    for loop in walk_stmts(fn.body):
+        if isinstance(loop, (gast.For, gast.While)):
+            out |= {id(st) for st in walk_stmts(loop.body)}
+    return out
+
+
+def _read_before_bound(stmts, bound):
+    """Names ``stmts`` may read before they bind them (``bound``: bound before them)."""
+    found = set()
+    for st in stmts:
+        found |= {n.id for n in own_nodes(st) if isinstance(n, gast.Name)
+                  and isinstance(n.ctx, gast.Load)} - bound
+        if isinstance(st, (gast.If, gast.For, gast.While)):
+            inner = set(bound)
+            if isinstance(st, gast.For):  # (its target, bound at each trip)
+                inner |= {n.id for n in gast.walk(st.target) if isinstance(n, gast.Name)}
+            found |= _read_before_bound(st.body, inner) \
+                | _read_before_bound(st.orelse, set(bound))
+        else:
+            bound |= set(scope_bound_names([st]))
+    return found
 
 
 def _nodes(fn):
@@ -303,6 +343,9 @@ def _bound_first(stmts):
     """Names the statements bind, in straight-line code, before any read of them."""
     bound, read = set(), set()
     for s in stmts:
+        if _is_rollback(s):  # (``v = _sg.rolled_back(v_stack, n, v)``: v as before the try)
+            bound |= set(scope_bound_names([s])) - read
+            continue
         if not isinstance(s, (gast.Assign, gast.AnnAssign)):
             break
         read |= {n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)} - bound
@@ -324,18 +367,21 @@ def _fresh(base, taken):
 # ---------------------------------------------------------------------------
 
 def emit(tree):
-    """Turn each branch ``lower`` made, in the forward code of ``tree``, back into a
-    ``try`` statement, in place (a second call changes nothing)."""
-    for owner, field in _statement_lists(tree):
-        setattr(owner, field, _emitted(getattr(owner, field)))
+    """Turn each branch ``lower`` made, in the forward code of ``tree`` (a module),
+    back into a ``try`` statement, in place (a second call changes nothing)."""
+    tree.body = _emitted_block(tree.body)
 
 
-def _statement_lists(tree):
-    for node in gast.walk(tree):
+def _emitted_block(stmts):
+    """``stmts`` with the blocks nested in them first (a ``try`` in a ``try``)."""
+    for s in stmts:
         for field in ("body", "orelse", "finalbody"):
-            stmts = getattr(node, field, None)
-            if isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt):
-                yield node, field
+            inner = getattr(s, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                setattr(s, field, _emitted_block(inner))
+        for handler in getattr(s, "handlers", ()):
+            handler.body = _emitted_block(handler.body)
+    return _emitted(stmts)
 
 
 def _emitted(stmts):
@@ -376,14 +422,24 @@ def _as_try(s, flag, types):
     made = {n.id for st in body for n in scope_nodes(st)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     body = _without_foreign_dels(body, made)
-    stacks = sorted({st.value.func.value.id for st in walk_stmts(body)
-                     if getattr(st, "sg_push", False) and st.value.func.value.id not in made})
-    lengths = {stack: f"{stack}_at_try" for stack in stacks}
+    # The backward pass's stacks the body pushes on, and the value each push saves (a
+    # name the push is before a binding of; None for an item's slot).
+    stacks = {}
+    for st in walk_stmts(body):
+        if getattr(st, "sg_push", False) and st.value.func.value.id not in made:
+            saved = st.value.args[0]
+            stacks[st.value.func.value.id] = saved.id if isinstance(saved, gast.Name) else None
+    lengths = {stack: f"{stack}_at_try" for stack in sorted(stacks)}
     before = [gast.copy_location(T.assign(n, T.expr("len(x)", x=stack)), s)
               for stack, n in lengths.items()]
-    undo = [gast.copy_location(gast.Delete([gast.Subscript(
-        T.name(stack), gast.Slice(T.name(n), None, None), gast.Del())]), s)
-        for stack, n in lengths.items()]
+    undo = []
+    for stack, n in lengths.items():
+        call = T.expr("_sg.rolled_back(s, n)", s=stack, n=n)
+        if stacks[stack] is not None:
+            call.args.append(T.name(stacks[stack]))
+            undo.append(gast.copy_location(T.assign(stacks[stack], call), s))
+        else:
+            undo.append(gast.copy_location(gast.Expr(call), s))
     flags = [T.assign(flag, T.const(False))]
     if s.test.id != flag:
         flags.append(T.assign(s.test.id, T.const(False)))

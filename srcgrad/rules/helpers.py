@@ -51,6 +51,8 @@ TABLE = {
     rt.copy_value: Rule("value, name, where", rank="identity", nograd={"name", "where"},
                         value="g"),
     rt.read_value: Rule("value", rank="identity", value="g"),
+    rt.rolled_back: Rule("stack, length, value=None", rank="identity", nograd={"stack", "length"},
+                         value="g"),
     rt.as_list: Rule("grad, like", grad="_sg.from_list(g, grad)", nograd=_LIKE),
     rt.distinct: Rule("grads", grads="g"),
     rt.writeable: Rule("value", value="g"),

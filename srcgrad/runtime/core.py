@@ -21,7 +21,7 @@ __all__ = [
     "check_array", "check_row_index", "stored_grad", "add_at", "add_at_zeros", "times_ones", "is_source",
     "gather_items", "zero_at", "copy_slot", "copy_value", "dict_values", "dict_values_grad", "dict_values_grad_grad", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "repeats", "concat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view",
-    "check_item_read", "distinct", "as_list", "from_list", "check_scalar", "scalar_seed", "attempting", "caught", "try_tail",
+    "check_item_read", "distinct", "as_list", "from_list", "check_scalar", "scalar_seed", "attempting", "caught", "try_tail", "rolled_back",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "check_zip", "field", "field_grad",
     "field_index", "new_object", "set_attributes", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "check_slice_length", "updated_in_place",
     "value_copy", "check_field", "as_arguments", "taken", "snapshot", "put_back",
@@ -803,6 +803,17 @@ def attempting(*exception_types):
     """``True``: the flag of a ``try`` statement's body, made false by its handler (the
     compiler reads a ``try`` as a branch on it: passes/try_except.py)."""
     return True
+
+
+def rolled_back(stack, length, value=None):
+    """``value`` as it was before a ``try`` body that raised pushed it on ``stack`` (the
+    first item past ``length``), the pushes taken off: the backward pass then finds the
+    stack and the value as where the body did not run. (For the compiler, ``value``
+    itself: in its model the body did not run, so nothing is past ``length``.)"""
+    if len(stack) > length:
+        value = stack[length]
+        del stack[length:]
+    return value
 
 
 def try_tail():
