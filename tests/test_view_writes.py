@@ -302,3 +302,60 @@ def test_second_order_of_a_write_into_an_input_names_the_users_line():
                                               r"be shared .* first derivative's code") as e:
         sg.hvp(input_updated_through_a_view)(X0.copy(), np.ones(4))
     assert "a0" not in str(e.value) and "test_view_writes.py:" in str(e.value)
+
+
+# -- fuzz 45000:146: a write through a view of another name of an array that a third
+# name also holds (``b = a; g = a; h = g[1:]; h[0] = v``) was differentiated as if ``b``
+# kept the old values (every form gave a wrong gradient); now refused like ``b = a``
+# then ``a[0] = v``.
+
+def through_a_second_name(x):
+    a = x * 2.0
+    b = a
+    g = a
+    h = g[1:]
+    h[0] = 5.0 * x[0]
+    return np.sum(b * x)
+
+
+def reshaped_second_name_updated(x):
+    a = x * 2.0
+    b = a
+    g = a
+    h = g.reshape(-1)
+    h += b
+    return np.sum(b * x)
+
+
+def three_names_and_a_view(x):
+    a = x * 2.0
+    b = a
+    c = b
+    g = a
+    h = g.reshape(-1)
+    h += c
+    return np.sum(b) + np.sum(g)
+
+
+class _State:
+    def __init__(self, x):
+        self.x = x
+
+    def __call__(self):
+        self.a = self.x * 2.0
+        self.b = self.a
+        self.g = self.a
+        self.h = self.g.reshape(-1)
+        self.h += self.b
+        return np.sum(self.b) + np.sum(self.g)
+
+
+def attributes_of_an_object(x):
+    return _State(x)()
+
+
+@pytest.mark.parametrize("f", [through_a_second_name, reshaped_second_name_updated,
+                               three_names_and_a_view, attributes_of_an_object])
+def test_a_write_through_a_view_of_a_shared_array_is_refused(f):
+    with pytest.raises(sg.CompileError, match="may be shared with another variable"):
+        sg.grad(f)(X0.copy())

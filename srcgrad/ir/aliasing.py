@@ -271,6 +271,9 @@ def _transient_views(body, loads, scope, backward_reads=True):
             if base is None:
                 continue
             view, total, seen = s.targets[0].id, loads.get(s.targets[0].id, 0), 0
+            # (A write into another name of ``base``'s array is a write into it: ``g = a``
+            # then ``g[0] = v`` changes what ``view = a`` holds.)
+            bases = _array_class(base, handed) - {view}
             valued, last = False, i  # a read whose derivative needs the value; the last read
             copied = set()  # names a read binds to the array (``b = view``)
             derived = False  # a view of ``view`` bound to another name (``b = view.T``)
@@ -283,11 +286,11 @@ def _transient_views(body, loads, scope, backward_reads=True):
                     break
                 reads = sum(1 for n in names if n.id == view and isinstance(n.ctx, gast.Load))
                 compound = isinstance(later, (gast.If, gast.For, gast.While))
-                if base in written and (seen + reads < total or (compound and reads)):
+                if bases & written and (seen + reads < total or (compound and reads)):
                     break
                 seen += reads
                 if reads and _kept(later, view, scope) \
-                        and (not backward_reads or base in written_after(block, j)):
+                        and (not backward_reads or bases & written_after(block, j)):
                     seen = -1  # (held on by a container or a call: read later, maybe)
                     break
                 if reads:
@@ -303,7 +306,7 @@ def _transient_views(body, loads, scope, backward_reads=True):
                         copied.add(later.targets[0].id)  # ``b = view[1:]``: a view of it too
                         derived = True
             if seen == total and (valued or derived) and backward_reads \
-                    and base in written_after(block, last):
+                    and bases & written_after(block, last):
                 seen = -1  # written into after the last read: changed for the backward pass
             # A read handing the array to another name (``b = view``; ``base = view`` hands
             # it back: one name again): that name written into (``b[0] = 0`` writes into
@@ -321,6 +324,12 @@ def _transient_views(body, loads, scope, backward_reads=True):
             if seen == total:
                 safe.add(id(s))
     return safe
+
+
+def _array_class(name, handed):
+    """``name`` and the names its array was handed to or from (``b = a``, ``g = a[1:]``),
+    transitively, either way."""
+    return handed_on({name}, handed + [(b, a) for a, b in handed])
 
 
 def _blocks(body):
