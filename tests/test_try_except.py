@@ -392,6 +392,45 @@ def carried_to_the_next_trip(x, flag):
     return total
 
 
+def handler_prints_a_value_of_the_body(x, flag, log):
+    total = 0.0
+    for k in range(3):
+        try:
+            loss = np.sum(x ** 2) * k
+            z = loss * loss
+            if k == flag:
+                raise ValueError("bad")
+            total = total + z
+        except ValueError:
+            log.append(float(loss))  # (the loss of the trip that raised, as Python has it)
+    return total
+
+
+def tape_result_bound_before_a_raise(x, flag):
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        total = 0.0
+        for k in range(3):
+            try:
+                tmp = np.sum(x ** 2) * k   # (a result of the block: read after it)
+                tmp2 = tmp * tmp
+                if k == flag:
+                    raise ValueError("bad")
+                total = total + tmp2
+            except ValueError:
+                pass
+    return tape.gradient(total, x), tmp
+
+
+def test_values_of_a_body_that_raised_read_after_it_are_refused():
+    with pytest.raises(sg.CompileError, match=r"binds `loss` before its last statement"):
+        sg.grad(handler_prints_a_value_of_the_body)(np.array([0.5, 1.0]), 1, [])
+    for placement in (tape_result_bound_before_a_raise,
+                      sg.function(tape_result_bound_before_a_raise)):
+        with pytest.raises(sg.CompileError, match=r"binds `tmp` before its last statement"):
+            placement(np.array([0.5, 1.0]), 2)
+
+
 def with_finally(x):
     try:
         y = x * 2.0

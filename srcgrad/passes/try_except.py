@@ -68,7 +68,12 @@ def lowered(s, scope, fresh):
     """The statements ``s`` (a ``try``) becomes, or None where it cannot: ``scope``, the
     node whose code may read what ``s`` binds; ``fresh(base)``, a name no code uses."""
     refusal, undone, token = _analysis(s, scope, [], [])
-    return _lowered(s, fresh, undone, token) if refusal is None else None
+    if refusal is not None:
+        return None
+    out = _lowered(s, fresh, undone, token)
+    # (What a tape's block binds is its result: written back to the caller's variables.)
+    out[1].sg_try_visible = frozenset(scope_bound_names(_head(s.body)))
+    return out
 
 
 def _block(owner, field, taken, fn):
@@ -114,6 +119,7 @@ def _lowered(s, fresh, undone, token):
     body.insert(last, gast.copy_location(gast.Expr(T.expr("_sg.try_tail()")), body[last]))
     branch = gast.copy_location(gast.If(T.name(flag), body, orelse), s)
     branch.sg_try = token
+    branch.sg_emitted = getattr(s, "sg_emitted", False)
     out = [attempt, branch]
     if s.orelse:  # (not protected by the try: a branch of its own, after it)
         after = gast.copy_location(gast.If(T.name(flag), list(s.orelse), []), s.orelse[0])
@@ -132,6 +138,8 @@ def _analysis(s, fn, before_try, after_try):
     if s.finalbody or len(s.handlers) != 1:
         return _refusal(s, fn, set(), token), set(), token
     undone, guards = _undone(s, before_try), _guards(s, before_try, after_try)
+    if guards:  # (derivative code: check_heads)
+        s.sg_emitted = True
     for node in _nodes(fn):
         if isinstance(node, gast.If) and isinstance(node.test, gast.Name) \
                 and node.test.id in guards:
@@ -151,11 +159,7 @@ def _refusal(s, fn, undone, token):
         return ("try statement with several except clauses is not supported", s,
                 "catch the exceptions in one clause, except (A, B):, and tell them apart "
                 "outside the differentiated function")
-    body = list(s.body)
-    while body and _cannot_raise(body[-1]):
-        body.pop()
-    before = body[:-1]
-    for st in before:
+    for st in _head(s.body):
         changed = _changed_object(st, undone)
         if changed is not None:
             return (f"the try body changes `{changed}` before its last statement; if a later "
@@ -163,6 +167,14 @@ def _refusal(s, fn, undone, token):
                     "make the change the try body's last statement, or make it after the "
                     "try statement")
     return None  # (what the body binds: check_heads, once calls are inlined)
+
+
+def _head(body):
+    """The statements of a ``try`` body before its last one that may raise."""
+    body = list(body)
+    while body and _cannot_raise(body[-1]):
+        body.pop()
+    return body[:-1]
 
 
 def _undone(s, before_try):
@@ -216,28 +228,31 @@ def _guards(s, before_try, after_try):
 def _is_rollback(st):
     call = st.value if isinstance(st, (gast.Assign, gast.Expr)) else None
     return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) \
-        and call.func.attr == "rolled_back"
+        and call.func.attr == "rolled_back" and isinstance(call.func.value, gast.Name) \
+        and call.func.value.id == "_sg"
 
 
-def _read_outside(body, fn, token):
+def _read_outside(body, fn, token, derivative_code):
     """Names ``fn``'s normalized code reads outside ``body`` and the ``if`` blocks marked
-    ``token`` (which run only if the body ran to its end), where a gradient may flow: not
-    in statements without derivative (``_sg.zeros_like(x)`` reads a shape)."""
+    ``token`` (which run only if the body ran to its end). For a ``try`` of derivative
+    code, only where a gradient may flow: not in statements without derivative
+    (``_sg.zeros_like(x)`` reads a shape); for the user's, a value rolled back (``emit``)
+    is seen by a ``print`` too."""
     skipped = {id(st) for st in walk_stmts(body)}
     for node in walk_stmts(fn.body):
         if isinstance(node, gast.If) and getattr(node, "sg_try_guard", None) == token:
             skipped |= {id(st) for st in walk_stmts(node.body)}
     return {n.id for st in walk_stmts(fn.body) if id(st) not in skipped
-            and anno.kind(st) != "opaque" for n in own_nodes(st)
+            and not (derivative_code and anno.kind(st) == "opaque") for n in own_nodes(st)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
 def check_heads(fn, error, kinds_changing):
     """After the normalizer (calls inlined, objects' fields made names): the code before
     each lowered ``try`` body's mark changes no list, dict or array (a statement of a kind
-    in ``kinds_changing``) and binds no name read outside the body, unless the handler
-    binds it first. Removes the marks. ``error(message, node, remedy)`` makes the
-    exception raised."""
+    in ``kinds_changing``) and binds no name read outside the body (or, in a loop, by the
+    body before it binds it), unless the handler binds it first. Removes the marks.
+    ``error(message, node, remedy)`` makes the exception raised."""
     for node in list(_nodes(fn)):
         token = getattr(node, "sg_try", None)
         if not isinstance(node, gast.If) or token is None:
@@ -254,7 +269,8 @@ def check_heads(fn, error, kinds_changing):
                             "statement raises, the change stays, which srcgrad does not model",
                             st, "make the change in the try body's last statement, or after "
                             "the try statement")
-        read_elsewhere = _read_outside(node.body, fn, token)
+        read_elsewhere = _read_outside(node.body, fn, token, node.sg_emitted) \
+            | getattr(node, "sg_try_visible", frozenset())
         if id(node) in _in_loops(fn):  # (a value the body bound on an earlier trip)
             read_elsewhere |= _read_before_bound(node.body, set())
         rebound = _bound_first(node.orelse)
