@@ -466,3 +466,10 @@ def test_refused_naming_the_line(f, message):
     with pytest.raises(sg.CompileError, match=message + r".*test_try_except\.py:\d+"):
         sg.grad(f)(np.array([0.5, 2.0]), 1.0) if f.__code__.co_argcount == 2 \
             else sg.grad(f)(np.array([0.5, 2.0]))
+
+
+def test_the_numba_backend_refuses_a_try_naming_its_line():
+    pytest.importorskip("numba")
+    with pytest.raises(sg.CompileError, match=r"try statement is not supported by srcgrad's "
+                                              r"Numba backend \(test_try_except\.py:\d+\)"):
+        sg.grad(cholesky_or_jitter, backend="numba")(M, GOOD)

@@ -242,6 +242,9 @@ def _for_numba(text, helpers, origins):
     lines = text.splitlines()
     edits = []  # (line, start column, end column, replacement), applied last first
     for node in ast.walk(tree):
+        if isinstance(node, ast.Try):  # (Numba compiles no handler of a differentiated body)
+            raise CompileError("try statement is not supported by srcgrad's Numba backend",
+                               *origins(node.lineno), remedy=_REMEDY)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
                 and node.value.id == "_sg" and node.attr not in helpers:
             raise CompileError(

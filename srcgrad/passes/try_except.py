@@ -468,6 +468,8 @@ def _as_try(s, flag, types):
                                  + list(s.orelse))
     node = gast.copy_location(gast.Try(body or [gast.Pass()], [handler], [], []), s)
     node.sg_try_flag = flag
+    for made_here in before + undo + [node]:  # (their lines are the try statement's)
+        anno.like(made_here, s)
     return before + [node]
 
 
