@@ -453,11 +453,12 @@ def two_handlers(x):
 
 @pytest.mark.parametrize("f, message", [
     (binds_then_raises, r"binds `y` before its last statement"),
-    (changes_then_raises, r"changes `state` before its last statement"),
+    (changes_then_raises, r"changes `state` \(a list, dict or array\) before its last "
+                          r"statement"),
     (method_sets_a_field_then_raises, r"binds `c.h` before its last statement \(here, or "
                                       r"in code it calls\)"),
-    (helper_appends_then_raises, r"changes a list, dict, array or object before its last "
-                                 r"statement \(here, or in code it calls\)"),
+    (helper_appends_then_raises, r"changes `items` \(a list, dict or array\) before its "
+                                 r"last statement \(here, or in code it calls\)"),
     (carried_to_the_next_trip, r"binds `h` before its last statement"),
     (with_finally, r"try statement with a finally clause is not supported"),
     (two_handlers, r"several except clauses"),

@@ -49,7 +49,7 @@ import itertools
 import gast
 
 from ..ir import anno, templates as T
-from ..ir.names import MUTATORS, own_nodes, scope_bound_names, scope_nodes, walk_stmts
+from ..ir.names import own_nodes, scope_bound_names, scope_nodes, walk_stmts
 
 _CONTROL = (gast.Break, gast.Continue, gast.Pass)
 _TOKENS = itertools.count(1)  # (which lowered try an ``if`` block's guard is of)
@@ -136,7 +136,7 @@ def _analysis(s, fn, before_try, after_try):
     statements before and after it in its block."""
     token = next(_TOKENS)
     if s.finalbody or len(s.handlers) != 1:
-        return _refusal(s, fn, set(), token), set(), token
+        return _refusal(s), set(), token
     undone, guards = _undone(s, before_try), _guards(s, before_try, after_try)
     if guards:  # (derivative code: check_heads)
         s.sg_emitted = True
@@ -144,14 +144,13 @@ def _analysis(s, fn, before_try, after_try):
         if isinstance(node, gast.If) and isinstance(node.test, gast.Name) \
                 and node.test.id in guards:
             node.sg_try_guard = token
-    for st in s.body:
-        for n in scope_nodes(st):
-            if isinstance(n, gast.Expr) and _appends_to(n) in undone:
-                n.sg_undone = True
-    return _refusal(s, fn, undone, token), undone, token
+    for st in walk_stmts(s.body):
+        if _appends_to(st) in undone:
+            st.sg_undone = True
+    return _refusal(s), undone, token
 
 
-def _refusal(s, fn, undone, token):
+def _refusal(s):
     if s.finalbody:
         return ("try statement with a finally clause is not supported", s,
                 "move the finally clause's code after the try statement")
@@ -159,14 +158,7 @@ def _refusal(s, fn, undone, token):
         return ("try statement with several except clauses is not supported", s,
                 "catch the exceptions in one clause, except (A, B):, and tell them apart "
                 "outside the differentiated function")
-    for st in _head(s.body):
-        changed = _changed_object(st, undone)
-        if changed is not None:
-            return (f"the try body changes `{changed}` before its last statement; if a later "
-                    "statement raises, the change stays, which srcgrad does not model", st,
-                    "make the change the try body's last statement, or make it after the "
-                    "try statement")
-    return None  # (what the body binds: check_heads, once calls are inlined)
+    return None  # (what the body changes and binds: check_heads, once calls are inlined)
 
 
 def _head(body):
@@ -264,11 +256,13 @@ def check_heads(fn, error, kinds_changing):
         for st in walk_stmts(head):
             if anno.kind(st) in kinds_changing and not (
                     anno.kind(st) == "append" and getattr(st, "sg_undone", False)):
-                raise error("the try body changes a list, dict, array or object before its "
-                            "last statement (here, or in code it calls); if a later "
-                            "statement raises, the change stays, which srcgrad does not model",
-                            st, "make the change in the try body's last statement, or after "
-                            "the try statement")
+                changed = st.targets[0].value if isinstance(st, gast.Assign) \
+                    else st.value.func.value
+                raise error(f"the try body changes `{gast.unparse(changed).strip()}` (a list, "
+                            "dict or array) before its last statement (here, or in code it "
+                            "calls); if a later statement raises, the change stays, which "
+                            "srcgrad does not model", st, "make the change in the try body's "
+                            "last statement, or after the try statement")
         read_elsewhere = _read_outside(node.body, fn, token, node.sg_emitted) \
             | getattr(node, "sg_try_visible", frozenset())
         if id(node) in _in_loops(fn):  # (a value the body bound on an earlier trip)
@@ -335,24 +329,6 @@ def _appends_to(n):
     return call.func.value.id if isinstance(call, gast.Call) \
         and isinstance(call.func, gast.Attribute) and call.func.attr == "append" \
         and isinstance(call.func.value, gast.Name) else None
-
-
-def _changed_object(s, undone=()):
-    """The name of the list, dict, array or object ``s`` changes (an item or attribute
-    written, a mutating method called, ``del``), or None; appends to ``undone`` lists
-    do not count."""
-    for n in scope_nodes(s):
-        if isinstance(n, (gast.Subscript, gast.Attribute)) \
-                and isinstance(n.ctx, (gast.Store, gast.Del)):
-            return gast.unparse(n.value).strip()
-        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
-                and n.func.attr in MUTATORS and not (
-                    n.func.attr == "append" and isinstance(n.func.value, gast.Name)
-                    and n.func.value.id in undone):
-            return gast.unparse(n.func.value).strip()
-        if isinstance(n, (gast.Global, gast.Nonlocal)):
-            return n.names[0]
-    return None
 
 
 def _bound_first(stmts):

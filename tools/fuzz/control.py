@@ -155,3 +155,45 @@ def early_return(ctx):
             simple(ctx)
         ctx.emit(f"return {ctx.return_value()}")
     return True
+
+
+def try_except(ctx):
+    """``try``/``except`` (sometimes ``as err``, an ``else``, inside a loop): the body
+    raises on a data-dependent condition before its last statement, which binds a name
+    the handler binds too; a value the body binds first is read only by its last one."""
+    rng = ctx.rng
+    ctx.use("exceptions")
+    exc = rng.choice(["ValueError", "ZeroDivisionError", "KeyError", "(ValueError, KeyError)"])
+    if rng.random() < 0.4:
+        acc, acc_shape = accumulator(ctx)
+        with ctx.block(f"for {ctx.fresh_counter()} in range({rng.randint(2, 4)}):"):
+            name = _try_statement(ctx, exc)
+            update(ctx, acc, acc_shape, [name])
+        return True
+    ctx.want(_try_statement(ctx, exc))
+    return True
+
+
+def _try_statement(ctx, exc):
+    rng = ctx.rng
+    shape = ctx.pick_shape()
+    name = ctx.fresh_name()
+    first = None
+    with ctx.block("try:"):
+        if rng.random() < 0.4:
+            first = ctx.fresh_name()  # (not in scope: only the body's last statement reads it)
+            ctx.emit(f"{first} = {ctx.fresh_expr(shape).code}")
+        with ctx.block(f"if {ctx.exprs.cond()}:"):
+            ctx.emit(f"raise {exc.strip('()').split(',')[0]}('x')")
+        e = ctx.fresh_expr(shape)
+        ctx.emit(f"{name} = {e.code}" if first is None else f"{name} = {first} * 0.5 + {e.code}")
+    with ctx.block(f"except {exc}{' as err' if rng.random() < 0.3 else ''}:"):
+        if rng.random() < 0.3:
+            simple(ctx)
+        e = ctx.fresh_expr(shape)
+        ctx.emit(f"{name} = {e.code}")
+    ctx.bind(name, Var(shape))
+    if rng.random() < 0.25:
+        with ctx.block("else:"):
+            ctx.emit(f"{name} = {name} * 1.5")
+    return name

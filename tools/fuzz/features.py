@@ -26,6 +26,8 @@ FEATURES = {
     "rebind_param": "a parameter rebound in the body (x = x * x, a = x; x = a, x, y = y, x); "
                     "without this family no other one rebinds a parameter",
     "early_return": "return inside branches and loops",
+    "exceptions": "try/except (several types, as err, else; in loops) whose body raises on "
+                  "a data-dependent condition",
     "helpers": "module-level helper functions returning tuples, keyword/default arguments",
     "closures": "nested functions reading enclosing variables",
     "nested_grad": "sg.grad / sg.value_and_grad of a helper called inside f (second order)",

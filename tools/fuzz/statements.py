@@ -8,7 +8,7 @@ statement-level family to its builders; the expression-level families
 through ``core.assign``.
 """
 from .calls import closure, comprehension, helper_call, nested_grad
-from .control import early_return, for_loop, if_else, rebind_loop, while_loop
+from .control import early_return, for_loop, if_else, rebind_loop, try_except, while_loop
 from .core import assign, augassign
 from .memory import alias_update, index_write, rebind_param
 from .structures import container, scalar_accumulate, swap, tuple_assign
@@ -18,6 +18,7 @@ BUILDERS = {
     "index_write": (index_write,),
     "alias": (alias_update,),
     "branches": (if_else,),
+    "exceptions": (try_except,),
     "loops": (for_loop, for_loop, while_loop),
     "rebind_loop": (rebind_loop,),
     "rebind_param": (rebind_param,),
