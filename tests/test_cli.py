@@ -78,8 +78,8 @@ WITH_TRY = """\
         y = x
         try:
             y = x * 2.0
-        except ValueError:
-            pass
+        finally:
+            x = x + 1.0
         return y
 """
 

@@ -187,7 +187,8 @@ def _seed_ones(backward, body):
 
     def is_one(node, one):
         return isinstance(node, gast.Name) and node.id in one or isinstance(node, gast.Constant) \
-            and type(node.value) is float and node.value == 1.0
+            and type(node.value) is float and node.value == 1.0 \
+            or isinstance(node, gast.Call) and gast.unparse(node.func).strip() == "_sg.scalar_seed"
 
     def is_const(node, value):
         return isinstance(node, gast.Constant) and node.value is value

@@ -115,7 +115,7 @@ _NONDIFF = {
     _h.einsum_slot_plan, _h.dot_subscripts, _h.inner_subscripts, _h.tensordot_subscripts,
     _h.inverse_axes, _h.concat_offsets, _h.inexact, _h.flat_scalars, _h.reduced_size,
     _h.axis_slice, _h.norm_plan, _h.linspace_weights, _h.survivors, _h.memory_order,
-    _h.item_mask, _h.shape_of,
+    _h.item_mask, _h.shape_of, _h.einsum_subscripts, _h.einsum_sublists,
     _h.not_differentiable,
 }
 # Random draws: no gradient, and a different value each call (a tape block that
