@@ -24,6 +24,7 @@ computes (``__post_init__``, fields with ``init=False``) or a namedtuple with
 its own ``__new__`` is refused with a ``TypeError``, as rebuilding it from its
 fields would not give the user's object back.
 """
+import collections
 import dataclasses
 import keyword
 import re
@@ -44,11 +45,14 @@ class Treedef:
     flat: bool = dataclasses.field(default=False, init=False, compare=False, repr=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "flat", self.kind in (dict, list, tuple)
+        object.__setattr__(self, "flat", self.kind in (dict, collections.OrderedDict, list, tuple)
                            and all(c.kind == "leaf" for c in self.children))
 
 
 LEAF = Treedef("leaf")
+# Dicts a tree may hold (an OrderedDict of parameters, as PyTorch's state_dict()): read
+# as dicts by the compiled code, given back as what they were.
+_DICTS = (dict, collections.OrderedDict)
 _LITERAL_KEYS = (str, int, float, bool, type(None))
 _PLAIN_LEAVES = frozenset((np.ndarray, float, int, np.float64))
 
@@ -58,7 +62,7 @@ def is_tree(value):
     kind = type(value)
     if kind is np.ndarray or kind is float:  # (the usual argument: no class checks)
         return False
-    return kind in (dict, list, tuple) or _is_namedtuple(kind) or (
+    return kind in (dict, list, tuple, collections.OrderedDict) or _is_namedtuple(kind) or (
         dataclasses.is_dataclass(value) and not isinstance(value, type))
 
 
@@ -102,14 +106,14 @@ def flatten(value, path="", out=None, strict=True):
     if kind in _PLAIN_LEAVES:  # (the common leaf, before the record checks)
         out.append((path, value))
         return out, LEAF
-    if kind is dict:
+    if kind in _DICTS:
         keys = tuple(value)
         for k in keys:
             if strict and type(k) not in _LITERAL_KEYS:
                 raise TypeError(f"the keys of a differentiated dict must be strings or numbers; "
                                 f"{path} has the key {k!r}")
         children = tuple(flatten(value[k], f"{path}[{k!r}]", out, strict)[1] for k in keys)
-        return out, Treedef(dict, keys, children)
+        return out, Treedef(kind, keys, children)
     if kind is list or kind is tuple:
         children = tuple(flatten(v, f"{path}[{i}]", out, strict)[1]
                          for i, v in enumerate(value))
@@ -147,7 +151,7 @@ def leaves_as(value, treedef, out):
     if kind is not treedef.kind:
         return False
     if treedef.flat:
-        if kind is dict:
+        if kind in _DICTS:
             if tuple(value) != treedef.keys:
                 return False
             value = value.values()
@@ -158,7 +162,7 @@ def leaves_as(value, treedef, out):
                 return False
         out.extend(value)
         return True
-    if kind is dict:
+    if kind in _DICTS:
         return tuple(value) == treedef.keys and all(
             leaves_as(value[k], c, out) for k, c in zip(treedef.keys, treedef.children))
     if kind is list or kind is tuple:
@@ -171,12 +175,12 @@ def unflatten(treedef, leaves):
     """The tree of ``treedef`` with ``leaves`` (an iterator or a sequence) at its leaves."""
     if treedef.flat and type(leaves) in (list, tuple) and len(leaves) == len(treedef.children):
         kind = treedef.kind
-        if kind is dict:
-            return dict(zip(treedef.keys, leaves))
+        if kind in _DICTS:
+            return kind(zip(treedef.keys, leaves))
         return list(leaves) if kind is list else tuple(leaves)
     def node(t, items):
-        if t.kind is dict:
-            return dict(zip(t.keys, items))
+        if t.kind in _DICTS:
+            return t.kind(zip(t.keys, items))
         if t.kind is list or t.kind is tuple:
             return items if t.kind is list else tuple(items)
         if _is_namedtuple(t.kind):
@@ -190,7 +194,7 @@ def source(treedef, names, classes, taken=()):
     per leaf, in order). The name each record class is called by (apart from ``taken``)
     is added to ``classes`` (name -> class), for the generated code's namespace."""
     def node(t, items):
-        if t.kind is dict:
+        if t.kind in _DICTS:  # (an OrderedDict too: the code reads it as a dict)
             return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(t.keys, items)) + "}"
         if t.kind is list:
             return "[" + ", ".join(items) + "]"
@@ -218,7 +222,7 @@ def _fold(treedef, leaves, node):
 def paths(value, prefix=()):
     """The keys, indices and field names leading to each leaf of a tree, in ``flatten``'s
     order: ``value[k1][k2]...`` reads the leaf (a record read as the dict of its fields)."""
-    if type(value) is dict:
+    if type(value) in _DICTS:
         return [p for k in value for p in paths(value[k], prefix + (k,))]
     if type(value) in (list, tuple):
         return [p for i, v in enumerate(value) for p in paths(v, prefix + (i,))]
@@ -241,7 +245,7 @@ def record_kind(value, depth=8):
     if fields is not None:
         inner = {f: record_kind(getattr(value, f), depth - 1) for f in fields}
         return kind, {f: k for f, k in inner.items() if k is not None}
-    items = list(value.items()) if kind is dict else \
+    items = list(value.items()) if kind in _DICTS else \
         list(enumerate(value)) if kind in (list, tuple) else []
     return items_kind([(k, record_kind(v, depth - 1)) for k, v in items])
 

@@ -856,7 +856,7 @@ MISSING = _Missing()
 def dict_keys(d):
     """The keys of a dict of differentiable values iterated over (``for k, v in
     d.items()``): a list, taken when the loop starts, carrying no gradient."""
-    if type(d) is not dict:
+    if type(d) is not dict and type(d) is not collections.OrderedDict:
         raise TypeError(f"srcgrad compiled this loop as one over a dict's keys, and the "
                         f"value iterated over is a {type(d).__name__}")
     return list(d)
