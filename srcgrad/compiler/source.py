@@ -14,7 +14,7 @@ import gast
 
 from ..errors import CompileError, SourceUnavailableError
 from ..ir import templates as T
-from ..passes import lambdas, loop_else, try_except, walrus
+from ..passes import deletes, lambdas, loop_else, try_except, walrus
 
 # Counts parses, so tests can prove that a cached call parses nothing.
 PARSE_COUNT = [0]
@@ -431,6 +431,7 @@ def _parsed_def(fn, text, start, generated):
     lambdas.hoist(node)
     walrus.hoist(node)
     loop_else.lower(node)
+    deletes.lower(node)
     try_except.lower(node)
     has_imports = any(isinstance(n, (gast.Import, gast.ImportFrom)) for n in T.walk(node))
     return node, start, has_imports

@@ -47,6 +47,9 @@ _REMEDIES = {
     "lambda expression": "define the function with def",
     "nonlocal statement": "return the new value instead",
     "try statement": "move the try/except outside the differentiated function",
+    # (A ``del name`` nothing reads past is dropped before: passes/deletes.py.)
+    "del statement": "delete only names nothing reads afterwards (not in a loop that reads "
+                     "them again), or bind a new dict without the key",
     # (An import whose names nothing else binds is read as the modules and functions it
     # imports: compiler/source.py. This one rebinds a name, or does not import.)
     "import statement inside a function": "move the import to the top of the module, or "

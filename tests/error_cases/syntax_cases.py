@@ -93,7 +93,7 @@ def del_statement(x):
     y = x * 2.0
     z = y + 1.0
     del y  # MARK: del
-    return z
+    return z + y  # (a read past the del: Python's NameError, refused)
 
 
 def match_statement(x, n):
