@@ -64,7 +64,7 @@ def test_dropped_where_nothing_reads_past_it(f, args):
 def read_after(x):
     t = x * 2.0
     del t
-    return np.sum(t)  # noqa: F821 (NameError in Python)
+    return np.sum(t)  # (NameError in Python)  # noqa: F821
 
 
 def read_on_the_next_trip(x):

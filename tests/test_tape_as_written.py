@@ -77,7 +77,7 @@ def by_hand(w, log):
     tape = sg.GradientTape()
     tape.__enter__()
     try:
-        log.append(float(np.sum(w)))
+        log.append(w.shape)
         y = np.sum(w ** 2)  # (bound last: had the append raised, y would not be bound)
     except ValueError:
         pass
@@ -91,7 +91,7 @@ def test_by_hand_a_try_a_gradient_flows_through():
     log = []
     y, tape = by_hand(sg.Variable(W), log)
     np.testing.assert_allclose(tape.gradient(y, tape.watched_variables()[0]), 2.0 * W)
-    assert log == [pytest.approx(np.sum(W))]
+    assert log == [W.shape]
 
 
 def computes_in_a_try(w):
