@@ -1162,6 +1162,10 @@ class Normalizer:
         return text
 
     def unpack(self, target, value, out):
+        if isinstance(value, gast.Call) and any(self.scope.value(value.func) is f
+                                                for f in (zip, map, reversed, enumerate)):
+            # ``xs, ys = zip(*pairs)``: the iterator's items, as ``list(...)`` has them.
+            value = T.expr("list(v)", v=value)
         if isinstance(value, gast.Name) and value.id in self.ctx.dicts:
             # ``k, j = d`` of a dict built this round (dict_keys.py does the rest): its keys
             value = dict_keys.keys_if_dict(self, value)
