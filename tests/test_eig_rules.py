@@ -1,11 +1,12 @@
 """``np.linalg.eig``: eigenvalues and unit eigenvectors of a general matrix, real or
-complex, in TensorFlow's convention for complex values; first order. The eigenvectors'
-phases are NumPy's convention, not a function of the matrix: a result that depends on
-them is refused, as are eigenvectors of a repeated eigenvalue and second derivatives."""
+complex, in TensorFlow's convention for complex values; to second order. The
+eigenvectors' phases are NumPy's convention, not a function of the matrix: a result that
+depends on them is refused, as are eigenvectors of a repeated eigenvalue."""
 import numpy as np
 import pytest
 
 import srcgrad as sg
+from srcgrad.testing import check_grads
 from tape_forms import taped
 
 RNG = np.random.default_rng(3)
@@ -66,8 +67,15 @@ def test_an_eigenvector_of_a_repeated_eigenvalue_is_refused():
         sg.grad(phase_free)(np.diag([1.0, 1.0, 2.0]) + np.triu(np.ones((3, 3)), 1) * 0.0)
 
 
-def test_the_second_derivative_is_refused():
+def test_the_second_derivative():
+    """(Refused before: eig_grad had a rule of its own that refused; it is differentiated
+    as written now, given the eigenvectors. autograd's test_eig_real checks this.)"""
     def first(a):
-        return np.sum(sg.grad(phase_free)(a) * C)
-    with pytest.raises(NotImplementedError, match="second derivative of np.linalg.eig"):
-        sg.grad(first)(COMPLEX_EIGENVALUES.copy())
+        return np.sum(np.real(sg.grad(phase_free)(a) * C))
+    check_grads(first, (COMPLEX_EIGENVALUES.copy(),), order=1)
+    check_grads(phase_free, (COMPLEX_EIGENVALUES.copy(),), order=2)
+    for values in (np.abs, np.real):
+        def magnitudes(a):
+            w, v = np.linalg.eig(a)
+            return np.sum(values(w) ** 2) + np.sum(np.abs(v))
+        check_grads(magnitudes, (REAL_EIGENVALUES.copy(),), order=2)

@@ -32,7 +32,6 @@ from .entry import Rule
 
 
 _NO_SECOND_EIGVALS = "_sg.not_differentiable('the second derivative of np.linalg.eigvals')"
-_NO_SECOND_EIG = "_sg.not_differentiable('the second derivative of np.linalg.eig')"
 
 
 def _rule(signature, rank=None, **grads):
@@ -56,9 +55,9 @@ TABLE = {
     np.linalg.eigvals: _rule("a", a="_sg.eigvals_grad(g, a)"),
     # Its second derivative reads the eigenvectors' derivatives: not modelled, refused.
     rt.eigvals_grad: _rule("grad, a", grad=_NO_SECOND_EIGVALS, a=_NO_SECOND_EIGVALS),
-    # Eigenvalues and unit eigenvectors of a general matrix (first order, as eigvals).
+    # Eigenvalues and unit eigenvectors of a general matrix; its helper (given the
+    # eigenvectors, unlike eigvals_grad) is differentiated as written: second order.
     np.linalg.eig: _rule("a", a="_sg.eig_grad(g, ans, a)"),
-    rt.eig_grad: _rule("grad, ans, a", grad=_NO_SECOND_EIG, ans=_NO_SECOND_EIG, a=_NO_SECOND_EIG),
     np.linalg.svd: _rule("a, full_matrices=True, compute_uv=True, hermitian=False",
                          a="_sg.svd_grad(g, ans, a, full_matrices, compute_uv, hermitian)"),
     np.linalg.qr: _rule("a, mode='reduced'", a="_sg.qr_grad(g, ans, a, mode)"),

@@ -124,11 +124,11 @@ def eig_grad(grad, ans, a):
             return not_differentiable("an eigenvector of np.linalg.eig of a repeated eigenvalue")
         on_diagonal = np.diagonal(np.matmul(vh, gv), axis1=-2, axis2=-1)
         scale = np.max(np.abs(gv), axis=(-2, -1), keepdims=True)[..., 0]
-        if np.any(np.abs(on_diagonal.imag) > 1e-9 * (1.0 + scale)):
+        if np.any(np.abs(np.imag(on_diagonal)) > 1e-9 * (1.0 + scale)):
             return not_differentiable("a result of np.linalg.eig that depends on the phases of "
                                       "its eigenvectors (NumPy's convention, not a function of "
                                       "the matrix)")
-        gv = gv - v * np.expand_dims(on_diagonal.real, -2)
+        gv = gv - v * np.expand_dims(np.real(on_diagonal), -2)
         close = close_pairs(w)
         gaps = np.expand_dims(w, -2) - np.expand_dims(w, -1)  # [i, j]: w_j - w_i
         f = np.where(close, 0.0, 1.0 / np.where(close, 1.0, gaps))
