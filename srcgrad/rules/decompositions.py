@@ -31,7 +31,6 @@ from .. import runtime as rt
 from .entry import Rule
 
 
-_NO_SECOND_EIGVALS = "_sg.not_differentiable('the second derivative of np.linalg.eigvals')"
 
 
 def _rule(signature, rank=None, **grads):
@@ -53,8 +52,6 @@ TABLE = {
                                 "UPLO)"),
     # Eigenvalues of a general matrix (complex for a real one): TensorFlow's convention.
     np.linalg.eigvals: _rule("a", a="_sg.eigvals_grad(g, a)"),
-    # Its second derivative reads the eigenvectors' derivatives: not modelled, refused.
-    rt.eigvals_grad: _rule("grad, a", grad=_NO_SECOND_EIGVALS, a=_NO_SECOND_EIGVALS),
     # Eigenvalues and unit eigenvectors of a general matrix; its helper (given the
     # eigenvectors, unlike eigvals_grad) is differentiated as written: second order.
     np.linalg.eig: _rule("a", a="_sg.eig_grad(g, ans, a)"),
@@ -116,7 +113,7 @@ SCIPY = {"scipy.linalg": _with_linalg}
 
 # ndarray methods -> (function, "plain" or "shape"), as ``table.METHODS``.
 # Entries only adjoint code calls (no user-level test of their own).
-INTERNAL = {rt.eigvals_grad, rt.eig_grad}
+INTERNAL = set()  # (eig_grad, eigvals_grad: differentiated as written)
 METHODS = {}
 # Array attributes -> the function they stand for, as ``table.ATTRIBUTES``.
 ATTRIBUTES = {}
