@@ -354,8 +354,28 @@ def attributes_of_an_object(x):
     return _State(x)()
 
 
+def written_then_rebound(x):
+    a = x * 2.0
+    b = a
+    g = a
+    g[0] = x[1] * 3.0   # (into a's array: g holds it here, not after the next line)
+    g = x * 5.0
+    return np.sum(b * x) + np.sum(g)
+
+
+def view_written_then_rebound(x):
+    a = x * 2.0
+    b = a
+    g = a
+    h = g.reshape(-1)
+    h += b
+    g = x * 5.0
+    return np.sum(b * x) + np.sum(g)
+
+
 @pytest.mark.parametrize("f", [through_a_second_name, reshaped_second_name_updated,
-                               three_names_and_a_view, attributes_of_an_object])
+                               three_names_and_a_view, attributes_of_an_object,
+                               written_then_rebound, view_written_then_rebound])
 def test_a_write_through_a_view_of_a_shared_array_is_refused(f):
     with pytest.raises(sg.CompileError, match="may be shared with another variable"):
         sg.grad(f)(X0.copy())

@@ -14,7 +14,8 @@ import numpy as np
 
 from ..rules import table
 from . import templates as T
-from .names import MUTATORS, handed_on, is_item_check, item_read, walk_stmts, written_into
+from .names import MUTATORS, binding_counts, handed_on, is_item_check, item_read, walk_stmts, \
+    written_into
 from .resolve import MISSING, is_library
 
 
@@ -217,6 +218,7 @@ def _transient_views(body, loads, scope, backward_reads=True):
     """
     safe = set()
     seen_stmts = {}
+    once = {n for n, k in binding_counts(body).items() if k == 1}
     # Each name's array handed on to another (``b = a``, ``b = a[1:]``).
     handed = [(base, s.targets[0].id) for s in walk_stmts(body)
               if isinstance(s, gast.Assign) and len(s.targets) == 1
@@ -272,8 +274,12 @@ def _transient_views(body, loads, scope, backward_reads=True):
                 continue
             view, total, seen = s.targets[0].id, loads.get(s.targets[0].id, 0), 0
             # (A write into another name of ``base``'s array is a write into it: ``g = a``
-            # then ``g[0] = v`` changes what ``view = a`` holds.)
-            bases = _array_class(base, handed) - {view}
+            # then ``g[0] = v`` changes what ``view = a`` holds. The names holding it,
+            # followed statement by statement through the block: ``_holding``.)
+            bases = _array_class(base, handed, once)
+            for t in block[:i]:
+                bases = _holding(bases, t, base, scope, handed, once)
+            bases = bases - {view}
             valued, last = False, i  # a read whose derivative needs the value; the last read
             copied = set()  # names a read binds to the array (``b = view``)
             derived = False  # a view of ``view`` bound to another name (``b = view.T``)
@@ -288,6 +294,7 @@ def _transient_views(body, loads, scope, backward_reads=True):
                 compound = isinstance(later, (gast.If, gast.For, gast.While))
                 if bases & written and (seen + reads < total or (compound and reads)):
                     break
+                bases = _holding(bases, later, base, scope, handed, once) - {view}
                 seen += reads
                 if reads and _kept(later, view, scope) \
                         and (not backward_reads or bases & written_after(block, j)):
@@ -326,10 +333,38 @@ def _transient_views(body, loads, scope, backward_reads=True):
     return safe
 
 
-def _array_class(name, handed):
+def _holding(held, s, base, scope, handed, once):
+    """The names holding ``base``'s array after the statement ``s``, ``held`` those before
+    it: a binding to one of them (or a view of it) adds its name, a binding to another
+    value removes it (``base`` bound again: its new array, held by it and by what holds it
+    whatever the order, ``_array_class``); in a branch or loop only additions count."""
+    if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
+        name = s.targets[0].id
+        if _shared_sources(s.value, scope) & held:
+            return held | {name}
+        if name == base and not getattr(s, "sg_inplace", False):
+            return {base} | _array_class(base, handed, once)
+        if name in held and not getattr(s, "sg_inplace", False):
+            return held - {name}
+        return held
+    added = set(held)
+    for t in walk_stmts([s]):
+        if isinstance(t, gast.Assign):
+            sources = _shared_sources(t.value, scope)
+            if sources & added or isinstance(t.value, (gast.Tuple, gast.List)) and any(
+                    _shared_sources(e, scope) & added for e in t.value.elts):
+                added |= {n.id for target in t.targets for n in gast.walk(target)
+                          if isinstance(n, gast.Name)}
+    return added
+
+
+def _array_class(name, handed, once):
     """``name`` and the names its array was handed to or from (``b = a``, ``g = a[1:]``),
-    transitively, either way."""
-    return handed_on({name}, handed + [(b, a) for a, b in handed])
+    transitively, either way, through names bound once (``once``: each holds the one
+    array it was handed; a name bound again may hold another by the time it is
+    written into)."""
+    pairs = [(a, b) for a, b in handed if a in once and b in once]
+    return handed_on({name}, pairs)
 
 
 def _blocks(body):
