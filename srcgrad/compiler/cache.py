@@ -434,6 +434,16 @@ class Compiled:
         return (value, grads) if self.mode == "value_and_grad" else grads
 
     def __call__(self, args, kwargs):
+        last = self._last
+        if last is not None and not kwargs and self.simple and len(args) == len(self.names):
+            # Arrays and floats of the last call's shapes and dtypes (a training loop's
+            # calls): its entry, without binding the arguments or looking for trees
+            # (``_signature`` is None for any other argument).
+            fn = self._f()
+            if fn is not None and not self._changed(fn):
+                args = self.bound + args
+                if _signature(args) == last[0] and last[1].guards.valid():
+                    return self._run(last[1], args, {})
         args, kwargs = self.arguments(args, kwargs)
         if any(i < len(args) and trees.is_tree(args[i]) for i in self.wrt):
             return self._tree_call(args, kwargs)
@@ -442,7 +452,9 @@ class Compiled:
     def call_bound(self, args, kwargs):
         """A call whose arguments ``arguments`` has bound, none of them a tree (the
         leaves of ``_tree_call``'s trees, passed on without binding them again)."""
-        entry = self.entry(args, kwargs)
+        return self._run(self.entry(args, kwargs), args, kwargs)
+
+    def _run(self, entry, args, kwargs):
         out = entry.fn(*args, **kwargs)
         if self.mode == "value_and_grad":
             value, grads = out
