@@ -282,6 +282,64 @@ def test_a_tape_with_a_try_in_a_loop(shift):
                                rtol=1e-10)
 
 
+def checks_by_factoring(m, shift):
+    K = m @ m.T + shift * np.eye(len(m))
+    try:
+        np.linalg.cholesky(K)  # (its value unused: it is there to raise)
+    except np.linalg.LinAlgError:
+        K = K + 10.0 * np.eye(len(m))
+    return np.sum(np.linalg.inv(K))
+
+
+def checks_into_an_unused_name(m, shift):
+    K = m @ m.T + shift * np.eye(len(m))
+    try:
+        check = np.linalg.cholesky(K)  # noqa: F841
+    except np.linalg.LinAlgError:
+        K = K + 10.0 * np.eye(len(m))
+    return np.sum(np.linalg.inv(K))
+
+
+@pytest.mark.parametrize("f", [checks_by_factoring, checks_into_an_unused_name],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("shift", [GOOD, BAD], ids=["good", "bad"])
+def test_a_body_whose_value_is_unused_still_runs(f, shift):
+    """A statement of a try's body whose value nothing reads was dropped from the
+    gradient's code (cleanup.drop_unused), so it never raised: the handler's jitter was
+    never added, a wrong gradient. Each may raise: none is dropped."""
+    check_grads(f, (M.copy(), shift), order=2, wrt=0)
+    m = M.copy()
+    with sg.GradientTape() as tape:
+        tape.watch(m)
+        K = m @ m.T + shift * np.eye(4)
+        try:
+            np.linalg.cholesky(K)
+        except np.linalg.LinAlgError:
+            K = K + 10.0 * np.eye(4)
+        y = np.sum(np.linalg.inv(K))
+    np.testing.assert_allclose(tape.gradient(y, m), sg.grad(f)(M, shift), rtol=1e-10)
+
+
+def else_clause_raises(x, flag):
+    try:
+        unused = np.sum(x)  # noqa: F841
+    except ValueError:
+        unused = 0.0  # noqa: F841
+    else:
+        if flag > 0:
+            raise ValueError("from the else clause")
+        x = x * 3.0
+    return np.sum(x)
+
+
+def test_an_else_clause_is_not_protected_by_the_try():
+    """(Its branch was printed as the try's own where the body's code was gone: its
+    exception was caught.)"""
+    assert sg.grad(else_clause_raises)(np.ones(2), 0.0) == pytest.approx(3.0 * np.ones(2))
+    with pytest.raises(ValueError, match="from the else clause"):
+        sg.grad(else_clause_raises)(np.ones(2), 1.0)
+
+
 def logs_failures(m, shift, log):
     K = m @ m.T + shift * np.eye(len(m))
     try:

@@ -24,6 +24,7 @@ from ..ir import templates as T
 from ..ir.atoms import is_sg_call
 from ..ir.names import loads, stores, walk_stmts
 from ..ir.effects import pure_assignment, simple
+from . import try_except
 
 
 def _is_one(node):
@@ -160,12 +161,13 @@ def drop_unused(forward, live_after):
     copy, an index or a literal) can go; everything else stays.
     """
     impure, bound = set(), set()
+    tried = try_except.protected(forward)  # (a try's body: each statement may raise)
     for s in walk_stmts(forward):
         if isinstance(s, (gast.If, gast.While)):
             continue
         names = stores(s.target if isinstance(s, gast.For) else s)
         bound |= names
-        if isinstance(s, gast.For) or not pure_assignment(s):
+        if isinstance(s, gast.For) or not pure_assignment(s) or id(s) in tried:
             impure |= names
     _Liveness(bound - impure).block(forward, set(live_after), True)
     forward[:] = _tidy(forward)

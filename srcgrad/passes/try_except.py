@@ -12,7 +12,7 @@ forward code took::
         L = cholesky(K + jitter * I)            e = _sg.caught()
     else:                                       log(e)
         n_ok += 1                               L = cholesky(K + jitter * I)
-                                            if try_ok:
+                                            if _sg.attempted(try_ok):
                                                 n_ok += 1
 
 ``emit`` (called by codegen on the code it prints) turns the branch's forward code
@@ -121,8 +121,10 @@ def _lowered(s, fresh, undone, token):
     branch.sg_try = token
     branch.sg_emitted = getattr(s, "sg_emitted", False)
     out = [attempt, branch]
-    if s.orelse:  # (not protected by the try: a branch of its own, after it)
-        after = gast.copy_location(gast.If(T.name(flag), list(s.orelse), []), s.orelse[0])
+    if s.orelse:  # (not protected by the try: a branch of its own, after it, whose test
+        # ``emit`` does not take for the branch's, which may be gone: nothing to record)
+        test = T.expr("_sg.attempted(f)", f=flag)
+        after = gast.copy_location(gast.If(test, list(s.orelse), []), s.orelse[0])
         after.sg_try_guard = token
         out.append(after)
     return out
@@ -214,7 +216,15 @@ def _guards(s, before_try, after_try):
     guards = flags & (made | copies)
     return guards | {st.targets[0].id for st in after_try if isinstance(st, gast.Assign)
                      and isinstance(st.targets[0], gast.Name)
-                     and isinstance(st.value, gast.Name) and st.value.id in guards}
+                     and _flag_read(st.value) in guards}
+
+
+def _flag_read(value):
+    """``f`` of ``f`` or ``_sg.attempted(f)`` (the test of a ``try``'s ``else``)."""
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+            and value.func.attr == "attempted" and len(value.args) == 1:
+        value = value.args[0]
+    return value.id if isinstance(value, gast.Name) else None
 
 
 def _is_rollback(st):
@@ -396,6 +406,34 @@ def _emitted(stmts):
                 out += _as_try(s, flag, pending.pop(flag))
                 continue
         out.append(s)
+    return out
+
+
+def protected(tree_stmts):
+    """The ids of the statements in the body of a branch ``lower`` made (in ``tree_stmts``,
+    forward code): they may raise, an effect, so none is dropped for its value being
+    unused (``cleanup.drop_unused``)."""
+    out = set()
+
+    def visit(stmts):
+        pending, copies = set(), {}
+        for s in stmts:
+            attempt = _attempt(s)
+            if attempt is not None:
+                pending.add(attempt[0])
+            elif isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                    and isinstance(s.targets[0], gast.Name) \
+                    and isinstance(s.value, gast.Name) and s.value.id in pending:
+                copies[s.targets[0].id] = s.value.id
+            elif isinstance(s, gast.If) and isinstance(s.test, gast.Name) \
+                    and copies.get(s.test.id, s.test.id) in pending:
+                pending.discard(copies.get(s.test.id, s.test.id))
+                out.update(id(t) for t in walk_stmts(s.body))
+            for field in ("body", "orelse"):
+                inner = getattr(s, field, None)
+                if isinstance(inner, list) and not isinstance(s, gast.FunctionDef):
+                    visit(inner)
+    visit(tree_stmts)
     return out
 
 

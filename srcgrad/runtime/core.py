@@ -21,7 +21,7 @@ __all__ = [
     "check_array", "check_row_index", "stored_grad", "add_at", "add_at_zeros", "times_ones", "is_source",
     "gather_items", "zero_at", "copy_slot", "copy_value", "dict_values", "dict_values_grad", "dict_values_grad_grad", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "repeats", "concat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view",
-    "check_item_read", "distinct", "as_list", "from_list", "check_scalar", "scalar_seed", "attempting", "caught", "try_tail", "rolled_back",
+    "check_item_read", "distinct", "as_list", "from_list", "check_scalar", "scalar_seed", "attempting", "attempted", "caught", "try_tail", "rolled_back",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "check_zip", "field", "field_grad",
     "field_index", "new_object", "set_attributes", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "check_slice_length", "updated_in_place",
     "value_copy", "check_field", "as_arguments", "taken", "snapshot", "put_back",
@@ -818,6 +818,11 @@ def rolled_back(stack, length, value=None):
 
 def try_tail():
     """Nothing: marks where a ``try`` body's last statement starts, for the compiler."""
+
+
+def attempted(flag):
+    """``flag``: the test of a ``try``'s ``else`` clause (the body ran to its end)."""
+    return flag
 
 
 def caught():
