@@ -215,3 +215,13 @@ def binding_counts(body):
         for name in bound_names(s):
             counts[name] = counts.get(name, 0) + 1
     return counts
+
+
+def fresh_name(base, taken):
+    """``base``, or ``base_2``, ``base_3``, ...: the first not in ``taken`` (added to it)."""
+    name, k = base, 1
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    taken.add(name)
+    return name

@@ -21,6 +21,7 @@ loop. Inner loops are lowered first, so a ``break`` in an inner loop's ``else``
 import gast
 
 from ..ir import templates as T
+from ..ir.names import fresh_name
 
 
 def lower(fn):
@@ -76,10 +77,5 @@ def _own_breaks(stmts, owner, field):
 
 def _fresh(loop, taken):
     target = loop.target if isinstance(loop, gast.For) else None
-    base = f"{target.id}_broke" if isinstance(target, gast.Name) else "loop_broke"
-    name, k = base, 1
-    while name in taken:
-        k += 1
-        name = f"{base}_{k}"
-    taken.add(name)
-    return name
+    return fresh_name(f"{target.id}_broke" if isinstance(target, gast.Name) else "loop_broke",
+                      taken)

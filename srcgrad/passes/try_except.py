@@ -49,7 +49,7 @@ import itertools
 import gast
 
 from ..ir import anno, templates as T
-from ..ir.names import own_nodes, scope_bound_names, scope_nodes, walk_stmts
+from ..ir.names import fresh_name, own_nodes, scope_bound_names, scope_nodes, walk_stmts
 
 _CONTROL = (gast.Break, gast.Continue, gast.Pass)
 _TOKENS = itertools.count(1)  # (which lowered try an ``if`` block's guard is of)
@@ -92,7 +92,7 @@ def _block(owner, field, taken, fn):
         if isinstance(s, gast.Try):
             refusal, undone, token = _analysis(s, fn, out, stmts[k + 1:])
             if refusal is None:
-                out += _lowered(s, lambda base: _fresh(base, taken), undone, token)
+                out += _lowered(s, lambda base: fresh_name(base, taken), undone, token)
                 continue
             s.sg_refusal = refusal
         out.append(s)
@@ -353,15 +353,6 @@ def _bound_first(stmts):
         read |= {n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)} - bound
         bound |= set(scope_bound_names([s])) - read
     return bound
-
-
-def _fresh(base, taken):
-    name, k = base, 1
-    while name in taken:
-        k += 1
-        name = f"{base}_{k}"
-    taken.add(name)
-    return name
 
 
 # ---------------------------------------------------------------------------
