@@ -125,3 +125,33 @@ def test_tape_code_skips_the_value_the_block_already_computed():
     # adjoint never again; the rerun design's code skipped it (the block had it).
     assert texts and all(_code(t).count("np.mean(") == 1 if "run once" in t else
                          "np.mean(" not in _forward(t) for t in texts)
+
+
+def checks_positive_definite(m):
+    K = m @ m.T - 10.0 * np.eye(2)
+    np.linalg.cholesky(K)  # (its value unused: there to raise)
+    return np.sum(np.linalg.inv(K))
+
+
+def checks_into_a_name(m):
+    K = m @ m.T - 10.0 * np.eye(2)
+    L = np.linalg.cholesky(K)  # noqa: F841
+    return np.sum(np.linalg.inv(K))
+
+
+def checks_a_domain(x):
+    import math
+    math.log(float(x[0]))  # (raises for x[0] <= 0, as Python would)
+    return np.sum(x ** 2)
+
+
+@pytest.mark.parametrize("f, arg, error", [
+    (checks_positive_definite, np.eye(2), np.linalg.LinAlgError),
+    (checks_into_a_name, np.eye(2), np.linalg.LinAlgError),
+    (checks_a_domain, np.array([-1.0, 2.0]), ValueError),
+], ids=lambda c: getattr(c, "__name__", ""))
+def test_a_call_that_may_raise_is_not_skipped(f, arg, error):
+    """A factorization (or a math function) whose value nothing reads was skipped, and the
+    gradient returned where Python raises."""
+    with pytest.raises(error):
+        sg.grad(f)(arg)

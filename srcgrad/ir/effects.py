@@ -37,12 +37,18 @@ def simple(node):
 
 
 def pure_assignment(s):
-    """``name = value`` where computing ``value`` has no effect but the result."""
+    """``name = value`` where computing ``value`` has no effect but the result (not one
+    that raises for values of the right shapes: a factorization checking its matrix,
+    ``math.log(0.0)``, is there for that too)."""
     if not isinstance(s, gast.Assign) or not all(isinstance(t, gast.Name) for t in s.targets):
         return False
     if simple(s.value):
         return True
     if anno.kind(s) not in _PURE:
+        return False
+    fn = getattr(s, "sg_func", None)
+    module = getattr(fn, "__module__", None) or ""
+    if _among(fn, _CHECKING) or module == "math" or module.startswith("scipy.linalg"):
         return False
     out = getattr(s, "sg_args", {}).get("out")  # np.add(a, b, out=c) writes to c
     return out is None or isinstance(out, gast.Constant) and out.value is None
@@ -58,6 +64,12 @@ def pure_assignment(s):
 # allowed only where its write cannot reach the gradient (``HiddenWrites``).
 
 _FROM_STRING = {builtins.eval, builtins.exec, builtins.compile}
+# Functions that raise for some values of the right shapes (a matrix not positive
+# definite, singular): a call whose value nothing reads may be there to check.
+_CHECKING = (np.linalg.cholesky, np.linalg.inv, np.linalg.solve, np.linalg.lstsq,
+             np.linalg.pinv, np.linalg.eig, np.linalg.eigh, np.linalg.eigvals,
+             np.linalg.eigvalsh, np.linalg.svd, np.linalg.qr, np.linalg.matrix_power,
+             np.linalg.tensorsolve, np.linalg.tensorinv)
 
 
 def _among(fn, group):
