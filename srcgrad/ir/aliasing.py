@@ -336,8 +336,8 @@ def _transient_views(body, loads, scope, backward_reads=True):
 def _holding(held, s, base, scope, handed, once):
     """The names holding ``base``'s array after the statement ``s``, ``held`` those before
     it: a binding to one of them (or a view of it) adds its name, a binding to another
-    value removes it (``base`` bound again: its new array, held by it and by what holds it
-    whatever the order, ``_array_class``); in a branch or loop only additions count."""
+    value removes it (``base`` bound again: its new array, with the names bound once to
+    it, ``_array_class``); in a branch or loop only additions count."""
     if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
         name = s.targets[0].id
         if _shared_sources(s.value, scope) & held:
@@ -359,10 +359,9 @@ def _holding(held, s, base, scope, handed, once):
 
 
 def _array_class(name, handed, once):
-    """``name`` and the names its array was handed to or from (``b = a``, ``g = a[1:]``),
-    transitively, either way, through names bound once (``once``: each holds the one
-    array it was handed; a name bound again may hold another by the time it is
-    written into)."""
+    """``name`` and the names its array was handed to (``b = a``, ``g = a[1:]``),
+    transitively, through names bound once (``once``: each holds the one array it was
+    handed wherever it is written into; a name bound again is followed by ``_holding``)."""
     pairs = [(a, b) for a, b in handed if a in once and b in once]
     return handed_on({name}, pairs)
 
