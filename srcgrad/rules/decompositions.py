@@ -31,8 +31,6 @@ from .. import runtime as rt
 from .entry import Rule
 
 
-
-
 def _rule(signature, rank=None, **grads):
     """A Rule whose row form (``tape.jacobian``) is its grad: every grad here only
     broadcasts over leading axes (matmul, solve and the helpers work on the last two)."""

@@ -22,7 +22,6 @@ import string
 import numpy as np
 
 __all__ = [
-    "einsum_subscripts", "einsum_sublists",
     "shape_of",
     # differentiable
     "sum_grad", "expand_reduced", "sum_to", "reshape_like", "real_grad", "mean_grad",
@@ -38,6 +37,7 @@ __all__ = [
     "join_r", "join_c", "singular_cofactors", "arrayed",
     # planning (non-differentiable)
     "einsum_slot_plan", "dot_subscripts", "inner_subscripts", "tensordot_subscripts",
+    "einsum_subscripts", "einsum_sublists",
     "inverse_axes", "concat_offsets", "inexact", "flat_scalars", "reduced_size", "axis_slice",
     "item_mask",
     "norm_plan", "linspace_weights", "not_differentiable", "survivors", "memory_order",
@@ -628,44 +628,6 @@ def _exp_limit(dtype):
     return limit
 
 
-def einsum_subscripts(subscripts, where):
-    """``subscripts`` if it is a string: ``np.einsum(s, a, b)`` where the code computes ``s``
-    (the string form); an array there is the sublist form, which the compiler could not
-    tell and so refuses."""
-    if isinstance(subscripts, str):
-        return subscripts
-    from ..errors import CompileError
-    raise CompileError(
-        f"np.einsum's first argument is a {type(subscripts).__name__}, not a subscripts "
-        "string: the sublist form with a first operand that is not differentiated and "
-        "sublists the code computes", where,
-        remedy="pass the subscripts string: np.einsum('ij,jk->ik', A, B)")
-
-
-def einsum_sublists(sublists, where):
-    """The subscripts string of ``np.einsum(op0, sub0, op1, sub1, ..., [out])``:
-    ``sublists`` holds the operands' sublists, then the output's (None if not given)."""
-    *inputs, output = sublists
-    return ",".join(_sublist_letters(s, where) for s in inputs) + (
-        "" if output is None else "->" + _sublist_letters(output, where))
-
-
-def _sublist_letters(sublist, where):
-    letters = string.ascii_letters
-    out = []
-    for axis in sublist:
-        if axis is Ellipsis:
-            out.append("...")
-        elif isinstance(axis, (int, np.integer)) and not isinstance(axis, bool) \
-                and 0 <= axis < len(letters):
-            out.append(letters[axis])
-        else:
-            from ..errors import CompileError
-            raise CompileError(f"np.einsum's sublist {sublist!r} holds {axis!r}, not an axis "
-                               "number (0 to 51) or Ellipsis", where)
-    return "".join(out)
-
-
 def einsum_list(subscripts, operands):
     """``np.einsum(subscripts, *operands)`` with the operands as one list."""
     big = sum(np.size(op) for op in operands) > 4096
@@ -716,6 +678,44 @@ def not_differentiable(what):
     """Raise for a case a rule cannot differentiate (never a silent wrong gradient)."""
     from ..errors import NotDifferentiableError
     raise NotDifferentiableError(f"srcgrad: {what} is not differentiable")
+
+
+def einsum_subscripts(subscripts, where):
+    """``subscripts`` if it is a string: ``np.einsum(s, a, b)`` where the code computes ``s``
+    (the string form); an array there is the sublist form, which the compiler could not
+    tell and so refuses."""
+    if isinstance(subscripts, str):
+        return subscripts
+    from ..errors import CompileError
+    raise CompileError(
+        f"np.einsum's first argument is a {type(subscripts).__name__}, not a subscripts "
+        "string: the sublist form with a first operand that is not differentiated and "
+        "sublists the code computes", where,
+        remedy="pass the subscripts string: np.einsum('ij,jk->ik', A, B)")
+
+
+def einsum_sublists(sublists, where):
+    """The subscripts string of ``np.einsum(op0, sub0, op1, sub1, ..., [out])``:
+    ``sublists`` holds the operands' sublists, then the output's (None if not given)."""
+    *inputs, output = sublists
+    return ",".join(_sublist_letters(s, where) for s in inputs) + (
+        "" if output is None else "->" + _sublist_letters(output, where))
+
+
+def _sublist_letters(sublist, where):
+    letters = string.ascii_letters
+    out = []
+    for axis in sublist:
+        if axis is Ellipsis:
+            out.append("...")
+        elif isinstance(axis, (int, np.integer)) and not isinstance(axis, bool) \
+                and 0 <= axis < len(letters):
+            out.append(letters[axis])
+        else:
+            from ..errors import CompileError
+            raise CompileError(f"np.einsum's sublist {sublist!r} holds {axis!r}, not an axis "
+                               "number (0 to 51) or Ellipsis", where)
+    return "".join(out)
 
 
 def _letters(used):
