@@ -96,6 +96,9 @@ EXPLICIT = {
     np.absolute: {"x": "g * _sg.unit(x)"},
     builtins.abs: {"x": "g * _sg.unit(x)"},
     np.real: {"val": "_sg.real_part_grad(g, val)"},
+    # The real part where every imaginary part is within tol, else the values as they
+    # are: either way the adjoint is g along the value's axes (fit).
+    np.real_if_close: {"a": "_sg.real_part_grad(g, a)"},
     np.imag: {"val": "_sg.imag_grad(g, val)"},
     np.conjugate: {"x": "np.conj(g)"},
     np.angle: {"z": "_sg.angle_grad(g, z, deg)"},

@@ -27,8 +27,7 @@ Conventions where the derivative does not exist:
 - ``real``, ``imag``, ``conj``/``conjugate``, ``real_if_close``: these entries are
   for real inputs (identity, or zero for ``imag``), and refuse a complex one when
   the adjoint runs; code compiled for complex values uses the complex forms of
-  ``rules/complexes.py`` instead (``real_if_close`` has none: its result's dtype
-  depends on the values).
+  ``rules/complexes.py`` instead.
 """
 import numpy as np
 
