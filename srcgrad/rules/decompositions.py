@@ -117,5 +117,5 @@ METHODS = {}
 ATTRIBUTES = {}
 # Called freely, never differentiated, as ``table.NONDIFF``.
 NONDIFF = {rt.is_singular_norm, rt.singular_weights, rt.nuclear_axes, rt.reads_lower,
-           rt.close_pairs, rt.phase_dependent, rt.repeated, rt.near_zero,
+           rt.close_pairs, rt.phase_dependent, rt.repeated, rt.repeated_on_the_cut, rt.near_zero,
            rt.pinv_truncates, rt.transposes, rt.factor_is_lower}

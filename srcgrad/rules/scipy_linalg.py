@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import runtime as _sg
 from ..runtime import linalg_plans as _plans
+from . import complexes
 from .entry import Rule
 
 # scipy.linalg, which the functions written out below call: set when a program has
@@ -496,11 +497,15 @@ def _with_linalg(linalg):
     TABLE.update({linalg.expm: _matrix_function("expm"),
                   linalg.sqrtm: _matrix_function("sqrtm"),
                   linalg.logm: _matrix_function("logm")})
+    # Their adjoint's helper is written in TensorFlow's convention for complex values
+    # (a real matrix with a negative eigenvalue has a complex square root or logarithm).
+    complexes.EXPLICIT.update({f: dict(TABLE[f].grads) for f in (linalg.expm, linalg.sqrtm,
+                                                                 linalg.logm)})
     EXPLICIT.update({linalg.expm: "_sg.expm_frechet_block(A, A_dot)",
-                     linalg.sqrtm: "_sg.matrix_function_grad('sqrtm', A_dot, ans, "
-                                   "np.matrix_transpose(A), disp, blocksize)",
-                     linalg.logm: "_sg.matrix_function_grad('logm', A_dot, ans, "
-                                  "np.matrix_transpose(A), disp, blocksize)"})
+                     linalg.sqrtm: "_sg.matrix_function_tangent('sqrtm', A_dot, ans, A, "
+                                   "disp, blocksize)",
+                     linalg.logm: "_sg.matrix_function_tangent('logm', A_dot, ans, A, disp, "
+                                  "blocksize)"})
 
 
 # The SciPy modules whose functions key entries here, and what adds them.

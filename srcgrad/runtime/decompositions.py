@@ -29,6 +29,7 @@ __all__ = [
     "qr_parts", "qr_square_grad", "qr_wide_grad", "triangle", "solve_triangular_grad_a",
     "solve_triangular_grad_b", "cho_factor_grad", "cho_solve_upper", "cho_solve_grad_b",
     "cho_solve_grad_c", "frechet_block_matrix", "expm_frechet_block", "sqrtm_frechet_block",
+    "matrix_function_tangent", "repeated_on_the_cut",
     "logm_frechet_block", "matrix_function_grad",
     # planning (non-differentiable)
     "is_singular_norm", "singular_weights", "nuclear_axes", "reads_lower", "close_pairs",
@@ -664,23 +665,45 @@ def logm_frechet_block(a, e):
 def matrix_function_grad(name, grad, ans, a, disp=None, blocksize=None):
     """Adjoint of ``scipy.linalg.<name>(a)`` (``expm``, ``sqrtm``, ``logm``) at ``grad``: the
     Fréchet derivative at ``a^T`` in direction ``grad`` (their Taylor coefficients are
-    real). Real values only; a complex result of a real matrix (a negative eigenvalue),
-    ``disp=`` or ``blocksize=`` are refused."""
+    real). Where complex values come in (a complex ``a``, or a real one with a negative
+    eigenvalue, whose square root or logarithm is complex), TensorFlow's convention:
+    ``conj(L(a^T, conj(grad)))``, the adjoint of ``E -> L(a, E)`` also where the principal
+    branch does not commute with conjugation (on the negative axis); its real part for a
+    real ``a``. ``disp=`` and ``blocksize=`` are refused."""
     if disp is not None or blocksize is not None:
         return not_differentiable(f"scipy.linalg.{name} with disp= or blocksize= (deprecated "
                                   "by SciPy; drop them)")
-    if np.iscomplexobj(ans) or np.iscomplexobj(a):
-        return not_differentiable(f"scipy.linalg.{name} of complex values (or of a real "
-                                  "matrix whose result is complex)")
     if np.ndim(a) < 2:
         return not_differentiable(f"scipy.linalg.{name} of a scalar (its result is a 1 x 1 "
                                   "matrix: pass one, or use np.exp, np.sqrt, np.log)")
     at = np.matrix_transpose(a)
+    if np.iscomplexobj(ans) or np.iscomplexobj(a) or np.iscomplexobj(grad):
+        if name != "expm" and repeated_on_the_cut(a):
+            # (Differentiated again, the Fréchet block matrix repeats each eigenvalue;
+            # SciPy's square root or logarithm of it is not accurate where they are on
+            # the negative axis, the branch cut: refused rather than a wrong value.)
+            return not_differentiable(f"scipy.linalg.{name} of a matrix with a repeated "
+                                      "eigenvalue on the negative real axis (as its second "
+                                      "derivative has, where its result is complex)")
+        # (``conj``, srcgrad's: its name, unlike np.conj's, does not make the code
+        # differentiated again be compiled for complex values)
+        out = conj(matrix_function_tangent(name, conj(grad), ans, at))
+        return out if np.iscomplexobj(a) else np.real(out)
+    return matrix_function_tangent(name, grad, ans, at)
+
+
+def matrix_function_tangent(name, a_dot, ans, a, disp=None, blocksize=None):
+    """The tangent of ``scipy.linalg.<name>(a)`` along ``a_dot``: the Fréchet derivative
+    ``L(a, a_dot)`` (complex values too: the functions are holomorphic off their branch
+    cuts, and SciPy's branch is the block matrix's)."""
+    if disp is not None or blocksize is not None:
+        return not_differentiable(f"scipy.linalg.{name} with disp= or blocksize= (deprecated "
+                                  "by SciPy; drop them)")
     if name == "expm":
-        return expm_frechet_block(at, grad)
+        return expm_frechet_block(a, a_dot)
     if name == "sqrtm":
-        return sqrtm_frechet_block(at, grad)
-    return logm_frechet_block(at, grad)
+        return sqrtm_frechet_block(a, a_dot)
+    return logm_frechet_block(a, a_dot)
 
 
 # ---------------------------------------------------------------------------
@@ -741,6 +764,19 @@ def phase_dependent(diagonal_of, scale_of):
     parts = np.imag(np.diagonal(diagonal_of, axis1=-2, axis2=-1))
     scale = np.max(np.abs(scale_of)) if np.size(scale_of) > 0 else 0.0
     return bool(np.any(np.abs(parts) > 1e-9 * (1.0 + scale)))
+
+
+def repeated_on_the_cut(a):
+    """Whether the matrix ``a`` (a stack too) has two eigenvalues on (or within ``1e-6`` of
+    the largest of) the negative real axis that agree to as much (a Fréchet block
+    matrix's are equal in pairs: rounding splits them by about the square root of eps)."""
+    w = np.linalg.eigvals(a)
+    n = np.shape(w)[-1]
+    scale = np.expand_dims(np.max(np.abs(w), axis=-1, keepdims=True), -1)
+    on_cut = (np.real(w) < 0) & (np.abs(np.imag(w)) <= 1e-6 * scale[..., 0])
+    gaps = np.abs(np.expand_dims(w, -2) - np.expand_dims(w, -1))
+    close = (gaps <= 1e-6 * scale) & ~np.eye(n, dtype=bool)
+    return bool(np.any(close & np.expand_dims(on_cut, -1) & np.expand_dims(on_cut, -2)))
 
 
 def repeated(values):
