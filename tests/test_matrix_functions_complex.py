@@ -19,17 +19,28 @@ COMPLEX = R + 1j * RNG.normal(size=(3, 3)) + 3 * np.eye(3)
 
 
 def square_root_parts(a):
-    s = spla.sqrtm(a)
+    s = spla.sqrtm(a.astype(complex))  # (complex values the code shows: compiled for them)
     return np.sum(np.real(s) ** 2 + np.imag(s) * 0.7)
 
 
 def logarithm_parts(a):
-    s = spla.logm(a)
+    s = spla.logm(a + 0j)
     return np.sum(np.real(s) * 0.3 + np.imag(s) ** 2)
 
 
 def exponential_magnitude(a):
     return np.sum(np.abs(spla.expm(a * 0.3)))
+
+
+def real_root_of_a_real_matrix(a):
+    return np.sum(np.imag(spla.sqrtm(a)))
+
+
+def test_code_that_shows_no_complex_value_refuses_a_complex_root():
+    # (compiled for real values: np.imag's rule for them meets the complex root)
+    with pytest.raises(sg.CompileError, match="complex"):
+        sg.grad(real_root_of_a_real_matrix)(NEGATIVE.copy())
+    np.testing.assert_allclose(sg.grad(real_root_of_a_real_matrix)(POSITIVE.copy()), 0.0)
 
 
 @pytest.mark.parametrize("f", [square_root_parts, logarithm_parts, exponential_magnitude],

@@ -71,7 +71,7 @@ def without_gc(compile_fn):
 # (``z.conj()``, ``np.angle``) or one making complex values of real ones (``np.fft``).
 _COMPLEX_TYPES = ("complex", "csingle", "cdouble", "clongdouble")
 _COMPLEX_ATTRIBUTES = frozenset({"conj", "conjugate", "angle", "fft", "emath", "scimath", "eig",
-                                 "eigvals", "hilbert", "roots", "sqrtm", "logm"})
+                                 "eigvals", "hilbert", "roots"})
 # ... and the same functions reached by a name (``from numpy import roots``): np.roots'
 # rule is holomorphic, right only in code compiled for complex values (rules/polynomials.py).
 _COMPLEX_FUNCTIONS = (np.conj, np.conjugate, np.angle, np.roots, np.linalg.eig, np.linalg.eigvals)
@@ -101,11 +101,9 @@ def may_be_complex(body, sample, scope):
             return True
         if isinstance(node, gast.Name):  # (not by its name: `angle` may be any variable)
             value = scope.value(node)
-            module = getattr(value, "__module__", None) or ""
             if value is complex or _complex(value) or any(
-                    value is f for f in _COMPLEX_FUNCTIONS) or module in _COMPLEX_MODULES \
-                    or module.startswith("scipy.linalg") \
-                    and getattr(value, "__name__", None) in _COMPLEX_ATTRIBUTES:
+                    value is f for f in _COMPLEX_FUNCTIONS) or \
+                    getattr(value, "__module__", None) in _COMPLEX_MODULES:
                 return True
     return any(map(_complex_tree, sample or ()))
 
