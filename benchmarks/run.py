@@ -51,7 +51,7 @@ class Settings:
     def __init__(self, quick):
         self.quick = quick
         if quick:
-            self.rounds, self.min_sample, self.max_row_seconds = 3, 0.002, 3.0
+            self.rounds, self.min_sample, self.max_row_seconds = 3, 0.002, 1.0
             self.import_reps, self.compile_sizes, self.compile_reps = 2, (10, 100), 1
         else:
             self.rounds, self.min_sample, self.max_row_seconds = 31, 0.02, 45.0
