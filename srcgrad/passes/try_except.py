@@ -378,9 +378,18 @@ def _emitted_block(stmts):
 
 
 def _emitted(stmts):
+    out = []
+    for s, flag, types in _branches(stmts):
+        out += _as_try(s, flag, types) if flag is not None else [s]
+    return out
+
+
+def _branches(stmts):
+    """Each statement of ``stmts`` as ``(s, flag, types)``: for the branch ``lower`` made
+    of a try (its test the flag ``_sg.attempting(*types)`` set in this block, or a copy
+    the forward code made of it), that flag and types; ``(s, None, None)`` for others."""
     pending = {}  # flag -> the exception types of its handler, until its branch is met
     copies = {}   # a name the forward code copied a flag into -> the flag
-    out = []
     for s in stmts:
         attempt = _attempt(s)
         if attempt is not None:
@@ -391,13 +400,12 @@ def _emitted(stmts):
             copies[s.targets[0].id] = s.value.id
         elif isinstance(s, gast.Try) and getattr(s, "sg_try_flag", None) in pending:
             del pending[s.sg_try_flag]  # (printed before)
-        elif isinstance(s, gast.If) and isinstance(s.test, gast.Name):
+        elif isinstance(s, gast.If) and isinstance(s.test, gast.Name) \
+                and copies.get(s.test.id, s.test.id) in pending:
             flag = copies.get(s.test.id, s.test.id)
-            if flag in pending:
-                out += _as_try(s, flag, pending.pop(flag))
-                continue
-        out.append(s)
-    return out
+            yield s, flag, pending.pop(flag)
+            continue
+        yield s, None, None
 
 
 def protected(tree_stmts):
@@ -407,18 +415,8 @@ def protected(tree_stmts):
     out = set()
 
     def visit(stmts):
-        pending, copies = set(), {}
-        for s in stmts:
-            attempt = _attempt(s)
-            if attempt is not None:
-                pending.add(attempt[0])
-            elif isinstance(s, gast.Assign) and len(s.targets) == 1 \
-                    and isinstance(s.targets[0], gast.Name) \
-                    and isinstance(s.value, gast.Name) and s.value.id in pending:
-                copies[s.targets[0].id] = s.value.id
-            elif isinstance(s, gast.If) and isinstance(s.test, gast.Name) \
-                    and copies.get(s.test.id, s.test.id) in pending:
-                pending.discard(copies.get(s.test.id, s.test.id))
+        for s, flag, _ in _branches(stmts):
+            if flag is not None:
                 out.update(id(t) for t in walk_stmts(s.body))
             for field in ("body", "orelse"):
                 inner = getattr(s, field, None)
