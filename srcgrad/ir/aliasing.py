@@ -218,6 +218,7 @@ def _transient_views(body, loads, scope, backward_reads=True):
     """
     safe = set()
     seen_stmts = {}
+    handings = {}  # id(statement) -> _handing(statement): for _holding
     once = {n for n, k in binding_counts(body).items() if k == 1}
     # Each name's array handed on to another (``b = a``, ``b = a[1:]``).
     handed = [(base, s.targets[0].id) for s in walk_stmts(body)
@@ -278,7 +279,7 @@ def _transient_views(body, loads, scope, backward_reads=True):
             # followed statement by statement through the block: ``_holding``.)
             bases = _array_class(base, handed, once)
             for t in block[:i]:
-                bases = _holding(bases, t, base, scope, handed, once)
+                bases = _holding(bases, t, base, scope, handed, once, handings)
             bases = bases - {view}
             valued, last = False, i  # a read whose derivative needs the value; the last read
             copied = set()  # names a read binds to the array (``b = view``)
@@ -294,7 +295,7 @@ def _transient_views(body, loads, scope, backward_reads=True):
                 compound = isinstance(later, (gast.If, gast.For, gast.While))
                 if bases & written and (seen + reads < total or (compound and reads)):
                     break
-                bases = _holding(bases, later, base, scope, handed, once) - {view}
+                bases = _holding(bases, later, base, scope, handed, once, handings) - {view}
                 seen += reads
                 if reads and _kept(later, view, scope) \
                         and (not backward_reads or bases & written_after(block, j)):
@@ -333,29 +334,49 @@ def _transient_views(body, loads, scope, backward_reads=True):
     return safe
 
 
-def _holding(held, s, base, scope, handed, once):
+def _holding(held, s, base, scope, handed, once, handings):
     """The names holding ``base``'s array after the statement ``s``, ``held`` those before
     it: a binding to one of them (or a view of it) adds its name, a binding to another
     value removes it (``base`` bound again: its new array, with the names bound once to
-    it, ``_array_class``); in a branch or loop only additions count."""
-    if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
-        name = s.targets[0].id
-        if _shared_sources(s.value, scope) & held:
+    it, ``_array_class``); in a branch or loop only additions count. ``handings``: what
+    ``_handing`` found of each statement, kept across calls."""
+    found = handings.get(id(s))
+    if found is None:
+        found = handings[id(s)] = _handing(s, scope)
+    if isinstance(found, tuple):
+        name, sources, inplace = found
+        if sources & held:
             return held | {name}
-        if name == base and not getattr(s, "sg_inplace", False):
+        if name == base and not inplace:
             return {base} | _array_class(base, handed, once)
-        if name in held and not getattr(s, "sg_inplace", False):
+        if name in held and not inplace:
             return held - {name}
         return held
     added = set(held)
+    for sources, names in found:
+        if sources & added:
+            added |= names
+    return added
+
+
+def _handing(s, scope):
+    """What ``_holding`` reads of ``s``, whatever the names held: for ``name = value``,
+    (name, the names whose arrays the value may share, whether it is ``name += ...``);
+    for another statement, (those names, the names bound) of each assignment in it, in
+    order (a display's items' names counted: ``a, b = x, y``)."""
+    if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
+        return s.targets[0].id, _shared_sources(s.value, scope), getattr(s, "sg_inplace", False)
+    found = []
     for t in walk_stmts([s]):
         if isinstance(t, gast.Assign):
-            sources = _shared_sources(t.value, scope)
-            if sources & added or isinstance(t.value, (gast.Tuple, gast.List)) and any(
-                    _shared_sources(e, scope) & added for e in t.value.elts):
-                added |= {n.id for target in t.targets for n in gast.walk(target)
-                          if isinstance(n, gast.Name)}
-    return added
+            sources = set(_shared_sources(t.value, scope))
+            if isinstance(t.value, (gast.Tuple, gast.List)):
+                for e in t.value.elts:
+                    sources |= _shared_sources(e, scope)
+            if sources:
+                found.append((sources, {n.id for target in t.targets for n in gast.walk(target)
+                                        if isinstance(n, gast.Name)}))
+    return found
 
 
 def _array_class(name, handed, once):
@@ -460,32 +481,39 @@ def last_reads(body):
                 if isinstance(s, gast.FunctionDef):
                     in_defs.add(n.id)
     out = {}
+    bound_first = {}  # id(loop) -> _bound_first(loop), found once a loop
     for at, (s, loops) in enumerate(order):
         if isinstance(s, gast.Assign) and not any(
                 isinstance(n, (gast.Lambda, gast.GeneratorExp)) for n in T.walk(s.value)):
             # (A lambda or a generator reads its names later, when it runs.)
             names = {n.id for n in T.walk(s.value)
                      if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+            for loop in loops:
+                if id(loop) not in bound_first:
+                    bound_first[id(loop)] = _bound_first(loop)
             last = {a for a in names if a not in in_defs and max(reads[a]) == at
-                    and all(_bound_first(loop, a) for loop in loops)}
+                    and all(bound_first[id(loop)].get(a, False) for loop in loops)}
             if last:
                 out[id(s)] = frozenset(last)
     return out
 
 
-def _bound_first(loop, name):
-    """Does each trip of ``loop`` bind ``name`` (a plain assignment at the top of its
-    body, reading it not) before anything in the loop reads it?"""
-    if isinstance(loop, gast.While) and any(
-            isinstance(n, gast.Name) and n.id == name for n in T.walk(loop.test)):
-        return False
+def _bound_first(loop):
+    """For each name ``loop`` mentions: does each trip bind it (a plain assignment at the
+    top of its body, reading it not) before anything in the loop reads it?"""
+    first = {}
+    if isinstance(loop, gast.While):
+        first.update((n.id, False) for n in T.walk(loop.test) if isinstance(n, gast.Name))
     for s in loop.body:
-        named = [n for n in T.walk(s) if isinstance(n, gast.Name) and n.id == name]
-        if not named:
-            continue
-        return isinstance(s, gast.Assign) and all(isinstance(n.ctx, gast.Store) for n in named) \
-            and any(isinstance(t, gast.Name) and t.id == name for t in s.targets)
-    return False
+        named = {}  # the names this statement is the first to mention -> their nodes
+        for n in T.walk(s):
+            if isinstance(n, gast.Name) and n.id not in first:
+                named.setdefault(n.id, []).append(n)
+        targets = {t.id for t in s.targets if isinstance(t, gast.Name)} \
+            if isinstance(s, gast.Assign) else ()
+        for name, nodes in named.items():
+            first[name] = name in targets and all(isinstance(n.ctx, gast.Store) for n in nodes)
+    return first
 
 
 def _walk_own(stmt):
