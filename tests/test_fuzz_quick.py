@@ -36,7 +36,7 @@ from tools.fuzz.shrink import shrink
 DISABLED = {}  # (the "model" form's two tape bugs are fixed: test_tape_container_loops)
 
 QUICK_SEED = 20240601
-QUICK_COUNT = 60
+QUICK_COUNT = 44
 QUICK_PARTS = 4  # (run apart, so that the test workers share them)
 
 

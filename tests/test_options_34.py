@@ -104,7 +104,7 @@ GRADIENT_COORDS = [grad_coords_differentiated, grad_coords_differentiated_edge2,
 
 # Second order for one case of each kind (the written-out np.gradient is long to compile
 # twice); the others in every form to first order (CI time).
-SECOND_ORDER = {grad_edge2, grad_axis0_edge2, grad_coords_differentiated_edge2}
+SECOND_ORDER = {grad_edge2, grad_axis0_edge2, grad_coords_differentiated}
 
 
 def _order(f):
