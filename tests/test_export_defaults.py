@@ -122,11 +122,11 @@ def test_a_default_that_cannot_be_written_stays_required(tmp_path, capsys):
 
 
 def test_a_refusal_at_run_time_is_raised_not_an_import_error(tmp_path, capsys):
-    text = _export(tmp_path, "sorted_by_key")
+    text = _export(tmp_path, "weighted_median")
     assert "class NotDifferentiableError" in text
-    out = _call_blocked(tmp_path, "grad_sorted_by_key", np.array([0.3, -0.8, 1.2]))
+    out = _call_blocked(tmp_path, "grad_weighted_median", np.array([0.3, -0.8, 1.2]))
     assert out[0] == "raised" and out[1] == "NotDifferentiableError", out
-    assert "NotImplementedError" in out[2] and "sorted with key=" in out[3]
+    assert "NotImplementedError" in out[2] and "weights=" in out[3]
 
 
 def test_a_forward_helper_importing_another_helper(tmp_path, capsys):

@@ -62,16 +62,31 @@ def c_of_scalars(x):
     return np.sum(row * row)
 
 
+def r_with_ranges(x):
+    """Slices are ranges (arange; linspace for a complex step), as in the peer suite's
+    ``np.r_[x, c, 1:10]``."""
+    b = np.r_[x, C, 1:10, 0:1:3j, :2]
+    return np.sum(b * np.arange(b.size) * x[0])
+
+
+def c_with_a_range(x):
+    return np.sum(np.c_[x, 1:4] ** 2 * np.arange(6.0).reshape(3, 2))
+
+
+C = np.array([1.0, 2.0])
+
+
 @pytest.mark.parametrize("f, x", [
     (r_vectors, X), (r_rows, M), (r_with_floats, X),
-    (c_columns, X), (c_matrices, M), (c_of_scalars, X),
+    (c_columns, X), (c_matrices, M), (c_of_scalars, X), (r_with_ranges, X),
+    (c_with_a_range, X),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_index_joins(f, x):
     check_every_form(f, x)
 
 
-def r_with_a_slice(x):
-    return np.sum(np.r_[x, 0:3] * x[0])
+def r_with_a_differentiable_range(x):
+    return np.sum(np.r_[x, 0:x[0]] * x[0])
 
 
 def r_with_a_directive(x):
@@ -79,7 +94,7 @@ def r_with_a_directive(x):
 
 
 @pytest.mark.parametrize("f, message", [
-    (r_with_a_slice, "slice"),
+    (r_with_a_differentiable_range, "range whose bounds are differentiable"),
     (r_with_a_directive, "directive"),
 ])
 def test_index_joins_refused(f, message):

@@ -15,9 +15,9 @@ axes of seed rows on ``g`` (1 in ``rows``, the forms ``tape.jacobian`` uses).
   (refused when the gradient runs). A slice holding a NaN gets a NaN gradient,
   as its value is NaN; the ``nan`` forms give NaN elements 0.
 - ``sorted``: each item's adjoint goes back to the item that was put there (a
-  list for a list, an array for a 1-d array). ``key=`` only a builtin function or
-  a ufunc (``abs``, ``np.abs``): the order is found by sorting again, and a
-  Python function called twice might not answer the same.
+  list for a list, an array for a 1-d array). With ``key=`` it is written out
+  (``rules/iteration.py``): each key computed once, as Python does, the items
+  gathered in the order of a stable sort of the keys.
 - ``a.tolist()``: a nested list of Python floats; its adjoint is that list's
   adjoint as an array.
 """

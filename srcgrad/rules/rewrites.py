@@ -383,8 +383,8 @@ def _with_special(special):
 SCIPY = {"scipy.special": _with_special}
 
 # The families whose functions are written out (rules/<family>.py).
-from . import (builders, nan_reductions, picking, polynomial_arithmetic,  # noqa: E402
-               scipy_linalg, selection, sequences, transforms)
+from . import (builders, iteration, nan_reductions, picking,  # noqa: E402
+               polynomial_arithmetic, scipy_linalg, selection, sequences, transforms)
 
 
 def build():
@@ -393,11 +393,11 @@ def build():
     global REWRITES, WITH_OPTIONS, WITH_WHERE, WITH_MEAN
     rewrites = dict(_REWRITES)
     for family in (scipy_linalg, transforms, nan_reductions, builders, polynomial_arithmetic,
-                   picking):
+                   picking, iteration):
         rewrites.update(family.REWRITES)
     # Functions with a rule, written out when called with one of some options.
     WITH_OPTIONS = {**transforms.WITH_OPTIONS, **sequences.WITH_OPTIONS,
-                    **selection.WITH_OPTIONS}
+                    **selection.WITH_OPTIONS, **iteration.WITH_OPTIONS}
     WITH_WHERE = {**_WITH_WHERE, **nan_reductions.WITH_WHERE}
     WITH_MEAN = {**_WITH_MEAN, **nan_reductions.WITH_MEAN}
     REWRITES = rewrites
@@ -409,15 +409,32 @@ build()
 BEFORE_INITIAL = {np.sum: 5, np.prod: 5, np.max: 4, np.amax: 4, np.min: 4, np.amin: 4}
 
 
+def is_iterator(fn):
+    """Is ``fn`` an iterator written out as the list of what it gives?"""
+    try:
+        return fn in iteration.ITERATORS
+    except TypeError:  # an unhashable callable
+        return False
+
+
 def rewrite(fn, keywords=(), positional=0):
     """The Python function written for ``fn`` (called with ``keywords`` and ``positional``
     arguments, the receiver of a method counted), or None."""
     try:
-        if "mean" in keywords or "correction" in keywords:
+        # (A function written out whatever its options, ``accumulate(xs, initial=x)``,
+        # takes them itself.)
+        if ("mean" in keywords or "correction" in keywords) \
+                and (fn in WITH_MEAN or fn not in REWRITES):
             return WITH_MEAN.get(fn)
-        if "where" in keywords or "initial" in keywords \
-                or positional > BEFORE_INITIAL.get(fn, positional):
+        if ("where" in keywords or "initial" in keywords
+                or positional > BEFORE_INITIAL.get(fn, positional)) \
+                and (fn in WITH_WHERE or fn not in REWRITES):
             return WITH_WHERE.get(fn)
+        extreme = iteration.EXTREMES.get(fn)
+        if extreme is not None:
+            if not {"key", "default"} & set(keywords):
+                return None
+            return extreme[0].get(positional, extreme[1])
         optional = WITH_OPTIONS.get(fn)
         if optional is not None:
             written, options, before = optional

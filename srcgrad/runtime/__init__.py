@@ -31,6 +31,7 @@ from .linalg_plans import *  # noqa: F401,F403
 from .transform_plans import *  # noqa: F401,F403
 from .nan_plans import *  # noqa: F401,F403
 from .apart import *  # noqa: F401,F403
+from .iteration import *  # noqa: F401,F403
 # Forward mode's explicit tangents (rules/tangents.py)
 from .tangents import *  # noqa: F401,F403
 from . import from_scipy as _from_scipy

@@ -253,6 +253,13 @@ def call(norm, node, out, dest, hint=None):
         return norm.expr(anno.like(cast, node), out, dest, hint)
     written_out = rewrites.rewrite(obj, {k.arg for k in node.keywords}, _positional(node.args))
     if written_out is not None:  # ``np.nanmean``: a composition, inlined as user code
+        if rewrites.is_iterator(obj) and _stored(norm, obj):
+            raise norm.ctx.error(
+                f"`{gast.unparse(node.func).strip()}(...)` of differentiable values bound to a "
+                "name: srcgrad makes the list of what it gives where it is made, which would "
+                "not see a later change to the sequences it reads", norm.cur,
+                "iterate it where it is made (a for loop, a comprehension, zip(...), "
+                f"sum(...)), or make a list: list({gast.unparse(node.func).strip()}(...))")
         return inline.inline(norm, written_out, None, node, out, dest)
     rule = norm.ctx.rule(obj)
     if rule is not None:
@@ -341,6 +348,15 @@ def call(norm, node, out, dest, hint=None):
                          remedy="use a supported NumPy function, or wrap it with "
                          "srcgrad.custom_gradient")
     return _opaque(norm, node, out, dest, hint, error)
+
+
+def _stored(norm, iterator):
+    """Is the statement ``name = iterator(...)``: an iterator kept for later, not read
+    where it is made?"""
+    st = norm.cur
+    return isinstance(st, gast.Assign) and isinstance(st.value, gast.Call) \
+        and norm.scope.value(st.value.func) is iterator \
+        and not all(isinstance(t, (gast.Tuple, gast.List)) for t in st.targets)
 
 
 def _refuse_built(norm, cls):

@@ -23,7 +23,7 @@ from ...ir.names import bound_names, root_id, walk_stmts
 from ...ir.resolve import MISSING, UNROLL_MAX, among, is_library
 from ...ir.scopes import function_locals
 from ...ir.varied import expr_varied
-from ...rules import table
+from ...rules import rewrites, table
 from .. import as_written
 from . import (attributes, calls, dict_keys, functions, global_names, objects, properties,
                stores, unroll, views)
@@ -1646,6 +1646,8 @@ class Normalizer:
         if isinstance(node, gast.Call) and self.scope.value(node.func) is builtins.iter \
                 and len(node.args) == 1 and not node.keywords:
             return node.args[0]
+        if isinstance(node, gast.Call) and rewrites.is_iterator(self.scope.value(node.func)):
+            return node  # (``zip(itertools.chain(a, b), c)``: written out as a list)
         raise self.ctx.error(
             f"a loop zipping `{gast.unparse(node).strip()}`, an iterator of differentiable "
             "values srcgrad cannot index, is not supported", self.cur,
@@ -1854,14 +1856,23 @@ class Normalizer:
     def _join(self, node, joiner, out, dest, hint):
         """``np.r_[x, y]`` / ``np.c_[x, y]``: a join of arrays and numbers, as a primitive."""
         items = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
-        for item in items:
-            if isinstance(item, gast.Slice) or isinstance(item, gast.Constant) \
-                    and isinstance(item.value, str):
+        for k, item in enumerate(items):
+            if isinstance(item, gast.Constant) and isinstance(item.value, str):
                 raise self.ctx.error(
-                    f"`{gast.unparse(node).strip()}` with a slice or a directive string is not "
+                    f"`{gast.unparse(node).strip()}` with a directive string is not "
                     "supported on differentiable values", self.cur,
-                    "build the pieces first (np.arange, np.linspace) and join them with "
-                    "np.concatenate")
+                    "build the pieces first and join them with np.concatenate or np.stack")
+            if isinstance(item, gast.Slice):
+                if expr_varied(item, self.varied, self.scope):
+                    raise self.ctx.error(
+                        f"`{gast.unparse(node).strip()}`: a range whose bounds are "
+                        "differentiable", self.cur, "compute the bounds apart (they carry no "
+                        "gradient): np.arange(int(a), int(b)), np.linspace(a, b, n)")
+                # ``np.r_[x, 1:10]``: the range is the piece ``np.r_[1:10]`` (NumPy's
+                # arange, or linspace for a complex step), which np.c_ too takes as a
+                # 1-d piece, a column.
+                items[k] = anno.like(gast.Subscript(
+                    T.name(self.ctx.inject(np.r_, "r_")), item, gast.Load()), item)
         atoms = [self.atom(item, out, hint) for item in items]
         lst = self.ctx.namer.fresh(f"{hint}_items")
         out.append(self._mark(T.assign(lst, gast.List(atoms, gast.Load())), "literal"))

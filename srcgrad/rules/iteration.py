@@ -1,0 +1,303 @@
+"""Python's iteration helpers and orderings over sequences of differentiable values,
+written out over what has rules (as ``rewrites.py``): the compiler inlines them as the
+user's code, so the adjoint, tangent, tape and second derivatives follow, and a
+function given as ``key=`` or ``func=`` is called as Python calls it (once an item, in
+order: its own effects happen once).
+
+- ``itertools``: ``chain``, ``chain.from_iterable``, ``accumulate`` (``func=``,
+  ``initial=``), ``pairwise``, ``islice``, ``compress``, ``combinations``,
+  ``combinations_with_replacement``, ``permutations``, ``product``: the list of what
+  the iterator gives (positions from the lengths alone, ``runtime/iteration.py``).
+  The iterator is made where it is read (``calls.py`` refuses one bound to a name: a
+  list it stood for would not see a later change to the sequences it reads).
+- ``min``/``max`` with ``key=`` or ``default=``: the first item whose key is least
+  (greatest), compared as Python compares them; ``sorted`` with ``key=``: the items
+  in the order of a stable sort of their keys (``reverse=`` as Python's).
+- ``statistics``: ``mean``, ``fmean`` (``weights=``), ``median``, ``variance``,
+  ``stdev``, ``pvariance``, ``pstdev``, by their formulas (Python sums exactly, as
+  fractions: the values may differ in the last bit); ``math.dist``; ``complex(re,
+  im)``.
+"""
+import builtins
+import itertools
+import math
+import statistics
+
+from .. import runtime as _sg
+
+_NONE = object()  # (``default=`` not given: ``min`` and ``max`` raise on no items)
+
+
+def chain(*iterables):
+    """``itertools.chain``: the items of each iterable in turn."""
+    items = []
+    for iterable in iterables:
+        for item in iterable:
+            items.append(item)
+    return items
+
+
+def chain_from_iterable(iterables):
+    """``itertools.chain.from_iterable``: the items of each iterable it gives."""
+    items = []
+    for iterable in iterables:
+        for item in iterable:
+            items.append(item)
+    return items
+
+
+def accumulate(iterable, func=None, *, initial=None):
+    """``itertools.accumulate``: the running totals (``func(total, item)``)."""
+    items = list(iterable)
+    if initial is None:
+        if len(items) == 0:
+            return []
+        total = items[0]
+        rest = items[1:]
+    else:
+        total = initial
+        rest = items
+    totals = [total]
+    if func is None:
+        for item in rest:
+            total = total + item
+            totals.append(total)
+    else:
+        for item in rest:
+            total = func(total, item)
+            totals.append(total)
+    return totals
+
+
+def pairwise(iterable):
+    """``itertools.pairwise``: each item with the next."""
+    items = list(iterable)
+    return [(items[i], items[i + 1]) for i in range(len(items) - 1)]
+
+
+def islice(iterable, *args):
+    """``itertools.islice``: the items of a slice of what the iterable gives."""
+    return list(iterable)[_sg.islice_slice(*args)]
+
+
+def compress(data, selectors):
+    """``itertools.compress``: the items whose selector is true."""
+    return [item for item, kept in zip(data, selectors) if kept]
+
+
+def combinations(iterable, r):
+    """``itertools.combinations``."""
+    items = list(iterable)
+    return [tuple([items[i] for i in at])
+            for at in _sg.combination_positions(len(items), r, False)]
+
+
+def combinations_with_replacement(iterable, r):
+    """``itertools.combinations_with_replacement``."""
+    items = list(iterable)
+    return [tuple([items[i] for i in at])
+            for at in _sg.combination_positions(len(items), r, True)]
+
+
+def permutations(iterable, r=None):
+    """``itertools.permutations``."""
+    items = list(iterable)
+    return [tuple([items[i] for i in at])
+            for at in _sg.permutation_positions(len(items), r)]
+
+
+def product(*iterables, repeat=1):
+    """``itertools.product``: ``repeat`` copies of the sequences, one item of each."""
+    pools = [list(iterable) for iterable in iterables] * repeat
+    return [tuple([pools[j][i] for j, i in enumerate(at)])
+            for at in _sg.product_positions([len(p) for p in pools[:len(iterables)]], repeat)]
+
+
+def _least(items, key):
+    """The first item whose key is least, as ``min`` compares them."""
+    # (a copy: the same list under two names would stop code differentiated again)
+    keys = list(items) if key is None else [key(item) for item in items]
+    best = 0
+    for i in range(1, len(items)):
+        if keys[i] < keys[best]:
+            best = i
+    return items[best]
+
+
+def _greatest(items, key):
+    """The first item whose key is greatest, as ``max`` compares them."""
+    keys = list(items) if key is None else [key(item) for item in items]
+    best = 0
+    for i in range(1, len(items)):
+        if keys[i] > keys[best]:
+            best = i
+    return items[best]
+
+
+def min_of(iterable, *, key=None, default=_NONE):
+    """``min(iterable, key=..., default=...)``."""
+    items = list(iterable)
+    if len(items) == 0:
+        if default is _NONE:
+            raise ValueError("min() iterable argument is empty")
+        least = default
+    else:
+        least = _least(items, key)
+    return least
+
+
+def max_of(iterable, *, key=None, default=_NONE):
+    """``max(iterable, key=..., default=...)``."""
+    items = list(iterable)
+    if len(items) == 0:
+        if default is _NONE:
+            raise ValueError("max() iterable argument is empty")
+        greatest = default
+    else:
+        greatest = _greatest(items, key)
+    return greatest
+
+
+def min_among(first, second, *rest, key=None):
+    """``min(a, b, ..., key=...)``."""
+    return _least([first, second, *rest], key)
+
+
+def max_among(first, second, *rest, key=None):
+    """``max(a, b, ..., key=...)``."""
+    return _greatest([first, second, *rest], key)
+
+
+def min_unpacked(*args, key=None, default=_NONE):
+    """``min(*values, key=...)``: how many values is known when the code runs."""
+    if len(args) == 1:
+        return min_of(args[0], key=key, default=default)
+    if default is not _NONE:
+        raise TypeError("Cannot specify a default for min() with multiple positional "
+                        "arguments")
+    return _least(list(args), key)
+
+
+def max_unpacked(*args, key=None, default=_NONE):
+    """``max(*values, key=...)``."""
+    if len(args) == 1:
+        return max_of(args[0], key=key, default=default)
+    if default is not _NONE:
+        raise TypeError("Cannot specify a default for max() with multiple positional "
+                        "arguments")
+    return _greatest(list(args), key)
+
+
+def sorted_by(iterable, *, key=None, reverse=False):
+    """``sorted`` with ``key=``: the items in the order of their keys, each key computed
+    once."""
+    items = list(iterable)
+    keys = list(items) if key is None else [key(item) for item in items]
+    return [items[i] for i in _sg.sorted_order(keys, None, reverse)]
+
+
+def _items(data, name):
+    items = list(data)
+    if len(items) == 0:
+        raise statistics.StatisticsError(f"{name} requires at least one data point")
+    return items
+
+
+def mean(data):
+    """``statistics.mean``."""
+    items = _items(data, "mean")
+    return builtins.sum(items) / len(items)
+
+
+def fmean(data, weights=None):
+    """``statistics.fmean``."""
+    items = _items(data, "fmean")
+    if weights is None:
+        return math.fsum(items) / len(items)
+    weights = list(weights)
+    if len(weights) != len(items):
+        raise statistics.StatisticsError("data and weights must be the same length")
+    return math.fsum([w * x for w, x in zip(weights, items)]) / math.fsum(weights)
+
+
+def median(data):
+    """``statistics.median``: the middle item, or the mean of the two middle ones."""
+    items = sorted(_items(data, "median"))
+    n = len(items)
+    if n % 2 == 1:
+        return items[n // 2]
+    return (items[n // 2 - 1] + items[n // 2]) / 2
+
+
+def _squares(items, center):
+    """The sum of squares about ``center`` (Python's less a correction for rounding in
+    the mean, zero exactly)."""
+    return builtins.sum([(x - center) * (x - center) for x in items])
+
+
+def variance(data, xbar=None):
+    """``statistics.variance``: about the mean (or ``xbar``), over n - 1."""
+    items = list(data)
+    if len(items) < 2:
+        raise statistics.StatisticsError("variance requires at least two data points")
+    center = builtins.sum(items) / len(items) if xbar is None else xbar
+    return _squares(items, center) / (len(items) - 1)
+
+
+def stdev(data, xbar=None):
+    """``statistics.stdev``."""
+    items = list(data)
+    if len(items) < 2:
+        raise statistics.StatisticsError("stdev requires at least two data points")
+    center = builtins.sum(items) / len(items) if xbar is None else xbar
+    return math.sqrt(_squares(items, center) / (len(items) - 1))
+
+
+def pvariance(data, mu=None):
+    """``statistics.pvariance``: about the mean (or ``mu``), over n."""
+    items = _items(data, "pvariance")
+    center = builtins.sum(items) / len(items) if mu is None else mu
+    return _squares(items, center) / len(items)
+
+
+def pstdev(data, mu=None):
+    """``statistics.pstdev``."""
+    items = _items(data, "pstdev")
+    center = builtins.sum(items) / len(items) if mu is None else mu
+    return math.sqrt(_squares(items, center) / len(items))
+
+
+def dist(p, q):
+    """``math.dist``: the Euclidean distance of two points of as many coordinates."""
+    p, q = list(p), list(q)
+    if len(p) != len(q):
+        raise ValueError("both points must have the same number of dimensions")
+    return math.sqrt(math.fsum([(a - b) * (a - b) for a, b in zip(p, q)]))
+
+
+def complex_of(real=0.0, imag=0.0):
+    """``complex(re, im)`` of numbers."""
+    return real + imag * 1j
+
+
+REWRITES = {itertools.chain: chain, itertools.chain.from_iterable: chain_from_iterable,
+            itertools.accumulate: accumulate, itertools.pairwise: pairwise,
+            itertools.islice: islice, itertools.compress: compress,
+            itertools.combinations: combinations,
+            itertools.combinations_with_replacement: combinations_with_replacement,
+            itertools.permutations: permutations, itertools.product: product,
+            statistics.mean: mean, statistics.fmean: fmean, statistics.median: median,
+            statistics.variance: variance, statistics.stdev: stdev,
+            statistics.pvariance: pvariance, statistics.pstdev: pstdev, math.dist: dist,
+            builtins.complex: complex_of}
+# Functions with a rule, written out when called with one of some options.
+WITH_OPTIONS = {builtins.sorted: (sorted_by, ("key",), 1)}
+# ``min``/``max`` with ``key=`` or ``default=``, by how many positional arguments the
+# call has (0: one unpacked, ``min(*values)``, known when the code runs).
+EXTREMES = {builtins.min: ({1: min_of, 0: min_unpacked}, min_among),
+            builtins.max: ({1: max_of, 0: max_unpacked}, max_among)}
+# Iterators: made where they are read (a loop, a comprehension, ``list(...)``).
+ITERATORS = frozenset({itertools.chain, itertools.chain.from_iterable, itertools.accumulate,
+                       itertools.pairwise, itertools.islice, itertools.compress,
+                       itertools.combinations, itertools.combinations_with_replacement,
+                       itertools.permutations, itertools.product})
