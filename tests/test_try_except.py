@@ -9,6 +9,7 @@ import pytest
 
 import srcgrad as sg
 from srcgrad.testing import check_grads
+from tests.tape_forms import taped
 
 RNG = np.random.default_rng(5)
 M = RNG.normal(size=(4, 4))
@@ -480,13 +481,126 @@ def tape_result_bound_before_a_raise(x, flag):
     return tape.gradient(total, x), tmp
 
 
-def test_values_of_a_body_that_raised_read_after_it_are_refused():
-    with pytest.raises(sg.CompileError, match=r"binds `loss` before its last statement"):
-        sg.grad(handler_prints_a_value_of_the_body)(np.array([0.5, 1.0]), 1, [])
+def kernel_read_by_the_handler(x, shift):
+    """A Gaussian process's jitter as people write it: the handler reads ``K``, which the
+    body bound before the factorization raised."""
+    try:
+        K = np.outer(x, x) + M @ M.T + shift * np.eye(len(x))
+        L = np.linalg.cholesky(K)
+    except LinAlgError:
+        L = np.linalg.cholesky(K + (1.0 - shift + 2.0) * np.eye(len(x)))
+    return np.sum(L ** 2) + np.sum(np.log(np.diag(L)))
+
+
+@pytest.mark.parametrize("f", [binds_then_raises, changes_then_raises,
+                               method_sets_a_field_then_raises, helper_appends_then_raises,
+                               carried_to_the_next_trip], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("flag", [0.0, 1.0, 2.0])
+def test_what_the_body_did_before_it_raised_stays_done(f, flag):
+    """The body split where it may raise (``split``): each handler runs after exactly
+    the statements that ran, in every placement."""
+    x = np.array([0.5, 2.0])
+    check_grads(f, (x.copy(), flag), order=2, wrt=0)
+    g = sg.grad(f)(x.copy(), flag)
+    value, g2 = sg.value_and_grad(f)(x.copy(), flag)
+    assert value == pytest.approx(f(x.copy(), flag), rel=1e-14)
+    np.testing.assert_allclose(g2, g, rtol=1e-14)
+    np.testing.assert_allclose(taped(lambda v: f(v, flag), x.copy()), g, rtol=1e-14)
+    np.testing.assert_allclose(sg.function(taped)(lambda v: f(v, flag), x.copy()), g,
+                               rtol=1e-14)
+
+
+@pytest.mark.parametrize("shift", [GOOD, BAD])
+def test_the_handler_reads_what_the_body_bound_before_it_raised(shift):
+    x = np.array([0.3, -0.2, 0.5, 0.1])
+    check_grads(kernel_read_by_the_handler, (x, shift), order=2, wrt=0, rtol=1e-4,
+                atol=1e-6)
+    np.testing.assert_allclose(taped(lambda v: kernel_read_by_the_handler(v, shift), x),
+                               sg.grad(kernel_read_by_the_handler)(x, shift), rtol=1e-12)
+    text = sg.adjoint_source(kernel_read_by_the_handler)
+    assert text.count("except LinAlgError:") == 2  # (the handler after each part)
+
+
+@pytest.mark.parametrize("flag", [0, 1, 2, 5])
+def test_values_of_a_body_that_raised_read_after_it_are_pythons(flag):
+    x = np.array([0.5, 1.0])
+    python_log, compiled_log = [], []
+    want = handler_prints_a_value_of_the_body(x.copy(), flag, python_log)
+    value, _ = sg.value_and_grad(handler_prints_a_value_of_the_body)(x.copy(), flag,
+                                                                      compiled_log)
+    assert value == pytest.approx(want, rel=1e-14) and compiled_log == python_log
+    check_grads(lambda v: handler_prints_a_value_of_the_body(v, flag, []), (x.copy(),),
+                order=2)
+
+    def written_out(v):
+        total = 0.0
+        for k in range(3):
+            if k != flag:
+                total = total + (np.sum(v ** 2) * k) ** 2
+        return total
+
     for placement in (tape_result_bound_before_a_raise,
                       sg.function(tape_result_bound_before_a_raise)):
-        with pytest.raises(sg.CompileError, match=r"binds `tmp` before its last statement"):
-            placement(np.array([0.5, 1.0]), 2)
+        g, tmp = placement(x.copy(), flag)
+        np.testing.assert_allclose(g, sg.grad(written_out)(x.copy()), rtol=1e-12)
+        assert tmp == pytest.approx(np.sum(x ** 2) * 2, rel=1e-14)
+
+
+def helper_appends_then_raises_inside(x, flag):
+    items = [x]
+
+    def add(v):
+        items.append(v * 2.0)
+        if flag > 0:
+            raise ValueError("x")
+        return v
+    try:
+        y = add(x)
+    except ValueError:
+        y = x * 0.0
+    return np.sum(y) + np.sum(items[-1])
+
+
+def helper_stores_then_raises_inside(x, flag):
+    d = {"h": x}
+
+    def update(v):
+        d["h"] = v * 3.0
+        if flag > 0:
+            raise ValueError("x")
+        return v
+    try:
+        y = update(x)
+    except ValueError:
+        y = d["h"] * 2.0
+    return np.sum(y)
+
+
+def method_sets_a_field_then_raises_inside(x, flag):
+    c = _Cell(x * 1.0)
+
+    def step(v):
+        c.step(v)
+        if flag > 0:
+            raise ValueError("x")
+        return c.h
+    try:
+        y = step(x)
+    except ValueError:
+        y = c.h * 5.0
+    return np.sum(y)
+
+
+def loop_binds_then_raises(x, flag):
+    h = x * 1.0
+    try:
+        for k in range(3):
+            h = np.tanh(h) * 2.0
+            if k == flag:
+                raise ValueError("x")
+    except ValueError:
+        pass
+    return np.sum(h)
 
 
 def with_finally(x):
@@ -510,14 +624,13 @@ def two_handlers(x):
 
 
 @pytest.mark.parametrize("f, message", [
-    (binds_then_raises, r"binds `y` before its last statement"),
-    (changes_then_raises, r"changes `state` \(a list, dict or array\) before its last "
-                          r"statement"),
-    (method_sets_a_field_then_raises, r"binds `c.h` before its last statement \(here, or "
-                                      r"in code it calls\)"),
-    (helper_appends_then_raises, r"changes `items` \(a list, dict or array\) before its "
-                                 r"last statement \(here, or in code it calls\)"),
-    (carried_to_the_next_trip, r"binds `h` before its last statement"),
+    # (A statement that raises after it changed something, inside a call or a loop: was a
+    # wrong gradient, the change taken for not made.)
+    (helper_appends_then_raises_inside, r"changes `items` \(a list, dict or array\) before "
+                                        r"its last statement \(here, or in code it calls\)"),
+    (helper_stores_then_raises_inside, r"changes `d` \(a list, dict or array\)"),
+    (method_sets_a_field_then_raises_inside, r"binds `c.h` before its last statement"),
+    (loop_binds_then_raises, r"binds `h` before its last statement"),
     (with_finally, r"try statement with a finally clause is not supported"),
     (two_handlers, r"several except clauses"),
 ], ids=lambda c: getattr(c, "__name__", ""))

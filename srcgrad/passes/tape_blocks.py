@@ -323,8 +323,14 @@ class Prepare:
         lowered = contexts.lower([s], contexts.resolver(self.ctx.src), self.ctx.namer)
         if len(lowered) != 1 or lowered[0] is not s:  # ``with np.errstate(...)``
             return self.block(lowered, tape_name, in_loop)
-        if isinstance(s, gast.Try) and not any(isinstance(n, as_written.LIFTED) and n is not s
-                                               for n in scope_nodes(s)):
+        if isinstance(s, gast.Try):
+            # (What a block binds is its result, written back to the caller's variables:
+            # read outside the try body, wherever the block reads it.)
+            s = try_except.split(s, None, everything_read=True)
+        if isinstance(s, gast.Try) and not any(
+                isinstance(n, as_written.LIFTED) for st in s.body + s.handlers
+                for n in scope_nodes(st)):
+            # (a try in its else clause, one ``split`` made too, is lowered in its turn)
             scope = gast.Module(list(self.region.statements), [])
             tried = try_except.lowered(s, scope, self.ctx.namer.fresh)
             if tried is not None:  # (in the compiler's language: differentiated)

@@ -28,11 +28,15 @@ first sets the branch's flag (and the copy the forward code records of it) false
                                                 ...
 
 What the body did before it raised stays done, as in Python; the branch says it
-did not run. So before its last statement (``_sg.try_tail()`` marks where that
-starts) the body may change no list, dict, array or object, and may bind only
-names nothing outside it reads where a gradient flows, unless the handler binds
-them first: ``lower`` checks the source, ``check_heads`` the code once calls are
-inlined (a helper's append, a method setting an attribute), naming the line.
+did not run. So a body whose statements before the last that may raise bind names
+code outside reads, or may change values in place, is first ``split`` into the
+nested ``try`` statements Python's rules make of it (one per statement that may
+raise, each with the handler). What remains before a body's last raise (a helper's
+append, then its ``raise``; a loop's earlier trips), after ``_sg.try_tail()``'s mark
+and within the statement it marks, may change no list, dict, array or object, and
+may bind only names nothing outside reads where a gradient flows, unless the
+handler binds them first: ``check_heads`` looks once calls are inlined, naming the
+line.
 Inside a loop, what the body's forward code pushed on the backward pass's stacks
 before it raised is taken off again. ``del`` of a value the body did not make is
 dropped from the body (the handler may read it). A ``finally`` clause, and several
@@ -83,6 +87,8 @@ def _block(owner, field, taken, fn):
         if isinstance(s, (gast.With, gast.AsyncWith, gast.ClassDef)):
             out.append(s)
             continue
+        if isinstance(s, gast.Try) and not _derivative_code(s, out, stmts[k + 1:]):
+            s = split(s, fn)  # (before the blocks nested in it: the tries it makes too)
         scope = s if isinstance(s, gast.FunctionDef) else fn
         for inner in ("body", "orelse", "finalbody"):
             if isinstance(getattr(s, inner, None), list):
@@ -97,6 +103,60 @@ def _block(owner, field, taken, fn):
             s.sg_refusal = refusal
         out.append(s)
     setattr(owner, field, out)
+
+
+def split(s, scope, everything_read=False):
+    """``s`` (a ``try`` of the user's code in ``scope``, a def or a tape's block), or,
+    where a statement of its body before the last that may raise binds a name code
+    outside the body reads (``K = kernel(X)`` then ``L = cholesky(K)``, ``K`` read by the
+    handler; with ``everything_read``, any name: a tape block's results) or may change a
+    value in place (an append, a call), the ``try`` Python's rules make of it: a ``try``
+    of the statements up to the first that may raise, the rest in its ``else`` clause as
+    a ``try`` of their own, and so on, each with a copy of the handler, the ``else``
+    clause innermost. A handler then runs after exactly the statements that ran, and
+    each ``try`` may raise at its last statement only, which the branch ``lower`` makes
+    of it models."""
+    head = _head(s.body)
+    if s.finalbody or len(s.handlers) != 1 or not head:
+        return s
+    bound = set(scope_bound_names(head)) - _bound_first(s.handlers[0].body)
+    if all(_binds_only(st) for st in head) and not everything_read:
+        body = {id(n) for st in s.body for n in scope_nodes(st)}
+        # (read outside the body, or by it before it binds them: on a loop's next trip)
+        bound &= {n.id for st in scope.body for n in scope_nodes(st) if id(n) not in body
+                  and isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)} \
+            | _read_before_bound(s.body, set())
+        if not bound:
+            return s  # (the branch models it as it is)
+    groups = [[]]
+    for st in s.body:
+        if groups[-1] and not _cannot_raise(st):
+            groups.append([])
+        groups[-1].append(st)
+    orelse = s.orelse
+    for group in reversed(groups[1:]):
+        inner = gast.Try(group, [copy.deepcopy(s.handlers[0])], orelse, [])
+        orelse = [gast.copy_location(inner, group[0])]
+    return gast.copy_location(gast.Try(groups[0], s.handlers, orelse, []), s)
+
+
+def _binds_only(s):
+    """Does the source statement ``s`` only bind names (``a = ...``, ``a, b = ...``, a
+    loop or branch of such statements, a ``raise``): no append, store or call of its own
+    that could change a value in place?"""
+    if isinstance(s, gast.Assign):
+        return all(isinstance(n, gast.Name) or isinstance(n, (gast.Tuple, gast.List)) and all(
+            isinstance(e, gast.Name) for e in n.elts) for n in s.targets)
+    if isinstance(s, (gast.For, gast.While, gast.If)):
+        return (not isinstance(s, gast.For) or isinstance(s.target, gast.Name)) \
+            and all(_binds_only(st) for st in s.body + s.orelse)
+    return isinstance(s, (gast.Raise,) + _CONTROL)
+
+
+def _derivative_code(s, before_try, after_try):
+    """Is ``s`` a ``try`` that ``emit`` printed (derivative code, lowered again)?"""
+    return bool(s.handlers) and bool(_undone(s, before_try)
+                                     or _guards(s, before_try, after_try))
 
 
 def _lowered(s, fresh, undone, token):
@@ -251,7 +311,8 @@ def _read_outside(body, fn, token, derivative_code):
 
 def check_heads(fn, error, kinds_changing):
     """After the normalizer (calls inlined, objects' fields made names): the code before
-    each lowered ``try`` body's mark changes no list, dict or array (a statement of a kind
+    each lowered ``try`` body's mark, and what the statement after it runs before its
+    last raise (``_before_last_raise``), changes no list, dict or array (a statement of a kind
     in ``kinds_changing``) and binds no name read outside the body (or, in a loop, by the
     body before it binds it), unless the handler binds it first. Removes the marks.
     ``error(message, node, remedy)`` makes the exception raised."""
@@ -262,7 +323,11 @@ def check_heads(fn, error, kinds_changing):
         marks = [k for k, st in enumerate(node.body) if _is_mark(st)]
         if not marks:
             continue
-        head, node.body = node.body[:marks[0]], node.body[:marks[0]] + node.body[marks[0] + 1:]
+        node.body = node.body[:marks[0]] + node.body[marks[0] + 1:]
+        # (The mark stands before the source statement that may raise last; once calls
+        # are inlined, what that statement runs before its own last raise counts too: a
+        # helper's append, then its ``raise``.)
+        head = node.body[:marks[0]] + _before_last_raise(node.body[marks[0]:])
         for st in walk_stmts(head):
             if anno.kind(st) in kinds_changing and not (
                     anno.kind(st) == "append" and getattr(st, "sg_undone", False)):
@@ -287,6 +352,41 @@ def check_heads(fn, error, kinds_changing):
                                 st for st in walk_stmts(head) if name in scope_bound_names([st])),
                             f"bind `{name}` again at the start of the except clause, or make "
                             "the binding the try body's last statement or after the try")
+
+
+def _before_last_raise(stmts):
+    """The statements of normalized code ``stmts`` that run before the last one that may
+    raise does: those before it, and of a loop there, its whole body (its earlier trips
+    run before a later one raises); of a branch, what its blocks run before theirs."""
+    last = len(stmts) - 1
+    while last >= 0 and not _may_raise(stmts[last]):
+        last -= 1
+    if last < 0:
+        return []
+    s = stmts[last]
+    if isinstance(s, (gast.For, gast.While)):
+        inner = list(s.body) + list(s.orelse)
+    elif isinstance(s, gast.If):
+        inner = _before_last_raise(s.body) + _before_last_raise(s.orelse)
+    else:
+        inner = []
+    return list(stmts[:last]) + inner
+
+
+def _may_raise(s):
+    """Can the normalized statement ``s`` raise: not a copy (``a = b``, a constant, a
+    tuple of names), an append of a name, ``pass``, ``break`` or ``continue``."""
+    if isinstance(s, _CONTROL + (gast.Delete,)) or _is_mark(s):
+        return False
+    if isinstance(s, gast.Assign) and all(isinstance(n, gast.Name) for t in s.targets
+                                          for n in gast.walk(t) if isinstance(n, gast.expr)
+                                          and not isinstance(n, (gast.Tuple, gast.List))):
+        v = s.value
+        if isinstance(v, (gast.Name, gast.Constant)) or isinstance(v, gast.Tuple) and all(
+                isinstance(e, (gast.Name, gast.Constant)) for e in v.elts):
+            return False
+    return not (_appends_to(s) is not None and isinstance(s.value.args[0], gast.Name)
+                and len(s.value.args) == 1)
 
 
 def _in_loops(fn):
