@@ -160,7 +160,9 @@ def early_return(ctx):
 def try_except(ctx):
     """``try``/``except`` (sometimes ``as err``, an ``else``, inside a loop): the body
     raises on a data-dependent condition before its last statement, which binds a name
-    the handler binds too; a value the body binds first is read only by its last one."""
+    the handler binds too; a value the body binds first is read by its last one, and
+    sometimes by the handler and the code after the ``try`` (bound before the raise, as
+    Python leaves it)."""
     rng = ctx.rng
     ctx.use("exceptions")
     exc = rng.choice(["ValueError", "ZeroDivisionError", "KeyError", "(ValueError, KeyError)"])
@@ -179,9 +181,10 @@ def _try_statement(ctx, exc):
     shape = ctx.pick_shape()
     name = ctx.fresh_name()
     first = None
+    seen = rng.random() < 0.5  # (``first`` read by the handler and after the try too)
     with ctx.block("try:"):
-        if rng.random() < 0.4:
-            first = ctx.fresh_name()  # (not in scope: only the body's last statement reads it)
+        if rng.random() < 0.5:
+            first = ctx.fresh_name()
             ctx.emit(f"{first} = {ctx.fresh_expr(shape).code}")
         with ctx.block(f"if {ctx.exprs.cond()}:"):
             ctx.emit(f"raise {exc.strip('()').split(',')[0]}('x')")
@@ -191,8 +194,11 @@ def _try_statement(ctx, exc):
         if rng.random() < 0.3:
             simple(ctx)
         e = ctx.fresh_expr(shape)
-        ctx.emit(f"{name} = {e.code}")
+        ctx.emit(f"{name} = {e.code}" if first is None or not seen
+                 else f"{name} = {e.code} - {first} * 0.25")
     ctx.bind(name, Var(shape))
+    if first is not None and seen:
+        ctx.bind(first, Var(shape))
     if rng.random() < 0.25:
         with ctx.block("else:"):
             ctx.emit(f"{name} = {name} * 1.5")
