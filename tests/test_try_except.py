@@ -9,7 +9,7 @@ import pytest
 
 import srcgrad as sg
 from srcgrad.testing import check_grads
-from tests.tape_forms import taped
+from tests.tape_forms import taped, taped_hvp
 
 RNG = np.random.default_rng(5)
 M = RNG.normal(size=(4, 4))
@@ -544,6 +544,45 @@ def test_values_of_a_body_that_raised_read_after_it_are_pythons(flag):
         g, tmp = placement(x.copy(), flag)
         np.testing.assert_allclose(g, sg.grad(written_out)(x.copy()), rtol=1e-12)
         assert tmp == pytest.approx(np.sum(x ** 2) * 2, rel=1e-14)
+
+
+def handler_taken_by_a_data_dependent_raise(x):
+    b = 4.0 - x * x
+    try:
+        if x[0] > 0:
+            raise ValueError("x")
+        g = b * 2.0
+    except ValueError:
+        g = b
+    return np.sum(b) + np.mean(g)
+
+
+def handler_always_taken(x):
+    """(fuzzer seed 48600, program 36, second order)"""
+    a = x * x
+    b = (4,)
+    try:
+        d = a
+        c = d
+    except KeyError:
+        pass
+    b -= c
+    try:
+        raise ValueError("x")
+    except ValueError:
+        g = b
+    return np.sum(b) + np.mean(g)
+
+
+@pytest.mark.parametrize("f", [handler_taken_by_a_data_dependent_raise, handler_always_taken])
+def test_second_order_where_the_handler_ran(f):
+    """The first derivative's backward ``if cond:`` (cond a copy of the try's flag) was
+    printed as a ``try`` of its own when the derivative code was compiled again, so its
+    body always ran: a wrong second derivative wherever the handler had run."""
+    x = np.array([0.61, 1.189, 1.437, 0.383])
+    check_grads(f, (x,), order=2)
+    v = np.array([0.7, -0.4, 1.1, 0.3])
+    np.testing.assert_allclose(taped_hvp(f, x.copy(), v), -2.5 * v, rtol=1e-12)
 
 
 def helper_appends_then_raises_inside(x, flag):

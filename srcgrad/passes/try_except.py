@@ -504,6 +504,16 @@ def _branches(stmts):
                 and copies.get(s.test.id, s.test.id) in pending:
             flag = copies.get(s.test.id, s.test.id)
             yield s, flag, pending.pop(flag)
+            # (Derivative code lowered again: the flags of the try it printed, which its
+            # handler sets false first, are this branch's too. Their copies test the
+            # backward code's blocks, ``if cond:``, no try of their own.)
+            for st in s.orelse:
+                if _is_rollback(st):
+                    continue
+                if not (isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name)
+                        and isinstance(st.value, gast.Constant) and st.value.value is False):
+                    break
+                pending.pop(copies.get(st.targets[0].id, st.targets[0].id), None)
             continue
         yield s, None, None
 
