@@ -19,7 +19,7 @@ from ...ir.effects import HiddenWrites
 from ...ir.atoms import (OP_NAMES, OP_SYMBOLS, hint as _hint, is_constant as _is_constant,
                         is_simple_index as _is_simple_index, is_static_object as _is_static_object,
                         literal_items, number as _number, root as _root, short as _short)
-from ...ir.names import bound_names, root_id, walk_stmts
+from ...ir.names import bound_names, own_nodes, root_id, walk_stmts
 from ...ir.resolve import MISSING, UNROLL_MAX, among, is_library
 from ...ir.scopes import function_locals
 from ...ir.varied import expr_varied
@@ -33,6 +33,43 @@ from .structure import Facts
 
 # The index-expression joiners that are primitives: the runtime function each stands for.
 _JOINERS = {id(np.r_): "join_r", id(np.c_): "join_c"}
+
+
+_LENGTH_CHANGERS = frozenset({"append", "extend", "insert", "pop", "remove", "clear"})
+
+
+def _check_iterated_lengths(fn, error):
+    """A loop over a list (``for v in xs``, over ``zip``, ``enumerate``, an ``itertools``
+    iterator of it) runs over the items the list holds when it starts: refused where its
+    body, once calls are inlined, may change that list's length (an append, a pop, under
+    a name the body binds to the list: an inlined helper's parameter), which Python's
+    loop would see. (A name bound to it before the loop may not be appended to at all.)"""
+    for loop in walk_stmts(fn.body):
+        iterated = getattr(loop, "sg_iterated", None)
+        if not iterated:
+            continue
+        held, grew = set(iterated), True
+        while grew:
+            grew = False
+            for st in walk_stmts(loop.body):
+                if isinstance(st, gast.Assign) and isinstance(st.value, gast.Name) \
+                        and st.value.id in held:
+                    for t in st.targets:
+                        if isinstance(t, gast.Name) and t.id not in held:
+                            held.add(t.id)
+                            grew = True
+        for st in walk_stmts(loop.body):
+            for n in own_nodes(st):
+                if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                        and n.func.attr in _LENGTH_CHANGERS \
+                        and isinstance(n.func.value, gast.Name) and n.func.value.id in held:
+                    raise error(
+                        f"the loop's body changes the length of a list the loop iterates "
+                        f"(`{n.func.value.id}.{n.func.attr}(...)`; Python's loop would see the "
+                        "items added, or skip some): srcgrad takes the items the list holds "
+                        "when the loop starts", loop,
+                        "loop with an index, i = 0; while i < len(xs): v = xs[i]; ...; i += 1, "
+                        "or over a copy, list(xs), if the items added are not meant")
 
 
 def _assigned_names(body):
@@ -170,6 +207,7 @@ class Normalizer:
                     fn.body = items_forwarded(fn.body, self.scope.locals)
                 fn.body = self._split_self_reference(fn.body)
                 try_except.check_heads(fn, self.ctx.error, ("append", "pop", "setitem"))
+                _check_iterated_lengths(fn, self.ctx.error)
                 return fn
         raise self.ctx.error("function is too deeply nested to inline", fn)
 
@@ -1453,6 +1491,8 @@ class Normalizer:
             bind = anno.like(T.assign(target, item), s)
         loop = anno.like(gast.For(T.name(index, store=True), T.expr("range(n)", n=length),
                                   [bind] + body, [], None), s)
+        # (the lists whose length it took: ``check_iterated_lengths``)
+        loop.sg_iterated = frozenset(n.id for n in T.walk(s.iter) if isinstance(n, gast.Name))
         # The body is normalized in the next round, once variedness has been
         # recomputed for the new bindings (the index is not varied).
         return out + [loop]
