@@ -385,8 +385,8 @@ def _may_raise(s):
         if isinstance(v, (gast.Name, gast.Constant)) or isinstance(v, gast.Tuple) and all(
                 isinstance(e, (gast.Name, gast.Constant)) for e in v.elts):
             return False
-    return not (_appends_to(s) is not None and isinstance(s.value.args[0], gast.Name)
-                and len(s.value.args) == 1)
+    return not (_appends_to(s) is not None and len(s.value.args) == 1
+                and isinstance(s.value.args[0], gast.Name))
 
 
 def _in_loops(fn):

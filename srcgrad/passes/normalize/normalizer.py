@@ -64,7 +64,7 @@ def _check_iterated_lengths(fn, error):
                         and n.func.attr in _LENGTH_CHANGERS \
                         and isinstance(n.func.value, gast.Name) and n.func.value.id in held:
                     raise error(
-                        f"the loop's body changes the length of a list the loop iterates "
+                        "the loop's body changes the length of a list the loop iterates "
                         f"(`{n.func.value.id}.{n.func.attr}(...)`; Python's loop would see the "
                         "items added, or skip some): srcgrad takes the items the list holds "
                         "when the loop starts", loop,
@@ -1491,7 +1491,7 @@ class Normalizer:
             bind = anno.like(T.assign(target, item), s)
         loop = anno.like(gast.For(T.name(index, store=True), T.expr("range(n)", n=length),
                                   [bind] + body, [], None), s)
-        # (the lists whose length it took: ``check_iterated_lengths``)
+        # (the lists whose length it took: ``_check_iterated_lengths``)
         loop.sg_iterated = frozenset(n.id for n in T.walk(s.iter) if isinstance(n, gast.Name))
         # The body is normalized in the next round, once variedness has been
         # recomputed for the new bindings (the index is not varied).
