@@ -95,31 +95,31 @@ def _moving_tuples(body, last):
     ``t[1]``: each item once) or unpacked once: what a helper's ``return a, b`` becomes
     when inlined. Its items move through it unshared."""
     loads, stores, displays = {}, {}, {}
-    parents = {}
-    for s in walk_stmts(body):
-        for n in T.walk(s):
-            for c in gast.iter_child_nodes(n):
-                parents[id(c)] = n
+    indices = {}   # name -> the constant indices of its item reads (``t[0]``)
+    unpacked = {}  # name -> how many assignments unpack it (``a, b = t``)
     for s in walk_stmts(body):
         # (A loop's or branch's own nodes: its body's statements come on their own.)
         for n in T.walk(s) if isinstance(s, gast.FunctionDef) else own_nodes(s):
             if isinstance(n, gast.Name):
                 table = loads if isinstance(n.ctx, gast.Load) else stores
-                table.setdefault(n.id, []).append(n)
+                table[n.id] = table.get(n.id, 0) + 1
+            elif isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) \
+                    and isinstance(n.slice, gast.Constant) and isinstance(n.slice.value, int):
+                indices.setdefault(n.value.id, []).append(n.slice.value)
+            elif isinstance(n, gast.Assign) and isinstance(n.value, gast.Name):
+                unpacked[n.value.id] = unpacked.get(n.value.id, 0) + 1
         if isinstance(s, gast.Assign) and len(s.targets) == 1 \
                 and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Tuple) \
                 and all(isinstance(e, gast.Name) for e in s.value.elts):
             displays[s.targets[0].id] = ([e.id for e in s.value.elts], last.get(id(s), ()))
     out = {}
     for name, (items, moved) in displays.items():
-        if len(stores.get(name, ())) != 1 or len(set(items)) != len(items) \
-                or any(len(loads.get(i, ())) != 1 and i not in moved for i in items):
+        if stores.get(name, 0) != 1 or len(set(items)) != len(items) \
+                or any(loads.get(i, 0) != 1 and i not in moved for i in items):
             continue
-        reads = [parents.get(id(n)) for n in loads.get(name, ())]
-        indices = [r.slice.value for r in reads if isinstance(r, gast.Subscript)
-                   and isinstance(r.slice, gast.Constant) and isinstance(r.slice.value, int)]
-        if len(indices) == len(reads) and len(set(indices)) == len(indices) \
-                or len(reads) == 1 and isinstance(reads[0], gast.Assign):
+        reads, at = loads.get(name, 0), indices.get(name, [])
+        if len(at) == reads and len(set(at)) == len(at) \
+                or reads == 1 and unpacked.get(name, 0) == 1:
             out[name] = items
     return out
 
