@@ -180,3 +180,31 @@ def test_jvp_by_transposition_keeps_lstsq_singular_values():
     numeric = (f(z + eps * t) - f(z - eps * t)) / (2 * eps)
     assert jvp == pytest.approx(numeric, rel=1e-7)
     assert jvp == pytest.approx(np.sum(sg.grad(f)(z.copy()) * t), rel=1e-10)
+
+
+# scipy.linalg.solve_sylvester (the peer suite's test_solve_sylvester): X solves
+# A X + X B = Q; its adjoint solves the transposed equation.
+SYL_B = np.array([[1.6, -0.3], [0.4, 2.1]])
+SYL_Q = np.random.default_rng(14).standard_normal((3, 2))
+
+
+def sylvester_in_each(x):
+    """``x`` (3x3) moves A, a scale of B and Q; a nonlinear function of X."""
+    xs = sl.solve_sylvester(x + 2.0 * np.eye(3), SYL_B * x[0, 1], SYL_Q + x[:, :2])
+    return np.sum(np.sin(xs)) + np.sum(xs[0] ** 2)
+
+
+def test_sylvester_in_every_form():
+    assert_every_form(sylvester_in_each, X.copy())
+
+
+def test_sylvester_jacobian_and_value():
+    a = X + 2.0 * np.eye(3)
+    with sg.GradientTape() as tape:
+        tape.watch(a)
+        got = sl.solve_sylvester(a, SYL_B, SYL_Q)
+    np.testing.assert_allclose(
+        tape.jacobian(got, a), fd_jacobian(lambda m: sl.solve_sylvester(m, SYL_B, SYL_Q), a),
+        rtol=1e-6, atol=1e-8)
+    value, _ = sg.value_and_grad(sylvester_in_each)(X.copy())
+    assert value == sylvester_in_each(X.copy())

@@ -23,7 +23,7 @@ factors) the helpers refuse when run (``NotImplementedError``).
 
 With SciPy installed: ``scipy.linalg.solve_triangular``, ``cholesky``,
 ``cho_factor`` and ``cho_solve`` (``overwrite_*=True`` refused: they may
-write into a differentiated value).
+write into a differentiated value), ``solve_sylvester`` (real matrices).
 """
 import numpy as np
 
@@ -71,6 +71,9 @@ _TRIANGULAR = {
     "b": "_sg.solve_triangular_grad_b(g, a, b, trans, lower, unit_diagonal, overwrite_b)",
 }
 
+# scipy.linalg.solve_sylvester's adjoint equation: A^T Y + Y B^T = G.
+_SYLVESTER = "_sg.solve_sylvester(np.transpose(a), np.transpose(b), g)"
+
 # Forward mode's tangents written out here (rules/tangents.py has np.linalg's).
 EXPLICIT = {}
 
@@ -94,8 +97,13 @@ def _with_linalg(linalg):
             "c_and_lower, b, overwrite_b=False, check_finite=True",
             c_and_lower="_sg.cho_solve_grad_c(g, ans, c_and_lower, b, overwrite_b)",
             b="_sg.cho_solve_grad_b(g, c_and_lower, b, overwrite_b)"),
+        # X solves A X + X B = Q; with Y solving A^T Y + Y B^T = G (the same equation
+        # transposed): dQ = Y, dA = -Y X^T, dB = -X^T Y. (Two-dimensional only, as SciPy.)
+        linalg.solve_sylvester: Rule("a, b, q", a=f"-({_SYLVESTER} @ np.transpose(ans))",
+                                     b=f"-(np.transpose(ans) @ {_SYLVESTER})", q=_SYLVESTER),
     })
     EXPLICIT.update({
+        linalg.solve_sylvester: "_sg.solve_sylvester(a, b, q_dot - a_dot @ ans - ans @ b_dot)",
         linalg.solve_triangular: "_sg.solve_triangular_tangent(a, a_dot, b, b_dot, ans, trans, "
                                  "lower, unit_diagonal, overwrite_b)",
         linalg.cholesky: "_sg.cholesky_tangent(a_dot, ans, not lower) if not overwrite_a else "

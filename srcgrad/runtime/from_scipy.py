@@ -34,7 +34,8 @@ _NAMES = {
         "scipy_cumulative_trapezoid": ("cumulative_trapezoid", ("integration",), True),
     },
     "scipy.signal": {"convolve2d": ("convolve2d", ("convolutions",), False)},
-    "scipy.linalg": {"_expm": ("expm", ("decompositions",), False),
+    "scipy.linalg": {"solve_sylvester": ("solve_sylvester", (), True),
+                     "_expm": ("expm", ("decompositions",), False),
                      "_logm": ("logm", ("decompositions",), False),
                      "_sqrtm": ("sqrtm", ("decompositions",), False)},
 }

@@ -64,6 +64,9 @@ def _scipy_cases(C, R, M, spd):
         C(sl.cho_solve, (M(3, 3), True), R(3), wrt=("c_and_lower", "b"), id="lower"),
         C(sl.cho_solve, (M(4, 4), True), R(4, 2), wrt=("c_and_lower", "b"), id="lower-matrix"),
         C(sl.cho_solve, (M(3, 3), False), R(3, 2), wrt=("b",), id="upper-b"),
+        # (M is well conditioned near the identity: A X + X B = Q has one solution.)
+        C(sl.solve_sylvester, M(3, 3), M(2, 2), R(3, 2)),
+        C(sl.solve_sylvester, M(2, 2), M(2, 2), R(2, 2), id="square"),
     ]
 
 
