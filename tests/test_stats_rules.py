@@ -108,6 +108,14 @@ def mvn_fit(mean, factor):
     return -np.sum(st.multivariate_normal.logpdf(POINTS, mean, cov))
 
 
+def mvn_entropy_of_a_fit(mean, factor):
+    """``multivariate_normal.entropy`` (written out: half of d (log 2 pi + 1) + log det
+    of the lower triangle SciPy reads), in ``cov``; ``mean`` only gives the dimension."""
+    cov = factor @ factor.T + 0.5 * np.eye(3) + np.triu(factor, 1)
+    return st.multivariate_normal.entropy(mean, cov) + st.multivariate_normal.entropy(cov=cov) \
+        + np.sum(mean ** 2)  # (so that every argument reaches the value: the forms' test)
+
+
 def mvn_density(x, mean, cov):
     return np.sum(st.multivariate_normal.pdf(x, mean=mean, cov=cov) * (1.0 + x[..., 0] ** 2))
 
@@ -235,6 +243,7 @@ CASES = [
     (inverse_transform_sampling, (RNG.normal(size=5), 0.3)),
     (poisson_regression, (0.4 * RNG.normal(size=3),)),
     (mvn_fit, (0.2 * RNG.normal(size=3), RNG.normal(size=(3, 3)))),
+    (mvn_entropy_of_a_fit, (0.2 * RNG.normal(size=3), RNG.normal(size=(3, 3)))),
     (mvn_density, (RNG.normal(size=(4, 3)), 0.3 * RNG.normal(size=3),
                    np.array([[2.0, 0.3, -0.4], [0.3, 1.5, 0.2], [-0.4, 0.2, 1.2]]))),
     (dirichlet_fit, (0.3 * RNG.normal(size=3),)),

@@ -379,12 +379,17 @@ def _with_special(special):
     _REWRITES[special.entr] = entr
 
 
+def _with_stats(scipy_stats):
+    """``multivariate_normal.entropy``, written out in ``rules/stats.py``."""
+    _REWRITES[scipy_stats.multivariate_normal.entropy] = stats.mvn_entropy
+
+
 # The SciPy modules whose functions key entries here, and what adds them.
-SCIPY = {"scipy.special": _with_special}
+SCIPY = {"scipy.special": _with_special, "scipy.stats": _with_stats}
 
 # The families whose functions are written out (rules/<family>.py).
 from . import (builders, iteration, nan_reductions, picking,  # noqa: E402
-               polynomial_arithmetic, scipy_linalg, selection, sequences, transforms)
+               polynomial_arithmetic, scipy_linalg, selection, sequences, stats, transforms)
 
 
 def build():

@@ -17,8 +17,8 @@ for the same instance, so a user's own ``rv_continuous`` subclass (or a frozen
 - ``poisson``: ``pmf``, ``logpmf``, ``cdf``, ``logcdf``, ``sf``, ``logsf`` in ``mu``;
   piecewise constant in ``k`` and ``loc``.
 - ``multivariate_normal``: ``pdf``, ``logpdf`` in ``x``, ``mean``, ``cov`` (a d x d
-  matrix, of which scipy reads the lower triangle); ``dirichlet``: ``pdf``,
-  ``logpdf`` in ``x`` and ``alpha``.
+  matrix, of which scipy reads the lower triangle), ``entropy`` in ``cov`` (written
+  out: ``mvn_entropy``); ``dirichlet``: ``pdf``, ``logpdf`` in ``x`` and ``alpha``.
 
 All grad expressions of a continuous family come from three helpers of its
 standard density (``runtime/stats.py``): with ``z = (x - loc) / scale`` and
@@ -31,6 +31,11 @@ The ppf's are those of the inverse: ``1 / pdf(ans)`` in ``q``, 1 in ``loc``, ``z
 
 Scope of a grad expression and the fields of an entry: ``entry.Rule``.
 """
+import math
+
+import numpy as np
+
+from .. import runtime as _sg
 from ..runtime import stats as _rt
 from .entry import Rule, array_operands
 from .selection import lead_rule
@@ -142,6 +147,14 @@ def _vector_densities(stats):
     return table, tangents
 
 
+def mvn_entropy(mean=None, cov=1):
+    """``multivariate_normal.entropy``, written out (``rewrites.py``): half of
+    ``d (log 2 pi + 1) + log det cov``, of the matrix scipy reads (its lower triangle)."""
+    d = _sg.mvn_entropy_dim(mean, cov)
+    full = np.tril(cov) + np.transpose(np.tril(cov, -1))
+    return 0.5 * (d * (math.log(2.0 * math.pi) + 1.0) + np.linalg.slogdet(full)[1])
+
+
 def _with_stats(stats):
     """The entries, keyed on ``scipy.stats``' distributions: added when a program has
     imported it (``rules/optional.py``), so that ``import srcgrad`` never imports SciPy."""
@@ -155,7 +168,7 @@ def _with_stats(stats):
     table, tangents = _vector_densities(stats)
     TABLE.update(table)
     EXPLICIT.update(tangents)
-    NONDIFF.update({_rt.within, _rt.mvn_check, _rt.dirichlet_check})
+    NONDIFF.update({_rt.within, _rt.mvn_check, _rt.dirichlet_check, _rt.mvn_entropy_dim})
 
 
 # The SciPy modules whose functions key entries here, and what adds them.

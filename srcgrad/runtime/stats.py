@@ -44,7 +44,7 @@ __all__ = [
     "mvn_logpdf_grad", "mvn_logpdf_tangent", "dirichlet_logpdf_grad",
     "dirichlet_logpdf_tangent", "dirichlet_log_slopes",
     # deciding (non-differentiable)
-    "within", "mvn_check", "dirichlet_check",
+    "within", "mvn_check", "dirichlet_check", "mvn_entropy_dim",
 ]
 
 # scipy.special's functions the helpers call: bound when a program has imported
@@ -283,6 +283,26 @@ def mvn_check(x, mean, cov, allow_singular):
         eigenvalues = np.linalg.eigvalsh(np.tril(cov) + np.tril(cov, -1).T)
         if np.min(eigenvalues) <= 1e6 * np.finfo(float).eps * np.max(np.abs(eigenvalues)):
             not_differentiable(f"{what} with allow_singular=True and a singular cov")
+    return d
+
+
+def mvn_entropy_dim(mean, cov):
+    """The dimension of ``multivariate_normal.entropy(mean, cov)`` for a d x d ``cov``
+    (scipy reads its lower triangle), raising as scipy does where that is not positive
+    semidefinite; refused where it is singular (scipy's entropy then counts the
+    eigenvalues above its cutoff only, a rank no derivative follows)."""
+    what = "scipy.stats.multivariate_normal.entropy"
+    if np.ndim(cov) != 2 or np.shape(cov)[0] != np.shape(cov)[1]:
+        not_differentiable(f"{what} with cov other than a d x d matrix")
+    d = np.shape(cov)[0]
+    if mean is not None and np.size(mean) not in (1, d):
+        raise ValueError(f"Array 'mean' must be a vector of length {d}.")
+    eigenvalues = np.linalg.eigvalsh(np.tril(cov) + np.tril(cov, -1).T)
+    cutoff = 1e6 * np.finfo(float).eps * np.max(np.abs(eigenvalues))
+    if np.min(eigenvalues) < -cutoff:
+        raise ValueError("the input matrix must be symmetric positive semidefinite")
+    if np.min(eigenvalues) <= cutoff:
+        not_differentiable(f"{what} of a singular cov")
     return d
 
 
