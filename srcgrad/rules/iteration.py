@@ -21,6 +21,7 @@ order: its own effects happen once).
 import builtins
 import itertools
 import math
+import operator
 import statistics
 
 from .. import runtime as _sg
@@ -30,11 +31,7 @@ _NONE = object()  # (``default=`` not given: ``min`` and ``max`` raise on no ite
 
 def chain(*iterables):
     """``itertools.chain``: the items of each iterable in turn."""
-    items = []
-    for iterable in iterables:
-        for item in iterable:
-            items.append(item)
-    return items
+    return chain_from_iterable(iterables)
 
 
 def chain_from_iterable(iterables):
@@ -113,79 +110,69 @@ def product(*iterables, repeat=1):
             for at in _sg.product_positions([len(p) for p in pools[:len(iterables)]], repeat)]
 
 
-def _least(items, key):
-    """The first item whose key is least, as ``min`` compares them."""
+def _first_extreme(items, key, better):
+    """The first item whose key no later one is ``better`` than (``operator.lt``: the
+    least, ``operator.gt``: the greatest), compared as ``min`` and ``max`` compare them
+    (the comparison inlined: ``keys[i] < keys[best]``)."""
     # (a copy: the same list under two names would stop code differentiated again)
     keys = list(items) if key is None else [key(item) for item in items]
     best = 0
     for i in range(1, len(items)):
-        if keys[i] < keys[best]:
+        if better(keys[i], keys[best]):
             best = i
     return items[best]
 
 
-def _greatest(items, key):
-    """The first item whose key is greatest, as ``max`` compares them."""
-    keys = list(items) if key is None else [key(item) for item in items]
-    best = 0
-    for i in range(1, len(items)):
-        if keys[i] > keys[best]:
-            best = i
-    return items[best]
+def _extreme_of(iterable, key, default, name, better):
+    """``min``/``max`` (``name``) of one iterable (``key=``, ``default=``)."""
+    items = list(iterable)
+    if len(items) == 0:
+        if default is _NONE:
+            raise ValueError(f"{name}() iterable argument is empty")
+        extreme = default
+    else:
+        extreme = _first_extreme(items, key, better)
+    return extreme
+
+
+def _extreme_unpacked(args, key, default, name, better):
+    """``min(*values, key=...)``: how many values is known when the code runs."""
+    if len(args) == 1:
+        return _extreme_of(args[0], key, default, name, better)
+    if default is not _NONE:
+        raise TypeError(f"Cannot specify a default for {name}() with multiple positional "
+                        "arguments")
+    return _first_extreme(list(args), key, better)
 
 
 def min_of(iterable, *, key=None, default=_NONE):
     """``min(iterable, key=..., default=...)``."""
-    items = list(iterable)
-    if len(items) == 0:
-        if default is _NONE:
-            raise ValueError("min() iterable argument is empty")
-        least = default
-    else:
-        least = _least(items, key)
-    return least
+    return _extreme_of(iterable, key, default, "min", operator.lt)
 
 
 def max_of(iterable, *, key=None, default=_NONE):
     """``max(iterable, key=..., default=...)``."""
-    items = list(iterable)
-    if len(items) == 0:
-        if default is _NONE:
-            raise ValueError("max() iterable argument is empty")
-        greatest = default
-    else:
-        greatest = _greatest(items, key)
-    return greatest
+    return _extreme_of(iterable, key, default, "max", operator.gt)
 
 
 def min_among(first, second, *rest, key=None):
     """``min(a, b, ..., key=...)``."""
-    return _least([first, second, *rest], key)
+    return _first_extreme([first, second, *rest], key, operator.lt)
 
 
 def max_among(first, second, *rest, key=None):
     """``max(a, b, ..., key=...)``."""
-    return _greatest([first, second, *rest], key)
+    return _first_extreme([first, second, *rest], key, operator.gt)
 
 
 def min_unpacked(*args, key=None, default=_NONE):
-    """``min(*values, key=...)``: how many values is known when the code runs."""
-    if len(args) == 1:
-        return min_of(args[0], key=key, default=default)
-    if default is not _NONE:
-        raise TypeError("Cannot specify a default for min() with multiple positional "
-                        "arguments")
-    return _least(list(args), key)
+    """``min(*values, key=...)``."""
+    return _extreme_unpacked(args, key, default, "min", operator.lt)
 
 
 def max_unpacked(*args, key=None, default=_NONE):
     """``max(*values, key=...)``."""
-    if len(args) == 1:
-        return max_of(args[0], key=key, default=default)
-    if default is not _NONE:
-        raise TypeError("Cannot specify a default for max() with multiple positional "
-                        "arguments")
-    return _greatest(list(args), key)
+    return _extreme_unpacked(args, key, default, "max", operator.gt)
 
 
 def sorted_by(iterable, *, key=None, reverse=False):
