@@ -229,3 +229,22 @@ def test_refused_write_names_the_users_code_in_forward_mode():
     msg = str(e.value)
     assert "first derivative" not in msg and "writing into `a[...]`" in msg
     assert "test_forward_mode_gaps.py" in msg
+
+
+def tuple_joined_with_a_constant_one(x, y):
+    """(fuzzer seed 48950, program 127: the constant tuple's zero tangent was a list,
+    and ``list + tuple`` raised in the tangent code)"""
+    (a, b), c = ((y, x), y)
+    v = (0.7,) + ({1: 0.8}, a)
+    w = (x[0, 0],) + (0.5, y[1])
+    return np.mean(c) + np.sum(v[2]) + w[0] * w[2]
+
+
+def test_a_tuple_joined_with_a_constant_one_has_its_tangent():
+    x = np.array([[-1.075, -0.392], [0.155, 1.498], [-1.131, -0.646]])
+    y = np.array([-1.408, 0.713, -0.534])
+    tx, ty = np.ones_like(x), np.arange(3.0)
+    value, tangent = sg.jvp(tuple_joined_with_a_constant_one, (x, y), (tx, ty))
+    assert value == tuple_joined_with_a_constant_one(x, y)
+    assert tangent == pytest.approx(_central(tuple_joined_with_a_constant_one, (x, y),
+                                             (tx, ty)), rel=1e-6)

@@ -67,7 +67,8 @@ class Tangent:
 
     def read_or_zero(self, atom):
         found = self.read(atom)
-        return found if found is not None else T.expr("_sg.zeros_like(x)", x=copy.deepcopy(atom))
+        return found if found is not None else T.expr("_sg.tangent_zeros(x)",
+                                                      x=copy.deepcopy(atom))
 
     def set(self, name, value, out):
         """``name_dot = value`` (None: a zero tangent, known as such)."""

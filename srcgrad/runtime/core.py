@@ -17,7 +17,7 @@ from ..errors import NotDifferentiableError
 from ..variables import Variable, read_only
 
 __all__ = [
-    "unbroadcast", "broadcast_like", "zeros_like", "add", "iadd", "update", "check_not_0d",
+    "unbroadcast", "broadcast_like", "zeros_like", "tangent_zeros", "add", "iadd", "update", "check_not_0d",
     "check_array", "check_row_index", "stored_grad", "add_at", "add_at_zeros", "times_ones", "is_source",
     "gather_items", "zero_at", "copy_slot", "copy_value", "dict_values", "dict_values_grad", "dict_values_grad_grad", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "repeats", "concat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view",
@@ -87,6 +87,14 @@ def broadcast_like(grad, like):
     if len(gshape) > len(shape):  # leading 1-sized axes that ``unbroadcast`` restored
         grad = np.reshape(grad, gshape[len(gshape) - len(shape):])
     return np.broadcast_to(grad, shape)
+
+
+def tangent_zeros(value):
+    """A zero tangent for ``value`` in forward mode, where a tuple's tangent is a tuple
+    (``(0.7,) + pair``: the tangents concatenate as the values do); else ``zeros_like``'s."""
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return tuple(tangent_zeros(v) for v in value)
+    return zeros_like(value)
 
 
 def zeros_like(value):
