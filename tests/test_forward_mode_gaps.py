@@ -234,7 +234,7 @@ def test_refused_write_names_the_users_code_in_forward_mode():
 def tuple_joined_with_a_constant_one(x, y):
     """(fuzzer seed 48950, program 127: the constant tuple's zero tangent was a list,
     and ``list + tuple`` raised in the tangent code)"""
-    (a, b), c = ((y, x), y)
+    (a, _), c = ((y, x), y)
     v = (0.7,) + ({1: 0.8}, a)
     w = (x[0, 0],) + (0.5, y[1])
     return np.mean(c) + np.sum(v[2]) + w[0] * w[2]
