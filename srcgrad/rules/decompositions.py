@@ -73,6 +73,7 @@ _TRIANGULAR = {
 
 # scipy.linalg.solve_sylvester's adjoint equation: A^T Y + Y B^T = G.
 _SYLVESTER = "_sg.solve_sylvester(np.transpose(a), np.transpose(b), g)"
+_SYLVESTER_ROWS = "_sg.sylvester_rows(np.transpose(a), np.transpose(b), g)"
 
 # Forward mode's tangents written out here (rules/tangents.py has np.linalg's).
 EXPLICIT = {}
@@ -99,8 +100,11 @@ def _with_linalg(linalg):
             b="_sg.cho_solve_grad_b(g, c_and_lower, b, overwrite_b)"),
         # X solves A X + X B = Q; with Y solving A^T Y + Y B^T = G (the same equation
         # transposed): dQ = Y, dA = -Y X^T, dB = -X^T Y. (Two-dimensional only, as SciPy.)
-        linalg.solve_sylvester: Rule("a, b, q", a=f"-({_SYLVESTER} @ np.transpose(ans))",
-                                     b=f"-(np.transpose(ans) @ {_SYLVESTER})", q=_SYLVESTER),
+        linalg.solve_sylvester: Rule(
+            "a, b, q", a=f"-({_SYLVESTER} @ np.transpose(ans))",
+            b=f"-(np.transpose(ans) @ {_SYLVESTER})", q=_SYLVESTER,
+            rows={"a": f"-({_SYLVESTER_ROWS} @ np.transpose(ans))",
+                  "b": f"-(np.transpose(ans) @ {_SYLVESTER_ROWS})", "q": _SYLVESTER_ROWS}),
     })
     EXPLICIT.update({
         linalg.solve_sylvester: "_sg.solve_sylvester(a, b, q_dot - a_dot @ ans - ans @ b_dot)",

@@ -19,7 +19,7 @@ from .selection import complex_input
 
 # scipy.linalg's, for its matrix functions' helpers: bound when a program has imported it
 # (from_scipy.py), as these helpers are reached only through its entries.
-_expm = _logm = _sqrtm = None
+_expm = _logm = _sqrtm = solve_sylvester = None
 
 __all__ = [
     # differentiable
@@ -30,7 +30,7 @@ __all__ = [
     "solve_triangular_grad_b", "cho_factor_grad", "cho_solve_upper", "cho_solve_grad_b",
     "cho_solve_grad_c", "frechet_block_matrix", "expm_frechet_block", "sqrtm_frechet_block",
     "matrix_function_tangent", "repeated_on_the_cut",
-    "logm_frechet_block", "matrix_function_grad",
+    "logm_frechet_block", "matrix_function_grad", "sylvester_rows",
     # planning (non-differentiable)
     "is_singular_norm", "singular_weights", "nuclear_axes", "reads_lower", "close_pairs",
     "phase_dependent", "repeated", "near_zero", "pinv_truncates", "transposes",
@@ -808,3 +808,9 @@ def pinv_truncates(a, p):
     projector onto the rank kept, so its trace counts them."""
     kept = np.real(np.trace(np.matmul(p, a), axis1=-2, axis2=-1))
     return bool(np.any(kept < min(np.shape(a)[-2:]) - 0.5))
+
+
+def sylvester_rows(a, b, g):
+    """``scipy.linalg.solve_sylvester(a, b, row)`` for each row along ``g``'s leading
+    axis of seed rows (``tape.jacobian``; SciPy's solver takes one right side)."""
+    return np.stack([solve_sylvester(a, b, row) for row in g])

@@ -34,7 +34,7 @@ _NAMES = {
         "scipy_cumulative_trapezoid": ("cumulative_trapezoid", ("integration",), True),
     },
     "scipy.signal": {"convolve2d": ("convolve2d", ("convolutions",), False)},
-    "scipy.linalg": {"solve_sylvester": ("solve_sylvester", (), True),
+    "scipy.linalg": {"solve_sylvester": ("solve_sylvester", ("decompositions",), True),
                      "_expm": ("expm", ("decompositions",), False),
                      "_logm": ("logm", ("decompositions",), False),
                      "_sqrtm": ("sqrtm", ("decompositions",), False)},
