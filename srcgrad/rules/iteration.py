@@ -216,42 +216,37 @@ def median(data):
     return (items[n // 2 - 1] + items[n // 2]) / 2
 
 
-def _squares(items, center):
-    """The sum of squares about ``center`` (Python's less a correction for rounding in
-    the mean, zero exactly)."""
-    return builtins.sum([(x - center) * (x - center) for x in items])
+def _spread(data, center, ddof, name):
+    """The sum of squares of ``data`` about ``center`` (their mean where None) over
+    ``n - ddof``: ``statistics``' variances, ``ddof`` 1 for a sample's, 0 for a
+    population's (Python's sum less a correction for rounding in the mean, zero exactly)."""
+    items = list(data)
+    if len(items) <= ddof:
+        raise statistics.StatisticsError(
+            f"{name} requires at least {'two data points' if ddof else 'one data point'}")
+    if center is None:
+        center = builtins.sum(items) / len(items)
+    return builtins.sum([(x - center) * (x - center) for x in items]) / (len(items) - ddof)
 
 
 def variance(data, xbar=None):
     """``statistics.variance``: about the mean (or ``xbar``), over n - 1."""
-    items = list(data)
-    if len(items) < 2:
-        raise statistics.StatisticsError("variance requires at least two data points")
-    center = builtins.sum(items) / len(items) if xbar is None else xbar
-    return _squares(items, center) / (len(items) - 1)
+    return _spread(data, xbar, 1, "variance")
 
 
 def stdev(data, xbar=None):
     """``statistics.stdev``."""
-    items = list(data)
-    if len(items) < 2:
-        raise statistics.StatisticsError("stdev requires at least two data points")
-    center = builtins.sum(items) / len(items) if xbar is None else xbar
-    return math.sqrt(_squares(items, center) / (len(items) - 1))
+    return math.sqrt(_spread(data, xbar, 1, "stdev"))
 
 
 def pvariance(data, mu=None):
     """``statistics.pvariance``: about the mean (or ``mu``), over n."""
-    items = _items(data, "pvariance")
-    center = builtins.sum(items) / len(items) if mu is None else mu
-    return _squares(items, center) / len(items)
+    return _spread(data, mu, 0, "pvariance")
 
 
 def pstdev(data, mu=None):
     """``statistics.pstdev``."""
-    items = _items(data, "pstdev")
-    center = builtins.sum(items) / len(items) if mu is None else mu
-    return math.sqrt(_squares(items, center) / len(items))
+    return math.sqrt(_spread(data, mu, 0, "pstdev"))
 
 
 def dist(p, q):

@@ -280,10 +280,17 @@ def mvn_check(x, mean, cov, allow_singular):
     if allow_singular:
         # scipy then drops the eigenvalues at or below this cutoff (pseudo-inverse and
         # pseudo-determinant); with none dropped it computes the plain density.
-        eigenvalues = np.linalg.eigvalsh(np.tril(cov) + np.tril(cov, -1).T)
-        if np.min(eigenvalues) <= 1e6 * np.finfo(float).eps * np.max(np.abs(eigenvalues)):
+        eigenvalues, cutoff = _read_eigenvalues(cov)
+        if np.min(eigenvalues) <= cutoff:
             not_differentiable(f"{what} with allow_singular=True and a singular cov")
     return d
+
+
+def _read_eigenvalues(cov):
+    """The eigenvalues of the symmetric matrix scipy reads of ``cov`` (its lower
+    triangle), and the cutoff at or below which scipy takes one for zero."""
+    eigenvalues = np.linalg.eigvalsh(np.tril(cov) + np.tril(cov, -1).T)
+    return eigenvalues, 1e6 * np.finfo(float).eps * np.max(np.abs(eigenvalues))
 
 
 def mvn_entropy_dim(mean, cov):
@@ -297,8 +304,7 @@ def mvn_entropy_dim(mean, cov):
     d = np.shape(cov)[0]
     if mean is not None and np.size(mean) not in (1, d):
         raise ValueError(f"Array 'mean' must be a vector of length {d}.")
-    eigenvalues = np.linalg.eigvalsh(np.tril(cov) + np.tril(cov, -1).T)
-    cutoff = 1e6 * np.finfo(float).eps * np.max(np.abs(eigenvalues))
+    eigenvalues, cutoff = _read_eigenvalues(cov)
     if np.min(eigenvalues) < -cutoff:
         raise ValueError("the input matrix must be symmetric positive semidefinite")
     if np.min(eigenvalues) <= cutoff:
