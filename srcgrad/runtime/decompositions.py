@@ -670,7 +670,9 @@ def matrix_function_grad(name, grad, ans, a, disp=None, blocksize=None):
     ``conj(L(a^T, conj(grad)))``, the adjoint of ``E -> L(a, E)`` also where the principal
     branch does not commute with conjugation (on the negative axis); its real part for a
     real ``a``. ``disp=`` and ``blocksize=`` are refused."""
-    _refuse_options(name, disp, blocksize)
+    if disp is not None or blocksize is not None:
+        return not_differentiable(f"scipy.linalg.{name} with disp= or blocksize= (deprecated "
+                                  "by SciPy; drop them)")
     if np.ndim(a) < 2:
         return not_differentiable(f"scipy.linalg.{name} of a scalar (its result is a 1 x 1 "
                                   "matrix: pass one, or use np.exp, np.sqrt, np.log)")
@@ -690,17 +692,13 @@ def matrix_function_grad(name, grad, ans, a, disp=None, blocksize=None):
     return matrix_function_tangent(name, grad, ans, at)
 
 
-def _refuse_options(name, disp, blocksize):
-    if disp is not None or blocksize is not None:
-        not_differentiable(f"scipy.linalg.{name} with disp= or blocksize= (deprecated by "
-                           "SciPy; drop them)")
-
-
 def matrix_function_tangent(name, a_dot, ans, a, disp=None, blocksize=None):
     """The tangent of ``scipy.linalg.<name>(a)`` along ``a_dot``: the Fréchet derivative
     ``L(a, a_dot)`` (complex values too: the functions are holomorphic off their branch
     cuts, and SciPy's branch is the block matrix's)."""
-    _refuse_options(name, disp, blocksize)
+    if disp is not None or blocksize is not None:
+        return not_differentiable(f"scipy.linalg.{name} with disp= or blocksize= (deprecated "
+                                  "by SciPy; drop them)")
     if name == "expm":
         return expm_frechet_block(a, a_dot)
     if name == "sqrtm":
