@@ -1,6 +1,7 @@
 """The functional API: ``grad``, ``value_and_grad``, ``adjoint_source``, ``function``."""
 import functools
 import inspect
+import types
 
 import numpy as np
 
@@ -137,6 +138,8 @@ def function(f):
     tricks. The blocks are specialised on the kinds of values they start
     from when they first run with them.
     """
+    if inspect.ismethod(f):  # ``sg.function(self.train_step)``: the method, bound again
+        return types.MethodType(function(f.__func__), f.__self__)
     compiled = []  # [(f's code when compiled, the function to run)]
 
     @functools.wraps(f)

@@ -361,6 +361,29 @@ def test_function_can_be_differentiated():
     np.testing.assert_allclose(sg.grad(f)(X), 2.0 * X)
 
 
+class _Trainer:
+    def __init__(self):
+        self.w = sg.Variable(np.array([1.0, 2.0]))
+
+    def train_step(self, x, y):
+        with sg.GradientTape() as tape:
+            loss = np.sum((x * self.w - y) ** 2)
+        self.w.assign_sub(0.1 * tape.gradient(loss, self.w))
+        return loss
+
+
+def test_function_of_a_bound_method():
+    """``step = sg.function(trainer.train_step)``, as ``tf.function(self.train_step)``:
+    the method keeps its object (it was dropped: a missing argument)."""
+    trainer = _Trainer()
+    step = sg.function(trainer.train_step)
+    x, y = np.array([1.0, 1.0]), np.array([0.0, 0.0])
+    assert step(x, y) == pytest.approx(5.0)
+    np.testing.assert_allclose(trainer.w.numpy(), [0.8, 1.6])
+    assert step(x, y) == pytest.approx(0.8 ** 2 + 1.6 ** 2)
+    assert step.__self__ is trainer and step.__name__ == "train_step"
+
+
 # ---- higher order --------------------------------------------------------------
 
 SECOND = [

@@ -339,7 +339,11 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
         ctx, body, params, sample, act, [(t, T.name(sd)) for t, sd in zip(targets, seeds)],
         inplace=False, prelude=prelude, read_after=lambda state: set(),  # (adjoints only)
         strong=strong)
-    out = gast.Tuple([T.name(v) for v in rev.named_sources.values()], gast.Load())
+    # (A tuple's adjoint is a list, as a list's; the gradient of a tuple of sources is
+    # a tuple, as the tape's.)
+    tuples = {n for n, value in zip(inputs, sample) if type(value) is tuple}
+    out = gast.Tuple([T.expr("tuple(g)", g=v) if n in tuples else T.name(v)
+                      for n, v in rev.named_sources.items()], gast.Load())
     middle = []
     if returns is not None:
         # The values the block bound, kept before the backward code restores them.

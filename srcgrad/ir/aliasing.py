@@ -266,6 +266,7 @@ def _transient_views(body, loads, scope, backward_reads=True):
         return names
 
     for block in blocks:
+        followed = {}  # base -> (k, the names holding its array before block[k])
         for i, s in enumerate(block):
             if not (isinstance(s, gast.Assign) and len(s.targets) == 1
                     and isinstance(s.targets[0], gast.Name)):
@@ -276,10 +277,12 @@ def _transient_views(body, loads, scope, backward_reads=True):
             view, total, seen = s.targets[0].id, loads.get(s.targets[0].id, 0), 0
             # (A write into another name of ``base``'s array is a write into it: ``g = a``
             # then ``g[0] = v`` changes what ``view = a`` holds. The names holding it,
-            # followed statement by statement through the block: ``_holding``.)
-            bases = _array_class(base, handed, once)
-            for t in block[:i]:
+            # followed statement by statement through the block: ``_holding``; from where
+            # the last view of the same base left off, not from the block's top again.)
+            k, bases = followed.get(base, (0, _array_class(base, handed, once)))
+            for t in block[k:i]:
                 bases = _holding(bases, t, base, scope, handed, once, handings)
+            followed[base] = (i, bases)
             bases = bases - {view}
             valued, last = False, i  # a read whose derivative needs the value; the last read
             copied = set()  # names a read binds to the array (``b = view``)

@@ -25,6 +25,7 @@ from . import templates as T
 from .aliasing import bound_only_to, last_reads
 from .names import is_item_check, name_ids, own_nodes, walk_stmts
 from .resolve import MISSING
+from .scopes import free_names
 
 # Functions whose result is always a new array (or a new scalar), never an operand
 # or a view of one, and that keep no reference to their operands.
@@ -219,6 +220,11 @@ class _Flow:
         self.deciding = True  # off while a loop's head state is not known yet
         self.dead = frozenset()  # names the loop evaluated holds nothing in at a trip's end
         self._dead_at = {}  # id of a loop -> its dead names (nested loops run again)
+        # A loop evaluated again from the same state while nothing is decided (an inner
+        # loop, once per trip of each loop around it's fixpoint: 3**depth times) gives
+        # what it gave: (id, state, dead) -> (after, common, its writes of private_items).
+        self._loops_seen = {}
+        self._writing = []  # the write logs of the loops being evaluated
 
     def block(self, stmts, private):
         common = private
@@ -246,6 +252,11 @@ class _Flow:
             after = private
         elif isinstance(s, (gast.Expr, gast.Return)):
             after = private.exposed(self.exposed(s.value, False))
+        elif isinstance(s, gast.FunctionDef) and not any(
+                isinstance(n, (gast.Global, gast.Nonlocal)) for n in T.walk(s)):
+            # (A nested def keeps the variables it reads, to read when it is called: those
+            # are no longer private; the rest are, as a helper at module level leaves them.)
+            after = private.exposed(free_names(s)).unbound([s.name])
         else:
             after = _State()  # anything else: nothing is known to be private after it
         return after, self.meet(private, after)
@@ -253,6 +264,27 @@ class _Flow:
     def loop(self, s, private):
         """The body runs from the loop's head state: what is private on entry and at
         every point of the body (the next trip starts from any of them)."""
+        if self.deciding:
+            return self._loop(s, private)
+        key = (id(s), private, self.dead)
+        if key in self._loops_seen:
+            after, common, writes = self._loops_seen[key]
+            for name, items in writes:
+                self.private_items[name] = items
+                for log in self._writing:
+                    log.append((name, items))
+            return after, common
+        self._writing.append([])
+        try:
+            after, common = self._loop(s, private)
+        finally:
+            writes = self._writing.pop()
+        for log in self._writing:
+            log.extend(writes)
+        self._loops_seen[key] = (after, common, writes)
+        return after, common
+
+    def _loop(self, s, private):
         def at_head(state):
             if isinstance(s, gast.For):
                 return state.unbound(name_ids(s.target))
@@ -346,8 +378,10 @@ class _Flow:
         if isinstance(target, gast.Name) and isinstance(s.value, gast.Tuple) \
                 and target.id in self.moving:
             # (an item is private if its object has no other name: it moves out alone)
-            self.private_items[target.id] = [len(private.names_with(e.id)) == 1
-                                             for e in s.value.elts]
+            items = [len(private.names_with(e.id)) == 1 for e in s.value.elts]
+            self.private_items[target.id] = items
+            for log in self._writing:
+                log.append((target.id, items))
         if isinstance(target, gast.Name) and isinstance(s.value, gast.Name):
             after = private.copied(target.id, s.value.id)
             # (read nowhere after: moved, ``x_new = x.copy(); x = x_new``, one name again)

@@ -21,6 +21,22 @@ def _nondiff(scope, func):
     return obj is not MISSING and table.nondiff(obj)
 
 
+_CHOICES = (np.random.Generator.choice, np.random.RandomState.choice)
+
+
+def _draw_of_constants(node, scope, varied):
+    """``rng.choice(4, p=probs)`` (of a Generator or RandomState known when compiling)
+    whose population is not varied: an index or an item of constants. A draw has no
+    derivative in its probabilities (TensorFlow's categorical neither); the population's
+    items, when varied, are what a differentiated choice would read (not taken here)."""
+    obj = scope.value(node.func)
+    if type(obj) is not types.MethodType or obj.__func__ not in _CHOICES:
+        return False
+    population = node.args[:1] + [k.value for k in node.keywords if k.arg == "a"]
+    return bool(population) and not any(isinstance(a, gast.Starred) for a in node.args) \
+        and not expr_varied(population[0], varied, scope)
+
+
 def _builds_from_index(obj):
     """Is ``obj[...]`` a computation on the index (``np.r_``, ``np.c_``), not a lookup?"""
     return obj is not MISSING and not isinstance(obj, (list, tuple, dict, np.ndarray, str, bytes)) \
@@ -94,7 +110,8 @@ def expr_varied(node, varied, scope):
         # differentiable values, a class may define ``__and__``; the normalizer models
         # those and refuses the rest, never a silent constant.)
     if isinstance(node, gast.Call):
-        if _nondiff(scope, node.func) or _integer_cast(node, scope):
+        if _nondiff(scope, node.func) or _integer_cast(node, scope) \
+                or _draw_of_constants(node, scope, varied):
             return False
         f = node.func
         if isinstance(f, gast.Attribute) and f.attr in table.METHODS \

@@ -19,6 +19,7 @@ from ..errors import CompileError
 from ..ir import anno
 from ..ir.atoms import literal_items
 from ..ir.names import name_ids, walk_stmts
+from ..ir.scopes import free_names
 
 
 def flow(s, displays=None):
@@ -57,6 +58,11 @@ def flow(s, displays=None):
         return [s.targets[0].id], {a.id for a in s.sg_operands if isinstance(a, gast.Name)}
     if getattr(s, "sg_norule", None) is not None:
         return sorted(set().union(*map(name_ids, s.targets))), name_ids(s.value)
+    if isinstance(s, gast.FunctionDef):
+        # A def left as a value (a lambda passed to ``quad``, ``minimize``): it holds what
+        # it reads from around it, so a call it is passed to reads that too (a call
+        # without a rule then raises, never a silent zero).
+        return [s.name], free_names(s)
     return [], set()
 
 
@@ -115,9 +121,9 @@ def analyze(body, wrt, result, displays=None):
                         changed = True
     useful = set(result) if isinstance(result, (set, frozenset)) else ({result} if result else set())
     changed = True
-    while changed:
+    while changed:  # (last statement first: what a result reads is known in one pass)
         changed = False
-        for _, writes, reads in flows:
+        for _, writes, reads in reversed(flows):
             if any(w in useful for w in writes):
                 new = (reads & varied) - useful
                 if new:

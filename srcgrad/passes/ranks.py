@@ -602,10 +602,13 @@ def infer(body, params, sample, ints, static=None, sized=False):
     env = {p: r for p, r in given.items() if p not in defs}
     env.update({n: TOP for n in defs})
     env.update({n: () for n in ints})
+    # Names in the order the code first binds them: a chain of n statements settles in
+    # two passes, not n (any order reaches the same fixed point, as shapes only go down).
+    order = [n for n in defs if n not in ints]
     changed = True
     while changed:
         changed = False
-        for name in sorted(set(defs) - set(ints)):
+        for name in order:
             shapes = [None if s is None else _shape(s, env, ints, stacks, literals, static,
                                                     resolve, tuples, keyed, shape_values)
                       for s in defs[name]]

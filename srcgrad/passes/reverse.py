@@ -116,6 +116,14 @@ class Reverse:
             out.append(T.assign(dn, gast.BinOp(T.name(dn), gast.Add(), value)))
             state[name] = OWN
 
+    def _sum(self, total, name):
+        """``total`` plus ``name``'s adjoint: item by item for a container (a list of
+        sources: ``+`` would concatenate) or a value of unknown rank, as ``acc`` adds."""
+        if name in self.ctx.containers or self._passed_container(name) \
+                or self.ranks.get(name) is None:
+            return T.expr("_sg.add(a, b)", a=total, b=self.d(name))
+        return T.expr("a + b", a=total, b=self.d(name))
+
     def _passed_container(self, name):
         return passed_container(self.ctx, name)
 
@@ -480,12 +488,12 @@ class Reverse:
         if self.named_sources is not None:
             out = self.named_sources.get(name)
             if out is not None:
-                return [T.assign(out, T.expr("a + b", a=out, b=self.d(name)))]
+                return [T.assign(out, self._sum(out, name))]
             # A Variable read from where it is stored (``self.b`` in a method): the
             # adjoint of the source it is when the code runs (given as the Variable or
             # as its array).
             return [gast.If(T.expr("_sg.is_source(v, n)", v=name, n=source),
-                            [T.assign(o, T.expr("a + b", a=o, b=self.d(name)))], [])
+                            [T.assign(o, self._sum(o, name))], [])
                     for source, o in self.named_sources.items()]
         # A value the block computed is reported by its name (a str: watched values
         # never are), since it is matched to the value the block made when it ran.

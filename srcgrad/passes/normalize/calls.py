@@ -184,6 +184,10 @@ def call(norm, node, out, dest, hint=None):
             and norm.scope.value(f.value) is MISSING:
         # A method of a value only known at run time: NumPy's array methods.
         return method(norm, node, out, dest, hint)
+    if isinstance(f, gast.Attribute) and f.attr in table.METHODS \
+            and type(getattr(obj, "__self__", None)) is np.ndarray:
+        # ``G.dot(x)`` of a global array: the array's method, as of an array computed.
+        return method(norm, node, out, dest, hint)
     if obj is MISSING and isinstance(f, gast.Attribute) and f.attr == "get" \
             and norm.scope.value(f.value) is MISSING \
             and not (isinstance(f.value, gast.Name) and f.value.id in norm.ctx.records):

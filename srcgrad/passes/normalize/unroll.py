@@ -138,6 +138,13 @@ def static_items(norm, it):
         values = [e.value if isinstance(e, gast.Constant) else norm.scope.value(e)
                   for e in it.elts]
         return None if any(v is MISSING for v in values) else list(zip(values, it.elts))
+    sliced = _constant_slice(it)
+    if sliced is not None:  # ``self.layers[:-1]``: the items it holds, read from the whole
+        seq = norm.scope.value(it.value)
+        if not isinstance(seq, (list, tuple)) or len(seq) > UNROLL_MAX:
+            return None
+        return [(seq[k], gast.Subscript(copy.deepcopy(it.value), T.const(k), gast.Load()))
+                for k in range(len(seq))[sliced]]
     seq = norm.scope.value(it)
     if isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) and not it.args \
             and it.func.attr in ("keys", "values", "items"):
@@ -159,6 +166,23 @@ def static_items(norm, it):
         return None
     return [(v, gast.Subscript(copy.deepcopy(it), T.const(k), gast.Load()))
             for k, v in enumerate(seq)]
+
+
+def _constant_slice(node):
+    """The ``slice`` of ``seq[a:b:c]`` whose bounds are constant ints (or left out)."""
+    if not (isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice)):
+        return None
+    bounds = []
+    for part in (node.slice.lower, node.slice.upper, node.slice.step):
+        negative = isinstance(part, gast.UnaryOp) and isinstance(part.op, gast.USub)
+        value = part.operand if negative else part
+        if value is None:
+            bounds.append(None)
+        elif isinstance(value, gast.Constant) and type(value.value) is int:
+            bounds.append(-value.value if negative else value.value)
+        else:
+            return None
+    return None if bounds[2] == 0 else slice(*bounds)
 
 
 def loop_target(s):
@@ -226,7 +250,11 @@ def _display_of(norm, node):
     if objects is not None:
         return objects
     gen = node.generators[0]
-    if gen.ifs or gen.is_async or not norm.scope.iterates_sources(gen.iter) \
+    # (Over the container, or over keys or indices it is read by: ``[params[k] - lr *
+    # grads[k] for k in range(len(params))]``, as a loop over them is unrolled.)
+    parts = [node.key, node.value] if isinstance(node, gast.DictComp) else [node.elt]
+    if gen.ifs or gen.is_async or not (norm.scope.iterates_sources(gen.iter)
+                                       or _indexes_a_holder(norm, gen.target, parts)) \
             or not all(isinstance(n, (gast.Name, gast.Tuple, gast.List))
                        for n in gast.walk(gen.target) if isinstance(n, gast.expr)):
         return None
