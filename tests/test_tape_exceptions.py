@@ -48,8 +48,11 @@ def ends_by_raising(x):
     return bound
 
 
-def test_names_bound_before_the_raise_keep_their_values():
-    got = ends_by_raising(X.copy())
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_names_bound_before_the_raise_keep_their_values(placement):
+    """(In ``@sg.function`` the block runs as a call in the function's code, which
+    binds them before the exception goes on: they were unbound there.)"""
+    got = (sg.function(ends_by_raising) if placement == "function" else ends_by_raising)(X.copy())
     assert isinstance(got["tape"], sg.GradientTape)
     np.testing.assert_array_equal(got["y"], 2.0 * X)
     assert got["after unbound"]

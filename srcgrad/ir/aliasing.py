@@ -30,7 +30,7 @@ def _load_counts(body):
     return loads
 
 
-def shared_names(body, scope):
+def shared_names(body, scope, last=None):
     """Names whose array may be reachable through another name.
 
     An in-place update (``a[i] = v``, ``x += v`` on an array) of such a name
@@ -42,14 +42,13 @@ def shared_names(body, scope):
     helper's local returned in a tuple, ``out = helper_out``) is moved, not shared.
     """
     loads = _load_counts(body)
-    last = last_reads(body)
+    last = last_reads(body) if last is None else last
     # (An index ``u_t = [0, 2]`` the normalizer named: ``a[u_t]`` is a copy of its items.)
     lists = bound_only_to(body, lambda v: isinstance(v, (gast.List, gast.ListComp)))
     shared = set()
     moves = []  # (a name, the name it is copied into)
     transient = _transient_views(body, loads, scope)
-    items = _item_reads(body, loads, transient, _transient_views(body, loads, scope, False),
-                        scope)
+    items = _item_reads(body, loads, transient, scope)
     for s in walk_stmts(body):
         if not isinstance(s, (gast.Assign, gast.Expr)):
             continue
@@ -79,7 +78,7 @@ def shared_names(body, scope):
     return handed_on(shared, moves)
 
 
-def _item_reads(body, loads, transient, read_first, scope):
+def _item_reads(body, loads, transient, scope):
     """The item reads ``a = x[i]`` (no slice in the index) that make no name shared.
 
     ``x[0]`` of a vector is a number, a copy; it is a view only where ``x`` has more
@@ -93,6 +92,13 @@ def _item_reads(body, loads, transient, read_first, scope):
     every read of ``a`` comes before the writes into ``x`` (``read_first``: transient
     but for the backward pass, which reads ``a`` as saved), nothing needs checking.
     """
+    found = []
+
+    def read_first():  # (of the item reads only, and only when first asked)
+        if not found:
+            found.append(_transient_views(body, loads, scope, False, only=set(reads)))
+        return found[0]
+
     reads = {}
     pairs = []
     written = set()
@@ -157,7 +163,7 @@ def _item_reads(body, loads, transient, read_first, scope):
             out.discard(key)  # (``x += v`` decides by sharing: shared, as before)
             s.sg_item_unshared = False
         elif handed_on({root}, pairs) & written \
-                and (key not in read_first or base in chained) \
+                and (base in chained or key not in read_first()) \
                 and not handed_on({name}, pairs) & swapped:
             # (``read_first`` is of the writes into ``base``: a chained read's are ``root``'s)
             s.sg_check_item = (root, text)
@@ -201,7 +207,7 @@ def _may_keep(call, scope):
 # Methods that change the list or dict they are called on.
 
 
-def _transient_views(body, loads, scope, backward_reads=True):
+def _transient_views(body, loads, scope, backward_reads=True, only=None):
     """Bindings ``t = b`` / ``t = b[1:]`` whose sharing nothing can observe.
 
     Safe when every read of ``t`` comes later in the same block, nothing
@@ -215,6 +221,7 @@ def _transient_views(body, loads, scope, backward_reads=True):
     Without ``backward_reads`` only the forward pass counts: the reads of ``t`` before
     the writes into ``b`` (``_item_reads``: the backward pass reads a saved copy).
     Everywhere: ``t`` handed to another name or kept (a container, a call) is followed.
+    ``only``: the ids of the bindings asked about (None: all of them).
     """
     safe = set()
     seen_stmts = {}
@@ -270,6 +277,8 @@ def _transient_views(body, loads, scope, backward_reads=True):
         for i, s in enumerate(block):
             if not (isinstance(s, gast.Assign) and len(s.targets) == 1
                     and isinstance(s.targets[0], gast.Name)):
+                continue
+            if only is not None and id(s) not in only:
                 continue
             base = _shared_source(s.value, scope)
             if base is None:

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import anno, templates as T
 from ..rules import table
+from .aliasing import bound_only_to
 from .names import own_nodes, root_id
 from .resolve import MISSING, is_library
 
@@ -151,6 +152,13 @@ _NEW_ARRAYS = {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like
                np.full_like}
 
 
+def _store_root(target):
+    """The name ``y`` of a store target ``y[i]`` (``y[i][j]``), else the target."""
+    while isinstance(target, gast.Subscript):
+        target = target.value
+    return target
+
+
 def _root_name(node):
     """``root_id``, also of a starred target (``*rest``: a Starred only ever leads a chain)."""
     return root_id(node.value if isinstance(node, gast.Starred) else node)
@@ -261,6 +269,9 @@ class HiddenWrites:
         self._ends = {}  # loop -> the position of the last statement in it
         self._loop_start = {}  # loop -> its own position
         self._fresh = {}  # name -> (position, loops) of statements binding it to a new array
+        # Names only ever bound to a new float array (``A = np.zeros(n)``): a store into
+        # one copies the values in (``A[i] = h[i]`` makes ``A`` hold nothing of ``h``).
+        self._arrays = bound_only_to(body, self._new_array)
         self._index(body, None, (), True)
 
     def _index(self, body, loop, loops, in_loop_body):
@@ -270,13 +281,21 @@ class HiddenWrites:
             self._loops[id(s)] = loops
             if loops and in_loop_body and self._binds_new_array(s):
                 self._fresh.setdefault(s.targets[0].id, []).append((self._order[id(s)], loops))
-            for names in _parts(s, self.scope):
+            stored = isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Subscript) \
+                and _store_root(s.targets[0]).__class__ is gast.Name \
+                and _store_root(s.targets[0]).id in self._arrays
+            for names in [] if stored else _parts(s, self.scope):
                 names = [n for n in names if not self._is_code(n)]
                 for a in names:
                     self._union(names[0], a)
             names = [n for n in own_nodes(s) if isinstance(n, gast.Name)]
             if any(n.id in self.varied for n in names):
-                loads = {n.id for n in names if not isinstance(n.ctx, gast.Store)}
+                # (The array a store writes into is not read by it: ``y[0] = np.floor(p)``
+                # reads ``p``; ``y[0] = y[1] * p`` reads ``y`` in its value.)
+                written = {id(_store_root(t)) for t in getattr(s, "targets", ())}
+                loads = {n.id for n in names
+                         if not isinstance(n.ctx, gast.Store) and id(n) not in written}
                 self._readers.append((self._order[id(s)], loop, loads))
             if isinstance(s, (gast.If, gast.For, gast.While)):
                 inner = loop if loop is not None or isinstance(s, gast.If) else id(s)
@@ -287,6 +306,12 @@ class HiddenWrites:
                 if is_loop:
                     self._ends[id(s)] = len(self._order) - 1
                     self._loop_start[id(s)] = self._order[id(s)]
+
+    def _new_array(self, value):
+        """``np.zeros(n)`` and the like, of floats (no ``dtype=``: an object array holds
+        references)."""
+        return isinstance(value, gast.Call) and not value.keywords \
+            and _among(self.scope.value(value.func), _NEW_ARRAYS - {np.full, np.full_like})
 
     def _binds_new_array(self, s):
         """``a = np.zeros(n)`` (``ones``, ``empty``, ``full`` and their ``_like`` forms,

@@ -49,12 +49,12 @@ _CHECKS = (rt.check_count, rt.check_unpack, rt.check_zip, rt.check_item_read, rt
 _NOT_THE_ARRAY = frozenset({"shape", "ndim", "size", "dtype"})
 
 
-def private_updates(body, scope):
+def private_updates(body, scope, last=None):
     """The in-place statements of ``body`` (``sg_inplace`` assignments to a name, stores
     into ``name[...]``) whose array nothing but names can reach: id -> the other names
     of that array (``b = a`` before ``a += v``), which NumPy's update reaches too."""
     found = {}
-    last = last_reads(body)
+    last = last_reads(body) if last is None else last
     flow = _Flow(scope, found, _moving_tuples(body, last))
     stores = {}
     for s in walk_stmts(body):

@@ -103,6 +103,10 @@ def expr_varied(node, varied, scope):
     if isinstance(node, gast.UnaryOp) and not isinstance(node.op, (gast.USub, gast.UAdd)):
         return False  # not, ~: booleans and bits carry no gradient
     if isinstance(node, gast.BinOp):
+        if isinstance(node.op, gast.Mod) and (
+                isinstance(node.left, gast.JoinedStr) or isinstance(node.left, gast.Constant)
+                and isinstance(node.left.value, str)):
+            return False  # ``"loss=%.3f" % s``: a string formatted, no gradient
         fn = table.OPERATORS.get(type(node.op).__name__)
         if fn is not None and table.nondiff(fn):
             return False  # //: integer-valued

@@ -231,19 +231,32 @@ def _in_place(w, k, inputs, region):
               if _binds(s, n) and not isinstance(s, gast.With)}
     # Bound first, as a with statement binds it before its body runs (a GradientTape's
     # __enter__ returns the tape itself; ``run`` takes nothing else).
+    def binding(bound_always):
+        out = []
+        for i, n in enumerate(region.outputs):
+            value = ast.Subscript(name(ran), ast.Constant(i), ast.Load())
+            assign = at(ast.Assign([name(n, ast.Store)], value))
+            if n not in bound_always:  # a zero-trip loop leaves it as it was
+                assign = at(ast.If(ast.Compare(copy.deepcopy(value), [ast.IsNot()],
+                                               [name(_UNBOUND)]), [assign], []))
+            out.append(assign)
+        return out
+    # The block raising: the variables as its statements left them, then the exception
+    # (a handler around the block reads them, as it would after a with statement).
+    error = f"__srcgrad_error_{k}__"
+    raised = at(ast.ExceptHandler(name("BaseException"), error, [
+        at(ast.Assign([name(ran, ast.Store)], ast.Call(
+            name("getattr"), [name(error), ast.Constant("__srcgrad_bound__"),
+                              ast.Constant(None)], []))),
+        at(ast.If(ast.Compare(name(ran), [ast.IsNot()], [ast.Constant(None)]),
+                  binding(set()), [])),
+        at(ast.Raise(None, None))]))
     out = [at(ast.Assign([copy.deepcopy(item.optional_vars)], item.context_expr)),
-           at(ast.Assign([name(ran, ast.Store)], ast.Call(
+           at(ast.Try([at(ast.Assign([name(ran, ast.Store)], ast.Call(
                name(_RUN), [name(tape), name(f"__srcgrad_region_{k}__"),
-                            ast.Tuple([name(n) for n in inputs], ast.Load())], [])))]
+                            ast.Tuple([name(n) for n in inputs], ast.Load())], [])))],
+               [raised], [], []))]
     fallback = at(ast.With([ast.withitem(name(tape), item.optional_vars)], w.body))
-    bind = []
-    for i, n in enumerate(region.outputs):
-        value = ast.Subscript(name(ran), ast.Constant(i), ast.Load())
-        assign = at(ast.Assign([name(n, ast.Store)], value))
-        if n not in always:  # a zero-trip loop leaves it as it was
-            assign = at(ast.If(ast.Compare(copy.deepcopy(value), [ast.IsNot()],
-                                           [name(_UNBOUND)]), [assign], []))
-        bind.append(assign)
     out.append(at(ast.If(ast.Compare(name(ran), [ast.Is()], [ast.Constant(None)]),
-                         [fallback], bind)))
+                         [fallback], binding(always))))
     return out

@@ -86,10 +86,18 @@ def why_not(region):
         last = region.statements[-1]
         if getattr(last, "end_lineno", last.lineno) >= region.exit_stmt.lineno:
             return "the block ends on the line of its __exit__()"
-    elif len(w.items) != 1:
+    elif len(w.items) != 1 and group_names(w) is None:
         return "a with statement of several items"
+    elif len(w.items) != 1 and any(
+            isinstance(n, gast.Name) and n.id in group_names(w)
+            for s in region.statements for n in scope_nodes(s)):
+        return ("a tape of a with statement of several tapes used in the block (they share "
+                "one record: a value one of them watches would be the other's source too)")
     elif region.statements[0].lineno == w.lineno:
         return "the block starts on the line of its with"
+    elif leading_try_lines(region) is None:
+        return ("its first statement is a try whose finally or except clause would run or "
+                "catch what skips the block (Python reports the try's line outside the with)")
     if not _WRITE_BACK:
         return "no way to write a frame's variables on this Python"
     for s in walk_stmts(region.statements):
@@ -114,11 +122,44 @@ def why_not(region):
     return None
 
 
+def leading_try_lines(region):
+    """The lines the skip of a with block waits past: the with statement's own (its
+    items may go on over several lines, entered there), and those of the ``try``
+    statements the block starts with (``try:`` first, a ``try:`` first in its body...),
+    as Python 3.11 reports a ``try`` line outside the with statement's handler. None
+    where such a ``try`` has a ``finally`` or catches ``Exception`` (the skip would run
+    or be caught by it)."""
+    w = region.with_stmt
+    if w is None:
+        return []
+    lines, stmts = list(range(w.lineno, region.statements[0].lineno)), region.statements
+    while stmts and isinstance(stmts[0], gast.Try):
+        first = stmts[0]
+        if first.finalbody or any(_catches_everything(h.type) for h in first.handlers):
+            return None
+        lines.append(first.lineno)
+        stmts = first.body
+    return lines
+
+
+def _catches_everything(kind):
+    if kind is None:
+        return True
+    kinds = kind.elts if isinstance(kind, gast.Tuple) else [kind]
+    return any(not isinstance(k, (gast.Name, gast.Attribute))
+               or isinstance(k, gast.Name) and k.id in ("Exception", "BaseException")
+               for k in kinds)
+
+
 _REMEDIES = {
+    "first statement is a try": "put a statement of the block before the try (or the try "
+                                "around the with statement)",
     "on the line of": "put the block's statements on lines of their own",
     "IPython": "put the whole block in one cell, in a with statement",
     "items": "enter the tape in a with statement of its own, with the other context "
              "managers inside it",
+    "several tapes used": "make the value a Variable (every tape watches it), or give each "
+                          "tape a with statement of its own",
     "return": "end the block before the return (take the gradient after it)",
     "yield": "end the block before the yield (take the gradient after it)",
     "global": "declare the names global or nonlocal before the block",
@@ -191,6 +232,27 @@ def _watched_in(expr, names, chains):
         chain = tape_blocks.watch_chain(expr)
         if chain is not None:
             chains.append(watched_reads.Locator(chain[0], chain[1], param=True))
+
+
+def group_names(w):
+    """The names of the tapes ``with GradientTape() as g, GradientTape() as d:`` enters
+    (TensorFlow's two tapes of a GAN's step), or None for another with statement."""
+    names = []
+    for item in w.items:
+        f = getattr(item.context_expr, "func", None)
+        if (getattr(f, "attr", None) or getattr(f, "id", None)) != "GradientTape" \
+                or not isinstance(item.optional_vars, gast.Name):
+            return None
+        names.append(item.optional_vars.id)
+    return set(names) if len(set(names)) == len(names) else None
+
+
+def asked_inside(region, name):
+    """Does ``region`` ask the tape ``name`` nested in it for a gradient or Jacobian?"""
+    return any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+               and isinstance(n.func.value, gast.Name) and n.func.value.id == name
+               and n.func.attr in ("gradient", "jacobian", "batch_jacobian")
+               for s in region.statements for n in gast.walk(s))
 
 
 def _nested_tape(s):
@@ -356,9 +418,10 @@ class Skipper:
     ``bound``: the block's variables, bound again there (statements on the line of
     ``__enter__()`` ran as written)."""
 
-    def __init__(self, frame, exit_line=None, bound=None, resume=None):
+    def __init__(self, frame, exit_line=None, bound=None, resume=None, wait=()):
         self.frame = frame
         self.line = frame.f_lineno
+        self.wait = frozenset(wait)  # lines to pass before skipping (``leading_try_lines``)
         self.exit_line = exit_line
         self.bound = bound
         self.resume = resume  # (line, callback): the statements from there on run as written
@@ -367,7 +430,8 @@ class Skipper:
 
     def arm(self):
         def local(frame, event, arg):
-            if event == "line" and frame.f_lineno != self.line and not self.skipped:
+            if event == "line" and frame.f_lineno != self.line and not self.skipped \
+                    and frame.f_lineno not in self.wait:
                 self.skipped = True
                 if self.resume is not None:
                     line, resumed = self.resume

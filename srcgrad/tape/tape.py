@@ -55,6 +55,9 @@ _NOTHING_WATCHED = watched_reads.Watched({}, {})
 _SCALAR_TARGETS = (float, np.float64)  # their seed: a 0-d float64 array of one
 
 _NOT_PERSISTENT = "GradientTape.gradient can only be called once on non-persistent tapes."
+# (frame id, block) -> the record of ``with GradientTape() as g, GradientTape() as d:``
+# its first tape ran, which the others entered on that line take as their own.
+_GROUPS = {}
 _ONE_NUMBER = ("two watched variables hold the same Python number object (CPython shares "
                "equal constants, `K = 1.0; T = 1.0` are one object), and a tape matches "
                "sources by identity: srcgrad cannot tell which one a gradient is for. Make "
@@ -83,6 +86,9 @@ class _Record:
         self.written_back = ()  # inputs updated in place (``total += v``), see run_compiled
         self.unkept = None  # (file, first line, last line) of the gradient that must read it
         self.watched_at_entry = _NOTHING_WATCHED  # what it watches (``_entry``)
+        self.shared = False  # recorded for the tapes of one with statement: read, not taken
+        self.owner = None  # the tape whose entry ran the block
+        self.group_key = None  # where the other tapes find it (``_GROUPS``)
 
     def carried_inputs(self, earlier):
         """Inputs holding a value an ``earlier`` record made, or one watched before the
@@ -116,7 +122,8 @@ class _Record:
         if on_its_line:
             once.check_on_its_line(region, frame)
         try:
-            bound = self.run_compiled(carried, watch_variables, frame, tape.persistent)
+            bound = self.run_compiled(carried, watch_variables, frame,
+                                      tape.persistent or self.shared)
         except Exception as e:
             if self.raised is None or self.raised[0] is not e or region.resume is not None:
                 raise
@@ -128,7 +135,8 @@ class _Record:
         if region.resume is not None:
             resume = region.resume.lineno, functools.partial(tape._resumed, self)
         self.skipper = once.Skipper(frame, region.exit_stmt and region.exit_stmt.lineno,
-                                    bound if on_its_line else None, resume)
+                                    bound if on_its_line else None, resume,
+                                    once.leading_try_lines(region))
         self.skipper.arm()
 
     def run_compiled(self, carried, watch_variables, frame=None, persistent=True):
@@ -192,7 +200,7 @@ class _Record:
         for name, persistent in region.nested_tapes.items():
             # The compiled block never entered it: a tape whose gradients were taken inside.
             spent = GradientTape(persistent)
-            spent._spent_in = region
+            spent._spent_in, spent._spent_as = region, name
             bound[name] = spent
         self.once = (entry, record)
         self.carried = carried
@@ -476,6 +484,7 @@ class GradientTape:
         self._failed = []  # (region, exception type) of blocks an exception ended
         self._cut = []  # blocks whose last statements ran as written, recording (once.cut)
         self._spent_in = None  # the block run once that this nested tape's block was in
+        self._spent_as = None  # and the tape's name there
 
     # -- recording ----------------------------------------------------------------
     def __enter__(self):
@@ -493,16 +502,37 @@ class GradientTape:
             once.cut(where)
             where.inputs = region_inputs(where)
             where.outputs = region_outputs(where)
+        group = where.with_stmt is not None and len(where.with_stmt.items) > 1
+        if group and (id(frame), where.key) in _GROUPS:
+            return self._join(_GROUPS[(id(frame), where.key)], where)
         local = frame.f_locals
         values = {n: local[n] for n in where.inputs if n in local}
         try:
             record = self._current = self._new_record(where, values)
+            record.shared, record.owner = group, self
             record.run_once(frame, record.carried_inputs(self._records),
                             self.watch_accessed_variables, self)
         except BaseException as e:
             self._current = None
             self._failed.append((where, type(e)))
             raise
+        if group:  # (the with statement enters the other tapes next, on this line)
+            record.group_key = (id(frame), where.key)
+            _GROUPS[record.group_key] = (record, self.watch_accessed_variables)
+        for value in record.watched:
+            self.watch(value)
+        return self
+
+    def _join(self, ran, where):
+        """Enter a later tape of ``with GradientTape() as g, GradientTape() as d:``: the
+        block ran once, compiled, when the first tape entered; this one records what it
+        recorded (each reads the record, none takes it: both may ask for gradients)."""
+        record, watch_variables = ran
+        if watch_variables != self.watch_accessed_variables:
+            raise once.refuse(where, "tapes of one with statement that watch accessed "
+                              "Variables differently (watch_accessed_variables)",
+                              "give each tape a with statement of its own")
+        self._current = record
         for value in record.watched:
             self.watch(value)
         return self
@@ -522,12 +552,19 @@ class GradientTape:
         if self._current is not None:
             return None  # re-entered: the with statement raises TensorFlow's error
         self._start_anew_if_spent()
+        record = None
         try:
             record = self._new_record(region, dict(zip(names, values)))
             bound = record.run_compiled(record.carried_inputs(self._records),
                                         self.watch_accessed_variables, frame, self.persistent)
         except BaseException as e:
             self._failed.append((region, type(e)))
+            if record is not None and record.raised is not None and record.raised[0] is e:
+                # The variables as the statements that ran left them, which the function's
+                # code binds before the exception goes on (a handler around the block
+                # reads them, as in plain code): ``inplace._in_place``.
+                e.__srcgrad_bound__ = tuple(record.raised[1].get(n, runtime.UNBOUND)
+                                            for n in region.outputs)
             raise
         for value in record.watched:
             self.watch(value)
@@ -577,6 +614,16 @@ class GradientTape:
         record, self._current = self._current, None
         if record is None:
             return False
+        if record.shared and record.owner is self:
+            _GROUPS.pop(record.group_key, None)  # (a later item that was not our tape)
+        if record.shared and record.owner is not self and exc_type in (once.SkipBlock, None):
+            # A later tape of the with statement: the first one's ``__exit__`` (called
+            # after this one's) checks the skip, and raises what the block raised.
+            if record.raised is None:
+                self._recorded(record)
+            else:
+                self._failed.append((record.region, type(record.raised[0])))
+            return True
         skipper, record.skipper = record.skipper, None
         if skipper is None:  # resumed as written, still recording (``once.cut``)
             if exc_type is None:
@@ -803,6 +850,17 @@ class GradientTape:
                 "record only while the outer block ran", spent_in.origin(spent_in).short(),
                 None, "take the inner tape's gradients inside the outer block (as many as "
                 "needed: it is persistent there), or end the inner block outside the outer one")
+        if spent_in is not None and not once.asked_inside(spent_in, self._spent_as):
+            # (TensorFlow would answer: this tape's gradient was never taken.)
+            raise CompileError(
+                f"`{self._spent_as}`, a tape whose block is nested in the GradientTape block "
+                f"at {spent_in.origin(spent_in).short()}, asked for a gradient after that "
+                "block: srcgrad compiled the two blocks as one, and records the inner tape "
+                "for the gradients taken inside the outer block only",
+                spent_in.origin(spent_in).short(), None,
+                "enter the tapes in one with statement (with sg.GradientTape() as g, "
+                "sg.GradientTape() as d:), each asked after it, or take the inner tape's "
+                "gradient inside the outer block")
         if spent_in is not None:
             raise RuntimeError(
                 f"{_NOT_PERSISTENT} (This tape recorded a block nested in the GradientTape "
@@ -845,8 +903,8 @@ class GradientTape:
             if type(source) is not Variable:  # (a Variable's array is plain data)
                 check_plain_data(source, "the source" if len(flat_sources) == 1
                                  else f"source {k}")
-        if keep is None:
-            keep = self.persistent
+        if keep is None:  # (a record another tape reads too: read, never emptied)
+            keep = self.persistent or any(r.shared for r in self._records)
         if rows and any(r.rows_entry() is None for r in self._records):
             return self._vjp_by_rows(flat_targets, seeds, flat_sources, keep)
         grads = [None] * len(flat_sources)

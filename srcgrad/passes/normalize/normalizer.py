@@ -11,7 +11,7 @@ import numpy as np
 
 from ... import trees
 from ...ir import anno, templates as T
-from ...ir.aliasing import MUTATORS as _MUTATORS, shared_names
+from ...ir.aliasing import MUTATORS as _MUTATORS, last_reads, shared_names
 from ...ir.private import private_updates
 from .. import try_except
 from ..reverse import _index_expr
@@ -26,7 +26,7 @@ from ...ir.varied import expr_varied
 from ...rules import rewrites, table
 from .. import as_written
 from . import (attributes, calls, dict_keys, functions, global_names, objects, properties,
-               stores, unroll, views)
+               shared_lists, stores, unroll, views)
 from .inline import rename
 from .items import items_forwarded
 from .structure import Facts
@@ -165,10 +165,11 @@ class Normalizer:
             if unroll.comprehensions(self, fn.body) | unroll.object_index_loops(self, fn.body):
                 self.deciding = False
                 continue  # (objects made by a comprehension: ``objects.py`` sees them first)
-            self.shared = shared_names(fn.body, self.scope)
+            last = last_reads(fn.body)  # (what both analyses below start from)
+            self.shared = shared_names(fn.body, self.scope, last)
             self.view_bindings = views.view_bindings(fn.body, self.scope)
             self.views_rewritten = False
-            self.private = private_updates(fn.body, self.scope)
+            self.private = private_updates(fn.body, self.scope, last)
             self.varied = self._varied(fn.body, set(wrt) | set(self.ctx.objects)
                                        | set(self.ctx.object_lists) | self.scope.mirrored_names)
             global_names.check(self, fn)
@@ -180,7 +181,7 @@ class Normalizer:
             if stored:  # (``np.copyto(y, x)``, ``y.sort()``: the next round reads the stores)
                 continue
             self.not_sequences = _bound_to_other_than_sequences(fn.body)
-            self.appended_aliases = _appended_aliases(fn.body)
+            self.appended_aliases = shared_lists.appended_aliases(fn.body)
             self.changed = False
             self.deferred = False
             self.constants = {}
@@ -193,6 +194,7 @@ class Normalizer:
             # (the cache keys on the value), as for a name the code binds to a constant.
             self.constants.update({p: v for p, v in self.ctx.constant_params.items()
                                    if p not in self.shared_with_defs})
+            shared_lists.check_stored_iterables(fn, self.scope, self.ctx.error)
             fn.body = self.block(fn.body)
             # An in-place update that may be of a shared array waits while calls are
             # inlined (what a helper returns may prove it private); then it is decided.
@@ -208,6 +210,7 @@ class Normalizer:
                 fn.body = self._split_self_reference(fn.body)
                 try_except.check_heads(fn, self.ctx.error, ("append", "pop", "setitem"))
                 _check_iterated_lengths(fn, self.ctx.error)
+                shared_lists.check_list_updates(fn, self.ctx.error)
                 return fn
         raise self.ctx.error("function is too deeply nested to inline", fn)
 
@@ -843,6 +846,16 @@ class Normalizer:
             if hoisted:
                 return self.block(hoisted + [s])
         target, value = s.targets[0], s.value
+        if isinstance(target, gast.Attribute) and isinstance(self.scope.value(target.value), type):
+            # (``C.k = 7.0``, ``cls.k = v`` in a classmethod: the compiled code reads a
+            # class's attributes as they are when it compiles, through every instance)
+            cls = self.scope.value(target.value)
+            raise self.ctx.error(
+                f"assigning `{cls.__qualname__}.{target.attr}`, an attribute of a class, in "
+                "differentiated code is not supported: srcgrad reads a class's attributes "
+                "when it compiles", s,
+                "set it before calling the differentiated function, or keep the value in "
+                "an object's attribute (self.k = ...) or a variable")
         made = self._functions_made(s)
         if made is not None:
             return made
@@ -2423,31 +2436,6 @@ def static_argument(node, static_args):
         except TypeError:
             return MISSING
     return MISSING
-
-
-def _appended_aliases(body):
-    """Names appended to after being bound to another name's list (``alias = items``),
-    or bound to it before ``items`` is appended to, where the other name is read
-    afterwards: the two names hold one list, which an append's adjoint cannot see."""
-    out, appended, loaded = set(), set(), set()
-    for s in reversed(list(walk_stmts(body))):  # what the statements after each one do
-        if isinstance(s, gast.Assign) and len(s.targets) == 1 \
-                and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name):
-            pair = (s.targets[0].id, s.value.id)
-            for name, other in (pair, pair[::-1]):
-                if name in appended and other in loaded:
-                    out.add(name)
-        if isinstance(s, (gast.If, gast.For, gast.While)):
-            nodes = T.walk(s.test if isinstance(s, (gast.If, gast.While)) else s.iter)
-        else:
-            nodes = T.walk(s)
-        for n in nodes:
-            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
-                    and n.func.attr == "append" and isinstance(n.func.value, gast.Name):
-                appended.add(n.func.value.id)
-            elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-                loaded.add(n.id)
-    return out
 
 
 def _folded_key(node):

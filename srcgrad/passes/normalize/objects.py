@@ -217,6 +217,26 @@ class _Rewrite(gast.NodeTransformer):
         self.changed = False
         self.cur = None
         self._note_aliases(fn.body)
+        self.mutated = self._mutated_fields(fn.body)
+
+    def _mutated_fields(self, body):
+        """(object, attribute) of each ``obj.attr.append(v)`` (a method changing what the
+        attribute holds), ``obj.attr[i] = v`` or ``obj.attr += v`` in ``body``."""
+        found = set()
+        for n in T.walk(gast.Module(body, [])):
+            held = None
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                    and n.func.attr in MUTATORS:
+                held = n.func.value
+            elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
+                held = n.value
+            elif isinstance(n, gast.AugAssign):
+                held = n.target
+            if isinstance(held, gast.Attribute) and isinstance(held.value, gast.Name):
+                root = self._root(held.value.id)
+                if root is not None:
+                    found.add((root, held.attr))
+        return found
 
     # -- names for objects -------------------------------------------------
     def _root(self, name):
@@ -491,7 +511,7 @@ class _Rewrite(gast.NodeTransformer):
                     continue  # (a shared list or array: read as the class's own, below)
                 field = self._field(name, attr)
                 self.ctx.guards.attribute(cls, attr, value)
-                out.append(anno.like(T.assign(field, self.ctx.constant(value)), s))
+                out.append(anno.like(T.assign(field, self._class_value(cls, attr, value)), s))
                 self.objects[name].set.add(attr)
         return out
 
@@ -590,8 +610,25 @@ class _Rewrite(gast.NodeTransformer):
             o.read.setdefault(attr, self.cur)
             if attr not in o.set and attr not in o.fields and member is not MISSING:
                 # A class attribute no statement sets on the object: the class's own.
-                return self.ctx.constant(member)
+                if not isinstance(member, _IMMUTABLE) and (self._root(name), attr) in self.mutated:
+                    raise self.ctx.error(
+                        f"`{_user(self.norm, name)}.{attr}` is the list or array "
+                        f"`{o.cls.__qualname__}.{attr}` the class holds for every instance, "
+                        "changed in place here: srcgrad reads a class's attributes as they "
+                        "were when compiling, and cannot follow writes into one shared by "
+                        "objects", self.cur,
+                        f"give each object its own: `self.{attr} = []` in `__init__`")
+                return self._class_value(o.cls, attr, member)
         return gast.Name(self._field(name, attr), node.ctx, None, None)
+
+    def _class_value(self, cls, attr, value):
+        """A class's attribute as the code reads it: a float read when the code runs
+        (the guards check a float's type only: ``C.k = 5.0`` between calls reuses the
+        code), anything else as the constant the code is compiled for."""
+        if isinstance(value, (float, complex, np.floating, np.complexfloating)):
+            return T.expr("getattr(c, a)", c=T.name(self.ctx.inject_once(cls, "cls")),
+                          a=T.const(attr))
+        return self.ctx.constant(value)
 
     def _field(self, name, attr):
         o = self.objects[name]
