@@ -7,7 +7,10 @@ wrong gradient before (found by a battery of Python-style programs):
   appended to through ``self.hist``;
 - a generator expression bound to a name and read twice (empty the second time) or
   after what it reads was rebound (it runs when read);
-- a dict's ``values()`` view bound to a name, then the dict written into.
+- a dict's ``values()`` view bound to a name, then the dict written into;
+- lists appended to under a name bound to an item of a container or a loop's variable,
+  or stored in another container before the append; a ``collections.deque`` (its
+  ``maxlen`` drops items); a class attribute assigned inside the code.
 
 Each is refused, naming the line; the same code read once, right away, is taken and
 checked in every form.
@@ -122,6 +125,16 @@ def appended_after_being_stored(x):
     return sum(outer[0]) + x[1]
 
 
+def rolling_window(x):
+    import collections
+    win = collections.deque(maxlen=2)
+    s = 0.0
+    for v in x:
+        win.append(v * 2.0)
+        s = s + sum(win)
+    return s
+
+
 class Scaled:
     k = 2.0
 
@@ -150,6 +163,7 @@ REFUSED = [
     (popped_from_an_item, "popping a differentiable value from `inner`"),
     (appended_after_being_stored, "appending a differentiable value to `row`"),
     (class_attribute_set_inside, "assigning `Scaled.k`, an attribute of a class"),
+    (rolling_window, "appending a differentiable value to `win`, a collections.deque"),
 ]
 
 

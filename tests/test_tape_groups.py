@@ -136,3 +136,14 @@ def test_a_nested_tape_never_asked_inside_says_what_to_write():
     It said the inner tape's gradient had been taken inside the block: it had not.)"""
     with pytest.raises(sg.CompileError, match="Enter the tapes in one with statement"):
         nested_instead(sg.Variable(np.array([0.5, -1.0])), sg.Variable(np.array([1.0, 0.3])))
+
+
+def watching_differently(gw):
+    with sg.GradientTape() as a, sg.GradientTape(watch_accessed_variables=False) as b:
+        loss = np.sum(gw ** 2)
+    return a.gradient(loss, gw)
+
+
+def test_tapes_watching_variables_differently_are_refused():
+    with pytest.raises(sg.CompileError, match="watch accessed Variables differently"):
+        watching_differently(sg.Variable(np.array([1.0, 2.0])))

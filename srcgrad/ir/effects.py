@@ -281,10 +281,9 @@ class HiddenWrites:
             self._loops[id(s)] = loops
             if loops and in_loop_body and self._binds_new_array(s):
                 self._fresh.setdefault(s.targets[0].id, []).append((self._order[id(s)], loops))
-            stored = isinstance(s, gast.Assign) and len(s.targets) == 1 \
-                and isinstance(s.targets[0], gast.Subscript) \
-                and _store_root(s.targets[0]).__class__ is gast.Name \
-                and _store_root(s.targets[0]).id in self._arrays
+            root = _store_root(s.targets[0]) if isinstance(s, gast.Assign) \
+                and len(s.targets) == 1 and isinstance(s.targets[0], gast.Subscript) else None
+            stored = isinstance(root, gast.Name) and root.id in self._arrays
             for names in [] if stored else _parts(s, self.scope):
                 names = [n for n in names if not self._is_code(n)]
                 for a in names:

@@ -89,6 +89,7 @@ class _Record:
         self.shared = False  # recorded for the tapes of one with statement: read, not taken
         self.owner = None  # the tape whose entry ran the block
         self.group_key = None  # where the other tapes find it (``_GROUPS``)
+        self.join_failed = False  # a later tape of the with statement refused to enter
 
     def carried_inputs(self, earlier):
         """Inputs holding a value an ``earlier`` record made, or one watched before the
@@ -529,6 +530,7 @@ class GradientTape:
         recorded (each reads the record, none takes it: both may ask for gradients)."""
         record, watch_variables = ran
         if watch_variables != self.watch_accessed_variables:
+            record.join_failed = True  # (the first tape's ``__exit__`` lets this go on)
             raise once.refuse(where, "tapes of one with statement that watch accessed "
                               "Variables differently (watch_accessed_variables)",
                               "give each tape a with statement of its own")
@@ -616,6 +618,9 @@ class GradientTape:
             return False
         if record.shared and record.owner is self:
             _GROUPS.pop(record.group_key, None)  # (a later item that was not our tape)
+            if record.join_failed:  # (the block never started: its refusal goes on)
+                record.skipper.disarm()
+                return False
         if record.shared and record.owner is not self and exc_type in (once.SkipBlock, None):
             # A later tape of the with statement: the first one's ``__exit__`` (called
             # after this one's) checks the skip, and raises what the block raised.

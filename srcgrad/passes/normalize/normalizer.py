@@ -24,6 +24,7 @@ from ...ir.resolve import MISSING, UNROLL_MAX, among, is_library
 from ...ir.scopes import function_locals
 from ...ir.varied import expr_varied
 from ...rules import rewrites, table
+from ...variables import Variable
 from .. import as_written
 from . import (attributes, calls, dict_keys, functions, global_names, objects, properties,
                shared_lists, stores, unroll, views)
@@ -1058,9 +1059,18 @@ class Normalizer:
                                              n=T.const(self._spelling(base, s)),
                                              w=T.const(o.short() if o else "?")), "opaque"))
             node = T.assign(gast.Subscript(T.name(base.id), index, gast.Store()), atom)
-            # A dict's key known only when running may be one the write adds (record.py).
+            # A dict's key known only when running may be one the write adds (record.py);
+            # so may a global's (``CACHE[name] = out`` into a module's dict).
             by_key = base.id in self.ctx.dicts or isinstance(self.facts.bound.get(base.id),
-                                                             gast.Dict)
+                                                             gast.Dict) \
+                or base.id not in self.scope.locals
+            if base.id not in self.scope.locals and self.ctx.tape_region:
+                raise self.ctx.error(
+                    f"`{self._spelling(base, s)}[...] = ...` writes a differentiable value into "
+                    "a module's container in a GradientTape block: the tape's backward code "
+                    "takes its writes back, which would change what the block left there", s,
+                    "keep the values in a variable of the block (a dict made in it), or "
+                    "compute the gradient with sg.grad")
             out.append(self._mark(node, "setitem", by_key=by_key))
             return out
         if isinstance(target, gast.Attribute):
@@ -1444,6 +1454,13 @@ class Normalizer:
                     f"build a new one (dataclasses.replace({who}, ...)) instead of changing it")
             raise self.ctx.error(f"calling `{gast.unparse(f).strip()}()` on a differentiable value "
                                  "is not supported", s)
+        fn = self.scope.value(call.func)
+        if isinstance(fn, types.MethodType) and isinstance(fn.__self__, Variable) \
+                and fn.__name__ in ("assign", "assign_add", "assign_sub"):
+            # ``moving_mean.assign(0.9 * moving_mean + 0.1 * mu)`` (a batch norm's statistics
+            # in training): a Variable's new value, no gradient through it, as TensorFlow's
+            # assign; its reads after it are of the Variable again.
+            return [anno.set_kind(s, "opaque")]
         self.changed = True
         out = []
         calls.call(self, call, out, None)

@@ -134,6 +134,9 @@ def check_list_updates(fn, error):
     is normalized (the names are known only once calls are inlined)."""
     aliased = appended_aliases(fn.body)
     elsewhere = _held_elsewhere(fn.body)
+    deques = {t.id for s in walk_stmts(fn.body) if isinstance(s, gast.Assign)
+              and isinstance(s.value, gast.Call) and _called(s.value) == "deque"
+              for t in s.targets if isinstance(t, gast.Name)}
     for s in walk_stmts(fn.body):
         if anno.kind(s) == "append":
             name, what = s.value.func.value.id, "appending a differentiable value to"
@@ -141,6 +144,11 @@ def check_list_updates(fn, error):
             name, what = s.value.func.value.id, "popping a differentiable value from"
         else:
             continue
+        if name in deques:
+            raise error(f"{what} `{name}`, a collections.deque, is not supported: with a "
+                        "maxlen it drops its first items, which its adjoint, a list's, "
+                        "would not", s, f"keep the window in a list: {name} = "
+                        f"{name}[-(n - 1):] + [v]")
         if name in aliased:
             why = "a list another name also holds (a copy of the name, or an object's field)"
         elif name in elsewhere:
@@ -233,3 +241,9 @@ def _stores_of_names(s):
             items = value.values if isinstance(value, gast.Dict) else value.elts
             return [(e.id, target.id) for e in items if isinstance(e, gast.Name)]
     return []
+
+
+def _called(call):
+    """The name a call's function is spelled with: ``deque`` of ``collections.deque``."""
+    f = call.func
+    return f.attr if isinstance(f, gast.Attribute) else getattr(f, "id", None)
