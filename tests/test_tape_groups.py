@@ -139,7 +139,7 @@ def test_a_nested_tape_never_asked_inside_says_what_to_write():
 
 
 def watching_differently(gw):
-    with sg.GradientTape() as a, sg.GradientTape(watch_accessed_variables=False) as b:
+    with sg.GradientTape() as a, sg.GradientTape(watch_accessed_variables=False) as _b:
         loss = np.sum(gw ** 2)
     return a.gradient(loss, gw)
 
