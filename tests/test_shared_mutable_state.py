@@ -9,8 +9,9 @@ wrong gradient before (found by a battery of Python-style programs):
   after what it reads was rebound (it runs when read);
 - a dict's ``values()`` view bound to a name, then the dict written into;
 - lists appended to under a name bound to an item of a container or a loop's variable,
-  or stored in another container before the append; a ``collections.deque`` (its
-  ``maxlen`` drops items); a class attribute assigned inside the code.
+  or stored in another container before the append (or before the next trip's); a
+  ``collections.deque`` (its ``maxlen`` drops items); a class attribute assigned inside
+  the code.
 
 Each is refused, naming the line; the same code read once, right away, is taken and
 checked in every form.
@@ -125,6 +126,15 @@ def appended_after_being_stored(x):
     return sum(outer[0]) + x[1]
 
 
+def appended_on_the_next_trip(x):
+    rows = []
+    row = []
+    for i in range(3):
+        row.append(x[i] * 2.0)
+        rows.append(row)
+    return sum(rows[0]) + x[0]
+
+
 def rolling_window(x):
     import collections
     win = collections.deque(maxlen=2)
@@ -164,6 +174,7 @@ REFUSED = [
     (appended_after_being_stored, "appending a differentiable value to `row`"),
     (class_attribute_set_inside, "assigning `Scaled.k`, an attribute of a class"),
     (rolling_window, "appending a differentiable value to `win`, a collections.deque"),
+    (appended_on_the_next_trip, "appending a differentiable value to `row`"),
 ]
 
 

@@ -182,7 +182,6 @@ class Normalizer:
             if stored:  # (``np.copyto(y, x)``, ``y.sort()``: the next round reads the stores)
                 continue
             self.not_sequences = _bound_to_other_than_sequences(fn.body)
-            self.appended_aliases = shared_lists.appended_aliases(fn.body)
             self.changed = False
             self.deferred = False
             self.constants = {}
@@ -1416,14 +1415,6 @@ class Normalizer:
             return [s]
         if isinstance(f, gast.Attribute) and f.attr == "append" and isinstance(f.value, gast.Name) \
                 and len(call.args) == 1 and not call.keywords:
-            if f.value.id in self.appended_aliases:
-                # The adjoint of an append pops it from the name it was appended to; the
-                # list another name also holds (``alias = items``) would be read apart.
-                raise self.ctx.error(
-                    f"appending a differentiable value to `{f.value.id}`, a list another "
-                    "name also holds (a copy of the name, or an item of a container), is "
-                    "not supported", s, f"append to the list under one name only, or build "
-                    f"a new list: {f.value.id} = {f.value.id} + [item]")
             self.changed = True
             out = []
             atom = self.atom(call.args[0], out, hint=f.value.id + "_item")

@@ -150,7 +150,8 @@ def check_list_updates(fn, error):
                         "would not", s, f"keep the window in a list: {name} = "
                         f"{name}[-(n - 1):] + [v]")
         if name in aliased:
-            why = "a list another name also holds (a copy of the name, or an object's field)"
+            why = ("a list another name also holds (a copy of the name, an object's field, "
+                   "a list or dict it was stored in)")
         elif name in elsewhere:
             why = ("a list also held elsewhere (an item of a list or dict, a loop's variable "
                    "over them, a list a call returned)")
@@ -184,7 +185,7 @@ def appended_aliases(body):
                                         for q, k, other, _ in found):
                 out.add(written)
 
-    stmts = list(walk_stmts(body))
+    stmts = list(_in_order_run(body))
     for at in range(len(stmts) - 1, -1, -1):  # what the statements after each one do
         s = stmts[at]
         if isinstance(s, gast.Assign) and len(s.targets) == 1 \
@@ -219,6 +220,23 @@ def appended_aliases(body):
                     and id(n) not in receivers:
                 events.setdefault(n.id, []).append((at, "read", n.id, n.id))
     return out
+
+
+def _in_order_run(body):
+    """The statements of ``body`` (nested ones after their head) in the order they run,
+    a loop's body twice: what a trip does after a statement includes the next trip's
+    (``row.append(v); rows.append(row)`` in a loop: the next append reaches ``rows``)."""
+    for s in body:
+        yield s
+        if isinstance(s, gast.FunctionDef):
+            continue
+        loop = isinstance(s, (gast.For, gast.While))
+        for _ in range(2 if loop else 1):
+            yield from _in_order_run(getattr(s, "body", []))
+        for h in getattr(s, "handlers", []):
+            yield from _in_order_run(h.body)
+        yield from _in_order_run(getattr(s, "orelse", []))
+        yield from _in_order_run(getattr(s, "finalbody", []))
 
 
 def _stores_of_names(s):
