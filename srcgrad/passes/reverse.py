@@ -102,10 +102,7 @@ class Reverse:
         if name not in state:
             out.append(T.assign(dn, value))
             state[name] = True
-        elif name in self.ctx.containers or self._passed_container(name) \
-                or self.ranks.get(name) is None:
-            # Item by item unless it is known to be an array or a number: ``+`` on the
-            # adjoints of a tuple (one an inner gradient returned) would concatenate.
+        elif self._itemwise(name):
             out.append(T.assign(dn, T.expr("_sg.add(a, b)", a=dn, b=value)))
             state[name] = OWN
         elif self.inplace and state[name] is OWN and name not in self.scalars:
@@ -116,11 +113,17 @@ class Reverse:
             out.append(T.assign(dn, gast.BinOp(T.name(dn), gast.Add(), value)))
             state[name] = OWN
 
+    def _itemwise(self, name):
+        """Are adjoints of ``name`` added item by item (``_sg.add``)? Unless it is known to
+        be an array or a number: ``+`` on the adjoints of a tuple (one an inner gradient
+        returned) would concatenate."""
+        return name in self.ctx.containers or self._passed_container(name) \
+            or self.ranks.get(name) is None
+
     def _sum(self, total, name):
-        """``total`` plus ``name``'s adjoint: item by item for a container (a list of
-        sources: ``+`` would concatenate) or a value of unknown rank, as ``acc`` adds."""
-        if name in self.ctx.containers or self._passed_container(name) \
-                or self.ranks.get(name) is None:
+        """``total`` plus ``name``'s adjoint, as ``acc`` adds (a nested tape's list of
+        sources: item by item)."""
+        if self._itemwise(name):
             return T.expr("_sg.add(a, b)", a=total, b=self.d(name))
         return T.expr("a + b", a=total, b=self.d(name))
 

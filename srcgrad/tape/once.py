@@ -237,14 +237,8 @@ def _watched_in(expr, names, chains):
 def group_names(w):
     """The names of the tapes ``with GradientTape() as g, GradientTape() as d:`` enters
     (TensorFlow's two tapes of a GAN's step), or None for another with statement."""
-    names = []
-    for item in w.items:
-        f = getattr(item.context_expr, "func", None)
-        if (getattr(f, "attr", None) or getattr(f, "id", None)) != "GradientTape" \
-                or not isinstance(item.optional_vars, gast.Name):
-            return None
-        names.append(item.optional_vars.id)
-    return set(names) if len(set(names)) == len(names) else None
+    names = [_tape_item(item) for item in w.items]
+    return None if None in names or len(set(names)) != len(names) else set(names)
 
 
 def asked_inside(region, name):
@@ -257,10 +251,14 @@ def asked_inside(region, name):
 
 def _nested_tape(s):
     """The name of the tape ``s`` enters: ``with GradientTape() as inner:``."""
-    item = s.items[0]
+    return _tape_item(s.items[0]) if len(s.items) == 1 else None
+
+
+def _tape_item(item):
+    """``inner`` of a with statement's item ``GradientTape(...) as inner``, else None."""
     f = getattr(item.context_expr, "func", None)
     name = getattr(f, "attr", None) or getattr(f, "id", None)
-    if len(s.items) == 1 and name == "GradientTape" and isinstance(item.optional_vars, gast.Name):
+    if name == "GradientTape" and isinstance(item.optional_vars, gast.Name):
         return item.optional_vars.id
     return None
 

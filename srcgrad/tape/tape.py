@@ -86,10 +86,15 @@ class _Record:
         self.written_back = ()  # inputs updated in place (``total += v``), see run_compiled
         self.unkept = None  # (file, first line, last line) of the gradient that must read it
         self.watched_at_entry = _NOTHING_WATCHED  # what it watches (``_entry``)
-        self.shared = False  # recorded for the tapes of one with statement: read, not taken
         self.owner = None  # the tape whose entry ran the block
-        self.group_key = None  # where the other tapes find it (``_GROUPS``)
+        # Where the other tapes of its with statement find it (``_GROUPS``), or None.
+        self.group_key = None
         self.join_failed = False  # a later tape of the with statement refused to enter
+
+    @property
+    def shared(self):
+        """Recorded for the tapes of one with statement: each reads it, none takes it."""
+        return self.group_key is not None
 
     def carried_inputs(self, earlier):
         """Inputs holding a value an ``earlier`` record made, or one watched before the
@@ -503,23 +508,23 @@ class GradientTape:
             once.cut(where)
             where.inputs = region_inputs(where)
             where.outputs = region_outputs(where)
-        group = where.with_stmt is not None and len(where.with_stmt.items) > 1
-        if group and (id(frame), where.key) in _GROUPS:
-            return self._join(_GROUPS[(id(frame), where.key)], where)
+        group = (id(frame), where.key) if where.with_stmt is not None \
+            and len(where.with_stmt.items) > 1 else None
+        if group in _GROUPS:
+            return self._join(_GROUPS[group], where)
         local = frame.f_locals
         values = {n: local[n] for n in where.inputs if n in local}
         try:
             record = self._current = self._new_record(where, values)
-            record.shared, record.owner = group, self
+            record.group_key, record.owner = group, self
             record.run_once(frame, record.carried_inputs(self._records),
                             self.watch_accessed_variables, self)
         except BaseException as e:
             self._current = None
             self._failed.append((where, type(e)))
             raise
-        if group:  # (the with statement enters the other tapes next, on this line)
-            record.group_key = (id(frame), where.key)
-            _GROUPS[record.group_key] = (record, self.watch_accessed_variables)
+        if group is not None:  # (the with statement enters the other tapes next, on this line)
+            _GROUPS[group] = (record, self.watch_accessed_variables)
         for value in record.watched:
             self.watch(value)
         return self

@@ -12,7 +12,7 @@ exactly, and what it refuses.
 import gast
 
 from ...ir import anno, templates as T
-from ...ir.names import walk_stmts
+from ...ir.names import statement_lists, walk_stmts
 
 _CONSUMERS = (sum, list, tuple, sorted, min, max, set, any, all, dict)
 
@@ -24,36 +24,40 @@ def check_stored_iterables(fn, scope, error):
     a loop without ``break``), and the statements before that one do not mention what it
     reads (``x``, ``d``); else refused: Python's generator runs when consumed, once (a
     second ``sum(g)`` is 0), and a dict's view sees later stores into the dict."""
+    stored = [(block, i) for block in statement_lists(fn) for i, st in enumerate(block)
+              if _stored_iterable(st)]
+    if not stored:  # (the usual body: no walk of it for the loads)
+        return
     loads = {}
     for n in T.walk(gast.Module(fn.body, [])):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
             loads[n.id] = loads.get(n.id, 0) + 1
-    for owner in [fn] + [n for n in T.walk(gast.Module(fn.body, [])) if hasattr(n, "body")]:
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(owner, field, None)
-            if not isinstance(block, list):
-                continue
-            for i, st in enumerate(block):
-                if not (isinstance(st, gast.Assign) and len(st.targets) == 1
-                        and isinstance(st.targets[0], gast.Name)):
-                    continue
-                value, name = st.value, st.targets[0].id
-                view = isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
-                    and value.func.attr in ("values", "keys", "items") and not value.args \
-                    and not value.keywords
-                if not (isinstance(value, gast.GeneratorExp) or view) \
-                        or loads.get(name, 0) == 0 or _read_once_whole(block[i + 1:], name, value,
-                                                                       loads, scope):
-                    continue
-                what = "a generator" if isinstance(value, gast.GeneratorExp) else \
-                    f"the dict view `{gast.unparse(value).strip()}`"
-                raise error(
-                    f"`{name}` holds {what}, read other than once, whole, before what it reads "
-                    "changes: srcgrad evaluates it where it is made, Python when it is read "
-                    "(a generator once: read again it is empty; a view sees later changes to "
-                    "its dict)", st,
-                    f"write it where it is used (sum(... for ...)), or make a list: "
-                    f"{name} = [...] / list(...)")
+    for block, i in stored:
+        st = block[i]
+        value, name = st.value, st.targets[0].id
+        if loads.get(name, 0) == 0 or _read_once_whole(block[i + 1:], name, value, loads, scope):
+            continue
+        what = "a generator" if isinstance(value, gast.GeneratorExp) else \
+            f"the dict view `{gast.unparse(value).strip()}`"
+        raise error(
+            f"`{name}` holds {what}, read other than once, whole, before what it reads "
+            "changes: srcgrad evaluates it where it is made, Python when it is read (a "
+            "generator once: read again it is empty; a view sees later changes to its dict)",
+            st, f"write it where it is used (sum(... for ...)), or make a list: "
+            f"{name} = [...] / list(...)")
+
+
+def _stored_iterable(st):
+    """Is ``st`` ``name = <generator expression>`` or ``name = d.values()`` (``keys``,
+    ``items``)?"""
+    if not (isinstance(st, gast.Assign) and len(st.targets) == 1
+            and isinstance(st.targets[0], gast.Name)):
+        return False
+    value = st.value
+    return isinstance(value, gast.GeneratorExp) or isinstance(value, gast.Call) \
+        and isinstance(value.func, gast.Attribute) \
+        and value.func.attr in ("values", "keys", "items") and not value.args \
+        and not value.keywords
 
 
 def _read_once_whole(after, name, value, loads, scope):
