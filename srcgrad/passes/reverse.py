@@ -493,10 +493,10 @@ class Reverse:
             if out is not None:
                 return [T.assign(out, self._sum(out, name))]
             # A Variable read from where it is stored (``self.b`` in a method): the
-            # adjoint of the source it is when the code runs (given as the Variable or
-            # as its array).
-            return [gast.If(T.expr("_sg.is_source(v, n)", v=name, n=source),
-                            [T.assign(o, self._sum(o, name))], [])
+            # adjoint of the sources it is when the code runs (given as the Variable or
+            # as its array, or held in a list or dict of them bound to the source's name).
+            return [T.assign(o, T.expr("_sg.add_to_sources(o, v, n, g)", o=o, v=name,
+                                       n=source, g=self.d(name)))
                     for source, o in self.named_sources.items()]
         # A value the block computed is reported by its name (a str: watched values
         # never are), since it is matched to the value the block made when it ran.

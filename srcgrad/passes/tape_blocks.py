@@ -467,11 +467,15 @@ class Prepare:
         call = calls[0]
         target, sources = call.value.args
         as_list = isinstance(sources, (gast.List, gast.Tuple))
-        names = sources.elts if as_list else [sources]
-        if not isinstance(target, gast.Name) or not all(isinstance(n, gast.Name) for n in names):
+        hoisted = []
+        names = _source_names(sources.elts if as_list else [sources], hoisted, self.ctx)
+        if not isinstance(target, gast.Name) or names is None:
             return None
+        roots = {n.id for h in hoisted for n in gast.walk(h.value) if isinstance(n, gast.Name)}
+        if roots & set().union(*(bound_in(t) for t in s.body)):
+            return None  # (read from what the block binds: evaluated after it, as written)
         between = set().union(*(bound_in(t) for t in stmts[i + 1:stmts.index(call)]))
-        rebound = sorted(between & ({target.id} | {n.id for n in names}))
+        rebound = sorted(between & ({target.id} | {n.id for n in names} | roots))
         if rebound:
             raise self.region.error(
                 f"`{rebound[0]}` is bound again between the end of `{name}`'s block and "
@@ -493,7 +497,8 @@ class Prepare:
         callee = self.ctx.inject(first.fn, f"{name}_value_and_gradient")
         run = self.ctx.namer.fresh(f"{name}_run")
         grads = self.ctx.namer.fresh(f"{name}_gradients")
-        out = [T.assign(run, gast.Call(T.name(callee), [T.name(n) for n in inputs], []))]
+        out = [gast.copy_location(h, s) for h in hoisted]
+        out.append(T.assign(run, gast.Call(T.name(callee), [T.name(n) for n in inputs], [])))
         if first.rerunnable:
             # A gradient that came out non-finite (a masked NaN: ``np.where(x > 0,
             # np.sqrt(x), 0)`` at 0) is computed again with strong zeros, as the tape's
@@ -527,9 +532,13 @@ class Prepare:
         if not isinstance(target, gast.Name):
             raise self.region.error("a nested tape's gradient target must be a variable", stmt)
         as_list = isinstance(sources, (gast.List, gast.Tuple))
-        names = sources.elts if as_list else [sources]
-        if not all(isinstance(n, gast.Name) for n in names):
-            raise self.region.error("a nested tape's gradient sources must be variables", stmt)
+        hoisted = []
+        names = _source_names(sources.elts if as_list else [sources], hoisted, self.ctx)
+        if names is None:
+            raise self.region.error("a nested tape's gradient sources must be variables or "
+                                    "their attributes and constant items (model.weights, "
+                                    "params['w'])", stmt)
+        before += [gast.copy_location(h, stmt) for h in hoisted]
         # The inner block's inputs are variables of this region; other free
         # names are globals, resolved as such.
         local = set(self.known) | set(region_outputs(self.region))
@@ -557,6 +566,29 @@ class Prepare:
                 stmt))
         return T.name(result) if as_list else gast.Subscript(T.name(result), T.const(0),
                                                               gast.Load())
+
+
+def _source_names(sources, hoisted, ctx):
+    """The names of a nested tape's gradient sources: a source read from an object or a
+    container (``model.trainable_variables``, ``params["w"]``) is bound to a name of its
+    own first (an assignment appended to ``hoisted``), as the inner block's adjoint code
+    names its sources. None where a source is computed (a call)."""
+    names = []
+    for source in sources:
+        if isinstance(source, gast.Name):
+            names.append(source)
+            continue
+        node = source
+        while isinstance(node, (gast.Attribute, gast.Subscript)):
+            if isinstance(node, gast.Subscript) and not isinstance(node.slice, gast.Constant):
+                return None
+            node = node.value
+        if not isinstance(node, gast.Name) or node is source:
+            return None
+        name = ctx.namer.fresh(getattr(source, "attr", None) or f"{node.id}_item")
+        hoisted.append(T.assign(name, copy.deepcopy(source)))
+        names.append(T.name(name))
+    return names
 
 
 class _InnerGradients(gast.NodeTransformer):

@@ -19,6 +19,13 @@ TABLE = {
     rt.broadcast_like: Rule("grad, like", rank="like_second", nograd=_LIKE,
                             grad="_sg.unbroadcast(g, grad)"),
     rt.add: Rule("a, b", a="g", b="g"),
+    # A Variable's adjoint added to a nested tape's sources where they hold it.
+    rt.add_to_sources: Rule("grads, read, sources, grad", nograd={"read", "sources"}, grads="g",
+                            grad="_sg.sources_grad(g, read, sources, grad)",
+                            rows={"grad": "_sg.sources_grad(g, read, sources, grad, 1)"}),
+    rt.sources_grad: Rule("grads, read, sources, like, lead=0",
+                          nograd={"read", "sources", "like", "lead"},
+                          grads="_sg.add_to_sources(_sg.zeros_like(grads), read, sources, g)"),
     rt.add_at: Rule("base, index, grad", base="g", grad="_sg.unbroadcast(g[index], grad)",
                     rows={"grad": _ITEM_ROWS}, nograd=_INDEX),
     rt.add_at_zeros: Rule("like, index, grad", grad="_sg.unbroadcast(g[index], grad)",

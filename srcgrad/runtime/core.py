@@ -6,6 +6,7 @@ differentiated (``sg.grad(sg.grad(f))``).
 """
 import collections
 import dataclasses
+import functools
 import itertools
 import math
 import operator
@@ -19,6 +20,7 @@ from ..variables import Variable, read_only
 __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "tangent_zeros", "add", "iadd", "update", "check_not_0d",
     "check_array", "check_row_index", "stored_grad", "add_at", "add_at_zeros", "times_ones", "is_source",
+    "add_to_sources", "sources_grad",
     "gather_items", "zero_at", "copy_slot", "copy_value", "dict_values", "dict_values_grad", "dict_values_grad_grad", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "repeats", "concat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view",
     "check_item_read", "distinct", "as_list", "from_list", "check_scalar", "scalar_seed", "attempting", "attempted", "caught", "try_tail", "rolled_back",
@@ -117,8 +119,10 @@ def zeros_like(value):
         return {k: zeros_like(v) for k, v in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: zeros_like(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Variable):  # (its value: not a read of it as itself, _note_read)
+        return zeros_like(value.read_value())
     if hasattr(value, "__array__") and not isinstance(value, np.generic):
-        return zeros_like(np.asarray(value))  # a Variable
+        return zeros_like(np.asarray(value))
     if isinstance(value, np.generic):
         if np.issubdtype(value.dtype, np.inexact):
             return value.dtype.type(0)
@@ -487,6 +491,40 @@ def is_source(read, source):
         return True
     read = read_value(read) if isinstance(read, Variable) else read
     return read is (read_value(source) if isinstance(source, Variable) else source)
+
+
+def add_to_sources(grads, read, sources, grad):
+    """``grads`` (the adjoints of a nested tape's sources, in their structure: ``[W1, W2]``
+    bound to one name, a dict of them) with ``grad`` added where ``sources`` holds ``read``
+    (a Variable the block read where it is stored); a source given as itself, the same."""
+    if isinstance(sources, (list, tuple)):
+        return [add_to_sources(g, read, s, grad) for g, s in zip(grads, sources)]
+    if isinstance(sources, dict):
+        return {k: add_to_sources(grads[k], read, s, grad) for k, s in sources.items()}
+    return add(grads, grad) if is_source(read, sources) else grads
+
+
+def sources_grad(grads, read, sources, like, lead=0):
+    """What ``add_to_sources`` added ``like`` to, summed: its adjoint for ``grad`` (``lead``
+    axes of rows on each adjoint). Zeros where ``sources`` does not hold ``read``."""
+    picked = []
+
+    def pick(g, s):
+        if isinstance(s, (list, tuple)):
+            for gi, si in zip(g, s):
+                pick(gi, si)
+        elif isinstance(s, dict):
+            for k, si in s.items():
+                pick(g[k], si)
+        else:
+            picked.append(g) if is_source(read, s) else leaves.append(g)
+
+    leaves = []
+    pick(grads, sources)
+    if picked:
+        return functools.reduce(add, picked)
+    rows = np.shape(leaves[0])[:lead] if leaves else ()
+    return np.zeros(rows + np.shape(like)) if rows else zeros_like(like)
 
 
 def read_value(value):
