@@ -264,6 +264,10 @@ def _cases():
         C(np.linalg.inv, M(3, 3)), C(np.linalg.inv, M(2, 3, 3), id="batched"),
         C(np.linalg.det, M(3, 3)), C(np.linalg.det, M(2, 3, 3), id="batched"),
         C(np.linalg.det, R(1, 1) , id="1x1"),
+        # det's gradient where the inverse is not taken (its adjoint: from minors)
+        C(adjoint_helpers.singular_cofactors, M(3, 3)),
+        C(adjoint_helpers.singular_cofactors, M(2, 4, 4), id="batched"),
+        C(adjoint_helpers.singular_cofactors, M(2, 2), id="2x2"),
     ]
     norms = [
         (R(5), {}), (R(3, 4), {}), (R(2, 3, 4), {}), (R(3, 4), dict(keepdims=True)),
@@ -527,7 +531,7 @@ def test_rule_matches_central_differences(case):
 
 
 # Rules whose grad only refuses: checked in ``test_refusing_rules_raise``.
-REFUSING = {adjoint_helpers.singular_cofactors, runtime.roots_jacobian}
+REFUSING = {adjoint_helpers.cofactors_grad, runtime.roots_jacobian}
 
 
 def test_every_rule_has_a_case():
@@ -673,8 +677,8 @@ def test_det_of_a_singular_matrix_has_its_cofactors():
 
 
 def test_refusing_rules_raise():
-    with pytest.raises(NotImplementedError, match="singular matrix"):
-        grad_of(adjoint_helpers.singular_cofactors, [np.eye(2)], "a")
+    with pytest.raises(NotImplementedError, match="third derivative at a nearly singular"):
+        grad_of(adjoint_helpers.cofactors_grad, [np.eye(3), np.eye(3)], "a")
     p = np.array([1.0, -1.0, -2.0])
     with pytest.raises(NotImplementedError, match="second derivative of np.roots"):
         grad_of(runtime.roots_jacobian, [p, np.roots(p)], "p")

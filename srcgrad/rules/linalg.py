@@ -7,10 +7,11 @@ import numpy as np
 from .. import runtime as rt
 from .entry import Rule
 
-# Reached only at a singular matrix, where det's gradient would come from the SVD
-# of a singular matrix (repeated zero singular values: not unique): refused when
-# run, never a silent wrong second derivative.
-_SINGULAR = "_sg.not_differentiable(\"np.linalg.det's gradient at a singular matrix\")"
+# det's gradient at a (nearly) singular matrix is its cofactors from the SVD, whose
+# adjoint is taken from minors (exact: runtime.adjoints.cofactors_grad); a third
+# derivative there is refused when run, never silently wrong.
+_THIRD = ("_sg.not_differentiable(\"np.linalg.det's third derivative at a nearly singular "
+          "matrix\")")
 _INV = "-np.matmul(np.swapaxes(ans, -1, -2), np.matmul(g, np.swapaxes(ans, -1, -2)))"
 
 TABLE = {
@@ -20,7 +21,8 @@ TABLE = {
     # Already right for seed rows: matmul over the last two axes broadcasts over them.
     np.linalg.inv: Rule("a", a=_INV, rows={"a": _INV}),
     np.linalg.det: Rule("a", a="_sg.det_grad(g, ans, a)"),
-    rt.singular_cofactors: Rule("a", a=_SINGULAR),
+    rt.singular_cofactors: Rule("a", a="_sg.cofactors_grad(g, a)"),
+    rt.cofactors_grad: Rule("grad, a", grad=_THIRD, a=_THIRD),
     # Matrix ord='nuc', 2, -2: norms of singular values (decompositions.singular_norm_grad).
     np.linalg.norm: Rule("x, ord=None, axis=None, keepdims=False",
                          x="_sg.singular_norm_grad(g, x, axis, keepdims, ord) "

@@ -34,7 +34,7 @@ __all__ = [
     "written", "item_grad",
     # primitives with their own rule
     "broadcast_to", "add_reduce", "sigmoid", "einsum_list", "astype", "flatten", "item",
-    "join_r", "join_c", "singular_cofactors", "arrayed",
+    "join_r", "join_c", "singular_cofactors", "cofactors_grad", "arrayed",
     # planning (non-differentiable)
     "einsum_slot_plan", "dot_subscripts", "inner_subscripts", "tensordot_subscripts",
     "einsum_subscripts", "einsum_sublists",
@@ -288,9 +288,13 @@ def det_grad(grad, ans, a):
     That is ``det(a) * inv(a).T`` where ``a`` is invertible. A singular ``a``
     has no inverse but may well have cofactors (rank ``n - 1``): they come
     from the SVD there. ``det`` and ``inv`` factor ``a`` alike, so
-    ``det(a) != 0`` is exactly when ``inv`` succeeds.
+    ``det(a) != 0`` is exactly when ``inv`` succeeds. Near a singular matrix the inverse's
+    entries are huge and cancel (the cofactors are not): its derivative, the code of second
+    derivatives, would be noise. There, too, the SVD's; the test is Hadamard's bound,
+    ``|det(a)|`` at most the product of the rows' norms.
     """
-    if np.all(ans != 0):
+    bound = np.prod(np.sqrt(np.sum(a * a, axis=-1)), axis=-1)
+    if np.all(np.abs(ans) > 1e-8 * bound):
         scale = np.expand_dims(grad * ans, (-2, -1))
         return scale * np.swapaxes(np.linalg.inv(a), -1, -2)
     return np.expand_dims(grad, (-2, -1)) * singular_cofactors(a)
@@ -310,6 +314,27 @@ def singular_cofactors(a):
                                axis=-1), -1)
     sign = np.linalg.det(u) * np.linalg.det(vt)
     return np.expand_dims(sign, (-2, -1)) * ((u * np.expand_dims(before * after, -2)) @ vt)
+
+
+def cofactors_grad(grad, a):
+    """Adjoint of ``singular_cofactors(a)``: a second derivative of ``det``, exact at any
+    matrix. The cofactor ``C[i, j]`` changes with ``a[k, l]`` (``k != i``, ``l != j``) by the
+    signed minor of ``a`` without rows ``i, k`` and columns ``j, l``; no inverse is taken."""
+    n = shape_of(a)[-1]
+    if n < 2:
+        return np.zeros(np.broadcast_shapes(shape_of(grad), shape_of(a)))
+    pairs = np.array([(i, k) for i in range(n) for k in range(n) if i != k])
+    first, second = pairs[:, 0], pairs[:, 1]
+    # minors[..., p, q]: a without the rows of pair p and the columns of pair q.
+    rest = np.array([[r for r in range(n) if r not in p] for p in pairs.tolist()],
+                    dtype=np.intp).reshape(len(pairs), n - 2)
+    minors = np.linalg.det(a[..., rest[:, None, :, None], rest[None, :, None, :]])
+    # (the sign of C[i, j], then of a[k, l]'s place in a without row i and column j)
+    place = second - (second > first)
+    sign = (-1.0) ** (first[:, None] + first[None, :] + place[:, None] + place[None, :])
+    terms = grad[..., first[:, None], first[None, :]] * sign * minors
+    to_index = (second[:, None] == np.arange(n)).astype(float)  # pair p -> a's row k
+    return np.swapaxes(to_index, 0, 1) @ terms @ to_index
 
 
 def norm_grad(grad, ans, x, ord, axis, keepdims):
