@@ -70,3 +70,55 @@ def test_hvp_of_a_tuple_of_differently_shaped_leaves():
     hw, hs = sg.hvp(f)((np.array([1.0, 2.0]), 1.5), (np.array([1.0, 0.0]), 0.0))
     np.testing.assert_allclose(hw, [3.0, 0.0])
     assert float(hs) == pytest.approx(2.0)
+
+
+def _power(x, p):
+    return np.sum(x ** p)
+
+
+def star_args_of_a_watched_list(x, p):
+    args = [x, p]
+    sources = [p]
+    with sg.GradientTape() as tape:
+        tape.watch(sources)
+        y = _power(*args)
+    return tape.gradient(y, sources)
+
+
+def item_of_another_list(x, p):
+    args = [x, p]
+    sources = [p]
+    with sg.GradientTape() as tape:
+        tape.watch(sources)
+        y = _power(x, args[1])
+    return tape.gradient(y, sources)
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+@pytest.mark.parametrize("form", [star_args_of_a_watched_list, item_of_another_list],
+                         ids=lambda f: f.__name__)
+def test_a_number_in_a_watched_list_read_from_elsewhere_is_refused(form, placement):
+    """The number watched in a list, read from another list holding the same object: the
+    gradient was [None], silently (a number watched by name was refused already)."""
+    run = form if placement == "plain" else sg.function(form)
+    with pytest.raises(sg.CompileError, match="holds the very Python number"):
+        run(np.array([0.5, 1.3, 2.0]), 2.5)
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_numbers_in_a_watched_list_and_dict_read_through_them(placement):
+    x = np.array([0.5, 1.3, 2.0])
+
+    def through_them(ps, params):
+        with sg.GradientTape() as tape:
+            tape.watch([ps, params])
+            y = np.sum(x ** ps[0]) * ps[1] + params["b"][0] * params["a"]
+        return tape.gradient(y, [ps, params])
+    run = through_them if placement == "plain" else sg.function(through_them)
+    (d0, d1), dparams = run([2.5, 1.0], {"a": 1.5, "b": [0.5, 2.0]})
+    eps = 1e-6
+    np.testing.assert_allclose(d0, np.sum(x ** (2.5 + eps) - x ** (2.5 - eps)) / (2 * eps),
+                               rtol=1e-6)
+    np.testing.assert_allclose(d1, np.sum(x ** 2.5))
+    assert float(dparams["a"]) == 0.5 and float(dparams["b"][0]) == 1.5
+    assert dparams["b"][1] is None

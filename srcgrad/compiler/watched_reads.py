@@ -150,6 +150,11 @@ def at_entry(values, start, chains, later, prewatched):
             for leaf in _leaves(value, 3):
                 if type(leaf) not in PYTHON_NUMBERS:
                     first[id(leaf)] = leaf
+            # (A number in a watched list, ``tape.watch([p])``: a source where read
+            # through that list, refused where read from anywhere else.)
+            for path, leaf in _number_leaves(value, 3):
+                numbers.setdefault(id(leaf), (leaf, set()))[1].update(
+                    {(True, n, path), (False, id(value), path)})
     for chain in chains:
         value = chain(values)
         if type(value) in PYTHON_NUMBERS:
@@ -217,6 +222,18 @@ def path_in(values, obj):
             if leaf is obj and path:
                 return Locator(name, path, param=True)
     return None
+
+
+def _number_leaves(value, depth, path=()):
+    """(path, number) of the Python numbers ``_leaves`` gives (paths: ``Locator`` steps)."""
+    if type(value) in (list, tuple) and depth:
+        for i, v in enumerate(value):
+            yield from _number_leaves(v, depth - 1, path + (("item", i),))
+    elif type(value) is dict and depth:
+        for k, v in value.items():
+            yield from _number_leaves(v, depth - 1, path + (("item", k),))
+    elif type(value) in PYTHON_NUMBERS:
+        yield path, value
 
 
 def _leaves(value, depth):
