@@ -53,9 +53,12 @@ def shared_names(body, scope, last=None):
         if not isinstance(s, (gast.Assign, gast.Expr)):
             continue
         if not getattr(s, "sg_inplace", False) and id(s) not in transient and id(s) not in items:
+            # (Read twice by its last reader, ``a, b = y, y``: copied, not moved.)
+            twice = _read_twice(s.value)
             for target, part in _bindings(s):
                 shared |= _shared_by(target, part, loads, scope, lists,
-                                     isinstance(part, gast.Name) and part.id in last.get(id(s), ()))
+                                     isinstance(part, gast.Name) and part.id not in twice
+                                     and part.id in last.get(id(s), ()))
                 if isinstance(part, gast.Name) and part.id != target:
                     moves.append((part.id, target))
         for n in _walk_value(s):
@@ -228,11 +231,11 @@ def _transient_views(body, loads, scope, backward_reads=True, only=None):
     handings = {}  # id(statement) -> _handing(statement): for _holding
     once = {n for n, k in binding_counts(body).items() if k == 1}
     # Each name's array handed on to another (``b = a``, ``b = a[1:]``).
-    handed = [(base, s.targets[0].id) for s in walk_stmts(body)
-              if isinstance(s, gast.Assign) and len(s.targets) == 1
-              and isinstance(s.targets[0], gast.Name)
-              for base in [_shared_source(s.value, scope)]
-              if base is not None and base != s.targets[0].id]
+    # (``a, b = c, 2.0`` hands ``c``'s to ``a``, as ``a = c`` does.)
+    handed = [(base, target) for s in walk_stmts(body) if isinstance(s, gast.Assign)
+              for target, part in _bindings(s) if part is not None
+              for base in [_shared_source(part, scope)]
+              if base is not None and base != target]
 
     def parts(stmt):
         """The names in ``stmt`` and the names it writes into (``b[i] = ...``, ``b += v``), once."""
@@ -320,11 +323,14 @@ def _transient_views(body, loads, scope, backward_reads=True, only=None):
                             and later.value.id == view:
                         copied |= {n.id for t in later.targets for n in T.walk(t)
                                    if isinstance(n, gast.Name)}
-                    elif isinstance(later, gast.Assign) and len(later.targets) == 1 \
-                            and isinstance(later.targets[0], gast.Name) \
-                            and view in _shared_sources(later.value, scope):
-                        copied.add(later.targets[0].id)  # ``b = view[1:]``: a view of it too
-                        derived = True
+                    elif isinstance(later, gast.Assign):
+                        # ``b = view[1:]``: a view of it too; ``b, c = view, 2.0``: it
+                        for target, part in _bindings(later):
+                            if isinstance(part, gast.Name) and part.id == view:
+                                copied.add(target)
+                            elif part is not None and view in _shared_sources(part, scope):
+                                copied.add(target)
+                                derived = True
             if seen == total and (valued or derived) and backward_reads \
                     and bases & written_after(block, last):
                 seen = -1  # written into after the last read: changed for the backward pass
@@ -544,6 +550,15 @@ def _walk_value(s):
             and isinstance(value, (gast.Tuple, gast.List)):
         return [n for e in value.elts for n in gast.walk(e)]
     return gast.walk(value)
+
+
+def _read_twice(value):
+    """The names ``value`` reads more than once."""
+    seen, twice = set(), set()
+    for n in gast.walk(value):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            (twice if n.id in seen else seen).add(n.id)
+    return twice
 
 
 def _bindings(s):
