@@ -89,9 +89,12 @@ def may_be_complex(body, sample, scope):
     What this misses (a complex attribute of an object) compiles for real values,
     whose rules refuse complex ones where they could be wrong (``_sg.real_input_grad``)
     and whose gradients are checked to be real (``cache._cast``)."""
-    for node in gast.walk(gast.Module(body, [])):
+    tree = gast.Module(body, [])
+    # (``np.mgrid[0:1:5j]``, ``np.r_[0:1:5j]``: an imaginary step is a count)
+    counts = {id(n.step) for n in gast.walk(tree) if isinstance(n, gast.Slice)}
+    for node in gast.walk(tree):
         if isinstance(node, gast.Constant) and (
-                isinstance(node.value, complex)
+                isinstance(node.value, complex) and id(node) not in counts
                 or isinstance(node.value, str) and node.value.startswith(_COMPLEX_DTYPES)):
             return True
         if isinstance(node, gast.Attribute) and (

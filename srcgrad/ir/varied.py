@@ -145,8 +145,9 @@ def expr_varied(node, varied, scope):
         return any(expr_varied(p, inner, scope) for p in parts)
     if isinstance(node, gast.IfExp):
         return expr_varied(node.body, varied, scope) or expr_varied(node.orelse, varied, scope)
+    # (gast's Slice is no expr: ``np.r_[a, 0.0:L:4j]`` is varied through ``L``.)
     return any(expr_varied(c, varied, scope) for c in gast.iter_child_nodes(node)
-               if isinstance(c, gast.expr))
+               if isinstance(c, (gast.expr, gast.Slice)))
 
 
 def closure_reads(name, scope):

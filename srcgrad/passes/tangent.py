@@ -342,6 +342,11 @@ class Tangent:
                                            "(an operand not in its call)")
             for n in found:
                 slots[id(n)] = dot if dot is not None else self.read(n)
+        if form == "linear" and isinstance(s.value, gast.Subscript):
+            # ``np.r_[0.3, x]``: its numbers are constants, whose tangent is 0 (not 0.3).
+            for n in gast.walk(s.value.slice):
+                if isinstance(n, gast.Constant) and type(n.value) in (int, float, complex):
+                    slots[id(n)] = T.const(0.0)
         if form == "linear":
             nodes = {id(n): n for n in gast.walk(s.value)}
             return [_replace(s.value, {k: v if v is not None else self.read_or_zero(nodes[k])

@@ -94,5 +94,5 @@ NONDIFF = {_rt.along_axis, _rt.inverse_map, _rt.lead_axes, _rt.negated, _rt.repe
            _rt.tile_plan, _rt.pad_pairs, _rt.pad_interior, _rt.pad_maps, _rt.pad_owners,
            _rt.split_plan, _rt.diagonal_plan, _rt.rollaxis_plan, _rt.joined_offsets,
            _rt.append_plan, _rt.meshgrid_shapes, _rt.insert_index, _rt.delete_index,
-           _rt.resize_index, _rt.broadcast_shape_of, _rt.unwrapped, _rt.choose_index,
-           _rt.compress_index, _rt.trim_zeros_slice, _rt.poly_zeros_dtype}
+           _rt.resize_index, _rt.broadcast_shape_of, _rt.unwrapped, _rt.arange_values,
+           _rt.choose_index, _rt.compress_index, _rt.trim_zeros_slice, _rt.poly_zeros_dtype}

@@ -213,6 +213,19 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
     return _sg.unwrapped(p, discont, axis, period) + (p - _sg.stop_gradient(p))
 
 
+def arange(start, stop=None, step=None, dtype=None, **kwargs):
+    """``np.arange``: NumPy's values ``start + i * step``, and their derivatives in
+    ``start`` and ``step`` (``v - stop_gradient(v)`` adds an exact 0); ``stop``, and a lone
+    ``stop``, only set how many there are: piecewise constant."""
+    grid = _sg.arange_values(start, stop, step, dtype, kwargs)
+    if stop is None or not np.issubdtype(grid.dtype, np.floating):
+        return grid
+    grid = grid + (start - _sg.stop_gradient(start))
+    if step is None:
+        return grid
+    return grid + np.arange(len(grid)) * (step - _sg.stop_gradient(step))
+
+
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     """``np.polyfit`` without ``full`` or ``cov``: NumPy's least squares, its columns of
     the Vandermonde matrix scaled to unit norm as NumPy scales them."""
@@ -353,7 +366,7 @@ _WITH_WHERE = {np.sum: sum_where, np.prod: prod_where, np.mean: mean_where, np.m
 _REWRITES = {np.ptp: ptp, np.nansum: nansum, np.nanmean: nanmean, np.average: average,
              np.copysign: copysign, np.meshgrid: meshgrid, np.insert: insert,
              np.delete: delete, np.resize: resize, np.broadcast_arrays: broadcast_arrays,
-             np.unwrap: unwrap, np.polyfit: polyfit,
+             np.unwrap: unwrap, np.polyfit: polyfit, np.arange: arange,
              functools.reduce: reduce,
              np.lib.stride_tricks.sliding_window_view: sliding_window_view}
 # NumPy 2's array-API functions, where this NumPy has them.

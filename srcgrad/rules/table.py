@@ -92,7 +92,7 @@ _NONDIFF = {
     np.result_type, np.issubdtype, np.broadcast_shapes, np.iinfo, np.finfo,
     # constants of a given shape
     np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
-    np.arange, np.eye, np.identity, np.tri, np.indices,
+    np.eye, np.identity, np.tri, np.indices,  # (np.arange: rewrites.py)
     # integer-valued and piecewise-constant functions
     np.argmax, np.argmin, np.argsort, np.argwhere, np.nonzero, np.flatnonzero,
     np.searchsorted, np.digitize, np.lexsort, np.ravel_multi_index, np.unravel_index,

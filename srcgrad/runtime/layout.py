@@ -33,7 +33,7 @@ __all__ = [
     "along_axis", "inverse_map", "lead_axes", "negated", "repeat_plan", "tile_plan", "pad_pairs",
     "pad_interior", "pad_maps", "pad_owners", "split_plan", "diagonal_plan", "rollaxis_plan",
     "joined_offsets", "append_plan", "meshgrid_shapes", "insert_index", "delete_index",
-    "resize_index", "broadcast_shape_of", "unwrapped", "choose_index", "compress_index",
+    "resize_index", "broadcast_shape_of", "unwrapped", "arange_values", "choose_index", "compress_index",
     "trim_zeros_slice", "poly_zeros_dtype",
 ]
 
@@ -428,6 +428,12 @@ def resize_index(size, new_shape):
 def broadcast_shape_of(arrays):
     """The shape ``np.broadcast_arrays`` gives ``arrays``."""
     return np.broadcast_shapes(*(np.shape(a) for a in arrays))
+
+
+def arange_values(start, stop, step, dtype, kwargs):
+    """``np.arange``'s values (a constant of the code: ``rules/rewrites.arange`` adds the
+    derivatives in ``start`` and ``step``)."""
+    return np.arange(start, stop, step, dtype=dtype, **kwargs)
 
 
 def unwrapped(p, discont, axis, period):

@@ -1890,6 +1890,8 @@ class Normalizer:
         joiner = _JOINERS.get(id(self.scope.value(node.value)))
         if joiner is not None:
             return self._join(node, joiner, out, dest, hint)
+        if self.scope.value(node.value) is np.mgrid or self.scope.value(node.value) is np.ogrid:
+            return self.expr(self._grid_range(node), out, dest, hint)
         value = self.atom(node.value, out, hint)
         index = self.index(node.slice, out)
         d = self._dest(dest, hint)
@@ -1914,6 +1916,31 @@ class Normalizer:
         self.varied.add(d)
         return d
 
+    def _grid_range(self, node):
+        """``np.mgrid[a:b:nj]`` (or ``np.ogrid``) of differentiable bounds, one axis: what
+        NumPy computes, ``np.linspace(a, b, n)`` for an imaginary step and
+        ``np.arange(a, b, step)`` otherwise (both differentiable in their bounds)."""
+        part = node.slice
+        if not isinstance(part, gast.Slice) or part.upper is None:
+            raise self.ctx.error(
+                f"`{gast.unparse(node).strip()}` of differentiable bounds, other than one "
+                "range `a:b:step`, is not supported", self.cur,
+                "build each axis with np.linspace(a, b, n) and join them with np.meshgrid(..., "
+                "indexing='ij')")
+        lower = part.lower if part.lower is not None else T.const(0)
+        step = part.step
+        if isinstance(step, gast.Constant) and isinstance(step.value, complex):
+            count = T.const(int(abs(step.value)))
+            return gast.Call(T.name(self.ctx.inject(np.linspace, "linspace")),
+                             [lower, part.upper, count], [])
+        if step is not None and not isinstance(step, gast.Constant):
+            raise self.ctx.error(
+                f"`{gast.unparse(node).strip()}` with a step computed when the code runs (real "
+                "or imaginary) is not supported on differentiable bounds", self.cur,
+                "use np.linspace(a, b, n) or np.arange(a, b, step)")
+        return gast.Call(T.name(self.ctx.inject(np.arange, "arange")),
+                         [lower, part.upper, step if step is not None else T.const(1)], [])
+
     def _join(self, node, joiner, out, dest, hint):
         """``np.r_[x, y]`` / ``np.c_[x, y]``: a join of arrays and numbers, as a primitive."""
         items = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
@@ -1927,8 +1954,9 @@ class Normalizer:
                 if expr_varied(item, self.varied, self.scope):
                     raise self.ctx.error(
                         f"`{gast.unparse(node).strip()}`: a range whose bounds are "
-                        "differentiable", self.cur, "compute the bounds apart (they carry no "
-                        "gradient): np.arange(int(a), int(b)), np.linspace(a, b, n)")
+                        "differentiable", self.cur, "build the range with np.linspace(a, b, n) "
+                        "or np.arange(a, b, step), differentiable in their bounds, and join "
+                        "the pieces with np.concatenate")
                 # ``np.r_[x, 1:10]``: the range is the piece ``np.r_[1:10]`` (NumPy's
                 # arange, or linspace for a complex step), which np.c_ too takes as a
                 # 1-d piece, a column.
