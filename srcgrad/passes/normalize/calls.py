@@ -310,8 +310,11 @@ def call(norm, node, out, dest, hint=None):
     if isinstance(obj, gast.FunctionDef):
         return inline.inline(norm, obj, None, node, out, dest)
     if isinstance(obj, types.MethodType) and not is_library(obj.__func__):
-        # ``obj.m(x)``, or ``f(x)`` for a bound method ``f`` passed in: its receiver.
-        owner = f.value if isinstance(f, gast.Attribute) else \
+        # ``obj.m(x)``, or ``f(x)`` for a bound method ``f`` passed in: its receiver
+        # (``self.act(x)`` of ``self.act = other.apply``: ``other``, not ``self``).
+        held = isinstance(f, gast.Attribute) \
+            and norm.scope.value(f.value) not in (obj.__self__, MISSING)
+        owner = f.value if isinstance(f, gast.Attribute) and not held else \
             gast.Attribute(copy.deepcopy(f), "__self__", gast.Load())
         receiver = norm.atom(owner, out, "receiver")
         return inline.inline(norm, obj.__func__, receiver, node, out, dest)
