@@ -149,6 +149,12 @@ def rewrite(norm, fn):
             _replace(s, node, T.name(norm.ctx.mirrors[key]))
             if anno.kind(s) == "opaque":
                 anno.set_kind(s, None)  # (normalized again: now differentiated)
+            elif anno.kind(s) == "read" and isinstance(s.value, gast.Name):
+                # A source read of the attribute (it held a watched value when the code
+                # started): now of the local, which the code may have bound since; what
+                # it held at the start is the source (``_start``).
+                anno.set_kind(s, "copy")
+                norm.ctx.sources.discard(s.targets[0].id)
             changed = True
     return _start(norm, fn) or changed
 
@@ -272,11 +278,19 @@ def _start(norm, fn):
                 head.append(_slot_check(ctx, slots.index(key[0]), name, spelled))
         else:
             at, name = _first_binding(norm, fn, names | {local}, spelled)
-        begin = anno.set_kind(T.assign(local, T.expr("_sg.attribute_or_missing(o, a)",
-                                                     o=T.name(name), a=T.const(key[1]))),
-                              "opaque")
-        begin.sg_mirror_start = True
-        fn.body[at:at] = head + [begin]
+        start = T.expr("_sg.attribute_or_missing(o, a)", o=T.name(name), a=T.const(key[1]))
+        held = gast.Attribute(T.name(name), key[1], gast.Load())
+        if norm.scope.is_source(held):
+            # (A value a tape watches, or a Variable, held there when the code starts:
+            # ``self.W = self.W * 2.0`` differentiates the watched ``W``.)
+            begin = []
+            norm.variable_read(held, begin, local, local)
+            for b in begin:
+                b.sg_mirror_start = True
+        else:
+            begin = [anno.set_kind(T.assign(local, start), "opaque")]
+            begin[0].sg_mirror_start = True
+        fn.body[at:at] = head + begin
         ctx.mirror_started.add(key)
         changed = True
     return _check_bindings(norm, fn.body, slots) or changed
