@@ -7,6 +7,7 @@ time (``x += v``) instead of giving a wrong gradient.
 """
 import builtins
 import copy
+import operator
 import types
 
 import gast
@@ -16,7 +17,7 @@ from ..rules import table
 from . import templates as T
 from .names import MUTATORS, binding_counts, handed_on, is_item_check, item_read, walk_stmts, \
     written_into
-from .resolve import MISSING, is_library
+from .resolve import MISSING, among, is_library
 
 
 def _load_counts(body):
@@ -61,6 +62,9 @@ def shared_names(body, scope, last=None):
                                      and part.id in last.get(id(s), ()))
                 if isinstance(part, gast.Name) and part.id != target:
                     moves.append((part.id, target))
+                if part is None and isinstance(s.value, gast.Call):
+                    # ``a, b = np.split(y, 2)``: the pieces are views of ``y``
+                    shared |= _shared_sources(s.value, scope)
         for n in _walk_value(s):
             # An array put into a container, or a view of it (``[a[0], a[1]]``), is
             # reachable through the container's items.
@@ -606,6 +610,11 @@ def _shared_by(target, value, loads, scope, lists=frozenset(), last_read=False):
     if isinstance(value, gast.Call) and scope.value(value.func) is copy.copy:
         # a new container holding the argument's own items
         return {target} | set().union(*(_shared_sources(a, scope) for a in value.args))
+    if isinstance(value, gast.Call) and _hands_back_held(value, scope):
+        # ``d.get(k, y)``, ``stack.pop()``, ``next(iter(ys), y)``: an item held elsewhere,
+        # or an argument itself
+        args = list(value.args) + [k.value for k in value.keywords]
+        return {target}.union(*(_shared_sources(a, scope) for a in args))
     sources = _shared_sources(value, scope)
     if isinstance(value, gast.Name) and (loads.get(value.id) == 1 or last_read
                                          or value.id == target):
@@ -623,6 +632,20 @@ def _shared_by(target, value, loads, scope, lists=frozenset(), last_read=False):
         held |= _free_names(scope.value(value.func))  # (``get()`` returning a captured ``Y``)
         return {target} | held if held else set()
     return set()
+
+
+# Methods of containers that give back an object they hold (or their default argument).
+_HANDING_METHODS = frozenset({"get", "pop", "popitem", "setdefault", "popleft", "__getitem__"})
+
+
+def _hands_back_held(call, scope):
+    """Does ``call`` give back an object a container holds, or one of its arguments, as it
+    is (a container's ``get``/``pop``/``setdefault``, ``next``, ``operator.getitem``)?"""
+    f = call.func
+    if isinstance(f, gast.Attribute) and f.attr in _HANDING_METHODS:
+        owner = scope.value(f.value)
+        return not isinstance(owner, (types.ModuleType, np.ndarray))
+    return among(scope.value(f), builtins.next, operator.getitem, operator.itemgetter)
 
 
 def _free_names(fn):
@@ -677,13 +700,29 @@ def _shared_sources(value, scope):
             args = value.args[0].elts if len(value.args) == 1 \
                 and isinstance(value.args[0], (gast.List, gast.Tuple)) else value.args
             return {a.id for a in args if isinstance(a, gast.Name)}
+        if among(obj, np.broadcast_arrays, np.lib.stride_tricks.sliding_window_view) \
+                or obj is np.meshgrid and _copies_only_if_needed(value):
+            # Views of their arguments (srcgrad's own code for them copies: a write into
+            # an argument after the call is not seen through its result there).
+            return set().union(*(_shared_sources(a.value if isinstance(a, gast.Starred)
+                                                 else a, scope) for a in value.args))
         if getattr(obj, "__name__", None) == "einsum":
             # A transposition or a diagonal of one operand is a view of it.
-            return {a.id for a in value.args[1:] if isinstance(a, gast.Name)}
+            return {a.id for a in value.args[1:] if isinstance(a, gast.Name)} \
+                if einsum_may_view(value) else set()
         if (getattr(obj, "__name__", None) in table.VIEW_FUNCTIONS
                 or _copies_only_if_needed(value)) and value.args:
             return _shared_sources(value.args[0], scope)  # (``np.require(x.T)``: ``x``)
     return set()
+
+
+def einsum_may_view(call):
+    """May ``np.einsum(...)`` give a view of its operand (``'ii->i'``, ``'ij->ji'``)? Only
+    with one operand; with more it computes a new array."""
+    args = call.args
+    if args and isinstance(args[0], gast.Constant) and isinstance(args[0].value, str):
+        return len(args) == 2
+    return len(args) <= 3  # (``np.einsum(a, [0, 0], [0])``)
 
 
 def _numpy_call(call, scope):

@@ -22,7 +22,7 @@ import numpy as np
 from .. import runtime as rt
 from ..rules import table
 from . import templates as T
-from .aliasing import bound_only_to, last_reads
+from .aliasing import bound_only_to, einsum_may_view, last_reads
 from .names import is_item_check, name_ids, own_nodes, walk_stmts
 from .resolve import MISSING
 from .scopes import free_names
@@ -456,6 +456,8 @@ class _Flow:
             found = table.rule(fn)
         except TypeError:
             return False
+        if getattr(fn, "__name__", None) == "einsum" and einsum_may_view(call):
+            return False  # (``np.einsum('ii->i', a)``: a view of ``a``)
         return found is not None and not found.view and not _copies_optional(call)
 
     def fancy(self, index):

@@ -83,7 +83,9 @@ TABLE = {
     np.real: _real_input("val", "np.real"),
     np.real_if_close: _real_input("a, tol=100", "np.real_if_close"),
     np.conjugate: _real_input("x", "np.conjugate"),
-    np.imag: lead_rule("val", rank="elementwise", same=[("val", "_sg.imag_input_grad(g, val)")]),
+    # (Of a complex array, a view of its memory, as np.real's.)
+    np.imag: lead_rule("val", rank="elementwise", view=True,
+                       same=[("val", "_sg.imag_input_grad(g, val)")]),
     # The scatter-add of the helpers above (runtime/selection.scatter_add).
     np.bincount: lead_rule("x, weights=None, minlength=0", weights="np.take(g, x, axis={lead})"),
     np.interp: lead_rule("x, xp, fp, left=None, right=None, period=None",

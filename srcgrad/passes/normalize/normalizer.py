@@ -1072,6 +1072,15 @@ class Normalizer:
                     "compute the gradient with sg.grad")
             out.append(self._mark(node, "setitem", by_key=by_key))
             return out
+        if isinstance(target, gast.Attribute) and hasattr(np.ndarray, target.attr) \
+                and self._an_array(target.value) \
+                and expr_varied(target.value, self.varied, self.scope):
+            # ``w.real = c``, ``y.flat = c``, ``y.shape = (2, 2)``: a write into the array
+            raise self.ctx.error(
+                f"assigning `{gast.unparse(target).strip()}` of a differentiable array (a "
+                "write into it) is not supported", s,
+                "bind a new array: w = c + 1j * w.imag, y = np.full_like(y, c), "
+                "y = y.reshape(shape)")
         if isinstance(target, gast.Attribute):
             mirrored = attributes.store(self, s, target, varied_value)
             if mirrored is not None:
@@ -1088,6 +1097,15 @@ class Normalizer:
                     f"{why} is not supported", s, remedy)
             return [anno.set_kind(s, "opaque")]
         raise self.ctx.error("unsupported assignment target", s)
+
+    def _an_array(self, node):
+        """Is ``node`` an array (known so, or a variable the code computed), not an object
+        of the user's that may name an attribute as an array's (``self.shape = ...``)?"""
+        value = self.scope.value(node)
+        if value is not MISSING:
+            return isinstance(value, np.ndarray)
+        return isinstance(node, gast.Name) and node.id not in self.ctx.objects \
+            and node.id not in self.ctx.records and node.id not in self.scope.mirrored_names
 
     def _through_a_row(self, s, target):
         """``K[i][j] = v`` (``T[i][j][k] = v``, ``K[i][j] += v``) as ``K[i, j] = v``: the
