@@ -610,6 +610,9 @@ def _shared_by(target, value, loads, scope, lists=frozenset(), last_read=False):
     if isinstance(value, gast.Call) and scope.value(value.func) is copy.copy:
         # a new container holding the argument's own items
         return {target} | set().union(*(_shared_sources(a, scope) for a in value.args))
+    if isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
+            and isinstance(value.args[0], gast.Name) and _is_stop_gradient(scope.value(value.func)):
+        value = value.args[0]  # (``y = stop_gradient(y)``: ``y`` itself)
     if isinstance(value, gast.Call) and _hands_back_held(value, scope):
         # ``d.get(k, y)``, ``stack.pop()``, ``next(iter(ys), y)``: an item held elsewhere,
         # or an argument itself
@@ -636,6 +639,11 @@ def _shared_by(target, value, loads, scope, lists=frozenset(), last_read=False):
 
 # Methods of containers that give back an object they hold (or their default argument).
 _HANDING_METHODS = frozenset({"get", "pop", "popitem", "setdefault", "popleft", "__getitem__"})
+
+
+def _is_stop_gradient(fn):
+    from ..variables import stop_gradient  # (variables imports the rules, which import this)
+    return fn is stop_gradient
 
 
 def _hands_back_held(call, scope):

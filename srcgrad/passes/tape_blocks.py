@@ -419,6 +419,11 @@ class Prepare:
                 if isinstance(inner, gast.Assign):
                     inner.value = T.expr("_sg.stop_gradient(v)", v=inner.value)
                 out.append(inner)
+            # What the block changed otherwise (``y *= 2``, in a loop, ``out=y``): constants
+            # after it too.
+            for name in sorted(_changed_unrecorded(s.body)):
+                out.append(gast.copy_location(
+                    T.assign(name, T.expr("_sg.stop_gradient(v)", v=name)), s))
             return out
         name = getattr(f, "attr", None) or getattr(f, "id", None)
         if name == "GradientTape" and isinstance(item.optional_vars, gast.Name):
@@ -566,6 +571,36 @@ class Prepare:
                 stmt))
         return T.name(result) if as_list else gast.Subscript(T.name(result), T.const(0),
                                                               gast.Load())
+
+
+_WRITING_METHODS = frozenset({"fill", "sort", "partition", "put", "itemset", "resize"})
+_WRITING_FUNCTIONS = frozenset({"copyto", "put", "place", "putmask", "fill_diagonal",
+                                "put_along_axis", "at"})
+
+
+def _changed_unrecorded(stmts):
+    """Names whose values ``stmts`` (a ``stop_recording`` block) change other than by an
+    assignment at its top level, which is made a constant where it is: those bound inside
+    its loops, branches and ``try``s, augmented (``y *= 2``), or written into by a call
+    (``np.add(a, b, out=y)``, ``np.copyto(y, v)``, ``y.sort()``)."""
+    names = set()
+    for s in stmts:
+        if isinstance(s, (gast.For, gast.While, gast.If, gast.Try, gast.With)):
+            names |= {n.id for n in gast.walk(s) if isinstance(n, gast.Name)
+                      and isinstance(n.ctx, gast.Store)}
+        elif isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name):
+            names.add(s.target.id)
+        for call in (n for n in gast.walk(s) if isinstance(n, gast.Call)):
+            f = call.func
+            names |= {k.value.id for k in call.keywords
+                      if k.arg == "out" and isinstance(k.value, gast.Name)}
+            if isinstance(f, gast.Attribute) and f.attr in _WRITING_METHODS \
+                    and isinstance(f.value, gast.Name):
+                names.add(f.value.id)
+            elif isinstance(f, gast.Attribute) and f.attr in _WRITING_FUNCTIONS \
+                    and call.args and isinstance(call.args[0], gast.Name):
+                names.add(call.args[0].id)
+    return names
 
 
 def _source_names(sources, hoisted, ctx):

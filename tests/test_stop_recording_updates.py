@@ -1,0 +1,100 @@
+"""``tape.stop_recording()`` blocks that change a value other than by assigning it at
+their top level: ``y *= 2.0``, a loop, ``out=``, ``np.copyto``, ``y.sort()``. They were
+recorded (the gradient through them flowed), where ``y = y * 2.0`` was not: silently wrong
+(found by a battery of NumPy idioms). What they change is a constant after the block, in
+plain code and inside ``@sg.function``."""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+
+X = np.array([0.37, -0.61, 0.83, -0.22])
+
+
+def augmented():
+    x = X.copy()
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = x * 1.0
+        with tape.stop_recording():
+            y *= 2.0
+        z = np.sum(y * x)
+    return tape.gradient(z, x), 2 * X  # d/dx of sum(c * x), c = 2x
+
+
+def in_a_loop():
+    x = X.copy()
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = x * 1.0
+        with tape.stop_recording():
+            for _ in range(2):
+                y = y * 2.0
+        z = np.sum(y * x)
+    return tape.gradient(z, x), 4 * X
+
+
+def in_a_branch():
+    x = X.copy()
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = x * 1.0
+        with tape.stop_recording():
+            if x[0] > 0:
+                y = y * 3.0
+        z = np.sum(y * x)
+    return tape.gradient(z, x), 3 * X
+
+
+def out_argument():
+    x = X.copy()
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = x * 1.0
+        with tape.stop_recording():
+            np.multiply(y, 2.0, out=y)
+        z = np.sum(y * x)
+    return tape.gradient(z, x), 2 * X
+
+
+def copied_into():
+    x = X.copy()
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = x * 1.0
+        with tape.stop_recording():
+            np.copyto(y, x * 5.0)
+        z = np.sum(y * x)
+    return tape.gradient(z, x), 5 * X
+
+
+def recorded_after_the_block():
+    x = X.copy()
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = x * 1.0
+        with tape.stop_recording():
+            y *= 2.0
+        y *= x  # recorded: d/dx of sum(c * x) = c
+        z = np.sum(y)
+    return tape.gradient(z, x), 2 * X
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+@pytest.mark.parametrize("form", [augmented, in_a_loop, in_a_branch, out_argument, copied_into,
+                                  recorded_after_the_block], ids=lambda f: f.__name__)
+def test_changed_inside_stop_recording_is_a_constant(form, placement):
+    got, expected = (form if placement == "plain" else sg.function(form))()
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+def test_values_only_read_inside_stay_differentiable():
+    x = X.copy()
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = x * 2.0
+        with tape.stop_recording():
+            print(y.shape)
+            total = float(np.sum(y))
+        z = np.sum(y * x) + total
+    np.testing.assert_allclose(tape.gradient(z, x), 4 * X)
