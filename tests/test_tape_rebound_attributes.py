@@ -173,3 +173,121 @@ def test_the_value_the_attribute_holds_after_the_block_is_an_intermediate():
         y = p(X)
     # (``p.W`` is now the doubled array, computed in the block: d y / d it is x)
     np.testing.assert_allclose(tape.gradient(y, p.W), X)
+
+
+class O:
+    def __init__(self, x):
+        self.x = x
+
+    def step(self):
+        y = self.x * 3.0  # read into a local first
+        self.x = y
+
+
+def read_into_a_local_then_rebound():
+    o = O(np.array(0.5))
+    x_init = o.x
+    with sg.GradientTape() as tape:
+        tape.watch(o.x)
+        o.step()
+        E = o.x * 1.0
+    return tape.gradient(E, x_init), 3.0  # (was 6.0: counted at two watch points)
+
+
+class Osc:
+    def __init__(self, x, v):
+        self.x = x
+        self.v = v
+
+    def step(self):
+        a = -2.0 * self.x
+        self.v = self.v + a
+        self.x = self.x + self.v
+
+
+def two_attributes():
+    o = Osc(np.array(0.5), np.array(0.1))
+    x_init, v_init = o.x, o.v
+    with sg.GradientTape() as tape:
+        tape.watch([o.x, o.v])
+        o.step()
+        E = o.x ** 2
+    x1 = 0.1 - 0.5
+    return tape.gradient(E, [x_init, v_init]), [-2 * x1, 2 * x1]
+
+
+class P:
+    def __init__(self, x):
+        self.x = x
+
+    def step(self):
+        self.x = self.x * 3.0
+
+
+def objects_in_a_list():
+    xs = [np.array(0.5), np.array(1.5)]
+    ps = [P(xs[0]), P(xs[1])]
+    with sg.GradientTape() as tape:
+        tape.watch(xs)
+        for p in ps:
+            p.step()
+        E = ps[0].x + ps[1].x * 2.0
+    return tape.gradient(E, xs), [3.0, 6.0]
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+@pytest.mark.parametrize("form", [read_into_a_local_then_rebound, two_attributes,
+                                  objects_in_a_list], ids=lambda f: f.__name__)
+def test_rebound_attribute_found_by_a_physics_battery(form, placement):
+    test_rebound_attribute(form, placement)
+
+
+def list_item_rebound():
+    x = np.array(0.5)
+    state = [x, 1.0]
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        state[0] = state[0] * 3.0
+        E = state[0] * 1.0
+    return tape.gradient(E, x)
+
+
+def dict_state_in_a_loop():
+    x = np.array(0.5)
+    state = {"x": x, "v": 0.1}
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        for _ in range(3):
+            state["v"] = state["v"] - 0.1 * state["x"]
+            state["x"] = state["x"] + 0.1 * state["v"]
+        E = state["x"] ** 2
+    return tape.gradient(E, x)
+
+
+def watched_through_the_dict():
+    x = np.array(0.5)
+    state = {"x": x, "v": 0.1}
+    with sg.GradientTape() as tape:
+        tape.watch(state["x"])
+        state["x"] = state["x"] * 3.0
+        E = state["x"] * 1.0
+    return tape.gradient(E, x)
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+@pytest.mark.parametrize("form", [list_item_rebound, dict_state_in_a_loop,
+                                  watched_through_the_dict], ids=lambda f: f.__name__)
+def test_a_watched_item_of_a_container_the_block_stores_into_is_refused(form, placement):
+    """(The gradient was None: each read of the item was taken for the watched value.)"""
+    with pytest.raises(sg.CompileError, match="also stores into there"):
+        (form if placement == "plain" else sg.function(form))()
+
+
+def test_other_items_of_the_container_may_be_stored():
+    x = np.array(0.5)
+    state = {"x": x, "v": 0.1}
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        state["v"] = state["x"] * 3.0
+        E = state["v"] * state["x"]
+    np.testing.assert_allclose(tape.gradient(E, x), 6 * 0.5)

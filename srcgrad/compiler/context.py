@@ -94,6 +94,10 @@ class Context:
         self.read_values = set()  # names holding the array read from a watched Variable
         self.read_from = {}  # those names -> the Variable (what ``isinstance`` of them tests)
         self.watched_reads = None  # tapes: watched_reads.Reads, when values are watched at entry
+        # Where the code stores into containers it was handed (``d["x"] = v``): (root,
+        # path) pairs, a path cut where its index is known only when running
+        # (``written_sites``).
+        self.written_sites = ()
         self.cur = None  # the statement being normalized: where a refused read is
         self.deciding_varied = False  # normalize's first look (``_check_followed``)
         self.scope.is_source = self._is_variable_read
@@ -177,6 +181,14 @@ class Context:
                 "and cannot tell which of its reads come after the watch", self.cur,
                 "watch the value on the block's first lines (`tape.watch(...)` before any "
                 "other statement), or read it by the name the block watches")
+        if state == watched_reads.SOURCE and where is not None and self._written(where):
+            text = gast.unparse(node).strip()
+            raise self.error(
+                f"`{text}` reads a value the GradientTape watches from a container the block "
+                "also stores into there: srcgrad differentiates such a read as the watched "
+                "value, which it may no longer be", self.cur,
+                f"read it into a local before the block (`v = {text}`), compute with the "
+                "local in the block, and store it back after")
         if state == watched_reads.AMBIGUOUS and isinstance(node, gast.Name):
             return False  # (a global or closure variable: another name, not watched with it)
         if state == watched_reads.AMBIGUOUS:
@@ -259,6 +271,31 @@ class Context:
                 "read it by the name the block watches, or through the object or container "
                 "the block reads (`model.layers[0].W`, `for layer in layers: layer.W`)")
         return where
+
+    def note_written(self, body):
+        """Note where ``body`` stores into containers it reads watched values from
+        (``written_sites``)."""
+        sites = []
+        for n in (n for s in body for n in gast.walk(s)):
+            if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
+                path, node = [], n
+                while isinstance(node, (gast.Attribute, gast.Subscript)):
+                    key = constant_index(node.slice) if isinstance(node, gast.Subscript) \
+                        else node.attr
+                    path = [] if key is _UNKNOWN else [key] + path
+                    node = node.value
+                if isinstance(node, gast.Name):
+                    sites.append((node.id, tuple(path)))
+        self.written_sites = tuple(sites)
+
+    def _written(self, where):
+        """Is the watched value ``where`` locates (a parameter's item or attribute) in a
+        place the code stores into (or in what it stores into)?"""
+        if not where.param:
+            return False
+        keys = tuple(k for _, k in where.path)
+        return any(root == where.root and (keys[:len(path)] == path or path[:len(keys)] == keys)
+                   for root, path in self.written_sites)
 
     def _stored_at(self, node):
         """Where ``node`` reads from (a ``watched_reads.Locator``): an attribute or constant

@@ -135,6 +135,7 @@ def rewrite(norm, fn):
     changed = False
     attrs = {attr for _, attr in norm.ctx.mirrors}
     objs = norm.ctx.mirrored_objects
+    unsourced = set()  # source reads now of a local: no longer watch points
     norm.scope.mirrored_names = frozenset(
         n.id for n in T.walk(fn) if isinstance(n, gast.Name) and _is_mirrored(
             norm.scope.value(n), objs))
@@ -155,8 +156,24 @@ def rewrite(norm, fn):
                 # it held at the start is the source (``_start``).
                 anno.set_kind(s, "copy")
                 norm.ctx.sources.discard(s.targets[0].id)
+                unsourced.add(s.targets[0].id)
             changed = True
+    if unsourced:
+        _drop_watches(fn.body, unsourced)
     return _start(norm, fn) or changed
+
+
+def _drop_watches(body, names):
+    """``body`` without the watch points of ``names`` (a reported adjoint of the value a
+    local holds there would count the start's again, where it still holds it)."""
+    body[:] = [s for s in body if not (anno.kind(s) == "watch"
+                                       and getattr(s, "sg_watched", None) in names)]
+    for s in body:
+        for field in ("body", "orelse", "finalbody"):
+            if isinstance(getattr(s, field, None), list):
+                _drop_watches(getattr(s, field), names)
+        for handler in getattr(s, "handlers", ()):
+            _drop_watches(handler.body, names)
 
 
 def _statements(body):
@@ -279,7 +296,10 @@ def _start(norm, fn):
         else:
             at, name = _first_binding(norm, fn, names | {local}, spelled)
         start = T.expr("_sg.attribute_or_missing(o, a)", o=T.name(name), a=T.const(key[1]))
-        held = gast.Attribute(T.name(name), key[1], gast.Load())
+        # (read where the object is found from the start, ``ps[0].x``: where a watched
+        # value is found)
+        held = gast.Attribute(T.clone(path) if path is not None else T.name(name), key[1],
+                              gast.Load())
         if norm.scope.is_source(held):
             # (A value a tape watches, or a Variable, held there when the code starts:
             # ``self.W = self.W * 2.0`` differentiates the watched ``W``.)

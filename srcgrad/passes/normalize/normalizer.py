@@ -195,6 +195,8 @@ class Normalizer:
             self.constants.update({p: v for p, v in self.ctx.constant_params.items()
                                    if p not in self.shared_with_defs})
             shared_lists.check_stored_iterables(fn, self.scope, self.ctx.error)
+            if self.ctx.watched_reads:
+                self.ctx.note_written(fn.body)
             fn.body = self.block(fn.body)
             # An in-place update that may be of a shared array waits while calls are
             # inlined (what a helper returns may prove it private); then it is decided.
