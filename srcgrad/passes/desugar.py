@@ -354,7 +354,9 @@ def _as_augmented(s):
             and isinstance(value.args[1], gast.Constant) and value.args[1].value in _BY_SYMBOL):
         return s
     target, (a, _, b) = s.targets[0], value.args
-    if not (isinstance(target, gast.Name) and isinstance(a, gast.Name) and a.id == target.id):
+    # (``K[i] = _sg.update(K[i], '+=', c)``, ``d["k"] = ...``: an item's update, too)
+    if not (isinstance(target, (gast.Name, gast.Subscript, gast.Attribute))
+            and gast.unparse(target).strip() == gast.unparse(a).strip()):
         return s
     return gast.copy_location(gast.AugAssign(target, _BY_SYMBOL[value.args[1].value](), b), s)
 
