@@ -143,6 +143,8 @@ def _rebuildable(loop, unstable, scalars):
         name = s.targets[0].id
         if name in unstable:  # bound by this statement only
             continue
+        if anno.kind(s) == "read":
+            continue  # (a source read: a tape's report of it is matched by its name)
         if name not in scalars and not isinstance(s.value, gast.Name):
             continue  # only scalars are cheap to compute again; a copy is free
         if all(n == index or n in out or (n not in unstable and n not in bound_here)
