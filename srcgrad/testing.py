@@ -240,7 +240,8 @@ def _directional_difference(f, args, i, v, eps):
         moved = [_like(leaf, leaf + step * vl) for leaf, vl in zip(trees.leaves(x), v)]
         shifted[i] = _rebuild(x, moved)
         # A complex result is differentiated as its real part (TensorFlow's convention).
-        return float(np.real(np.asarray(f(*_copies(shifted)))))
+        # (A value of one element, ``(1, 1)``, as ``sg.grad`` takes it.)
+        return float(np.real(np.asarray(f(*_copies(shifted)))).reshape(()))
 
     return (f_at(eps) - f_at(-eps)) / (2 * eps)
 

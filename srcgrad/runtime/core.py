@@ -880,7 +880,10 @@ def scalar_seed(value):
     """The seed of a result ``check_scalar`` let through: ``1.0``, or ones shaped like an
     array of one number (its adjoint has the array's shape)."""
     shape = np.shape(value)
-    return 1.0 if shape == () else np.ones(shape)
+    if shape == ():
+        # (NumPy's scalar for NumPy's: a 0-d array's adjoint is indexed as it is, ``ll[...]``)
+        return np.float64(1.0) if isinstance(value, (np.ndarray, np.generic)) else 1.0
+    return np.ones(shape)
 
 
 class _Unbound:
