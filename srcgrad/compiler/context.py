@@ -103,6 +103,7 @@ class Context:
         self.scope.is_source = self._is_variable_read
         self.scope.calls_user_code = self._calls_user_code
         self.scope.iterates_sources = self._iterates_sources
+        self.scope.holds_sources = self._object_holds_sources
         self.top_locals = scopes.function_locals(src.node)
         # Rule expressions say ``np`` and ``math``: use the user's own names
         # when they mean those modules, else private cells.
@@ -146,6 +147,11 @@ class Context:
                 "read the attribute by its name (`obj.w`)")
         if isinstance(obj, gast.FunctionDef):
             return True
+        if obj is _UNKNOWN and self._reaches_sources(call):
+            # (``super().call(x)``, ``type(self).call(self, x)``, ``fns[k](x)`` given an
+            # object holding what a tape watches: what it reads is not known, never a
+            # constant)
+            return True
         if isinstance(obj, types.MethodType):
             obj = obj.__func__
         elif not isinstance(obj, (types.FunctionType, type)) and obj is not _UNKNOWN:
@@ -153,6 +159,36 @@ class Context:
         # (The standard library reads no Variables of the user's: ``warnings.warn``.)
         return isinstance(obj, types.FunctionType) and not is_library(obj) \
             and (getattr(obj, "__module__", None) or "").split(".")[0] not in _STDLIB
+
+    def _object_holds_sources(self, node):
+        """Is ``node`` an object or a container (not an array) holding a Variable a tape
+        watches or a value watched at the start?"""
+        value = self.scope.value(node)
+        return not isinstance(value, (np.ndarray, np.generic, float, int, complex)) \
+            and self._holds_sources(value)
+
+    def _reaches_sources(self, call):
+        """Does ``call`` name (as its function's receiver or an argument) an object holding
+        a Variable a tape watches or a value watched at the start, or ``super()``? Or is
+        the function only known when running (``layer = B if flag else A``, ``layer(x)``)
+        where the code's inputs hold such objects?"""
+        f = call.func
+        if isinstance(f, gast.Name) or isinstance(f, (gast.Subscript, gast.Attribute)) \
+                and isinstance(f.value, gast.Name) and getattr(f, "attr", None) not in table.METHODS \
+                and self.scope.value(f.value) is _UNKNOWN:
+            if any(type(v) is not np.ndarray and self._holds_sources(v)
+                   for v in self.param_values.values()):
+                return True
+        for n in gast.walk(call):
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) \
+                    and n.func.id == "super":
+                return True
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                value = self.scope.value(n)
+                if value is not _UNKNOWN and not isinstance(value, (types.ModuleType, type)) \
+                        and self._holds_sources(value):
+                    return True
+        return False
 
     def _is_variable_read(self, node):
         """Does ``node`` (a name or attribute chain) read a trainable Variable a tape

@@ -267,6 +267,8 @@ class Scope:
         self.calls_user_code = lambda call: False  # set by tapes: user code may read Variables
         # set by tapes: ``params.values()`` of a container whose items are sources
         self.iterates_sources = lambda node: False
+        # set by tapes: is the value of ``node`` an object holding what a tape watches?
+        self.holds_sources = lambda node: False
 
     def lookup(self, name, guard=True):
         """The object ``name`` denotes, or ``_MISSING`` when only known at run time.

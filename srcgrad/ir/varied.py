@@ -11,6 +11,7 @@ import gast
 import numpy as np
 
 from ..rules import table
+from . import templates as T
 from .names import name_ids
 from .resolve import MISSING
 from .scopes import free_names
@@ -86,7 +87,12 @@ def expr_varied(node, varied, scope):
         if node.id in varied:
             return True
         if node.id in scope.local_defs:
-            return any(n in varied for n in closure_reads(node.id, scope))
+            # (or an object holding what a tape watches, ``lambda r: layer.call(r)``, or
+            # user code that may read one, ``lambda acc, r: acc + helper(r)``)
+            return any(n in varied or scope.holds_sources(T.name(n))
+                       for n in closure_reads(node.id, scope)) \
+                or any(isinstance(c, gast.Call) and scope.calls_user_code(c)
+                       for c in gast.walk(scope.local_defs[node.id]))
         fn = scope.static.get(node.id)
         return isinstance(fn, types.FunctionType) and fn.__closure__ is not None \
             and any(n in varied for n in fn.__code__.co_freevars)
@@ -132,6 +138,11 @@ def expr_varied(node, varied, scope):
         # The function called may carry varied values too: a closure, a method
         # of a varied object, or a function made here (``sg.grad(inner)(2.0)``).
         parts = list(node.args) + [k.value for k in node.keywords] + [node.func]
+        if not any(scope.value(node.func) is f for f in _LOOKS_ONLY) and any(
+                scope.holds_sources(n) for p in parts[:-1] for n in _handed(p)):
+            # ``functools.reduce(f, [layer], 0.0)``: handed an object holding what a tape
+            # watches, it may read it (or have it read)
+            return True
         if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) \
                 and f.value.id in scope.mirrored_names:
             return True  # (a method of an object keeping differentiable attributes)
@@ -148,6 +159,23 @@ def expr_varied(node, varied, scope):
     # (gast's Slice is no expr: ``np.r_[a, 0.0:L:4j]`` is varied through ``L``.)
     return any(expr_varied(c, varied, scope) for c in gast.iter_child_nodes(node)
                if isinstance(c, (gast.expr, gast.Slice)))
+
+
+# Builtins that read no value of an object they are handed.
+_LOOKS_ONLY = (isinstance, hasattr, callable, id, type, len, print, repr, str, format, hash)
+
+
+def _handed(node):
+    """The names an argument hands over as they are: itself, or the items of a display."""
+    if isinstance(node, gast.Name):
+        return [node]
+    if isinstance(node, gast.Starred):
+        return _handed(node.value)
+    if isinstance(node, (gast.List, gast.Tuple, gast.Set)):
+        return [n for e in node.elts for n in _handed(e)]
+    if isinstance(node, gast.Dict):
+        return [n for e in node.values for n in _handed(e)]
+    return []
 
 
 def closure_reads(name, scope):

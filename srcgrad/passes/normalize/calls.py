@@ -160,6 +160,8 @@ def call(norm, node, out, dest, hint=None):
     if isinstance(f, gast.Attribute) and expr_varied(f.value, norm.varied, norm.scope) \
             and not (isinstance(f.value, gast.Name) and f.value.id in norm.scope.mirrored_names):
         return method(norm, node, out, dest, hint)
+    if isinstance(f, gast.Attribute) and _super_member(norm, f) is not None:
+        return method(norm, node, out, dest, hint)  # ``super().call(x)`` of a known object
     own = _record_member(norm, f, "__call__", types.FunctionType) \
         if isinstance(f, gast.Name) else None
     if own is not None:  # ``layer(h)`` of a dataclass with ``__call__`` (a module, Equinox's way)
@@ -432,13 +434,17 @@ def inline_dunder(norm, dunder, out, d):
 
 
 def _super_member(norm, f):
-    """The method ``super(Cls, r).m`` calls, ``r`` a record built here: the class after
+    """The method ``super(Cls, r).m`` calls, ``r`` a record built here or an object known
+    when compiling: the class after
     ``Cls`` in ``r``'s class's order that defines ``m``, if a user function; else None."""
     if not (isinstance(f.value, gast.Call) and norm.scope.value(f.value.func) is super
             and len(f.value.args) == 2 and isinstance(f.value.args[1], gast.Name)):
         return None
     start, receiver = norm.scope.value(f.value.args[0]), f.value.args[1].id
     cls = norm.ctx.records.get(receiver)
+    held = norm.scope.value(f.value.args[1])
+    if cls is None and held is not MISSING and is_static_object(held):
+        cls = type(held)  # (an object the code was handed: a layer a tape's block calls)
     if cls is None or not isinstance(start, type) or start not in cls.__mro__:
         return None
     for k in cls.__mro__[cls.__mro__.index(start) + 1:]:
