@@ -30,7 +30,7 @@ from hypothesis.extra import numpy as hnp
 import srcgrad as sg
 from srcgrad.runtime import adjoints as adjoint_helpers
 from srcgrad import runtime
-from srcgrad.rules.table import ATTRIBUTES, METHODS, NONDIFF, OPERATORS
+from srcgrad.rules.table import ATTRIBUTES, CONSTANT_UNLESS_VARIED, METHODS, NONDIFF, OPERATORS
 from srcgrad.rules.table import PRIMITIVES as TABLE
 
 EPS = 1e-6
@@ -797,7 +797,7 @@ ALLOWED_OPS = set(OPERATORS) | {"Not", "And", "Or"}
 
 def is_known(fn):
     try:
-        if fn in TABLE or fn in NONDIFF:
+        if fn in TABLE or fn in NONDIFF or fn in CONSTANT_UNLESS_VARIED:
             return True
     except TypeError:
         return False

@@ -127,7 +127,8 @@ class Context:
     def harmless_call(self, call):
         """A call that cannot change its arguments: a primitive, or ``len``, ``range``, ..."""
         obj = self.scope.value(call.func)
-        return obj is not _UNKNOWN and (table.nondiff(obj) or table.rule(obj) is not None)
+        return obj is not _UNKNOWN and (table.nondiff(obj) or table.rule(obj) is not None
+                                        or any(obj is f for f in table.CONSTANT_UNLESS_VARIED))
 
     def _calls_user_code(self, call):
         """Under a tape, a call into user code may read Variables, or values watched when

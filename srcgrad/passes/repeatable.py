@@ -80,6 +80,7 @@ def _repeatable(fn):
         if fn in table.RANDOM or fn in _EFFECTS:
             return False
         if fn in _PURE_BUILTINS or table.nondiff(fn) or table.rule(fn) is not None \
+                or fn in table.CONSTANT_UNLESS_VARIED \
                 or fn in table.REPORTING_CONTEXTS:  # (``with np.errstate(...)``: hunt 13)
             return True
     except TypeError:  # unhashable

@@ -25,7 +25,9 @@ TABLE = {
                             rows={"grad": "_sg.sources_grad(g, read, sources, grad, 1)"}),
     rt.sources_grad: Rule("grads, read, sources, like, lead=0",
                           nograd={"read", "sources", "like", "lead"},
-                          grads="_sg.add_to_sources(_sg.zeros_like(grads), read, sources, g)"),
+                          grads="_sg.add_to_sources(_sg.zeros_like(grads), read, sources, g)",
+                          rows={"grads": "_sg.add_to_sources(_sg.zeros_rows(grads, g), read, "
+                                         "sources, g)"}),
     rt.add_at: Rule("base, index, grad", base="g", grad="_sg.unbroadcast(g[index], grad)",
                     rows={"grad": _ITEM_ROWS}, nograd=_INDEX),
     rt.add_at_zeros: Rule("like, index, grad", grad="_sg.unbroadcast(g[index], grad)",

@@ -21,7 +21,8 @@ TABLE = {
     # Already right for seed rows: matmul over the last two axes broadcasts over them.
     np.linalg.inv: Rule("a", a=_INV, rows={"a": _INV}),
     np.linalg.det: Rule("a", a="_sg.det_grad(g, ans, a)"),
-    rt.singular_cofactors: Rule("a", a="_sg.cofactors_grad(g, a)"),
+    rt.singular_cofactors: Rule("a", a="_sg.cofactors_grad(g, a)",
+                                rows={"a": "_sg.cofactors_grad(g, a)"}),
     rt.cofactors_grad: Rule("grad, a", grad=_THIRD, a=_THIRD),
     # Matrix ord='nuc', 2, -2: norms of singular values (decompositions.singular_norm_grad).
     np.linalg.norm: Rule("x, ord=None, axis=None, keepdims=False",

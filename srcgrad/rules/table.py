@@ -119,6 +119,9 @@ _NONDIFF = {
     _h.item_mask, _h.shape_of, _h.einsum_subscripts, _h.einsum_sublists,
     _h.not_differentiable,
 }
+# Functions called freely, as those above, where no argument is differentiable; written
+# out where one is (``np.arange``'s start and step: rewrites.arange).
+CONSTANT_UNLESS_VARIED = frozenset({np.arange})
 # Random draws: no gradient, and a different value each call (a tape block that
 # must run again cannot hold one, passes/repeatable.py).
 RANDOM = frozenset({np.random.seed, np.random.rand, np.random.randn, np.random.random,

@@ -90,7 +90,7 @@ def sum_to(grad, like):
 def reshape_like(grad, like):
     """``grad`` reshaped to the shape of ``like`` (returned as is when they agree)."""
     if shape_of(grad) == shape_of(like):
-        if type(like) is np.ndarray and not isinstance(grad, np.ndarray) and like.ndim == 0:
+        if shape_of(like) == () and type(like) is np.ndarray and not isinstance(grad, np.ndarray):
             return np.array(grad)  # (a 0-d array's adjoint is indexed as it is: ``g[...]``)
         return grad
     return np.reshape(grad, shape_of(like))

@@ -532,8 +532,14 @@ def note_kind(ctx, name, kind):
     records are read as such (``field``, ``normalizer._split_subscript``)."""
     if isinstance(kind, tuple):
         ctx.records[name], ctx.record_fields[name] = kind
+        ctx.record_items.pop(name, None)
     elif kind:
         ctx.record_items[name] = kind
+        ctx.records.pop(name, None)
+    else:  # (bound again to what is no record: a loop's variable over mixed items)
+        ctx.records.pop(name, None)
+        ctx.record_fields.pop(name, None)
+        ctx.record_items.pop(name, None)
 
 
 def sequence_call(norm, node, kind, out, dest, hint):

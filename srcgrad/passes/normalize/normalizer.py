@@ -533,6 +533,10 @@ class Normalizer:
             out = []
             self.variable_read(s.value, out, s.targets[0].id, s.targets[0].id)
             return out
+        if k in ("getitem", "copy") and isinstance(s.targets[0], gast.Name):
+            # (A name bound again, ``layer = items[1]`` of a loop unrolled: what it holds
+            # from here on, in every round, not what its last binding left.)
+            self._note_bound_kind(s)
         if (k is not None and k != "opaque") or getattr(s, "sg_norule", None) is not None:
             return [s]
         self._check_static_unchanged(s)
@@ -565,10 +569,18 @@ class Normalizer:
                 self.changed = True
                 return self.block(s.body if taken else s.orelse)
             known = dict(self.constants)
+            kinds = self._record_kinds()
             s.body = self.block(s.body)
             self.constants = dict(known)
+            then_kinds = self._record_kinds()
+            self._record_kinds(kinds)
             s.orelse = self.block(s.orelse)
             self.constants = known
+            # What a name holds after the if: records of one class on both paths, or of
+            # none known (``layer = Add(a)`` / ``else: layer = Mul(a)``: refused where
+            # called, not compiled as the branch normalized last).
+            self._record_kinds(tuple({k: v for k, v in a.items() if k in b and b[k] == v}
+                                     for a, b in zip(then_kinds, self._record_kinds())))
             return [s]
         if isinstance(s, (gast.While, gast.For)):
             self._forget([s])  # (what a later trip sees)
@@ -782,6 +794,29 @@ class Normalizer:
         if out:
             self.changed = True
         return out
+
+    def _note_bound_kind(self, s):
+        """The record kind of the target of ``name = container[key]`` or ``name = other``."""
+        value, target = s.value, s.targets[0].id
+        if isinstance(value, gast.Name) and calls.kind_of(self.ctx, value.id):
+            calls.note_kind(self.ctx, target, calls.kind_of(self.ctx, value.id))
+        elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
+                and not isinstance(value.slice, gast.Slice) \
+                and self.ctx.record_items.get(value.value.id):
+            # (of a container the compiler knows the records of: what is at the key)
+            kinds = self.ctx.record_items[value.value.id]
+            key = value.slice.value if isinstance(value.slice, gast.Constant) else None
+            calls.note_kind(self.ctx, target, kinds.get(key, kinds.get(None)))
+
+    def _record_kinds(self, kinds=None):
+        """What the compiler knows of the records names hold (copies); or set it."""
+        ctx = self.ctx
+        if kinds is None:
+            return dict(ctx.records), dict(ctx.record_fields), dict(ctx.record_items)
+        for held, known in zip((ctx.records, ctx.record_fields, ctx.record_items), kinds):
+            held.clear()
+            held.update(known)
+        return kinds
 
     def _check_static_unchanged(self, s):
         """Refuse ``acts.append(f)`` (or an item written) into a list or dict the code is
