@@ -7,7 +7,6 @@ gradients, silently (found by a battery of signal-processing programs). Now comp
 refused; never the other class's method."""
 import dataclasses
 
-import numpy as np
 import pytest
 
 import srcgrad as sg
