@@ -427,6 +427,9 @@ class Context:
             n for n in _loads(src.node) - set(local) if n in src.globals and hasattr(builtins, n)}
         mapping = {}
         same_module = src.globals is self.src.globals
+        # (Names the compiled code binds or reads from its own cells shadow a global of the
+        # callee's: ``c`` of a closure ``make(c)`` returns, ``c`` a global its helper reads.)
+        shadowing = set(self.top_locals) | set(self.src.freevars)
         for name in sorted(free):
             if name in src.freevars:
                 if name in self.top_locals and _contents(src.freevars[name]) is \
@@ -444,13 +447,13 @@ class Context:
                 mapping[name] = fresh
             elif name in src.globals:
                 obj = src.globals[name]
-                if same_module and name not in self.top_locals:
+                if same_module and name not in shadowing:
                     self.guards.item(src.globals, name, obj)  # read from there when it runs
                     continue
                 self.guards.add(src.globals, name, obj)
                 if same_module and self.param_values.get(name, _MISSING) is obj:
                     continue  # a module-level tape block: the global is this parameter
-                if self.src.globals.get(name, _MISSING) is obj and name not in self.top_locals:
+                if self.src.globals.get(name, _MISSING) is obj and name not in shadowing:
                     continue
                 mapping[name] = self.inject(obj, name)
                 # (Read again when it runs where some code writes it: global_names.py.)
