@@ -374,7 +374,9 @@ def hessian(f):
 def _jacobian_of_gradient(gradient, x, rest):
     from .errors import CompileError
 
-    x = np.array(x, dtype=float) if not isinstance(x, np.ndarray) else x
+    # (A copy: the tape matches what it watches by identity, and ``x`` may be the very
+    # array ``f`` reads elsewhere, ``anchor`` of ``(y - anchor) ** 2`` at ``y = anchor``.)
+    x = np.array(x, dtype=float) if not isinstance(x, np.ndarray) else x.copy()
     # (A block per arity: ``gradient(x, *rest)`` of a variable tuple is not compiled.)
     blocks = (_gradient_rows_0, _gradient_rows_1, _gradient_rows_2)
     if len(rest) >= len(blocks):
