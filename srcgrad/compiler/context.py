@@ -105,6 +105,9 @@ class Context:
         self.scope.iterates_sources = self._iterates_sources
         self.scope.holds_sources = self._object_holds_sources
         self.top_locals = scopes.function_locals(src.node)
+        # A tape block's: its function's cell variables, and whether it is a module's code
+        # (blocks.Region); (None, None) where not known.
+        self.block_frame = (None, None)
         # Rule expressions say ``np`` and ``math``: use the user's own names
         # when they mean those modules, else private cells.
         self.module_names = {
@@ -430,12 +433,16 @@ class Context:
         # (Names the compiled code binds or reads from its own cells shadow a global of the
         # callee's: ``c`` of a closure ``make(c)`` returns, ``c`` a global its helper reads.)
         shadowing = set(self.top_locals) | set(self.src.freevars)
+        cells, module_level = self.block_frame
         for name in sorted(free):
             if name in src.freevars:
                 if name in self.top_locals and _contents(src.freevars[name]) is \
-                        self.param_values.get(name, _MISSING):
+                        self.param_values.get(name, _MISSING) \
+                        and (cells is None or name in cells):
                     # A closure over the very variable the compiled code has as a
                     # parameter (a tape block calling a local function): the same variable.
+                    # (Not where the block's variable is no cell: another closure's, which
+                    # held the same array when the block started, ``make_helper(W0)``.)
                     continue
                 mine = self.cells.get(name)
                 if mine is not None and _contents(mine) is _contents(src.freevars[name]) \
@@ -451,7 +458,8 @@ class Context:
                     self.guards.item(src.globals, name, obj)  # read from there when it runs
                     continue
                 self.guards.add(src.globals, name, obj)
-                if same_module and self.param_values.get(name, _MISSING) is obj:
+                if same_module and self.param_values.get(name, _MISSING) is obj \
+                        and module_level is not False:
                     continue  # a module-level tape block: the global is this parameter
                 if self.src.globals.get(name, _MISSING) is obj and name not in shadowing:
                     continue

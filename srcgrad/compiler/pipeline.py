@@ -410,6 +410,7 @@ def region_front(region, inputs, sample, watch_variables, is_variable, watch_inp
     params = list(inputs)
     node, src = _region_def(region, params, modules)
     ctx = Context(src, Guards())
+    ctx.block_frame = region.frame_cells, region.module_level  # (import_free_names)
     # The def is still empty: the names temporaries must not take are the block's.
     ctx.namer.reserve(n.id for s in region.statements for n in gast.walk(s)
                       if isinstance(n, gast.Name))

@@ -44,6 +44,11 @@ class Region:
     next_stmt: object = None  # the statement after the block (None: none in its statement list)
     gradient_next: object = None  # found once: see kept.gradient_next
     watched_from_start: tuple = None  # found once: see once.watched_from_start
+    # The variables of the block's function that are cells (a closure may hold them), and
+    # whether it is a module's code (its variables the globals): which variable a callee's
+    # free name is (context.import_free_names). None: not known.
+    frame_cells: frozenset = None
+    module_level: bool = None
 
     def origin(self, node):
         lineno = getattr(node, "lineno", self.lineno)
@@ -55,7 +60,8 @@ class Region:
     def nested(self, stmt, statements, tape_name):
         """The region of a tape entered at ``stmt`` inside this one."""
         return Region(self.filename, stmt.lineno, statements, tape_name, self.globals,
-                      key=self.key + (stmt.lineno, stmt.col_offset))
+                      key=self.key + (stmt.lineno, stmt.col_offset),
+                      frame_cells=self.frame_cells, module_level=self.module_level)
 
 
 def _tree(filename, module_globals, code=None):
@@ -132,6 +138,12 @@ def locate(frame):
     return found
 
 
+def _frame_facts(code):
+    """``Region.frame_cells`` and ``Region.module_level`` of a block in ``code``."""
+    return {"frame_cells": frozenset(code.co_cellvars) | frozenset(code.co_freevars),
+            "module_level": code.co_name == "<module>"}
+
+
 def _locate(frame):
     filename = frame.f_code.co_filename
     lineno = frame.f_lineno
@@ -153,7 +165,7 @@ def _locate(frame):
                 mangle(s, class_of(frame.f_code))  # a method's private names, as Python runs them
                 return Region(filename, lineno, s.body, _tape_name(s.items[0]), frame.f_globals,
                               key=(filename, lineno, s.col_offset), with_stmt=s,
-                              next_stmt=_after(stmts, i))
+                              next_stmt=_after(stmts, i), **_frame_facts(frame.f_code))
             if _is_method_call(s, None, "__enter__"):
                 name = s.value.func.value.id if isinstance(s.value.func.value, gast.Name) else None
                 for j in range(i + 1, len(stmts)):
@@ -162,7 +174,7 @@ def _locate(frame):
                             mangle(t, class_of(frame.f_code))
                         return Region(filename, lineno, stmts[i + 1:j], name, frame.f_globals,
                                       key=(filename, lineno, s.col_offset), exit_stmt=stmts[j],
-                                      next_stmt=_after(stmts, j))
+                                      next_stmt=_after(stmts, j), **_frame_facts(frame.f_code))
                 raise CompileError(
                     f"`{name}.__enter__()` without a matching `{name}.__exit__(...)` in the same "
                     "block", f"{os.path.basename(filename)}:{lineno}",

@@ -60,7 +60,8 @@ def compile_in_place(f, run):
         w = stmts[i]
         region = blocks.Region(code.co_filename, w.lineno, w.body, w.items[0].optional_vars.id,
                                f.__globals__, key=(code.co_filename, w.lineno, w.col_offset),
-                               with_stmt=w, next_stmt=blocks._after(stmts, i))
+                               with_stmt=w, next_stmt=blocks._after(stmts, i),
+                               **blocks._frame_facts(code))
         if once.why_not(region) is not None:
             continue
         region.inputs = region_inputs(region)
