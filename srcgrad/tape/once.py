@@ -207,7 +207,12 @@ def watched_from_start(region):
     watch, and the names its later ``tape.watch`` calls watch. Found once."""
     found = region.watched_from_start
     if found is None:
-        leading = tape_blocks.leading_watches(region.statements, region.tape_name)
+        # (``tape.reset()`` drops what was watched before it: what counts comes after.)
+        resets = [i for i, s in enumerate(region.statements)
+                  if tape_blocks._is_tape_call(s, region.tape_name, "reset")]
+        before = region.statements[:resets[-1] + 1] if resets else []
+        leading = tape_blocks.leading_watches(region.statements[len(before):],
+                                              region.tape_name)
         names, chains = set(), []
         for s in leading:
             for arg in s.value.args[:1]:
@@ -215,7 +220,7 @@ def watched_from_start(region):
         # (A chain watched first, ``tape.watch(p["w"])``, does not watch all of ``p``
         # later: ``p["b"]`` was refused as a read of a value watched further on.)
         found = region.watched_from_start = (names, chains,
-                                             watched_names(region, leading) - names)
+                                             watched_names(region, leading + before) - names)
     return found
 
 
