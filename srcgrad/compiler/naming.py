@@ -1,4 +1,5 @@
 """Deterministic, readable names for temporaries, adjoints, stacks and flags."""
+import keyword
 import re
 
 
@@ -21,12 +22,15 @@ class Namer:
     def fresh(self, base, exact=False):
         """A name not taken, from ``base``; ``exact``: ``base`` itself where it is free
         (else its underscores at the ends are dropped: ``x_`` gives ``x``, ``x_2``)."""
-        if exact and base.isidentifier() and base not in self.taken:
+        if exact and base.isidentifier() and not keyword.iskeyword(base) \
+                and base not in self.taken:
             self.taken.add(base)
             return base
         base = re.sub(r"\W", "_", base).strip("_") or "t"
         if base[0].isdigit():
             base = "v" + base
+        if keyword.iskeyword(base):  # (``<lambda>``'s name: ``lambda``)
+            base += "_fn"
         if base not in self.taken:
             self.taken.add(base)
             return base

@@ -417,7 +417,11 @@ class Prepare:
             out = []
             for inner in self.block(s.body, tape_name, in_loop):
                 if isinstance(inner, gast.Assign):
-                    inner.value = T.expr("_sg.stop_gradient(v)", v=inner.value)
+                    # (computed as the block's code is, reading Variables where srcgrad
+                    # sees them; then cut)
+                    computed = self.ctx.namer.fresh("unrecorded")
+                    out.append(gast.copy_location(T.assign(computed, inner.value), inner))
+                    inner.value = T.expr("_sg.stop_gradient(v)", v=computed)
                 out.append(inner)
             # What the block changed otherwise (``y *= 2``, in a loop, ``out=y``): constants
             # after it too.

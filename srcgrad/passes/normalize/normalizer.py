@@ -24,7 +24,7 @@ from ...ir.resolve import MISSING, UNROLL_MAX, among, is_library
 from ...ir.scopes import function_locals
 from ...ir.varied import expr_varied
 from ...rules import rewrites, table
-from ...variables import Variable
+from ...variables import Variable, stop_gradient
 from .. import as_written
 from . import (attributes, calls, dict_keys, functions, global_names, objects, properties,
                shared_lists, stores, unroll, views)
@@ -795,6 +795,14 @@ class Normalizer:
             self.changed = True
         return out
 
+    def _stopped(self, node):
+        """``stop_gradient(e)`` of an expression reading what a tape watches."""
+        return isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords \
+            and not isinstance(node.args[0], (gast.Name, gast.Constant)) \
+            and self.scope.value(node.func) is stop_gradient \
+            and (self.ctx.variable_sources or self.ctx.watched_reads is not None) \
+            and expr_varied(node.args[0], self.varied, self.scope)
+
     def _note_bound_kind(self, s):
         """The record kind of the target of ``name = container[key]`` or ``name = other``."""
         value, target = s.value, s.targets[0].id
@@ -915,6 +923,11 @@ class Normalizer:
             out = []
             self.changed = True
             calls.call(self, value, out, target.id)
+            return out
+        if isinstance(target, gast.Name) and self._stopped(value):
+            out = []
+            self.expr(value, out, target.id)
+            self.changed = True
             return out
         if isinstance(target, gast.Name):
             if not varied_value:
@@ -1822,6 +1835,8 @@ class Normalizer:
         """Reduce ``node`` to a name or constant, emitting statements into ``out``."""
         if self.scope.is_source(node):
             return T.name(self.variable_read(node, out, None, f"{self.root}_{_short(node)}"))
+        if self._stopped(node):
+            return T.name(self.expr(node, out, None, f"{self.root}_{_short(node)}"))
         if isinstance(node, gast.Name) or _is_constant(node):
             return node
         hint = f"{self.root}_{_short(node)}"
@@ -1862,6 +1877,13 @@ class Normalizer:
         hint = hint or dest or "t"
         if self.scope.is_source(node):
             return self.variable_read(node, out, dest, hint)
+        if self._stopped(node):
+            # ``sg.stop_gradient(np.sin(net.W))``: its argument computed as the code's is
+            # (a Variable read where srcgrad sees it), then cut
+            d = self._dest(dest, hint)
+            arg = self.atom(node.args[0], out, f"{hint}_stopped")
+            out.append(self._mark(T.assign(d, gast.Call(node.func, [arg], [])), "opaque"))
+            return d
         if not expr_varied(node, self.varied, self.scope):
             d = self._dest(dest, hint)
             kind = "copy" if isinstance(node, gast.Name) else "opaque"
