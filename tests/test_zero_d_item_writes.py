@@ -7,8 +7,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import srcgrad as sg
+from srcgrad.errors import NotDifferentiableError
 from srcgrad.testing import check_grads
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -43,3 +45,24 @@ def test_check_grads_of_a_one_by_one_value():
     w = np.array([0.5, -0.2])
     check_grads(quadratic_form, (w,))
     np.testing.assert_allclose(sg.grad(quadratic_form)(w), [1.88, -0.1])
+
+
+def test_sorted_dict_items_refused_not_a_numpy_error():
+    """(``sorted(p.items())`` of a parameter dict raised NumPy's ValueError from inside
+    srcgrad; sorting its keys works.)"""
+    params = {"W": np.array([[0.5, -0.3], [0.2, 0.8]]), "b": np.array([0.1, -0.2])}
+
+    def by_items(p):
+        items = sorted(p.items())
+        return np.sum(np.tanh(X1 @ items[0][1] + items[1][1]))
+
+    def by_keys(p):
+        ks = sorted(p)
+        return np.sum(np.tanh(X1 @ p[ks[0]] + p[ks[1]]))
+    with pytest.raises(NotDifferentiableError, match="sorted of items that are not real"):
+        sg.grad(by_items)(params)
+    g = sg.grad(by_keys)(params)
+    np.testing.assert_allclose(g["b"], 1 - np.tanh(X1 @ params["W"] + params["b"])[0] ** 2)
+
+
+X1 = np.array([[1.0, 2.0]])

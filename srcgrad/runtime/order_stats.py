@@ -201,8 +201,10 @@ def sorted_order(iterable, key, reverse):
                            "to find the order; sort by np.argsort instead)")
     items = list(iterable)
     keys = items if key is None else [key(v) for v in items]
-    if any(np.iscomplexobj(k) or np.ndim(k) != 0 for k in keys):
-        not_differentiable("sorted of items that are not real numbers")
+    if any(isinstance(k, (tuple, list, dict, str)) or np.iscomplexobj(k) or np.ndim(k) != 0
+           for k in keys):  # (``sorted(d.items())``: pairs; sort the keys, read d[k])
+        not_differentiable("sorted of items that are not real numbers (pairs of "
+                           "sorted(d.items()): sort the keys, sorted(d), and read d[k])")
     return sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
 
 
