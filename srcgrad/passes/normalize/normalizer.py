@@ -91,6 +91,17 @@ def _assigned_names(body):
     return counts
 
 
+def _written_into(target):
+    """The names an assignment to ``target`` binds or writes into (``x[i + 1]``: ``x``)."""
+    while isinstance(target, (gast.Subscript, gast.Attribute)):
+        target = target.value
+    if isinstance(target, gast.Starred):
+        target = target.value
+    if isinstance(target, (gast.Tuple, gast.List)):
+        return [n for e in target.elts for n in _written_into(e)]
+    return [target.id] if isinstance(target, gast.Name) else []
+
+
 def _bound_to_other_than_sequences(body):
     """Names some assignment binds to a value that may not be a list or tuple: an item
     (``leaf = leaf[k]``, not a slice), an attribute, a constant other than None,
@@ -367,8 +378,9 @@ class Normalizer:
                 return []
             if isinstance(t, (gast.Tuple, gast.List)) and isinstance(v, (gast.Tuple, gast.List)) \
                     and len(t.elts) == len(v.elts):
-                return [n.id for te, ve in zip(t.elts, v.elts) if expr_varied(ve, varied, scope)
-                        for n in T.walk(te) if isinstance(n, gast.Name)]
+                # (``x[i + 1], v[i + 1] = ...`` writes into ``x`` and ``v``, not ``i``)
+                return [n for te, ve in zip(t.elts, v.elts) if expr_varied(ve, varied, scope)
+                        for n in _written_into(te)]
             return names if expr_varied(s.value, varied, scope) else []
         if isinstance(s, gast.For):
             if expr_varied(s.iter, varied, scope):
