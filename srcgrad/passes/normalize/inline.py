@@ -74,6 +74,12 @@ def inline(norm, fn, receiver, node, out, dest):
     """
     chain = getattr(norm.cur, "sg_chain", ())
     key = fn if not isinstance(fn, gast.FunctionDef) else id(fn)
+    held = _receiver_class(norm, receiver if receiver is not None or not node.args
+                           else node.args[0])
+    if held is not None:
+        # (A base class's method on objects of other classes, Keras's ``Layer.__call__``
+        # calling ``self.call`` of a model, then of its layer: no recursion.)
+        key = (key, held)
     label = fn.name if isinstance(fn, gast.FunctionDef) else fn.__name__
     if len(chain) > 40:
         if key in chain:
@@ -96,6 +102,11 @@ def inline(norm, fn, receiver, node, out, dest):
         obj = norm.scope.value(value) if isinstance(value, (gast.Name, gast.Attribute)) else MISSING
         if obj is not MISSING and is_static_object(obj):
             norm.scope.static[p] = obj
+        elif isinstance(value, gast.Name) and value.id in norm.ctx.records:
+            # (``self`` of a record's method: a record of that class, known now, for the
+            # calls its body makes on it: ``_receiver_class``)
+            norm.ctx.records[p] = norm.ctx.records[value.id]
+            norm.ctx.record_fields[p] = norm.ctx.record_fields.get(value.id, {})
         elif isinstance(value, gast.Name) and (type(norm.scope.static.get(value.id)) in (list, dict)
                                                or value.id in norm.compiled_containers):
             # (changing it is refused: normalizer._check_static_unchanged)
@@ -159,6 +170,19 @@ def _static_parameters(norm, callee, binds):
 
 
 _RECURSION_MAX = 256  # inlined calls of one recursive function, in all
+
+
+def _receiver_class(norm, receiver):
+    """The class of the object a method is inlined on, where the compiler knows it."""
+    if receiver is None:
+        return None
+    if isinstance(receiver, gast.Name) and receiver.id in norm.ctx.records:
+        return norm.ctx.records[receiver.id]
+    if isinstance(receiver, gast.Name) and receiver.id in norm.ctx.objects:
+        return norm.ctx.objects[receiver.id].cls  # (``Cls.m(obj, x)`` of an object built here)
+    obj = norm.scope.value(receiver) if isinstance(receiver, (gast.Name, gast.Attribute)) \
+        else MISSING
+    return type(obj) if obj is not MISSING and is_static_object(obj) else None
 
 
 def _check_recursion(norm, key, label, statics):
