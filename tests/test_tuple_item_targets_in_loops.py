@@ -23,3 +23,27 @@ def test_tuple_of_item_targets():
     eps = 1e-6
     assert abs(g[1] - (euler_table(0.8, 1.3 + eps) - euler_table(0.8, 1.3 - eps)) / (2 * eps)) \
         < 1e-6
+
+
+def weighted_by_position(ws, x):
+    w = np.array(ws)
+    tot = 0.0
+    for k, a in enumerate(ws):
+        tot = tot + w[k] * a * x
+    return tot  # x * sum(ws_k^2)
+
+
+def test_enumerate_counter_of_differentiated_items_to_second_order():
+    """(``k`` of ``for k, a in enumerate(ws)`` was taken as differentiable when the
+    gradient's code was differentiated again: ``w[k]`` refused. Found by a battery of
+    statistics programs.)"""
+    ws = [0.2, 0.5]
+
+    def d_dx(ws, x):
+        return sg.grad(weighted_by_position, wrt=1)(ws, x)
+    g = sg.grad(d_dx)(ws, 1.5)
+    np.testing.assert_allclose(np.array(g, dtype=float), [0.4, 1.0])
+
+    def total(ws, x):
+        return np.sum(sg.grad(weighted_by_position)(ws, x))
+    np.testing.assert_allclose(np.array(sg.grad(total)(ws, 1.5), dtype=float), [3.0, 3.0])

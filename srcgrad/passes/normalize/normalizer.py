@@ -344,6 +344,20 @@ class Normalizer:
     def _varied(self, body, wrt):
         varied = set(wrt)
         changed = True
+        # Item by item where that is known: ``pair = (k, ws[k])`` then ``i = pair[0]``, and
+        # ``for pair in enumerate(ws): k, a = pair`` (``k`` counts, whatever ``ws`` holds):
+        # an enumerate loop as generated code writes it, once unrolled or not.
+        bindings = {}
+        for s in walk_stmts(body):
+            if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                    and isinstance(s.targets[0], gast.Name):
+                bindings.setdefault(s.targets[0].id, []).append(s.value)
+            elif isinstance(s, gast.For) and isinstance(s.target, gast.Name):
+                pairs = isinstance(s.iter, gast.Call) and len(s.iter.args) == 1 \
+                    and self.scope.value(s.iter.func) is enumerate
+                bindings.setdefault(s.target.id, []).append("enumerated" if pairs else None)
+        self._displays = {n: vs for n, vs in bindings.items() if all(
+            v == "enumerated" or isinstance(v, gast.Tuple) for v in vs)}
         # (A read by a loop's index may be of a known item once the loop is unrolled:
         # refused, if at all, when its statement is normalized.)
         self.ctx.deciding_varied = True
@@ -358,6 +372,24 @@ class Normalizer:
         finally:
             self.ctx.deciding_varied = False
         return varied
+
+    def _item_varied(self, node, varied):
+        """Is ``pair[k]`` varied, ``pair`` bound only to tuple displays (or to what an
+        enumerate loop gives)? None where that is not known so."""
+        if not (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+                and isinstance(node.slice, gast.Constant) and type(node.slice.value) is int
+                and node.value.id in getattr(self, "_displays", {})):
+            return None
+        k = node.slice.value
+        out = False
+        for v in self._displays[node.value.id]:
+            if v == "enumerated":
+                out = out or (k != 0 and node.value.id in varied)
+            elif not -len(v.elts) <= k < len(v.elts):
+                return None
+            else:
+                out = out or expr_varied(v.elts[k], varied, self.scope)
+        return out
 
     def _writes_if_varied(self, s, varied):
         scope = self.scope
@@ -376,6 +408,14 @@ class Normalizer:
             t, v = s.targets[0], s.value
             if self._keys_of_a_dict(v):
                 return []
+            shown = self._item_varied(v, varied)
+            if shown is not None:
+                return names if shown else []
+            if isinstance(t, gast.Tuple) and isinstance(v, gast.Name) \
+                    and v.id in self._displays:
+                return [n for k, te in enumerate(t.elts)
+                        if self._item_varied(gast.Subscript(v, T.const(k), gast.Load()), varied)
+                        is not False for n in _written_into(te)]
             if isinstance(t, (gast.Tuple, gast.List)) and isinstance(v, (gast.Tuple, gast.List)) \
                     and len(t.elts) == len(v.elts):
                 # (``x[i + 1], v[i + 1] = ...`` writes into ``x`` and ``v``, not ``i``)
