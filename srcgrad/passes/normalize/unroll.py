@@ -109,6 +109,11 @@ def static_items(norm, it):
         return functions_held
     if fn is builtins.zip and it.args:
         parts = [static_items(norm, a) for a in it.args]
+        if any(p is not None for p in parts):
+            # (``zip(apply_funs, params)``: functions known when compiling beside a list
+            # of values whose length the code shows, stax's serial)
+            parts = [p if p is not None or not isinstance(a, gast.Name)
+                     else _runtime_items(norm, a) for p, a in zip(parts, it.args)]
         if any(p is None for p in parts):
             return None
         return [(tuple(p[k][0] for p in parts), gast.Tuple([p[k][1] for p in parts], gast.Load()))
@@ -166,6 +171,13 @@ def static_items(norm, it):
         return None
     return [(v, gast.Subscript(copy.deepcopy(it), T.const(k), gast.Load()))
             for k, v in enumerate(seq)]
+
+
+def _runtime_items(norm, node):
+    """(MISSING, expression) for each item of the sequence ``node`` whose length the code
+    shows (``norm.facts.items``), its values known only when running; or None."""
+    known = norm.facts.items(node)
+    return None if known is None else [(MISSING, e) for e in known]
 
 
 def _constant_slice(node):
