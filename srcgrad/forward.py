@@ -282,6 +282,13 @@ def hvp(f):
         *args, v = args
         if not args:
             raise TypeError("hvp(f)(x, ..., v) needs the arguments of f and a direction v")
+        try:  # (f's own message for arguments it does not take, not the generated code's)
+            inspect.signature(f).bind(*args)
+        except TypeError as e:
+            raise TypeError(f"hvp of {getattr(f, '__name__', 'f')}(...): {e}, then the "
+                            "direction v") from None
+        except ValueError:  # (no signature to read: a builtin's)
+            pass
         _check_like(args[0], v, 0)
         if any(map(_holds_record, args)):
             return _records_hvp(f, compiled, args, v)

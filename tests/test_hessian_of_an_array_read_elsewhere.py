@@ -46,3 +46,9 @@ def test_hessian_at_the_array_read_elsewhere(f, rest):
     other = np.array([0.1, 0.4])
     np.testing.assert_allclose(hessian(other, *rest), _true(other), rtol=1e-12)
     np.testing.assert_allclose(hessian(ANCHOR.copy(), *rest), _true(ANCHOR), rtol=1e-12)
+
+
+def test_hvp_missing_an_argument_names_the_function():
+    """(It named the generated code's ``x_dot``.)"""
+    with pytest.raises(TypeError, match="hvp of with_an_argument.*missing a required argument"):
+        sg.hvp(with_an_argument)(ANCHOR, np.ones(2))
