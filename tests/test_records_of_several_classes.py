@@ -66,7 +66,8 @@ def _never_wrong(f, args, wrt):
 
 @pytest.mark.parametrize("wrt", [0, 1, (0, 1)])
 def test_a_loop_over_records_of_two_classes(wrt):
-    assert _never_wrong(chain, (0.5, 3.0), wrt) or wrt != (0, 1)
+    # (a record built of constants beside one of differentiable values is one too)
+    assert _never_wrong(chain, (0.5, 3.0), wrt)
 
 
 @pytest.mark.parametrize("f", [branch, branch_expression], ids=lambda f: f.__name__)

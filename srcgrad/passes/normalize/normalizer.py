@@ -2146,7 +2146,17 @@ class Normalizer:
     def _split_list(self, node, out, dest, hint):
         if any(isinstance(e, gast.Starred) for e in node.elts):
             return self.expr(anno.like(self._spread_display(node), node), out, dest, hint)
-        elts = [self.atom(e, out, hint) for e in node.elts]
+        elts = []
+        for e in node.elts:
+            cls = self.scope.value(e.func) if isinstance(e, gast.Call) else MISSING
+            if isinstance(cls, type) and trees.record_fields(cls) is not None:
+                # (``[Mul(a), Add(b)]`` with ``b`` a constant: a record too, so that a loop
+                # over the list calls each item's own class's method)
+                built = self.ctx.namer.fresh(f"{hint}_{cls.__name__}")
+                calls.record(self, e, cls, out, built, built)
+                elts.append(T.name(built))
+            else:
+                elts.append(self.atom(e, out, hint))
         d = self._dest(dest, hint)
         return self._container(type(node)(elts, gast.Load()), out, d)
 
