@@ -85,3 +85,19 @@ def test_records_of_one_class_in_both_branches():
         return layer(x) ** 2
     assert _never_wrong(same, (1.5, 0.7), 1)
     assert _never_wrong(same, (-1.5, 0.7), 1)
+
+
+@dataclasses.dataclass
+class Gain:
+    g: float
+
+    def __call__(self, x):
+        return self.g * x
+
+
+def test_a_record_of_constants_called_where_it_is_made():
+    """(``Gain(0.5)(x)`` was refused: the record of constants ran as written, a value
+    whose class srcgrad could not tell. Found by a battery of signal programs.)"""
+    def f(x):
+        return Gain(0.5)(x) ** 2 + Gain(x)(2.0)
+    assert _never_wrong(f, (1.3,), 0)

@@ -139,6 +139,13 @@ def call(norm, node, out, dest, hint=None):
     replaced = _replaced_record(norm, node)
     if replaced is not None:
         return call(norm, replaced, out, dest, hint)
+    if isinstance(f, gast.Call) and isinstance(norm.scope.value(f.func), type) \
+            and trees.record_fields(norm.scope.value(f.func)) is not None:
+        # ``Gain(0.5)(x)``: the record built (of constants too), then its ``__call__``
+        built = norm.ctx.namer.fresh(f"{hint}_{norm.scope.value(f.func).__name__}")
+        record(norm, f, norm.scope.value(f.func), out, built, built)
+        return call(norm, anno.like(gast.Call(T.name(built), node.args, node.keywords), node),
+                    out, dest, hint)
     head = f.value if isinstance(f, gast.Attribute) else f
     maker = norm.scope.value(head.func) if isinstance(head, gast.Call) else MISSING
     if (_user_function(maker) or _record_class(maker) and (
