@@ -101,3 +101,27 @@ def test_a_record_of_constants_called_where_it_is_made():
     def f(x):
         return Gain(0.5)(x) ** 2 + Gain(x)(2.0)
     assert _never_wrong(f, (1.3,), 0)
+
+
+def rebound_in_a_loop(a):
+    h = 0.5
+    layer = Mul(a)
+    for _ in range(2):
+        h = layer(h)
+        layer = Add(a)
+    return h
+
+
+def chosen_then_rebound(a):
+    layer = Mul(a) if a > 0.5 else Add(a)
+    h = layer(3.0)
+    layer = Add(a)
+    return layer(h)
+
+
+@pytest.mark.parametrize("f", [rebound_in_a_loop, chosen_then_rebound],
+                         ids=lambda f: f.__name__)
+def test_a_name_bound_to_records_of_two_classes_in_turn(f):
+    """(Both ran the class bound last: wrong values, silently. Found by a battery checking
+    the fixes above in other styles.)"""
+    _never_wrong(f, (0.7,), 0)

@@ -516,12 +516,14 @@ def record(norm, node, cls, out, dest, hint):
     else:
         display = gast.Call(func, [], [gast.keyword(f, v) for f, v in zip(fields, values)])
     d = norm._dest(dest, hint)
-    out.append(norm._mark(T.assign(d, display), "literal"))
+    built = norm._mark(T.assign(d, display), "literal")
+    out.append(built)
     norm.ctx.containers.add(d)
     # (what each field holds: a list of records read back as one, ``model.layers``)
     inner = [(f, kind_of(norm.ctx, v.id)) for f, v in zip(fields, values)
              if isinstance(v, gast.Name)]
-    note_kind(norm.ctx, d, (cls, {f: k for f, k in inner if k is not None}))
+    built.sg_record = (cls, {f: k for f, k in inner if k is not None})
+    note_kind(norm.ctx, d, built.sg_record)
     norm.varied.add(d)
     return d
 

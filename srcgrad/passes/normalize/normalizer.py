@@ -589,6 +589,8 @@ class Normalizer:
             # (A name bound again, ``layer = items[1]`` of a loop unrolled: what it holds
             # from here on, in every round, not what its last binding left.)
             self._note_bound_kind(s)
+        elif getattr(s, "sg_record", None) is not None:
+            calls.note_kind(self.ctx, s.targets[0].id, s.sg_record)  # (the same, once built)
         if (k is not None and k != "opaque") or getattr(s, "sg_norule", None) is not None:
             return [s]
         self._check_static_unchanged(s)
@@ -636,11 +638,10 @@ class Normalizer:
             return [s]
         if isinstance(s, (gast.While, gast.For)):
             self._forget([s])  # (what a later trip sees)
-        if isinstance(s, gast.While):
-            s.body = self.loop_body(s.body)
-            return [s]
-        if isinstance(s, gast.For):
-            return self.for_loop(s)
+            kinds = self._record_kinds()
+            out = self._loop_stmt(s)
+            self._check_loop_kinds(s, kinds[0])
+            return out
         if isinstance(s, gast.Return):
             if s.value is not None and not isinstance(s.value, gast.Name) \
                     and expr_varied(s.value, self.varied, self.scope):
@@ -867,6 +868,28 @@ class Normalizer:
             kinds = self.ctx.record_items[value.value.id]
             key = value.slice.value if isinstance(value.slice, gast.Constant) else None
             calls.note_kind(self.ctx, target, kinds.get(key, kinds.get(None)))
+
+    def _loop_stmt(self, s):
+        if isinstance(s, gast.While):
+            s.body = self.loop_body(s.body)
+            return [s]
+        return self.for_loop(s)
+
+    def _check_loop_kinds(self, loop, before):
+        """Refuse a name holding a record of one class at a loop's start and of another
+        after its body (``layer = Mul(a)``, then ``h = layer(h); layer = Add(a)`` in the
+        loop): its body is compiled once, for one class."""
+        after = self.ctx.records
+        for name, cls in before.items():
+            if name in after and after[name] is not cls and any(
+                    isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
+                    for n in gast.walk(loop)):
+                raise self.ctx.error(
+                    f"`{self.ctx.in_user_names(name)}` holds a `{cls.__name__}` when the loop "
+                    f"starts and a `{after[name].__name__}` after a trip: srcgrad compiles "
+                    "the loop's body for one class of record", loop,
+                    "call each record where it is made, or keep them in a list and loop over "
+                    "the list")
 
     def _record_kinds(self, kinds=None):
         """What the compiler knows of the records names hold (copies); or set it."""
