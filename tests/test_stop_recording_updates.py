@@ -137,3 +137,66 @@ def test_stop_gradient_of_an_expression_reading_a_variable(placement):
     w = net.W.numpy()
     got = (run if placement == "plain" else sg.function(run))()
     np.testing.assert_allclose(got, -x * np.sin(x * w) * np.sin(w))
+
+
+def item_writes_in_a_loop():
+    x = X.copy()
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sin(x)
+        with tape.stop_recording():
+            for i in range(3):
+                y[i] = y[i] * 2.0
+        z = np.sum(y * x)
+    y0 = np.sin(X)
+    y0[:3] *= 2.0
+    return tape.gradient(z, x), y0
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_item_writes_in_a_loop_inside_stop_recording(placement):
+    got, expected = (item_writes_in_a_loop if placement == "plain"
+                     else sg.function(item_writes_in_a_loop))()
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+class RunningMean:
+    def __init__(self):
+        self.running = np.zeros(4)
+
+    def update(self, h):
+        self.running += 0.5 * h
+
+
+def test_a_call_for_its_effects_inside_stop_recording_is_refused():
+    """(Its in-place change of an object's attribute was recorded, silently.)"""
+    norm = RunningMean()
+
+    def run():
+        x = X.copy()
+        with sg.GradientTape() as tape:
+            tape.watch(x)
+            with tape.stop_recording():
+                norm.update(x)
+            loss = np.sum(norm.running * x)
+        return tape.gradient(loss, x)
+    with pytest.raises(sg.CompileError, match="norm.update"):
+        run()
+
+
+NORM = RunningMean()
+
+
+def _update_a_global_in_stop_recording():
+    x = X.copy()
+    with sg.GradientTape() as tape:
+        tape.watch(x)
+        with tape.stop_recording():
+            NORM.update(x)
+        loss = np.sum(NORM.running * x)
+    return tape.gradient(loss, x)
+
+
+def test_a_call_for_its_effects_on_a_global_inside_stop_recording_is_refused():
+    with pytest.raises(sg.CompileError, match="called for its effects inside"):
+        _update_a_global_in_stop_recording()

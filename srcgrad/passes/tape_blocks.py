@@ -414,6 +414,17 @@ class Prepare:
 
     def _with_stmt(self, s, item, f, tape_name, in_loop):
         if isinstance(f, gast.Attribute) and f.attr == "stop_recording":
+            for t in walk_stmts(s.body):
+                if isinstance(t, gast.Expr) and isinstance(t.value, gast.Call) \
+                        and self.ctx.scope.calls_user_code(t.value):
+                    # (what it changes, an object's attribute, an array handed to it, is
+                    # not seen here: it would be recorded)
+                    raise self.region.error(
+                        f"`{gast.unparse(t.value).strip()}` called for its effects inside "
+                        "tape.stop_recording(): srcgrad cannot tell what it changes, which "
+                        "the tape would record", t,
+                        "assign what it computes in the block (`norm.running = "
+                        "norm.running + 0.5 * h`), or call it outside the tape's block")
             out = []
             for inner in self.block(s.body, tape_name, in_loop):
                 if isinstance(inner, gast.Assign):
@@ -592,6 +603,9 @@ def _changed_unrecorded(stmts):
         if isinstance(s, (gast.For, gast.While, gast.If, gast.Try, gast.With)):
             names |= {n.id for n in gast.walk(s) if isinstance(n, gast.Name)
                       and isinstance(n.ctx, gast.Store)}
+            # (``y[i] = ...`` in a loop writes into ``y``)
+            names |= {n.value.id for n in gast.walk(s) if isinstance(n, gast.Subscript)
+                      and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name)}
         elif isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name):
             names.add(s.target.id)
         for call in (n for n in gast.walk(s) if isinstance(n, gast.Call)):
