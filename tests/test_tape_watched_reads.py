@@ -210,3 +210,30 @@ def test_watched_variable_and_array_read_in_called_code(watch_accessed):
     with sg.GradientTape(watch_accessed_variables=False) as tape:  # not watched: None
         y = _global_loss(X)
     assert tape.gradient(y, V_GLOBAL) is None
+
+
+class _Holder:
+    def __init__(self):
+        self.w = np.array([0.5, -0.3])
+
+    def f(self):
+        return np.sum(np.sin(self.w))
+
+
+def _watch_attribute_read_by_another_name():
+    m = _Holder()
+    ww = m.w
+    with sg.GradientTape() as tape:
+        tape.watch(m.w)
+        loss = np.sum(ww ** 3) + np.sum(m.w ** 2) + m.f()
+    return tape.gradient(loss, m.w)
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_a_watched_attribute_read_under_a_name_bound_before_the_block(placement):
+    """(``tape.watch(m.w)`` and the block reading ``ww = m.w``: the same array, whose
+    reads under that name were constants: None. Found by a battery checking fixes.)"""
+    run = _watch_attribute_read_by_another_name if placement == "plain" \
+        else sg.function(_watch_attribute_read_by_another_name)
+    w = np.array([0.5, -0.3])
+    np.testing.assert_allclose(run(), 3 * w ** 2 + 2 * w + np.cos(w), rtol=1e-12)
