@@ -241,3 +241,45 @@ def test_sources_read_from_what_the_inner_block_binds():
         return outer.gradient(gv, TV)
     for g, e in zip(box_in_block(), _fd_hvp()):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-7)
+
+
+SCALAR_W = sg.Variable(np.array([0.5, -0.3]))
+SCALAR_B = sg.Variable(1.5)
+VW = np.array([1.0, 2.0])
+
+
+def _hvp_of_names_bound_before(holder):
+    ww, bb = holder.w, holder.b
+    with sg.GradientTape() as outer:
+        with sg.GradientTape() as inner:
+            L = np.sum(ww ** 3) * bb ** 2
+        g = inner.gradient(L, [holder.w, holder.b])
+        gv = np.sum(g[0] * VW) + g[1] * 2.0
+    return outer.gradient(gv, [holder.w, holder.b])
+
+
+def _hvp_of_an_unpacked_tuple(vars_):
+    w, b = vars_
+    with sg.GradientTape() as outer:
+        with sg.GradientTape() as inner:
+            L = np.sum(w ** 3) * b ** 2
+        gw, gb = inner.gradient(L, vars_)
+        gv = np.sum(gw * VW) + gb * 2.0
+    return outer.gradient(gv, [w, b])
+
+
+class _Holder:
+    def __init__(self, w, b):
+        self.w, self.b = w, b
+
+
+@pytest.mark.parametrize("form", ["names bound before", "an unpacked tuple"])
+def test_a_zero_d_variable_source_read_under_another_name(form):
+    """(A 0-d Variable is given to a block as its NumPy scalar, which the sources did not
+    match by identity: the second-order term through it dropped. Found by a battery
+    checking these fixes in other styles.)"""
+    got = _hvp_of_names_bound_before(_Holder(SCALAR_W, SCALAR_B)) if form == "names bound before" \
+        else _hvp_of_an_unpacked_tuple((SCALAR_W, SCALAR_B))
+    w, b = SCALAR_W.numpy(), 1.5
+    np.testing.assert_allclose(got[0], 6 * w * b ** 2 * VW + 6 * b * w ** 2 * 2.0)
+    assert float(got[1]) == pytest.approx(np.sum(6 * w ** 2 * b * VW) + 2 * np.sum(w ** 3) * 2.0)

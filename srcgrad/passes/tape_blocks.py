@@ -658,7 +658,9 @@ def _source_names(sources, hoisted, ctx):
         if not isinstance(node, gast.Name) or node is source:
             return None
         name = ctx.namer.fresh(getattr(source, "attr", None) or f"{node.id}_item")
-        hoisted.append(T.assign(name, copy.deepcopy(source)))
+        # (as it is, not read as an array where it is a Variable: the sources are matched
+        # by identity to what the inner block reads, ``runtime.is_source``)
+        hoisted.append(T.assign(name, T.expr("_sg.as_held(v)", v=copy.deepcopy(source))))
         names.append(T.name(name))
     return names
 

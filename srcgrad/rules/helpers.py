@@ -105,4 +105,4 @@ NONDIFF = {rt.all_finite, rt.place, rt.attribute_or_missing, rt.check_object_slo
            rt.check_not_0d, rt.check_apart, rt.view_places, rt.check_has_key, rt.check_array, rt.check_row_index,
            rt.check_unpacked, rt.check_positional, rt.taken, rt.snapshot, rt.put_back,
            rt.combination_positions, rt.permutation_positions, rt.product_positions,
-           rt.islice_slice}
+           rt.islice_slice, rt.as_held}

@@ -20,7 +20,7 @@ from ..variables import Variable, read_only
 __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "tangent_zeros", "add", "iadd", "update", "check_not_0d",
     "check_array", "check_row_index", "stored_grad", "add_at", "add_at_zeros", "times_ones", "is_source",
-    "add_to_sources", "sources_grad",
+    "add_to_sources", "sources_grad", "as_held",
     "gather_items", "zero_at", "copy_slot", "copy_value", "dict_values", "dict_values_grad", "dict_values_grad_grad", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "repeats", "concat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view",
     "check_item_read", "distinct", "as_list", "from_list", "check_scalar", "scalar_seed", "attempting", "attempted", "caught", "try_tail", "rolled_back",
@@ -489,8 +489,25 @@ def is_source(read, source):
     source ``source``, given as the Variable or as the array it holds?"""
     if read is source:
         return True
-    read = read_value(read) if isinstance(read, Variable) else read
-    return read is (read_value(source) if isinstance(source, Variable) else source)
+    return any(a is b for a in _held_forms(read) for b in _held_forms(source))
+
+
+def _held_forms(value):
+    """What stands for ``value`` in a tape's compiled block: a Variable, its array (or the
+    array held for it, ``HELD``), and a 0-d one's NumPy scalar (``tape._array_of``)."""
+    if not isinstance(value, Variable):
+        return (value,)
+    forms = [value, read_value(value)]
+    scalar = getattr(value, "_srcgrad_scalar", None)
+    if scalar is not None and scalar[0] is value.read_value():
+        forms.append(scalar[1])
+    return forms
+
+
+def as_held(value):
+    """``value`` itself: a nested tape's sources named as they are held (a Variable, not
+    read as its array), to be matched by identity (``is_source``)."""
+    return value
 
 
 def add_to_sources(grads, read, sources, grad):
