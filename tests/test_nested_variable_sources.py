@@ -283,3 +283,30 @@ def test_a_zero_d_variable_source_read_under_another_name(form):
     w, b = SCALAR_W.numpy(), 1.5
     np.testing.assert_allclose(got[0], 6 * w * b ** 2 * VW + 6 * b * w ** 2 * 2.0)
     assert float(got[1]) == pytest.approx(np.sum(6 * w ** 2 * b * VW) + 2 * np.sum(w ** 3) * 2.0)
+
+
+PARAMS = {"w": sg.Variable(np.array([0.5, -0.3])), "b": sg.Variable(1.5)}
+
+
+def _per_parameter_second_derivative():
+    out = {}
+    for name, var in PARAMS.items():
+        with sg.GradientTape() as outer:
+            with sg.GradientTape() as inner:
+                L = np.sum(PARAMS["w"] ** 3) * PARAMS["b"] ** 2
+            g = inner.gradient(L, var)
+            s = np.sum(g)
+        out[name] = outer.gradient(s, var)
+    return out
+
+
+@pytest.mark.parametrize("placement", ["plain", "function"])
+def test_the_source_a_loop_variable_over_a_dict_of_variables(placement):
+    """(The 0-d Variable given to the block as its NumPy scalar, the block reading it from
+    the dict: 0, silently.)"""
+    run = _per_parameter_second_derivative if placement == "plain" \
+        else sg.function(_per_parameter_second_derivative)
+    got = run()
+    w, b = np.array([0.5, -0.3]), 1.5
+    np.testing.assert_allclose(got["w"], 6 * w * b ** 2)
+    assert float(got["b"]) == pytest.approx(2 * np.sum(w ** 3))

@@ -155,7 +155,10 @@ class _Record:
         # Variable arithmetic in the compiled code; a trainable one is watched by name.
         plain = once.plain_variables(region, self.inputs, self.values)
         while True:
-            sample = [_array_of(self.values[n]) if n in plain else self.values[n]
+            # (In a block with nested tapes, a 0-d Variable's own array: their sources are
+            # matched by identity to the arrays read, runtime.is_source.)
+            sample = [(_array_of(self.values[n]) if not region.nested_tapes
+                       else self.values[n].read_value()) if n in plain else self.values[n]
                       for n in self.inputs]
             as_arrays = tuple(n for n in plain if watch_variables and self.values[n].trainable)
             entry = self._entry(sample, carried, watch_variables, as_arrays)
