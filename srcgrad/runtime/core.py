@@ -493,15 +493,12 @@ def is_source(read, source):
 
 
 def _held_forms(value):
-    """What stands for ``value`` in a tape's compiled block: a Variable, its array (or the
-    array held for it, ``HELD``), and a 0-d one's NumPy scalar (``tape._array_of``)."""
+    """What stands for ``value`` in a tape's compiled block: a Variable and its array (or
+    the array held for it, ``HELD``). (A block with nested tapes is given a 0-d
+    Variable's array, not its NumPy scalar: ``tape.run_compiled``.)"""
     if not isinstance(value, Variable):
         return (value,)
-    forms = [value, read_value(value)]
-    scalar = getattr(value, "_srcgrad_scalar", None)
-    if scalar is not None and scalar[0] is value.read_value():
-        forms.append(scalar[1])
-    return forms
+    return value, read_value(value)
 
 
 def as_held(value):

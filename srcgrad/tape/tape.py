@@ -1080,12 +1080,7 @@ def _array_of(variable):
     and every ufunc read both alike)."""
     value = variable.read_value()
     if value.ndim == 0 and value.dtype.kind in "fc":
-        # (One scalar per value held, so that a nested tape's sources given as the
-        # Variable match it by identity: ``runtime.is_source``.)
-        held = getattr(variable, "_srcgrad_scalar", None)
-        if held is None or held[0] is not value:
-            held = variable._srcgrad_scalar = (value, value[()])
-        return held[1]
+        return value[()]
     return value
 
 
