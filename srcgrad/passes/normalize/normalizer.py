@@ -27,7 +27,7 @@ from ...rules import rewrites, table
 from ...variables import Variable, stop_gradient
 from .. import as_written
 from . import (attributes, calls, dict_keys, functions, global_names, objects, properties,
-               shared_lists, stores, unroll, views)
+               record_kinds, shared_lists, stores, unroll, views)
 from .inline import rename
 from .items import items_forwarded
 from .structure import Facts
@@ -157,6 +157,7 @@ class Normalizer:
         self.objects_pending = False
         self.maybe_records = set()  # results of calls inlined this round that may be records
         self.spelled = {}  # a name made for a view the user indexed -> the user's spelling
+        self._displays = {}  # name -> the tuple displays it is bound to (``_varied``)
 
     # -- driver --------------------------------------------------------------
     def run(self, fn, wrt):
@@ -378,7 +379,7 @@ class Normalizer:
         enumerate loop gives)? None where that is not known so."""
         if not (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
                 and isinstance(node.slice, gast.Constant) and type(node.slice.value) is int
-                and node.value.id in getattr(self, "_displays", {})):
+                and node.value.id in self._displays):
             return None
         k = node.slice.value
         out = False
@@ -588,7 +589,7 @@ class Normalizer:
         if k in ("getitem", "copy") and isinstance(s.targets[0], gast.Name):
             # (A name bound again, ``layer = items[1]`` of a loop unrolled: what it holds
             # from here on, in every round, not what its last binding left.)
-            self._note_bound_kind(s)
+            record_kinds.note_bound(self, s)
         elif getattr(s, "sg_record", None) is not None:
             calls.note_kind(self.ctx, s.targets[0].id, s.sg_record)  # (the same, once built)
         if (k is not None and k != "opaque") or getattr(s, "sg_norule", None) is not None:
@@ -623,24 +624,21 @@ class Normalizer:
                 self.changed = True
                 return self.block(s.body if taken else s.orelse)
             known = dict(self.constants)
-            kinds = self._record_kinds()
+            kinds = record_kinds.snapshot(self.ctx)
             s.body = self.block(s.body)
             self.constants = dict(known)
-            then_kinds = self._record_kinds()
-            self._record_kinds(kinds)
+            then_kinds = record_kinds.snapshot(self.ctx)
+            record_kinds.restore(self.ctx, kinds)
             s.orelse = self.block(s.orelse)
             self.constants = known
-            # What a name holds after the if: records of one class on both paths, or of
-            # none known (``layer = Add(a)`` / ``else: layer = Mul(a)``: refused where
-            # called, not compiled as the branch normalized last).
-            self._record_kinds(tuple({k: v for k, v in a.items() if k in b and b[k] == v}
-                                     for a, b in zip(then_kinds, self._record_kinds())))
+            record_kinds.restore(self.ctx, record_kinds.merged(then_kinds,
+                                                               record_kinds.snapshot(self.ctx)))
             return [s]
         if isinstance(s, (gast.While, gast.For)):
             self._forget([s])  # (what a later trip sees)
-            kinds = self._record_kinds()
+            kinds = record_kinds.snapshot(self.ctx)
             out = self._loop_stmt(s)
-            self._check_loop_kinds(s, kinds[0])
+            record_kinds.check_loop(self.ctx, s, kinds)
             return out
         if isinstance(s, gast.Return):
             if s.value is not None and not isinstance(s.value, gast.Name) \
@@ -856,50 +854,11 @@ class Normalizer:
             and (self.ctx.variable_sources or self.ctx.watched_reads is not None) \
             and expr_varied(node.args[0], self.varied, self.scope)
 
-    def _note_bound_kind(self, s):
-        """The record kind of the target of ``name = container[key]`` or ``name = other``."""
-        value, target = s.value, s.targets[0].id
-        if isinstance(value, gast.Name) and calls.kind_of(self.ctx, value.id):
-            calls.note_kind(self.ctx, target, calls.kind_of(self.ctx, value.id))
-        elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
-                and not isinstance(value.slice, gast.Slice) \
-                and self.ctx.record_items.get(value.value.id):
-            # (of a container the compiler knows the records of: what is at the key)
-            kinds = self.ctx.record_items[value.value.id]
-            key = value.slice.value if isinstance(value.slice, gast.Constant) else None
-            calls.note_kind(self.ctx, target, kinds.get(key, kinds.get(None)))
-
     def _loop_stmt(self, s):
         if isinstance(s, gast.While):
             s.body = self.loop_body(s.body)
             return [s]
         return self.for_loop(s)
-
-    def _check_loop_kinds(self, loop, before):
-        """Refuse a name holding a record of one class at a loop's start and of another
-        after its body (``layer = Mul(a)``, then ``h = layer(h); layer = Add(a)`` in the
-        loop): its body is compiled once, for one class."""
-        after = self.ctx.records
-        for name, cls in before.items():
-            if name in after and after[name] is not cls and any(
-                    isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
-                    for n in gast.walk(loop)):
-                raise self.ctx.error(
-                    f"`{self.ctx.in_user_names(name)}` holds a `{cls.__name__}` when the loop "
-                    f"starts and a `{after[name].__name__}` after a trip: srcgrad compiles "
-                    "the loop's body for one class of record", loop,
-                    "call each record where it is made, or keep them in a list and loop over "
-                    "the list")
-
-    def _record_kinds(self, kinds=None):
-        """What the compiler knows of the records names hold (copies); or set it."""
-        ctx = self.ctx
-        if kinds is None:
-            return dict(ctx.records), dict(ctx.record_fields), dict(ctx.record_items)
-        for held, known in zip((ctx.records, ctx.record_fields, ctx.record_items), kinds):
-            held.clear()
-            held.update(known)
-        return kinds
 
     def _check_static_unchanged(self, s):
         """Refuse ``acts.append(f)`` (or an item written) into a list or dict the code is
