@@ -177,9 +177,10 @@ class Context:
         the function only known when running (``layer = B if flag else A``, ``layer(x)``)
         where the code's inputs hold such objects?"""
         f = call.func
-        if isinstance(f, gast.Name) or isinstance(f, (gast.Subscript, gast.Attribute)) \
-                and isinstance(f.value, gast.Name) and getattr(f, "attr", None) not in table.METHODS \
-                and self.scope.value(f.value) is _UNKNOWN:
+        unknown_holder = isinstance(f, (gast.Subscript, gast.Attribute)) \
+            and isinstance(f.value, gast.Name) and self.scope.value(f.value) is _UNKNOWN \
+            and getattr(f, "attr", None) not in table.METHODS  # (an array's: ``y.sum()``)
+        if isinstance(f, gast.Name) or unknown_holder:
             if any(type(v) is not np.ndarray and self._holds_sources(v)
                    for v in self.param_values.values()):
                 return True

@@ -38,7 +38,7 @@ def _check_watches_in_loop(loop, tape_name, region):
     bound = {n.id for n in gast.walk(loop) if isinstance(n, gast.Name)
              and isinstance(n.ctx, gast.Store)}
     for s in walk_stmts(loop.body):
-        if _is_tape_call(s, tape_name, "watch") and s.value.args and any(
+        if is_tape_call(s, tape_name, "watch") and s.value.args and any(
                 isinstance(n, gast.Name) and n.id in bound for n in gast.walk(s.value.args[0])):
             arg = gast.unparse(s.value.args[0]).strip()
             raise region.error(
@@ -146,7 +146,7 @@ def leading_watches(statements, tape_name):
     from its first line (also where it is read from objects and containers)."""
     out = []
     for s in statements:
-        if not _is_tape_call(s, tape_name, "watch"):
+        if not is_tape_call(s, tape_name, "watch"):
             break
         out.append(s)
     return out
@@ -231,7 +231,7 @@ def bound_in(s):
         n.name for n in gast.walk(s) if isinstance(n, gast.FunctionDef)}
 
 
-def _is_tape_call(stmt, tape_name, method):
+def is_tape_call(stmt, tape_name, method):
     value = getattr(stmt, "value", None)
     if not (isinstance(stmt, gast.Expr) and isinstance(value, gast.Call)):
         return False
@@ -280,7 +280,7 @@ class Prepare:
                 out += self.block(stmts[i + 1:end], tape_name, in_loop)
                 i = end + 1
                 continue
-            if _is_tape_call(s, tape_name, "reset") and (in_loop or self._nested):
+            if is_tape_call(s, tape_name, "reset") and (in_loop or self._nested):
                 # (What it drops depends on whether, or on which trip, it runs: a record
                 # cut at run time, which the compiled code does not model.)
                 raise self.region.error(
@@ -288,13 +288,13 @@ class Prepare:
                     "block is not supported", s,
                     "call it at the block's top level, or end the block and start a new one "
                     "where it would reset")
-            if _is_tape_call(s, tape_name, "reset") and self._makes_variables(stmts[:i]):
+            if is_tape_call(s, tape_name, "reset") and self._makes_variables(stmts[:i]):
                 # (TensorFlow watches them again when read after it: srcgrad watches a
                 # Variable made in the block where it is made, which reset() drops.)
                 raise self.region.error(
                     f"`{tape_name}.reset()` after the block makes a Variable is not supported",
                     s, "make the Variables before the block")
-            if _is_tape_call(s, tape_name, "reset"):
+            if is_tape_call(s, tape_name, "reset"):
                 # Only what runs after reset() is recorded: what came before is constant.
                 out = [_constant(o) for o in out if anno.kind(o) != "watch"]
                 mark = gast.copy_location(gast.Pass(), s)
@@ -332,7 +332,7 @@ class Prepare:
             return None
         name = value.func.value.id
         for j in range(i + 1, len(stmts)):
-            if _is_tape_call(stmts[j], name, "__exit__"):
+            if is_tape_call(stmts[j], name, "__exit__"):
                 return j
         raise self.region.error(f"`{name}.__enter__()` without `{name}.__exit__(...)` in the "
                                 "same block", s)
@@ -359,9 +359,9 @@ class Prepare:
             # gradient would flow through it).
             return as_written.lift(s, region, self._block_names(), self._items_read(s),
                                    self.ctx)
-        if _is_tape_call(s, tape_name, "watch"):
+        if is_tape_call(s, tape_name, "watch"):
             return watch_marker(s, region, self.known, self.bound, self.ctx.namer)
-        if any(_is_tape_call(s, name, "watch") for name in self.inner):
+        if any(is_tape_call(s, name, "watch") for name in self.inner):
             return []  # a nested tape's watch: that tape's business
         if isinstance(s, gast.Return) or (isinstance(s, (gast.Break, gast.Continue)) and not in_loop):
             word = type(s).__name__.lower()
@@ -500,7 +500,7 @@ class Prepare:
                       if isinstance(n, gast.Name) and n.id in (name, tape_name)]
         if len(calls) != 1 or len(uses) != 2 + len([n for n in inner_uses if n.id == name]) \
                 or any(n.id == tape_name for n in inner_uses) \
-                or any(isinstance(t, gast.With) or _is_tape_call(t, name, "reset")
+                or any(isinstance(t, gast.With) or is_tape_call(t, name, "reset")
                        for t in walk_stmts(s.body)):
             return None
         call = calls[0]

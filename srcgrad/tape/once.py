@@ -209,7 +209,7 @@ def watched_from_start(region):
     if found is None:
         # (``tape.reset()`` drops what was watched before it: what counts comes after.)
         resets = [i for i, s in enumerate(region.statements)
-                  if tape_blocks._is_tape_call(s, region.tape_name, "reset")]
+                  if tape_blocks.is_tape_call(s, region.tape_name, "reset")]
         before = region.statements[:resets[-1] + 1] if resets else []
         leading = tape_blocks.leading_watches(region.statements[len(before):],
                                               region.tape_name)
