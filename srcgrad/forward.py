@@ -191,9 +191,13 @@ def _bound_call(f, nargs):
         if code.__code__ is text and code.__defaults__ is defaults \
                 and code.__kwdefaults__ is kwdefaults:
             return found
+    given = ()
+    if isinstance(f, functools.partial) and not f.keywords:
+        # (``functools.partial(f, a)``: its arguments go first, as a method's object does)
+        f, given = f.func, tuple(f.args)
     fn = _python_function(f, "jvp")
-    bound = (fn.__self__,) if inspect.ismethod(fn) else ()
-    code = fn.__func__ if bound else fn
+    bound = ((fn.__self__,) if inspect.ismethod(fn) else ()) + given
+    code = fn.__func__ if inspect.ismethod(fn) else fn
     # Parameters left to their defaults are arguments of the tangent code too (it takes
     # every parameter, then the tangents): their defaults are passed.
     try:

@@ -52,3 +52,22 @@ def test_hvp_missing_an_argument_names_the_function():
     """(It named the generated code's ``x_dot``.)"""
     with pytest.raises(TypeError, match="hvp of with_an_argument.*missing a required argument"):
         sg.hvp(with_an_argument)(ANCHOR, np.ones(2))
+
+
+def _quartic(a, z):
+    return np.sum(z ** 4) + np.sum(np.sin(z) * a) ** 2
+
+
+def test_jvp_and_hvp_of_a_partial():
+    """(``sg.jvp``/``sg.hvp`` of ``functools.partial(f, a)`` raised a TypeError with a
+    remedy that does not apply; ``sg.grad`` and ``sg.hessian`` took it.)"""
+    import functools
+
+    a = np.array([1.0, 2.0, 3.0])
+    p = functools.partial(_quartic, a)
+    x = np.array([0.4, -0.3, 0.7])
+    v = np.array([1.0, -0.5, 2.0])
+    np.testing.assert_allclose(sg.hvp(p)(x, v), sg.hessian(p)(x) @ v, rtol=1e-10)
+    eps = 1e-6
+    assert sg.jvp(p, (x,), (v,))[1] == pytest.approx(
+        (p(x + eps * v) - p(x - eps * v)) / (2 * eps), rel=1e-6)
