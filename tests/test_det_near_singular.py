@@ -73,3 +73,12 @@ def test_a_stack_of_matrices_one_nearly_singular():
     def total(s):
         return np.sum(np.linalg.det(s) ** 2)
     check_grads(total, (stack,), order=2)
+
+
+def test_forward_mode_over_the_gradient_near_a_singular_matrix():
+    """(``sg.jvp(sg.grad(det))`` was refused as det's "third derivative": the cofactors
+    had no tangent.)"""
+    a = MATRICES["rounded 3x3"]
+    v = np.random.default_rng(2).standard_normal((3, 3))
+    np.testing.assert_allclose(sg.jvp(sg.grad(det), (a,), (v,))[1], sg.hvp(det)(a, v),
+                               rtol=1e-9, atol=1e-12)

@@ -82,6 +82,7 @@ _EXPLICIT = {
     np.linalg.eigvalsh: "_sg.eigvalsh_tangent(a, a_dot, UPLO)",
     np.linalg.svd: "_sg.svd_tangent(a, a_dot, ans, full_matrices, compute_uv, hermitian)",
     np.linalg.qr: "_sg.qr_tangent(a, a_dot, ans, mode)",
+    _h.singular_cofactors: "_sg.cofactors_tangent(a, a_dot)",
     np.linalg.pinv: "_sg.pinv_tangent(a, a_dot, ans, hermitian)",
     np.linalg.lstsq: "_sg.lstsq_tangent(a, a_dot, b, b_dot, ans)",
     np.linalg.matrix_power: "_sg.matrix_power_tangent(a, a_dot, n)",

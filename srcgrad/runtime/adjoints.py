@@ -34,7 +34,7 @@ __all__ = [
     "written", "item_grad",
     # primitives with their own rule
     "broadcast_to", "add_reduce", "sigmoid", "einsum_list", "astype", "flatten", "item",
-    "join_r", "join_c", "singular_cofactors", "cofactors_grad", "arrayed",
+    "join_r", "join_c", "singular_cofactors", "cofactors_grad", "cofactors_tangent", "arrayed",
     # planning (non-differentiable)
     "einsum_slot_plan", "dot_subscripts", "inner_subscripts", "tensordot_subscripts",
     "einsum_subscripts", "einsum_sublists",
@@ -318,6 +318,34 @@ def singular_cofactors(a):
     return np.expand_dims(sign, (-2, -1)) * ((u * np.expand_dims(before * after, -2)) @ vt)
 
 
+def _cofactor_minors(a):
+    """(pairs of distinct indices, the signed minors of ``a`` without the rows of one pair
+    and the columns of another, a one-hot map from pairs to their second index): what the
+    derivative of the cofactors is made of (``cofactors_grad``, ``cofactors_tangent``)."""
+    n = shape_of(a)[-1]
+    pairs = np.array([(i, k) for i in range(n) for k in range(n) if i != k])
+    first, second = pairs[:, 0], pairs[:, 1]
+    rest = np.array([[r for r in range(n) if r not in p] for p in pairs.tolist()],
+                    dtype=np.intp).reshape(len(pairs), n - 2)
+    minors = np.linalg.det(a[..., rest[:, None, :, None], rest[None, :, None, :]])
+    # (the sign of C[i, j], then of a[k, l]'s place in a without row i and column j)
+    place = second - (second > first)
+    sign = (-1.0) ** (first[:, None] + first[None, :] + place[:, None] + place[None, :])
+    return first, second, sign * minors
+
+
+def cofactors_tangent(a, a_dot):
+    """Forward mode's tangent of ``singular_cofactors(a)`` along ``a_dot`` (exact at any
+    matrix: from minors, as ``cofactors_grad``)."""
+    n = shape_of(a)[-1]
+    if n < 2:
+        return np.zeros(np.broadcast_shapes(shape_of(a), shape_of(a_dot)))
+    first, second, signed = _cofactor_minors(a)
+    terms = a_dot[..., second[:, None], second[None, :]] * signed
+    to_index = (first[:, None] == np.arange(n)).astype(float)  # pair p -> C's row i
+    return np.swapaxes(to_index, 0, 1) @ terms @ to_index
+
+
 def cofactors_grad(grad, a):
     """Adjoint of ``singular_cofactors(a)``: a second derivative of ``det``, exact at any
     matrix. The cofactor ``C[i, j]`` changes with ``a[k, l]`` (``k != i``, ``l != j``) by the
@@ -325,16 +353,8 @@ def cofactors_grad(grad, a):
     n = shape_of(a)[-1]
     if n < 2:
         return np.zeros(np.broadcast_shapes(shape_of(grad), shape_of(a)))
-    pairs = np.array([(i, k) for i in range(n) for k in range(n) if i != k])
-    first, second = pairs[:, 0], pairs[:, 1]
-    # minors[..., p, q]: a without the rows of pair p and the columns of pair q.
-    rest = np.array([[r for r in range(n) if r not in p] for p in pairs.tolist()],
-                    dtype=np.intp).reshape(len(pairs), n - 2)
-    minors = np.linalg.det(a[..., rest[:, None, :, None], rest[None, :, None, :]])
-    # (the sign of C[i, j], then of a[k, l]'s place in a without row i and column j)
-    place = second - (second > first)
-    sign = (-1.0) ** (first[:, None] + first[None, :] + place[:, None] + place[None, :])
-    terms = grad[..., first[:, None], first[None, :]] * sign * minors
+    first, second, signed = _cofactor_minors(a)
+    terms = grad[..., first[:, None], first[None, :]] * signed
     to_index = (second[:, None] == np.arange(n)).astype(float)  # pair p -> a's row k
     return np.swapaxes(to_index, 0, 1) @ terms @ to_index
 
