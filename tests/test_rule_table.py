@@ -531,7 +531,8 @@ def test_rule_matches_central_differences(case):
 
 
 # Rules whose grad only refuses: checked in ``test_refusing_rules_raise``.
-REFUSING = {adjoint_helpers.cofactors_grad, runtime.roots_jacobian}
+REFUSING = {adjoint_helpers.cofactors_grad, adjoint_helpers.cofactors_tangent,
+            runtime.roots_jacobian}
 
 
 def test_every_rule_has_a_case():

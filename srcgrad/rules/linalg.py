@@ -24,6 +24,7 @@ TABLE = {
     rt.singular_cofactors: Rule("a", a="_sg.cofactors_grad(g, a)",
                                 rows={"a": "_sg.cofactors_grad(g, a)"}),
     rt.cofactors_grad: Rule("grad, a", grad=_THIRD, a=_THIRD),
+    rt.cofactors_tangent: Rule("a, a_dot", a=_THIRD, a_dot=_THIRD),
     # Matrix ord='nuc', 2, -2: norms of singular values (decompositions.singular_norm_grad).
     np.linalg.norm: Rule("x, ord=None, axis=None, keepdims=False",
                          x="_sg.singular_norm_grad(g, x, axis, keepdims, ord) "
