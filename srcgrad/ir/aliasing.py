@@ -13,6 +13,7 @@ import types
 import gast
 import numpy as np
 
+from .. import runtime as rt
 from ..rules import table
 from . import templates as T
 from .names import MUTATORS, binding_counts, handed_on, is_item_check, item_read, walk_stmts, \
@@ -610,8 +611,7 @@ def _shared_by(target, value, loads, scope, lists=frozenset(), last_read=False):
     if isinstance(value, gast.Call) and scope.value(value.func) is copy.copy:
         # a new container holding the argument's own items
         return {target} | set().union(*(_shared_sources(a, scope) for a in value.args))
-    if isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
-            and isinstance(value.args[0], gast.Name) and _is_stop_gradient(scope.value(value.func)):
+    if identity_call(value, scope):
         value = value.args[0]  # (``y = stop_gradient(y)``: ``y`` itself)
     if isinstance(value, gast.Call) and _hands_back_held(value, scope):
         # ``d.get(k, y)``, ``stack.pop()``, ``next(iter(ys), y)``: an item held elsewhere,
@@ -641,9 +641,11 @@ def _shared_by(target, value, loads, scope, lists=frozenset(), last_read=False):
 _HANDING_METHODS = frozenset({"get", "pop", "popitem", "setdefault", "popleft", "__getitem__"})
 
 
-def _is_stop_gradient(fn):
-    from ..variables import stop_gradient  # (variables imports the rules, which import this)
-    return fn is stop_gradient
+def identity_call(value, scope):
+    """``stop_gradient(y)`` of a name: ``y`` itself when it runs (an array's), as a
+    ``stop_recording`` block's code cuts what it changed."""
+    return isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
+        and isinstance(value.args[0], gast.Name) and scope.value(value.func) is rt.stop_gradient
 
 
 def _hands_back_held(call, scope):

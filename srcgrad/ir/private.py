@@ -22,7 +22,7 @@ import numpy as np
 from .. import runtime as rt
 from ..rules import table
 from . import templates as T
-from .aliasing import bound_only_to, einsum_may_view, last_reads
+from .aliasing import bound_only_to, einsum_may_view, identity_call, last_reads
 from .names import is_item_check, name_ids, own_nodes, walk_stmts
 from .resolve import MISSING
 from .scopes import free_names
@@ -374,7 +374,7 @@ class _Flow:
             if base in private and base not in reads and len(private.names_with(base)) == 1:
                 self.decide(s, base, private)  # a write into a private array
             return private.exposed(reads)
-        if _identity_call(s.value, self.scope):
+        if identity_call(s.value, self.scope):
             # ``y = _sg.stop_gradient(y)`` (a stop_recording block's): ``y`` itself
             s = gast.Assign(s.targets, s.value.args[0])
         moved = self.moved_item(s.value, private)
@@ -510,12 +510,6 @@ class _Flow:
             return set().union(*(self.exposed(c, True) for c in gast.iter_child_nodes(node)))
         # Containers, comprehensions, lambdas, starred...: whatever they name may be kept.
         return {n.id for n in T.walk(node) if isinstance(n, gast.Name)}
-
-
-def _identity_call(value, scope):
-    """``stop_gradient(y)`` of a name: ``y`` itself when it runs (an array's)."""
-    return isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
-        and isinstance(value.args[0], gast.Name) and scope.value(value.func) is rt.stop_gradient
 
 
 def _names_moved(targets, value):
