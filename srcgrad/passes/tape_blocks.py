@@ -510,7 +510,8 @@ class Prepare:
         names = _source_names(sources.elts if as_list else [sources], hoisted, self.ctx)
         if not isinstance(target, gast.Name) or names is None:
             return None
-        roots = {n.id for h in hoisted for n in gast.walk(h.value) if isinstance(n, gast.Name)}
+        roots = {n.id for h in hoisted for n in gast.walk(h.value.args[0])  # (as_held's)
+                 if isinstance(n, gast.Name)}
         if roots & set().union(*(bound_in(t) for t in s.body)):
             return None  # (read from what the block binds: evaluated after it, as written)
         between = set().union(*(bound_in(t) for t in stmts[i + 1:stmts.index(call)]))

@@ -322,7 +322,7 @@ def call(norm, node, out, dest, hint=None):
         # ``obj.m(x)``, or ``f(x)`` for a bound method ``f`` passed in: its receiver
         # (``self.act(x)`` of ``self.act = other.apply``: ``other``, not ``self``).
         held = isinstance(f, gast.Attribute) \
-            and norm.scope.value(f.value) not in (obj.__self__, MISSING)
+            and not among(norm.scope.value(f.value), obj.__self__, MISSING)
         owner = f.value if isinstance(f, gast.Attribute) and not held else \
             gast.Attribute(copy.deepcopy(f), "__self__", gast.Load())
         receiver = norm.atom(owner, out, "receiver")
