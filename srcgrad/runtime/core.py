@@ -530,8 +530,10 @@ def sources_grad(grads, read, sources, like, lead=0):
         elif isinstance(s, dict):
             for k, si in s.items():
                 pick(g[k], si)
+        elif is_source(read, s):
+            picked.append(g)
         else:
-            picked.append(g) if is_source(read, s) else leaves.append(g)
+            leaves.append(g)
 
     leaves = []
     pick(grads, sources)
