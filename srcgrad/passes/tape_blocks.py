@@ -90,8 +90,11 @@ def watch_marker(node, region, known=None, rebound=(), namer=None):
     known = {n: v for n, v in (known or {}).items() if n not in rebound}
     for e in reads:
         # (``tape.watch(m.w)`` where the block reads ``ww = m.w`` bound before it: the
-        # same array, watched under that name too)
-        held = _chain_value(watch_chain(e), known)
+        # same array, watched under that name too. A chain read nowhere gives a sentinel
+        # no name holds.)
+        from ..compiler.watched_reads import Locator  # (which imports this module)
+
+        held = Locator(*watch_chain(e), param=True)(known)
         if held is not None and type(held) not in PYTHON_NUMBERS:
             names += [n for n, v in known.items() if v is held and n not in names]
     for name in list(names):
@@ -127,18 +130,6 @@ def watch_marker(node, region, known=None, rebound=(), namer=None):
 
 PYTHON_NUMBERS = frozenset({float, int, complex, bool})
 
-
-def _chain_value(chain, known):
-    """The value ``(name, path)`` (``watch_chain``) reads from ``known``, or None."""
-    if chain is None or chain[0] not in known:
-        return None
-    value = known[chain[0]]
-    try:
-        for how, key in chain[1]:
-            value = getattr(value, key) if how == "attr" else value[key]
-    except Exception:
-        return None
-    return value
 
 
 def leading_watches(statements, tape_name):

@@ -337,25 +337,27 @@ def _cofactor_minors(a):
 def cofactors_tangent(a, a_dot):
     """Forward mode's tangent of ``singular_cofactors(a)`` along ``a_dot`` (exact at any
     matrix: from minors, as ``cofactors_grad``)."""
-    n = shape_of(a)[-1]
-    if n < 2:
-        return np.zeros(np.broadcast_shapes(shape_of(a), shape_of(a_dot)))
-    first, second, signed = _cofactor_minors(a)
-    terms = a_dot[..., second[:, None], second[None, :]] * signed
-    to_index = (first[:, None] == np.arange(n)).astype(float)  # pair p -> C's row i
-    return np.swapaxes(to_index, 0, 1) @ terms @ to_index
+    return _through_minors(a_dot, a, transposed=False)
 
 
 def cofactors_grad(grad, a):
     """Adjoint of ``singular_cofactors(a)``: a second derivative of ``det``, exact at any
     matrix. The cofactor ``C[i, j]`` changes with ``a[k, l]`` (``k != i``, ``l != j``) by the
     signed minor of ``a`` without rows ``i, k`` and columns ``j, l``; no inverse is taken."""
+    return _through_minors(grad, a, transposed=True)
+
+
+def _through_minors(v, a, transposed):
+    """The cofactors' derivative at ``a`` applied to ``v``: along ``v`` (a change of ``a``:
+    read at each pair's second index, summed into its first) or, ``transposed``, to ``v``
+    (an adjoint of the cofactors: read at the first, summed into the second)."""
     n = shape_of(a)[-1]
     if n < 2:
-        return np.zeros(np.broadcast_shapes(shape_of(grad), shape_of(a)))
+        return np.zeros(np.broadcast_shapes(shape_of(v), shape_of(a)))
     first, second, signed = _cofactor_minors(a)
-    terms = grad[..., first[:, None], first[None, :]] * signed
-    to_index = (second[:, None] == np.arange(n)).astype(float)  # pair p -> a's row k
+    read, into = (first, second) if transposed else (second, first)
+    terms = v[..., read[:, None], read[None, :]] * signed
+    to_index = (into[:, None] == np.arange(n)).astype(float)  # pair p -> its index there
     return np.swapaxes(to_index, 0, 1) @ terms @ to_index
 
 

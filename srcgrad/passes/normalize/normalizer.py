@@ -93,13 +93,12 @@ def _assigned_names(body):
 
 def _written_into(target):
     """The names an assignment to ``target`` binds or writes into (``x[i + 1]``: ``x``)."""
-    while isinstance(target, (gast.Subscript, gast.Attribute)):
-        target = target.value
     if isinstance(target, gast.Starred):
         target = target.value
     if isinstance(target, (gast.Tuple, gast.List)):
         return [n for e in target.elts for n in _written_into(e)]
-    return [target.id] if isinstance(target, gast.Name) else []
+    root = root_id(target)
+    return [root] if root is not None else []
 
 
 def _bound_to_other_than_sequences(body):
