@@ -108,6 +108,7 @@ class Context:
         # A tape block's: its function's cell variables, and whether it is a module's code
         # (blocks.Region); (None, None) where not known.
         self.block_frame = (None, None)
+        self._held_by_inputs = None  # (``_inputs_hold_sources``)
         # Rule expressions say ``np`` and ``math``: use the user's own names
         # when they mean those modules, else private cells.
         self.module_names = {
@@ -180,10 +181,8 @@ class Context:
         unknown_holder = isinstance(f, (gast.Subscript, gast.Attribute)) \
             and isinstance(f.value, gast.Name) and self.scope.value(f.value) is _UNKNOWN \
             and getattr(f, "attr", None) not in table.METHODS  # (an array's: ``y.sum()``)
-        if isinstance(f, gast.Name) or unknown_holder:
-            if any(type(v) is not np.ndarray and self._holds_sources(v)
-                   for v in self.param_values.values()):
-                return True
+        if (isinstance(f, gast.Name) or unknown_holder) and self._inputs_hold_sources():
+            return True
         for n in gast.walk(call):
             if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) \
                     and n.func.id == "super":
@@ -194,6 +193,14 @@ class Context:
                         and self._holds_sources(value):
                     return True
         return False
+
+    def _inputs_hold_sources(self):
+        """Does an input (not an array) hold what a tape watches? (Found once: the inputs
+        and what is watched are fixed while compiling.)"""
+        if self._held_by_inputs is None:
+            self._held_by_inputs = any(type(v) is not np.ndarray and self._holds_sources(v)
+                                       for v in self.param_values.values())
+        return self._held_by_inputs
 
     def _is_variable_read(self, node):
         """Does ``node`` (a name or attribute chain) read a trainable Variable a tape
