@@ -5,6 +5,7 @@ the namer, what names denote (``scope``), the objects injected into the
 generated code (``cells``) and the guards the cache checks before reusing it.
 """
 import builtins
+import functools
 import math
 import re
 import sys
@@ -16,6 +17,7 @@ import numpy as np
 
 from ..errors import CompileError
 from ..ir import anno, scopes, templates as T
+from ..ir.names import MUTATORS
 from ..ir.resolve import MISSING as _UNKNOWN, Guards, Scope, constant_index, is_library
 from ..passes import contexts, fence
 from ..rules import table
@@ -94,6 +96,7 @@ class Context:
         self.read_values = set()  # names holding the array read from a watched Variable
         self.read_from = {}  # those names -> the Variable (what ``isinstance`` of them tests)
         self.watched_reads = None  # tapes: watched_reads.Reads, when values are watched at entry
+        self.nested_reads = []  # the same of nested tapes' blocks (watched_reads.NestedReads)
         # Where the code stores into containers it was handed (``d["x"] = v``): (root,
         # path) pairs, a path cut where its index is known only when running
         # (``written_sites``).
@@ -198,8 +201,13 @@ class Context:
         """Does an input (not an array) hold what a tape watches? (Found once: the inputs
         and what is watched are fixed while compiling.)"""
         if self._held_by_inputs is None:
-            self._held_by_inputs = any(type(v) is not np.ndarray and self._holds_sources(v)
-                                       for v in self.param_values.values())
+            # (A bound method's object, a partial's arguments: ``f = net.forward``.)
+            self._held_by_inputs = any(
+                type(v) is not np.ndarray and self._holds_sources(v)
+                or isinstance(v, types.MethodType) and self._holds_sources(v.__self__)
+                or isinstance(v, functools.partial)
+                and self._holds_sources(list(v.args) + list(v.keywords.values()))
+                for v in self.param_values.values())
         return self._held_by_inputs
 
     def _is_variable_read(self, node):
@@ -236,7 +244,8 @@ class Context:
                 "also stores into there: srcgrad differentiates such a read as the watched "
                 "value, which it may no longer be", self.cur,
                 f"read it into a local before the block (`v = {text}`), compute with the "
-                "local in the block, and store it back after")
+                "local in the block, and store it back after; or make the container in the "
+                "block, after the watch (`xs = [x0]`)")
         if state == watched_reads.AMBIGUOUS and isinstance(node, gast.Name):
             return False  # (a global or closure variable: another name, not watched with it)
         if state == watched_reads.AMBIGUOUS:
@@ -261,8 +270,14 @@ class Context:
             node = node.func.value
         if isinstance(node, gast.Call) and not node.keywords \
                 and self.scope.value(node.func) in (builtins.zip, builtins.enumerate,
-                                                    builtins.reversed):
+                                                    builtins.reversed, builtins.list,
+                                                    builtins.tuple, builtins.sorted):
             return any(self._iterates_sources(a) for a in node.args)
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                and node.func.attr == "copy" and not node.args:
+            return self._iterates_sources(node.func.value)  # ``ws.copy()``
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add):
+            return self._iterates_sources(node.left) or self._iterates_sources(node.right)
         if not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)):
             return False
         value = self.scope.value(node)
@@ -325,6 +340,11 @@ class Context:
         (``written_sites``)."""
         sites = []
         for n in (n for s in body for n in gast.walk(s)):
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                    and n.func.attr in MUTATORS and isinstance(n.func.value, gast.Name):
+                # (``xs.append(...)``: ``xs[-1]`` is another item after it, and an
+                # insert or a pop moves them all)
+                sites.append((n.func.value.id, ()))
             if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
                 path, node = [], n
                 while isinstance(node, (gast.Attribute, gast.Subscript)):

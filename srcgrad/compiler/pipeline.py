@@ -295,7 +295,7 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True, s
 
 @without_gc
 def compile_region(region, inputs, sample, targets, watch_variables, is_variable, sources,
-                   watch_inputs=(), returns=None, strong=False):
+                   watch_inputs=(), returns=None, strong=False, fresh=()):
     """Generate and load the adjoint code of a nested tape's block: what its
     ``inner.gradient(y, x)`` inside the outer block compiles to, which the outer
     block's compiler inlines and so differentiates again.
@@ -320,9 +320,11 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     """
     # (Its inputs holding a Variable's array are such inputs for a tape nested in it
     # too: three nested tapes reading a Variable none watches, hunt 8.)
+    spec, watched = _watched_at_start(region, inputs, sample, fresh)
     ctx, node, body, wrt, params = region_front(region, inputs, sample, watch_variables,
                                                 is_variable, watch_inputs,
-                                                as_arrays=watch_inputs)
+                                                as_arrays=watch_inputs, watched=watched,
+                                                fresh=fresh)
     if returns is None:
         repeatable.check(body, ctx, "it is a nested tape's block")
     functional.rewrite(node, ctx, params)  # (the outer block's code differentiates it again)
@@ -375,7 +377,26 @@ def compile_region(region, inputs, sample, targets, watch_variables, is_variable
     loaded = codegen.load(text, fname, region.globals, ctx.cells, f"tape {where}")
     # Inlined into an outer tape's code: valid while what it read is.
     loaded.__srcgrad_guards__ = ctx.guards
-    return Generated(text, loaded, ctx.guards, rerunnable)
+    generated = Generated(text, loaded, ctx.guards, rerunnable)
+    generated.nested_reads = list(ctx.nested_reads)
+    if ctx.watched_reads is not None and ctx.watched_reads.sites:
+        generated.nested_reads.append(spec.compiled_for(ctx.watched_reads))
+    return generated
+
+
+def _watched_at_start(region, inputs, sample, fresh):
+    """What a nested tape's block watches on its first lines (``watched_reads.NestedReads``
+    says where: of its ``fresh`` inputs, holding when compiling what they hold where it
+    starts, and of globals), and the ``Watched``; or (None, None)."""
+    from ..tape import once  # (which imports the compiler)
+
+    start, chains, later = once.watched_from_start(region)
+    roots = start | later | {c.root for c in chains}
+    spec = watched_reads.NestedReads(
+        {n for n in roots if n in fresh}, {n for n in roots if n not in inputs},
+        start, chains, later, region.globals)
+    watched = spec.watched({n: v for n, v in zip(inputs, sample) if n in fresh})
+    return (spec, watched) if watched else (None, None)
 
 
 def _singular_somewhere(body):
@@ -397,12 +418,14 @@ def _singular_somewhere(body):
 
 
 def region_front(region, inputs, sample, watch_variables, is_variable, watch_inputs=(),
-                 once=False, as_arrays=(), modules=None, watched=None):
+                 once=False, as_arrays=(), modules=None, watched=None, fresh=None):
     """The region's statements as a normalized ``def tape_region(<inputs>)``; ``once``:
     for a block run once (its nested tapes' blocks run once too, see tape_blocks);
     ``as_arrays``: inputs that are trainable Variables passed as their arrays;
     ``modules``: modules bound in the caller's function (name -> module);
-    ``watched``: values watched at the start, id -> value (``watched_reads``).
+    ``watched``: values watched at the start, id -> value (``watched_reads``);
+    ``fresh``: the inputs whose sample is their value where the block starts (all of
+    them where None).
 
     Returns the context, the def, its body (without the final return), the
     names differentiated with respect to, and the parameters.
@@ -431,7 +454,8 @@ def region_front(region, inputs, sample, watch_variables, is_variable, watch_inp
     if watched:
         ctx.watched_reads = watched_reads.Reads(watched)
     prepare = tape_blocks.Prepare(region, ctx, watch_variables, is_variable,
-                                  dict(zip(params, sample)), compile_region, once)
+                                  dict(zip(params, sample)), compile_region, once,
+                                  set(params) if fresh is None else set(fresh))
     node.body = prepare.block(region.statements, region.tape_name) + [gast.Return(T.const(None))]
     lambdas.hoist(node)  # (as source.parse_function does for a function's own code)
     walrus.hoist(node)

@@ -167,6 +167,7 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     stored = ctx.watched_reads
     generated.watch_reads = stored.locators() if stored is not None else ()
     generated.watch_pattern = stored.compiled_pattern() if stored is not None else ()
+    generated.nested_reads = tuple(ctx.nested_reads)
     generated.order = order
     # Containers the block fills after binding them (appends, item writes): watched where
     # bound, their adjoint there is not their items' (refused as sources: tape.backward).

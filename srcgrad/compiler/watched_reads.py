@@ -127,6 +127,36 @@ class Reads:
         return tuple(state for _, state in self.sites.values())
 
 
+class NestedReads:
+    """What a nested tape's block watches on its first lines, of the outer block's inputs
+    that still hold there what they held where it started (``inputs``) and of globals
+    (``global_roots``; ``start``, ``chains``, ``later`` as ``at_entry`` takes them), and
+    (``compiled_for``) the reads of its code that may give those: checked at each entry
+    of the outer block as its own reads are."""
+
+    def __init__(self, inputs, global_roots, start, chains, later, module_globals):
+        self.global_roots = global_roots
+        self.globals = module_globals
+        self.spec = ({n for n in start if n in inputs or n in global_roots},
+                     [c for c in chains if c.root in inputs or c.root in global_roots],
+                     {n for n in later if n in inputs or n in global_roots})
+        self.locators, self.compiled = (), ()
+
+    def watched(self, values):
+        """The ``Watched`` given the outer block's inputs ``values`` (name -> value)."""
+        found = {n: self.globals[n] for n in self.global_roots if n in self.globals}
+        found.update(values)
+        return at_entry(found, *self.spec, ())
+
+    def compiled_for(self, reads):
+        self.locators = reads.locators()
+        self.compiled = reads.compiled_pattern()
+        return self
+
+    def pattern(self, values):
+        return self.watched(values).pattern(self.locators, values)
+
+
 _DATA = (np.ndarray, Variable, float, int, complex, np.generic)  # what may be watched, now or later
 
 

@@ -47,6 +47,13 @@ def shared_names(body, scope, last=None):
     last = last_reads(body) if last is None else last
     # (An index ``u_t = [0, 2]`` the normalizer named: ``a[u_t]`` is a copy of its items.)
     lists = bound_only_to(body, lambda v: isinstance(v, (gast.List, gast.ListComp)))
+    # (Containers that keep what is stored in them, ``log[i] = x``: not arrays, which copy.)
+    keeping = bound_only_to(body, lambda v: isinstance(v, (gast.List, gast.ListComp, gast.Dict,
+                                                           gast.DictComp))
+                            or isinstance(v, gast.Call) and isinstance(v.func, gast.Name)
+                            and scope.value(v.func) in (dict, list)) \
+        | {n for n in _loaded_names(body)
+           if type(scope.value(gast.Name(n, gast.Load(), None, None))) in (dict, list)}
     shared = set()
     moves = []  # (a name, the name it is copied into)
     transient = _transient_views(body, loads, scope)
@@ -66,6 +73,13 @@ def shared_names(body, scope, last=None):
                 if part is None and isinstance(s.value, gast.Call):
                     # ``a, b = np.split(y, 2)``: the pieces are views of ``y``
                     shared |= _shared_sources(s.value, scope)
+        if isinstance(s, gast.Assign) and any(
+                isinstance(t, gast.Attribute) or isinstance(t, gast.Subscript)
+                and isinstance(t.value, gast.Name) and t.value.id in keeping
+                for t in s.targets):
+            # ``log["start"] = x``, ``holder.v = x``: the dict or the object keeps ``x``'s
+            # array, which a later ``x[0] = ...`` changes
+            shared |= _shared_sources(s.value, scope)
         for n in _walk_value(s):
             # An array put into a container, or a view of it (``[a[0], a[1]]``), is
             # reachable through the container's items.
@@ -582,6 +596,11 @@ def _bindings(s):
             else:
                 pairs += [(n.id, None) for n in T.walk(target) if isinstance(n, gast.Name)]
     return pairs
+
+
+def _loaded_names(body):
+    return {n.id for s in body for n in gast.walk(s)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
 def bound_only_to(body, accepted):

@@ -73,6 +73,10 @@ def watch_marker(node, region, known=None, rebound=(), namer=None):
         elif isinstance(expr, gast.Dict):
             for e in expr.values:
                 collect(e)
+        elif isinstance(expr, gast.Name) and namer is not None and _leading(node, region) \
+                and prefix_chain(region, node, expr.id) is not None:
+            # (the chain it was bound to, watched: the name is one of its reads)
+            reads.append(copy.deepcopy(prefix_chain(region, node, expr.id)))
         elif isinstance(expr, gast.Name):
             names.append(expr.id)
         elif watch_chain(expr) is not None and namer is not None \
@@ -134,13 +138,55 @@ PYTHON_NUMBERS = frozenset({float, int, complex, bool})
 
 def leading_watches(statements, tape_name):
     """The ``tape.watch(...)`` statements a block starts with: what they watch is watched
-    from its first line (also where it is read from objects and containers)."""
+    from its first line (also where it is read from objects and containers). Names bound
+    to what is stored (``w = p["w"]``, ``u = sim.u``) may come between: no operation the
+    tape could record runs before those watches."""
     out = []
     for s in statements:
-        if not is_tape_call(s, tape_name, "watch"):
+        if is_tape_call(s, tape_name, "watch"):
+            out.append(s)
+        elif _plain_reads(s) is None:
             break
-        out.append(s)
     return out
+
+
+def _plain_reads(s):
+    """``[(name, value)]`` of ``w = p["w"]``, ``u = self.u``, ``y = x``, ``W, b = p["W"],
+    p["b"]``: names bound to what is stored, computing nothing; else None."""
+    if not (isinstance(s, gast.Assign) and len(s.targets) == 1):
+        return None
+    target, value = s.targets[0], s.value
+    pairs = list(zip(target.elts, value.elts)) \
+        if isinstance(target, gast.Tuple) and isinstance(value, gast.Tuple) \
+        and len(target.elts) == len(value.elts) else [(target, value)]
+    if all(isinstance(t, gast.Name) and (isinstance(v, gast.Name) or watch_chain(v) is not None)
+           for t, v in pairs):
+        return [(t.id, v) for t, v in pairs]
+    return None
+
+
+def prefix_chain(region, watch, name):
+    """The attribute or item chain ``name`` was bound to on the block's first lines where
+    the leading ``watch`` names it (``w = p["w"]``, ``tape.watch(w)``: TensorFlow
+    watches the very tensor ``p["w"]`` holds, read there in the block too), or None."""
+    chains = {}
+    for s in region.statements:
+        if s is watch or (s.lineno, s.col_offset) == (watch.lineno, watch.col_offset):
+            return chains.get(name)
+        reads = _plain_reads(s)
+        if reads is None:
+            if is_tape_call(s, region.tape_name, "watch"):
+                continue
+            return None
+        bound = {n for n, _ in reads}
+        # (What was bound to a chain through a name now bound again no longer is.)
+        chains = {n: c for n, c in chains.items()
+                  if n not in bound and watch_chain(c)[0] not in bound}
+        for n, value in reads:
+            chain = watch_chain(value)
+            if chain is not None and chain[0] not in bound:
+                chains[n] = value
+    return None
 
 
 def _leading(node, region):
@@ -243,8 +289,11 @@ class Prepare:
     """
 
     def __init__(self, region, ctx, watch_variables, is_variable, known, compile_inner,
-                 once=False):
+                 once=False, fresh=None):
         self.known = known  # this region's inputs -> their values at entry
+        # (those of them that are the values where the region starts: not those of a
+        # nested region's inputs that the outer one bound before it)
+        self.fresh = set(known) if fresh is None else fresh
         self.compile_inner = compile_inner
         self.once = once  # nested tapes' blocks run once, in place (``_run_once``)
         self.gradients = {}  # (line, column) of an inner.gradient(...) -> its adjoints' name
@@ -520,10 +569,10 @@ class Prepare:
         inputs = [n for n in region_inputs(inner) if n in local]
         returns = sorted(region_outputs(inner))
         def compiled(strong):
-            return self.compile_inner(inner, inputs, [self.known.get(n) for n in inputs],
-                                      [target.id], self.watch_variables, self.is_variable,
-                                      sources=[n.id for n in names], returns=returns,
-                                      watch_inputs=self._variables_in(inputs), strong=strong)
+            return self._compiled_inner(inner, inputs, [self.known.get(n) for n in inputs],
+                                        [target.id], self.watch_variables, self.is_variable,
+                                        sources=[n.id for n in names], returns=returns,
+                                        watch_inputs=self._variables_in(inputs), strong=strong)
         first = compiled(False)
         callee = self.ctx.inject(first.fn, f"{name}_value_and_gradient")
         run = self.ctx.namer.fresh(f"{name}_run")
@@ -545,6 +594,16 @@ class Prepare:
             gast.copy_location(o, s)
         self.gradients[(call.lineno, call.col_offset)] = grads, as_list
         return out
+
+    def _compiled_inner(self, inner, inputs, *args, **kwargs):
+        """The inner block's adjoint code (``compile_inner``). Its inputs this region has not
+        bound before the inner block hold, when compiling, what they hold where it starts:
+        its reads of what it watches of them from globals and containers are sources;
+        which reads give those is part of what this region's code is compiled for."""
+        fresh = [n for n in inputs if n in self.fresh and n not in self.bound]
+        compiled = self.compile_inner(inner, inputs, *args, fresh=fresh, **kwargs)
+        self.ctx.nested_reads += compiled.nested_reads
+        return compiled
 
     def _variables_in(self, inputs):
         """Inputs that are trainable Variables passed as arrays: a nested tape watches
@@ -576,10 +635,11 @@ class Prepare:
         inputs = [n for n in region_inputs(inner) if n in local]
         sample = [self.known.get(n) for n in inputs]
         def callee(strong):
-            compiled = self.compile_inner(inner, inputs, sample, [target.id],
-                                          self.watch_variables, self.is_variable,
-                                          sources=[n.id for n in names],
-                                          watch_inputs=self._variables_in(inputs), strong=strong)
+            compiled = self._compiled_inner(inner, inputs, sample, [target.id],
+                                            self.watch_variables, self.is_variable,
+                                            sources=[n.id for n in names],
+                                            watch_inputs=self._variables_in(inputs),
+                                            strong=strong)
             name = self.ctx.inject(compiled.fn,
                                    f"{inner.tape_name}_gradient" + ("_strong" * strong))
             seed = copy.deepcopy(call.keywords[0].value) if call.keywords \
@@ -752,11 +812,13 @@ def _stores(node):
 
 
 def region_outputs(region):
+    """The names the block binds (not ``m`` of ``m.loss = ...``: the object stays)."""
     names = set()
     for s in walk_stmts(region.statements):
         if isinstance(s, gast.Assign):
             for t in s.targets:
-                names |= {n.id for n in gast.walk(t) if isinstance(n, gast.Name)}
+                names |= {n.id for n in gast.walk(t)
+                          if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         elif isinstance(s, gast.For):
             names |= {n.id for n in gast.walk(s.target) if isinstance(n, gast.Name)}
     return sorted(names)

@@ -32,6 +32,7 @@ from ..compiler.cache import _cast, _kind, _Same, remember
 from ..compiler.recorded import compile_recorded
 from ..runtime.strong import all_finite
 from ..errors import CompileError
+from ..ir.names import written_into
 from ..passes.ranks import size_classes
 from ..passes.tape_blocks import PYTHON_NUMBERS, region_inputs, region_outputs
 from ..variables import UnconnectedGradients, Variable, check_plain_data, is_float_like, \
@@ -249,10 +250,11 @@ class _Record:
                  tuple((n, id(m)) for n, m in self.modules.items()),
                  watched.held_by(self.values) if watched else False)
         entry = self._compiled(kinds, sample, carried, watch_variables, as_arrays, True)
-        if watched and not _reads_as_compiled(entry, self.values, watched):
+        if not _reads_as_compiled(entry, self.values, watched):
             # Other reads give a watched value now (another parameter watched): the code
             # compiled for those, which may read other places, checked the same way.
-            now = (kinds, watched.pattern(entry.watch_reads, self.values))
+            now = (kinds, watched.pattern(entry.watch_reads, self.values),
+                   tuple(n.pattern(self.values) for n in entry.nested_reads))
             entry = self._compiled(now, sample, carried, watch_variables, as_arrays, False)
             if not _reads_as_compiled(entry, self.values, watched):
                 _COMPILED.pop((region.key, _Same(region.globals), now), None)
@@ -287,8 +289,8 @@ class _Record:
             check_plain_data(value, "the watched value" if name in region.watched_names
                              else f"`{name}`, which the recorded block reads,")
         try:
-            entry = compile_recorded(region, self.inputs, sample, once.bound_names(
-                region.statements), watch_variables, _is_variable, tuple(carried),
+            entry = compile_recorded(region, self.inputs, sample, _outputs(region, self.inputs),
+                                     watch_variables, _is_variable, tuple(carried),
                 as_arrays=as_arrays, modules=self.modules, watched=self.watched_at_entry)
             entry.watch_variables = watch_variables  # for its row-mode twin
         except CompileError as e:
@@ -939,6 +941,8 @@ class GradientTape:
                 for k, source in enumerate(flat_sources):
                     if t is source:
                         grads[k] = seed if grads[k] is None else grads[k] + seed
+            else:
+                _check_not_filled(records, t)
         where = {}  # id(source) -> its positions (a source may be given twice)
         for k, source in enumerate(flat_sources):
             where.setdefault(id(source), []).append(k)
@@ -993,9 +997,11 @@ def _called_from(frame, filename, first, last, depth=4):
 
 def _reads_as_compiled(entry, values, watched):
     """Do the reads ``entry``'s code treats as sources give the watched values now, and
-    the others not (``compiler/watched_reads.py``; ``values``: the block's inputs)?"""
-    return isinstance(entry, _Cannot) or not entry.watch_reads \
-        or watched.pattern(entry.watch_reads, values) == entry.watch_pattern
+    the others not (``compiler/watched_reads.py``; ``values``: the block's inputs)? Its
+    nested tapes' reads too, of what they watch."""
+    return isinstance(entry, _Cannot) or (
+        not entry.watch_reads or watched.pattern(entry.watch_reads, values) == entry.watch_pattern
+    ) and all(n.pattern(values) == n.compiled for n in entry.nested_reads)
 
 
 def run_in_place(tape, block, values):
@@ -1015,6 +1021,36 @@ def _last_binding(records, value, before):
 
 
 _ITEM_DEPTH = 4  # how deep in nested containers a target is looked for
+
+
+def _outputs(region, inputs):
+    """What the block's code returns: the names it binds, and its inputs it writes into
+    (``y[0] = ...``, ``out.append(...)`` into what was made before it: targets too)."""
+    bound = once.bound_names(region.statements)
+    filled = written_into(region.statements) & set(inputs)
+    return sorted(set(bound) | filled)
+
+
+def _check_not_filled(records, target):
+    """Refuse a target no block binds that a block wrote, into an array or a container
+    the block was given (``y[0] = ...``, ``d["loss"] = ...`` into what was made before
+    it): a tape seeds what a block binds by name, and its gradient is not None."""
+    for record in records:
+        entry = record.once[0] if record.once else None
+        for n in getattr(entry, "filled", ()):
+            holder = record.values.get(n)
+            if holder is None:
+                continue
+            if holder is target or type(holder) in (list, tuple, dict) \
+                    and _path_to(holder, target, _ITEM_DEPTH) is not None:
+                raise CompileError(
+                    f"the target is `{n}` or an item of it, which the GradientTape block "
+                    "wrote into (an item stored or appended) rather than bound: srcgrad "
+                    "seeds the values a block binds to names, and cannot tell what such "
+                    "a target depends on", record.region.origin(record.region).short(), None,
+                    f"bind the value to a name in the block (`loss = ...; {n}[...] = loss`) "
+                    "and take the gradient of that name, or make the container in the "
+                    "block")
 
 
 def _path_to(container, value, depth):

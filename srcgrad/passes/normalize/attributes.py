@@ -40,6 +40,42 @@ from . import objects
 _HARMLESS = (print, repr, str, id, isinstance, type, hasattr, callable, len, format, hash)
 
 
+def set_in_methods(cls):
+    """Names of the attributes a method of ``cls`` (or of a base class of the user's),
+    ``__init__`` aside, sets on ``self``: the object's state, which calls change (a PID's
+    ``self.prev``, a foot's ``self.contact``). Found once per class."""
+    found = _SET_IN_METHODS.get(cls)
+    if found is None:
+        found = set()
+        for klass in cls.__mro__:
+            if klass is object or (getattr(klass, "__module__", "") or "").split(".")[0] \
+                    in ("builtins", "numpy", "srcgrad"):
+                continue
+            for name, fn in vars(klass).items():
+                fn = getattr(fn, "__func__", fn)
+                if name != "__init__" and inspect.isfunction(fn):
+                    found |= _set_on_self(fn)
+        _SET_IN_METHODS[cls] = found = frozenset(found)
+    return found
+
+
+_SET_IN_METHODS = {}
+
+
+def _set_on_self(fn):
+    import ast
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return set()
+    args = fn.__code__.co_varnames[:1]
+    return {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+            and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name)
+            and n.value.id in args}
+
+
 def mirrored(norm, target):
     """The object whose attribute the store ``target`` (``obj.attr``) writes, where the
     attribute is mirrored by a local (or can be), else None."""

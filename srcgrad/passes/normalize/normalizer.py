@@ -135,6 +135,7 @@ class Normalizer:
         self.scope = ctx.scope
         self.varied = set()
         self.changed = False
+        self.attributes_stored = set()  # attribute names the code stores into (run)
         self.deciding = False  # in-place updates of maybe-shared arrays are decided (run)
         self.deferred = False
         self.counts = {}
@@ -193,6 +194,8 @@ class Normalizer:
             if stored:  # (``np.copyto(y, x)``, ``y.sort()``: the next round reads the stores)
                 continue
             self.not_sequences = _bound_to_other_than_sequences(fn.body)
+            self.attributes_stored = {n.attr for n in gast.walk(fn) if isinstance(n, gast.Attribute)
+                                      and isinstance(n.ctx, gast.Store)}
             self.changed = False
             self.deferred = False
             self.constants = {}
@@ -1453,9 +1456,21 @@ class Normalizer:
         if isinstance(node, gast.Constant):
             return node.value
         if not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)) \
-                or expr_varied(node, self.varied, self.scope):
+                or expr_varied(node, self.varied, self.scope) or self._set_by_the_code(node):
             return MISSING
         return self.scope.value(node)
+
+    def _set_by_the_code(self, node):
+        """Is ``node`` an attribute of an object that the code, or a method of the object's
+        class, sets (``self.prev = err``, ``self.contact = True``)? Its value when
+        compiling is then not the one every read of it gives when running."""
+        if not isinstance(node, gast.Attribute):
+            return False
+        if node.attr in self.attributes_stored:
+            return True
+        base = self.scope.value(node.value)
+        return base is not MISSING and not isinstance(base, (types.ModuleType, type)) \
+            and _is_static_object(base) and node.attr in attributes.set_in_methods(type(base))
 
     def _holds_sources(self, node):
         """Is ``node`` a list or tuple (a namedtuple too) known when compiling that holds a

@@ -27,11 +27,14 @@ from ...ir.names import walk_stmts
 from ...ir.resolve import MISSING, is_library
 
 _NUMERIC = (float, complex, np.ndarray, np.number)
+_BINARY = {gast.Add: "__add__", gast.Sub: "__sub__", gast.Mult: "__mul__",
+           gast.MatMult: "__matmul__", gast.Div: "__truediv__", gast.Pow: "__pow__"}
 
 
 def inline_getters(norm, fn):
     """Rewrite, in ``fn``, each such property read as a call of its getter."""
-    if not (norm.ctx.tape_region or norm.ctx.variable_sources or norm.ctx.watched_reads):
+    if not (norm.ctx.tape_region or norm.ctx.variable_sources or norm.ctx.watched_reads
+            or norm.ctx.mirrors):  # (``robot.state = x0``, then ``robot.energy``)
         return
     rewrite = _Getters(norm)
     for s in walk_stmts(fn.body):
@@ -67,6 +70,39 @@ class _Getters(gast.NodeTransformer):
                     if k not in given]
         return gast.Call(func, [ctx.constant(a) for a in p.args] + list(node.args),
                          keywords + list(node.keywords))
+
+    def _dunder(self, obj, name):
+        """``type(obj).<name>``, a function of the user's, where ``obj`` is an object
+        known when compiling (not a container, an array or a class), else None."""
+        if obj is MISSING or isinstance(obj, (type, types.ModuleType, list, tuple, dict,
+                                              np.ndarray, np.generic, str, bytes)) \
+                or self.norm.ctx.is_variable(obj):
+            return None
+        member = inspect.getattr_static(type(obj), name, None)
+        return member if isinstance(member, types.FunctionType) and not is_library(member) \
+            else None
+
+    def visit_Subscript(self, node):
+        # ``robot[0]`` of an object whose class defines ``__getitem__``: that method, called
+        self.generic_visit(node)
+        if not isinstance(node.ctx, gast.Load) or isinstance(node.slice, gast.Slice):
+            return node
+        method = self._dunder(self.norm.scope.value(node.value), "__getitem__")
+        if method is None:
+            return node
+        name = self.norm.ctx.inject(method, "getitem")
+        return gast.Call(T.name(name), [node.value, node.slice], [])
+
+    def visit_BinOp(self, node):
+        # ``robot @ v``: the left operand's ``__matmul__`` (``__add__``...), called
+        self.generic_visit(node)
+        dunder = _BINARY.get(type(node.op))
+        method = self._dunder(self.norm.scope.value(node.left), dunder) \
+            if dunder and isinstance(node.left, (gast.Name, gast.Attribute)) else None
+        if method is None:
+            return node
+        name = self.norm.ctx.inject(method, dunder.strip("_"))
+        return gast.Call(T.name(name), [node.left, node.right], [])
 
     def visit_Attribute(self, node):
         self.generic_visit(node)

@@ -133,6 +133,23 @@ def static_items(norm, it):
                 or len({type(k) for k in keys}) > 1:
             return None
         return [part[i] for i in sorted(range(len(part)), key=keys.__getitem__)]
+    if fn in (builtins.list, builtins.tuple, builtins.reversed) and len(it.args) == 1:
+        # ``list(params.values())``, ``tuple(self.layers)``: a copy of the same items
+        part = static_items(norm, it.args[0])
+        return part if part is None or fn is not builtins.reversed else part[::-1]
+    if isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) \
+            and it.func.attr == "copy" and not it.args \
+            and type(norm.scope.value(it.func.value)) in (list, dict):
+        return static_items(norm, it.func.value)  # ``ws.copy()``
+    if isinstance(it, gast.BinOp) and isinstance(it.op, gast.Add):
+        # ``ws + []``, ``encoders + decoders``: the items of both
+        parts = [[] if isinstance(e, (gast.List, gast.Tuple)) and not e.elts
+                 else static_items(norm, e) for e in (it.left, it.right)]
+        if any(p is None for p in parts) \
+                or not all(isinstance(norm.scope.value(e), (list, tuple))
+                           or isinstance(e, (gast.List, gast.Tuple)) for e in (it.left, it.right)):
+            return None
+        return parts[0] + parts[1]
     if fn is builtins.enumerate and len(it.args) == 1:
         part = static_items(norm, it.args[0])
         if part is None:
