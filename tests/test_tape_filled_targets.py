@@ -148,3 +148,29 @@ def test_trajectory_list_holding_the_watched_value_refused():
             params.append(x0 * 2)
             L = np.sum(params[-1] ** 2) + np.sum(x0)
         t.gradient(L, x0)
+
+
+def test_dict_made_before_the_block_filled_in_a_loop():
+    """``greeks[name] = ...`` adding keys in a loop: a KeyError from the generated code
+    (it saved the slot as an array's)."""
+    greeks = {}
+    with sg.GradientTape(persistent=True) as t:
+        t.watch(X)
+        for name, p in (("lin", 1), ("sq", 2)):
+            greeks[name] = np.sum(X ** p)
+        total = greeks["lin"] + greeks["sq"]
+    np.testing.assert_allclose(t.gradient(total, X), 1 + 2 * X)
+    np.testing.assert_allclose(t.gradient(greeks["sq"], X), 2 * X)
+
+
+def _fill(x, d):
+    for name, p in (("lin", 1), ("sq", 2)):
+        d[name] = np.sum(x ** p)
+    return d["lin"] + d["sq"]
+
+
+def test_dict_argument_filled_in_a_loop():
+    np.testing.assert_allclose(sg.grad(_fill)(X, {}), 1 + 2 * X)
+    v, g = sg.value_and_grad(_fill)(X, {})
+    np.testing.assert_allclose(v, _fill(X, {}))
+    np.testing.assert_allclose(g, 1 + 2 * X)

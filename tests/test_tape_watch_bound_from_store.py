@@ -160,3 +160,90 @@ def test_written_back_in_the_block_is_refused():
             p["W"] = p["W"] * 0.9 + np.sin(p["W"])
             L = np.sum(p["W"] ** 2)
         t.gradient(L, W)
+
+
+def _garch_nll(omega, alpha, beta):
+    r = np.array([0.01, -0.02, 0.015, 0.005, -0.01])
+    s2, nll = np.var(r), 0.0
+    for t in range(1, len(r)):
+        s2 = omega + alpha * r[t - 1] ** 2 + beta * s2
+        nll += 0.5 * (np.log(s2) + r[t] ** 2 / s2)
+    return nll
+
+
+def test_list_built_in_the_block_then_watched():
+    """TensorFlow's idiom ``params = [omega, alpha, beta]; tape.watch(params)`` in the
+    block: each was None."""
+    omega, alpha, beta = 1e-4, 0.1, 0.8
+    with sg.GradientTape() as tape:
+        params = [omega, alpha, beta]
+        tape.watch(params)
+        nll = _garch_nll(omega, alpha, beta)
+    got = tape.gradient(nll, params)
+    h = [1e-9, 1e-6, 1e-6]
+    base = [omega, alpha, beta]
+    for i in range(3):
+        up = [p + h[i] * (i == j) for j, p in enumerate(base)]
+        down = [p - h[i] * (i == j) for j, p in enumerate(base)]
+        fd = (_garch_nll(*up) - _garch_nll(*down)) / (2 * h[i])
+        np.testing.assert_allclose(got[i], fd, rtol=1e-5)
+
+
+@sg.function
+def _displays_watched(a, b):
+    with sg.GradientTape(persistent=True) as tape:
+        pair = (a, b)
+        named = {"a": a}
+        tape.watch(pair)
+        tape.watch(named)
+        y = np.sum(a * b) + np.sum(a ** 2)
+    return tape.gradient(y, pair), tape.gradient(y, named)
+
+
+def _displays_plain(a, b):
+    with sg.GradientTape(persistent=True) as tape:
+        pair = (a, b)
+        named = {"a": a}
+        tape.watch(pair)
+        tape.watch(named)
+        y = np.sum(a * b) + np.sum(a ** 2)
+    return tape.gradient(y, pair), tape.gradient(y, named)
+
+
+@pytest.mark.parametrize("form", [_displays_plain, _displays_watched])
+def test_tuple_and_dict_built_in_the_block_then_watched(form):
+    a, b = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    (ga, gb), named = form(a, b)
+    np.testing.assert_allclose(ga, b + 2 * a)
+    np.testing.assert_allclose(gb, a)
+    np.testing.assert_allclose(named["a"], b + 2 * a)
+
+
+def test_alias_watched_either_way():
+    x = np.array([1.0, 2.0])
+    with sg.GradientTape(persistent=True) as tape:
+        alias = x
+        tape.watch(alias)
+        y = np.sum(x ** 3)
+    np.testing.assert_allclose(tape.gradient(y, x), 3 * x ** 2)
+    np.testing.assert_allclose(tape.gradient(y, alias), 3 * x ** 2)
+    with sg.GradientTape() as tape:
+        other = x
+        tape.watch(x)
+        y = np.sum(other ** 3)
+    np.testing.assert_allclose(tape.gradient(y, x), 3 * x ** 2)
+
+
+def test_nested_inner_alias_watched():
+    """A gamma through nested tapes, the inner watching an alias of the spot."""
+    S = np.float64(2.0)
+    with sg.GradientTape() as outer:
+        outer.watch(S)
+        with sg.GradientTape() as inner:
+            Sa = S
+            inner.watch(Sa)
+            price = Sa ** 3
+        delta = inner.gradient(price, Sa)
+    gamma = outer.gradient(delta, S)
+    np.testing.assert_allclose(delta, 3 * S ** 2)
+    np.testing.assert_allclose(gamma, 6 * S)

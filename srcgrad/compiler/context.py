@@ -65,6 +65,9 @@ class Context:
         # of the object, attribute) -> the local mirroring it; id -> (object, its name
         # as written), in the order met (passes/normalize/attributes.py)
         self.mirrors = {}
+        # Whether the code stores differentiable values into a module's or a closure's
+        # container (``STATE["x"] = q``): its calls into user code may read them back.
+        self.stores_out = False
         self.mirrored_objects = {}
         self.mirror_started = set()
         self.mirror_checked = set()
@@ -142,7 +145,7 @@ class Context:
         the block starts (``watched_reads``); anywhere, attributes that hold differentiable
         values (``mirrors``: ``predict(X)`` reading a layer's ``self.W`` the code set):
         differentiate it."""
-        if not (self.variable_sources or self.watched_reads or self.mirrors):
+        if not (self.variable_sources or self.watched_reads or self.mirrors or self.stores_out):
             return False
         obj = self.scope.value(call.func)
         if obj is builtins.getattr and len(call.args) >= 2 and not self.deciding_varied \

@@ -235,6 +235,12 @@ def compile_gradient(fn, wrt, mode, sample=None, as_tuple=False, inplace=True, s
         functional.rewrite(node, ctx, params)
     body, result = node.body[:-1], node.body[-1].value
     result = result if result is not None else T.const(None)
+    if not isinstance(result, (gast.Name, gast.Constant)):
+        # (A result depending on nothing differentiated is left as written, ``read()``: it
+        # runs once, its value both checked and returned.)
+        name = ctx.namer.fresh("result")
+        body = body + [anno.like(T.assign(name, result), node.body[-1])]
+        result = T.name(name)
     result_name = result.id if isinstance(result, gast.Name) else None
     act = activity.analyze(node.body, wrt_names, result_name)   # varied and useful
     rerunnable = not strong and repeatable.reruns_alike(body, ctx)
@@ -453,6 +459,7 @@ def region_front(region, inputs, sample, watch_variables, is_variable, watch_inp
     ctx.as_arrays = set(as_arrays)  # trainable Variables passed as their arrays
     if watched:
         ctx.watched_reads = watched_reads.Reads(watched)
+        _check_numbers_held(region, watched, params, sample)
     prepare = tape_blocks.Prepare(region, ctx, watch_variables, is_variable,
                                   dict(zip(params, sample)), compile_region, once,
                                   set(params) if fresh is None else set(fresh))
@@ -476,6 +483,28 @@ def region_front(region, inputs, sample, watch_variables, is_variable, watch_inp
     normalize.normalize(node, ctx, watched, desugar, lifted_loader(ctx))
     apart.insert_check(node.body, params, sample, ctx.scope)
     return ctx, node, node.body[:-1], watched + sorted(ctx.sources), params
+
+
+def _check_numbers_held(region, watched, params, sample):
+    """Refuse an input container (or object) holding a Python number the block watches
+    by another name (``box = [lam]``, ``tape.watch(lam)``, ``f(box)``): equal numbers are
+    often one object, so srcgrad cannot tell a read of it through the container from a
+    constant (it was silently one)."""
+    if not watched.numbers:
+        return
+    for p, value in zip(params, sample):
+        if type(value) in tape_blocks.PYTHON_NUMBERS or isinstance(value, np.ndarray):
+            continue
+        for path, leaf in watched_reads.held_leaves(value, 3):
+            number, sites = watched.numbers.get(id(leaf), (None, ()))
+            if number is leaf and (True, p, path) not in sites:
+                held = p + "".join(f".{k}" if how == "attr" else f"[{k!r}]" for how, k in path)
+                raise region.error(
+                    f"`{held}` holds the very Python number the GradientTape watches: srcgrad "
+                    "cannot tell a read of it there from an equal constant (CPython shares "
+                    "equal numbers)", region.statements[0],
+                    f"watch it where it is held (`tape.watch({held})`), or make it a NumPy "
+                    "scalar (`np.float64(...)`) before putting it there")
 
 
 def _region_def(region, params, modules=None):

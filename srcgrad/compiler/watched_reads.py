@@ -82,9 +82,11 @@ class Watched:
         return 0
 
     def holds(self, value):
-        """Does ``value`` (a container or an object) hold a value watched at the start?"""
-        return bool(self.start) and any(self.start.get(id(v)) is v
-                                        for _, v in held_leaves(value, _DEPTH))
+        """Does ``value`` (a container or an object) hold a value watched at the start (a
+        Python number watched there, ``tape.watch(hp["lam"])``, too)?"""
+        return bool(self.start or self.numbers) and any(
+            self.start.get(id(v)) is v or self.numbers.get(id(v), (None,))[0] is v
+            for _, v in held_leaves(value, _DEPTH))
 
     def held_by(self, values):
         """The names of ``values`` (name -> value) that hold a value watched at the start:

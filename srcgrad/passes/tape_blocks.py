@@ -73,10 +73,6 @@ def watch_marker(node, region, known=None, rebound=(), namer=None):
         elif isinstance(expr, gast.Dict):
             for e in expr.values:
                 collect(e)
-        elif isinstance(expr, gast.Name) and namer is not None and _leading(node, region) \
-                and prefix_chain(region, node, expr.id) is not None:
-            # (the chain it was bound to, watched: the name is one of its reads)
-            reads.append(copy.deepcopy(prefix_chain(region, node, expr.id)))
         elif isinstance(expr, gast.Name):
             names.append(expr.id)
         elif watch_chain(expr) is not None and namer is not None \
@@ -138,55 +134,95 @@ PYTHON_NUMBERS = frozenset({float, int, complex, bool})
 
 def leading_watches(statements, tape_name):
     """The ``tape.watch(...)`` statements a block starts with: what they watch is watched
-    from its first line (also where it is read from objects and containers). Names bound
-    to what is stored (``w = p["w"]``, ``u = sim.u``) may come between: no operation the
-    tape could record runs before those watches."""
+    from its first line (also where it is read from objects and containers)."""
     out = []
     for s in statements:
-        if is_tape_call(s, tape_name, "watch"):
-            out.append(s)
-        elif _plain_reads(s) is None:
+        if not is_tape_call(s, tape_name, "watch"):
             break
+        out.append(s)
     return out
+
+
+def watches_first(statements, tape_name):
+    """``statements`` with the watches among the plain reads a block starts with moved to
+    its first line, the names those reads bound read as what they were bound to:
+    ``ws = [a, b]; tape.watch(ws)`` watches ``a`` and ``b``, ``alias = x;
+    tape.watch(alias)`` ``x``, ``W = p["W"]; tape.watch(W)`` ``p["W"]`` (and its reads
+    elsewhere: ``watched_reads``). TensorFlow watches the very tensors, and no operation it
+    could record runs before those watches. The same list where there is nothing to move."""
+    bound, watches, reads = {}, [], []
+    for k, s in enumerate(statements):
+        if is_tape_call(s, tape_name, "watch"):
+            if not s.value.args or not _names_in(s.value.args[0], bound):
+                watches.append(s)
+                continue
+            moved = copy.copy(s)
+            moved.value = copy.copy(s.value)
+            moved.value.args = [_read_as_bound(s.value.args[0], bound)] + s.value.args[1:]
+            watches.append(moved)
+            continue
+        pairs = _plain_reads(s)
+        if pairs is None:
+            break
+        bound.update({n: _read_as_bound(v, bound) for n, v in pairs})
+        reads.append(s)
+    else:
+        k = len(statements)
+    if not reads or len(watches) == len(leading_watches(statements, tape_name)) \
+            and not any(_names_in(w.value.args[0], bound) for w in watches if w.value.args):
+        return statements
+    # (At the first statement's place: the block is skipped from its first line on, where
+    # its compiled code ran in its place, ``once.leading_try_lines``.)
+    watches = [gast.copy_location(copy.copy(w), statements[0]) for w in watches]
+    return watches + reads + list(statements[k:])
 
 
 def _plain_reads(s):
     """``[(name, value)]`` of ``w = p["w"]``, ``u = self.u``, ``y = x``, ``W, b = p["W"],
-    p["b"]``: names bound to what is stored, computing nothing; else None."""
+    p["b"]``, ``ws = [a, b]``: names bound to what is stored or to displays of such,
+    computing nothing; else None."""
     if not (isinstance(s, gast.Assign) and len(s.targets) == 1):
         return None
     target, value = s.targets[0], s.value
     pairs = list(zip(target.elts, value.elts)) \
         if isinstance(target, gast.Tuple) and isinstance(value, gast.Tuple) \
         and len(target.elts) == len(value.elts) else [(target, value)]
-    if all(isinstance(t, gast.Name) and (isinstance(v, gast.Name) or watch_chain(v) is not None)
-           for t, v in pairs):
+    if all(isinstance(t, gast.Name) and _plain(v) for t, v in pairs):
         return [(t.id, v) for t, v in pairs]
     return None
 
 
-def prefix_chain(region, watch, name):
-    """The attribute or item chain ``name`` was bound to on the block's first lines where
-    the leading ``watch`` names it (``w = p["w"]``, ``tape.watch(w)``: TensorFlow
-    watches the very tensor ``p["w"]`` holds, read there in the block too), or None."""
-    chains = {}
-    for s in region.statements:
-        if s is watch or (s.lineno, s.col_offset) == (watch.lineno, watch.col_offset):
-            return chains.get(name)
-        reads = _plain_reads(s)
-        if reads is None:
-            if is_tape_call(s, region.tape_name, "watch"):
-                continue
-            return None
-        bound = {n for n, _ in reads}
-        # (What was bound to a chain through a name now bound again no longer is.)
-        chains = {n: c for n, c in chains.items()
-                  if n not in bound and watch_chain(c)[0] not in bound}
-        for n, value in reads:
-            chain = watch_chain(value)
-            if chain is not None and chain[0] not in bound:
-                chains[n] = value
-    return None
+def _plain(value):
+    if isinstance(value, (gast.List, gast.Tuple)):
+        return all(_plain(e) for e in value.elts)
+    if isinstance(value, gast.Dict):
+        return all(isinstance(k, gast.Constant) for k in value.keys) \
+            and all(_plain(v) for v in value.values)
+    return isinstance(value, gast.Name) or watch_chain(value) is not None
+
+
+def _names_in(expr, bound):
+    return {n.id for n in gast.walk(expr) if isinstance(n, gast.Name)} & bound.keys()
+
+
+def _read_as_bound(expr, bound):
+    """``expr`` (made of names, chains and displays) with each name ``bound`` maps read as
+    what it was bound to (what that is, is read as at the block's start already)."""
+    if isinstance(expr, gast.Name):
+        return copy.deepcopy(bound.get(expr.id, expr))
+    out = copy.copy(expr)
+    if isinstance(expr, (gast.List, gast.Tuple)):
+        out.elts = [_read_as_bound(e, bound) for e in expr.elts]
+    elif isinstance(expr, gast.Dict):
+        out.keys = [copy.deepcopy(k) for k in expr.keys]
+        out.values = [_read_as_bound(v, bound) for v in expr.values]
+    elif isinstance(expr, (gast.Attribute, gast.Subscript)):
+        out.value = _read_as_bound(expr.value, bound)
+        if isinstance(expr, gast.Subscript):
+            out.slice = copy.deepcopy(expr.slice)
+    else:
+        return copy.deepcopy(expr)
+    return out
 
 
 def _leading(node, region):
@@ -472,6 +508,15 @@ class Prepare:
             self._nested -= 1
 
     def _with_stmt(self, s, item, f, tape_name, in_loop):
+        if isinstance(f, gast.Attribute) and f.attr == "stop_recording" \
+                and not (isinstance(f.value, gast.Name) and f.value.id == tape_name):
+            # (TensorFlow pauses only that tape: the one this code is compiled for, nested
+            # in it or around it, records them; srcgrad cut them for every tape)
+            raise self.region.error(
+                f"`{gast.unparse(f.value).strip()}.stop_recording()` in the block of another "
+                f"tape (`{tape_name}`, nested in it or around it) is not supported", s,
+                "compute the values in the block of the tape that should not record them, "
+                "outside the other's, or cut them with sg.stop_gradient(...) (for every tape)")
         if isinstance(f, gast.Attribute) and f.attr == "stop_recording":
             for t in walk_stmts(s.body):
                 if isinstance(t, gast.Expr) and isinstance(t.value, gast.Call) \

@@ -50,6 +50,11 @@ class Region:
     frame_cells: frozenset = None
     module_level: bool = None
 
+    def __post_init__(self):
+        from ..passes.tape_blocks import watches_first  # (which imports the compiler)
+
+        self.statements = watches_first(self.statements, self.tape_name)
+
     def origin(self, node):
         lineno = getattr(node, "lineno", self.lineno)
         return Origin(self.filename, lineno, linecache.getline(self.filename, lineno).strip())

@@ -216,8 +216,7 @@ def watched_from_start(region):
         names, chains = set(), []
         for s in leading:
             for arg in s.value.args[:1]:
-                _watched_in(arg, names, chains,
-                            lambda name, s=s: tape_blocks.prefix_chain(region, s, name))
+                _watched_in(arg, names, chains)
         # (A chain watched first, ``tape.watch(p["w"])``, does not watch all of ``p``
         # later: ``p["b"]`` was refused as a read of a value watched further on.)
         found = region.watched_from_start = (names, chains,
@@ -225,18 +224,17 @@ def watched_from_start(region):
     return found
 
 
-def _watched_in(expr, names, chains, bound_to):
+def _watched_in(expr, names, chains):
     if isinstance(expr, (gast.List, gast.Tuple)):
         for e in expr.elts:
-            _watched_in(e, names, chains, bound_to)
+            _watched_in(e, names, chains)
     elif isinstance(expr, gast.Dict):
         for e in expr.values:
-            _watched_in(e, names, chains, bound_to)
-    elif isinstance(expr, gast.Name) and bound_to(expr.id) is None:
+            _watched_in(e, names, chains)
+    elif isinstance(expr, gast.Name):
         names.add(expr.id)
     else:
-        chain = tape_blocks.watch_chain(bound_to(expr.id) if isinstance(expr, gast.Name)
-                                        else expr)
+        chain = tape_blocks.watch_chain(expr)
         if chain is not None:
             chains.append(watched_reads.Locator(chain[0], chain[1], param=True))
 

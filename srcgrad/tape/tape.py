@@ -248,7 +248,7 @@ class _Record:
         kinds = (tuple(self.inputs), tuple(_kind(v) for v in sample), size_classes(sample),
                  watch_variables, tuple(carried), as_arrays,
                  tuple((n, id(m)) for n, m in self.modules.items()),
-                 watched.held_by(self.values) if watched else False)
+                 watched.held_by(self.values) if watched else False, _aliases(sample))
         entry = self._compiled(kinds, sample, carried, watch_variables, as_arrays, True)
         if not _reads_as_compiled(entry, self.values, watched):
             # Other reads give a watched value now (another parameter watched): the code
@@ -1029,6 +1029,29 @@ def _outputs(region, inputs):
     bound = once.bound_names(region.statements)
     filled = written_into(region.statements) & set(inputs)
     return sorted(set(bound) | filled)
+
+
+def _aliases(sample):
+    """Which of the block's inputs (and the items of the lists, tuples and dicts among
+    them) are one array: the code is compiled for that, since watching is by identity
+    (``kern(X, X)`` after ``kern(X, Z)``: the second is the watched array too)."""
+    seen, pairs = {}, []
+    for i, v in enumerate(sample):
+        t = type(v)
+        if t is np.ndarray or t is Variable:
+            first = seen.setdefault(id(v), (i,))
+            if first != (i,):
+                pairs.append(((i,), first))
+        elif (t is list or t is tuple or t is dict) and len(v) <= _ALIAS_ITEMS:
+            for k, item in (v.items() if t is dict else enumerate(v)):
+                if type(item) is np.ndarray or type(item) is Variable:
+                    first = seen.setdefault(id(item), (i, k))
+                    if first != (i, k):
+                        pairs.append(((i, k), first))
+    return tuple(pairs)
+
+
+_ALIAS_ITEMS = 64
 
 
 def _check_not_filled(records, target):

@@ -26,8 +26,8 @@ from ...ir.varied import expr_varied
 from ...rules import rewrites, table
 from ...variables import Variable, stop_gradient
 from .. import as_written
-from . import (attributes, calls, dict_keys, functions, global_names, objects, properties,
-               record_kinds, shared_lists, stores, unroll, views)
+from . import (attributes, calls, dict_keys, functions, global_names, objects, order,
+               properties, record_kinds, shared_lists, stores, unroll, views)
 from .inline import rename
 from .items import items_forwarded
 from .structure import Facts
@@ -163,6 +163,7 @@ class Normalizer:
     def run(self, fn, wrt):
         global_names.lower(self, fn, self.ctx.src.globals)
         for _ in range(200):
+            order.hoist_reads_before_calls(self, fn.body)
             objects.scalarize(self, fn)
             properties.inline_getters(self, fn)
             if self.ctx.mirrors:  # (names bound since the last round: locals, not globals)
@@ -1148,7 +1149,13 @@ class Normalizer:
             # so may a global's (``CACHE[name] = out`` into a module's dict).
             by_key = base.id in self.ctx.dicts or isinstance(self.facts.bound.get(base.id),
                                                              gast.Dict) \
-                or base.id not in self.scope.locals
+                or base.id not in self.scope.locals \
+                or type(self.ctx.arg_values.get(base.id, self.ctx.param_values.get(base.id))) \
+                is dict  # (a dict argument: ``d[k] = ...`` may add the key)
+            if base.id not in self.scope.locals and not self.ctx.stores_out \
+                    and expr_varied(value, self.varied, self.scope):
+                # (what user code it calls after may read it back: inlined, differentiated)
+                self.ctx.stores_out = self.changed = True
             if base.id not in self.scope.locals and self.ctx.tape_region:
                 raise self.ctx.error(
                     f"`{self._spelling(base, s)}[...] = ...` writes a differentiable value into "
@@ -1532,6 +1539,8 @@ class Normalizer:
         if isinstance(f, gast.Attribute) and f.attr == "append" and isinstance(f.value, gast.Name) \
                 and len(call.args) == 1 and not call.keywords:
             self.changed = True
+            if f.value.id not in self.scope.locals:
+                self.ctx.stores_out = True  # (``HIST.append(v)``: ``setitem`` says why)
             out = []
             atom = self.atom(call.args[0], out, hint=f.value.id + "_item")
             node = gast.Expr(gast.Call(gast.Attribute(T.name(f.value.id), "append", gast.Load()),

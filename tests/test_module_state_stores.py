@@ -1,0 +1,103 @@
+"""A function storing a differentiable value into a module's (or a closure's) container —
+a dict used as state, a work buffer, a history list — which a helper reads back. The
+helper, called with nothing differentiated, ran as a constant: gradient 0 (and, where it
+changed the state, called twice: once for the value's check, once for the value). Its
+calls are inlined and differentiated now that the code stores out (``ctx.stores_out``).
+Checked against central differences with sg.grad, value_and_grad and jvp, the state left
+as Python leaves it."""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+
+STATE = {"x": 1.0}
+BUF = np.zeros(2)
+HIST = []
+
+
+def _read():
+    return STATE["x"] * 3
+
+
+def _bump():
+    STATE["x"] = STATE["x"] * 2
+    return STATE["x"]
+
+
+def through_read(q):
+    STATE["x"] = q
+    return _read()
+
+
+def through_bump(q):
+    STATE["x"] = q
+    return _bump()
+
+
+def _read_buffer():
+    return BUF[0] * 3
+
+
+def through_buffer(q):
+    BUF[0] = q
+    return _read_buffer()
+
+
+def _last():
+    return HIST[-1] * 3
+
+
+def through_history(q):
+    HIST.append(q * 2)
+    return _last() + HIST[-1]
+
+
+def _make():
+    buf = np.zeros(2)
+    state = {"x": 0.0}
+
+    def read():
+        return buf[0] * 3 + state["x"]
+
+    def f(q):
+        buf[0] = q
+        state["x"] = q * 10
+        return read()
+    return f
+
+
+through_closure = _make()
+CASES = [through_read, through_bump, through_buffer, through_history, through_closure]
+
+
+def _reset():
+    STATE["x"] = 1.0
+    BUF[:] = 0.0
+    HIST.clear()
+
+
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+def test_state_read_back_by_a_helper(f):
+    q, h = 0.7, 1e-6
+    _reset()
+    want_value = f(q)
+    want = (f(q + h) - f(q - h)) / (2 * h)
+    _reset()
+    np.testing.assert_allclose(sg.grad(f)(q), want, rtol=1e-6)
+    _reset()
+    value, grad = sg.value_and_grad(f)(q)
+    np.testing.assert_allclose(value, want_value, rtol=1e-12)
+    np.testing.assert_allclose(grad, want, rtol=1e-6)
+    _reset()
+    value, tangent = sg.jvp(f, (q,), (1.0,))
+    np.testing.assert_allclose(value, want_value, rtol=1e-12)
+    np.testing.assert_allclose(tangent, want, rtol=1e-6)
+
+
+def test_the_state_is_left_as_python_leaves_it():
+    _reset()
+    sg.grad(through_bump)(0.7)
+    np.testing.assert_allclose(STATE["x"], 1.4)
+    _reset()
+    sg.grad(through_history)(0.7)
+    np.testing.assert_allclose(HIST, [1.4])
