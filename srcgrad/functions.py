@@ -24,8 +24,8 @@ def custom_gradient(f):
     used as given: ``grad_fn`` itself is not differentiated again.
     """
     @functools.wraps(f)
-    def wrapper(*args):
-        y, _ = f(*args)
+    def wrapper(*args, **kwargs):
+        y, _ = f(*args, **kwargs)
         return y
 
     wrapper.__srcgrad_custom_gradient__ = f

@@ -85,8 +85,40 @@ def handed_object(q):
     return np.sum(held.x * held.bump())
 
 
+def call_read_call(q):
+    c = C(q)
+    return np.sum(c.bump() + c.x + c.bump())
+
+
+def two_objects(q):
+    c = C(q)
+    d = C(q * 0.5)
+    return np.sum(c.x * d.bump() + d.x * c.bump())
+
+
+def read_call_twice(q):
+    c = C(q)
+    return np.sum(c.x * c.bump() + c.x * c.bump())
+
+
+def in_a_comprehension(q):
+    c = C(q)
+    return np.sum(np.stack([c.x * c.bump() for _ in range(3)]))
+
+
+def in_a_branch(q):
+    c = C(q)
+    return np.sum(c.x * (c.bump() if np.sum(q) > 0 else q))
+
+
+def whole_in_a_branch(q):
+    c = C(q)
+    return np.sum(c.x + c.bump()) if np.sum(q) > 0 else 0.0
+
+
 CASES = [sum_then_call, in_a_display, augmented, turnover, in_a_method, as_an_argument,
-         handed_object]
+         handed_object, call_read_call, two_objects, read_call_twice, in_a_comprehension,
+         in_a_branch, whole_in_a_branch]
 
 
 def _fd(f, x, eps=1e-6):

@@ -101,3 +101,25 @@ def test_the_state_is_left_as_python_leaves_it():
     _reset()
     sg.grad(through_history)(0.7)
     np.testing.assert_allclose(HIST, [1.4])
+
+
+LAP = np.zeros(6)
+
+
+def with_scratch(u0):
+    """A module's work buffer written in a loop (a TypeError from the generated code: it
+    pre-set the global as a local None)."""
+    u = u0.copy()
+    for _ in range(2):
+        LAP[1:-1] = u[2:] - 2 * u[1:-1] + u[:-2]
+        u = u + 0.2 * LAP
+    return np.sum(u ** 2 * np.arange(6))
+
+
+def test_scratch_buffer_written_in_a_loop():
+    x = np.array([0.1, 0.5, 0.9, 0.3, 0.2, 0.7])
+    h = 1e-6
+    want = np.array([(with_scratch(x + h * e) - with_scratch(x - h * e)) / (2 * h)
+                     for e in np.eye(6)])
+    np.testing.assert_allclose(sg.grad(with_scratch)(x), want, rtol=1e-6)
+    np.testing.assert_allclose(sg.value_and_grad(with_scratch)(x)[1], want, rtol=1e-6)

@@ -65,9 +65,9 @@ class Context:
         # of the object, attribute) -> the local mirroring it; id -> (object, its name
         # as written), in the order met (passes/normalize/attributes.py)
         self.mirrors = {}
-        # Whether the code stores differentiable values into a module's or a closure's
-        # container (``STATE["x"] = q``): its calls into user code may read them back.
-        self.stores_out = False
+        # The module's or closure's containers the code stores differentiable values into
+        # (``STATE["x"] = q``), id -> container: user code it calls may read them back.
+        self.stores_out = {}
         self.mirrored_objects = {}
         self.mirror_started = set()
         self.mirror_checked = set()
@@ -147,6 +147,8 @@ class Context:
         differentiate it."""
         if not (self.variable_sources or self.watched_reads or self.mirrors or self.stores_out):
             return False
+        if not (self.variable_sources or self.watched_reads or self.mirrors):
+            return _reads_any(self.scope.value(call.func), self.stores_out)
         obj = self.scope.value(call.func)
         if obj is builtins.getattr and len(call.args) >= 2 and not self.deciding_varied \
                 and (not isinstance(call.args[1], gast.Constant) or len(call.args) == 3) \
@@ -170,6 +172,14 @@ class Context:
         # (The standard library reads no Variables of the user's: ``warnings.warn``.)
         return isinstance(obj, types.FunctionType) and not is_library(obj) \
             and (getattr(obj, "__module__", None) or "").split(".")[0] not in _STDLIB
+
+    def store_out(self, container):
+        """Note that the code stores a differentiable value into ``container`` (a module's
+        or a closure's); whether it is new."""
+        if container is _UNKNOWN or id(container) in self.stores_out:
+            return False
+        self.stores_out[id(container)] = container
+        return True
 
     def _object_holds_sources(self, node):
         """Is ``node`` an object or a container (not an array) holding a Variable a tape
@@ -523,3 +533,31 @@ class Generated:
     # Free of effects a second run would repeat: its gradient may be computed again
     # (with strong zeros, runtime/strong.py).
     rerunnable: bool = False
+
+
+def _reads_any(fn, held, depth=3):
+    """Does ``fn`` (a function of the user's, or one it calls, ``depth`` deep) name a
+    global or a closure variable holding one of ``held`` (id -> object)?"""
+    if isinstance(fn, types.MethodType):
+        fn = fn.__func__
+    if not isinstance(fn, types.FunctionType) or is_library(fn):
+        return False
+    names, code = set(), [fn.__code__]
+    while code:
+        c = code.pop()
+        names.update(c.co_names)
+        code += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+    cells = [c.cell_contents for c in fn.__closure__ or () if _filled(c)]
+    found = [fn.__globals__.get(n, _UNKNOWN) for n in names] + cells
+    if any(id(v) in held for v in found):
+        return True
+    return depth > 0 and any(_reads_any(v, held, depth - 1) for v in found
+                             if isinstance(v, (types.FunctionType, types.MethodType)))
+
+
+def _filled(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True

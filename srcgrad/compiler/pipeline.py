@@ -731,7 +731,9 @@ def _record(ctx, rev, body, params, backward, watch_log=None, live_after=None):
                                             ctx.harmless_call)
     needed -= saved_not
     _snapshot_items(body, needed)
-    first = record.Recorder(ctx.namer, params, needed, preinit=rev.zeroed)
+    # (A global the code writes into, ``LAP[1:-1] = ...``, is no local to pre-set.)
+    zeroed = rev.zeroed & primal
+    first = record.Recorder(ctx.namer, params, needed, preinit=zeroed)
     first.forward(body)
     filled = first.fill(backward)
     used = loads_in(filled)
@@ -739,7 +741,7 @@ def _record(ctx, rev, body, params, backward, watch_log=None, live_after=None):
     records = {getattr(s, attr, None) for s in walk_stmts(body)
                for attr in ("sg_cond", "sg_trips", "sg_range")}
     needed -= {r for r in records if r and r not in used}
-    rec = record.Recorder(ctx.namer, params, needed, used_records=used, preinit=rev.zeroed,
+    rec = record.Recorder(ctx.namer, params, needed, used_records=used, preinit=zeroed,
                           watch_log=watch_log, dead=dead)
     rec.share_names(first)
     forward, backward = rec.forward(body), rec.fill(backward)

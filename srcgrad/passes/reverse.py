@@ -473,8 +473,8 @@ class Reverse:
             grads = self.namer.fresh(f"{t}_grads")
             inputs = gast.Tuple([copy.deepcopy(a) for a in s.sg_operands], gast.Load())
             if self.rows is None:
-                call = T.expr("_sg.custom_adjoints(p[1](g), inputs)", p=s.sg_pair, g=self.d(t),
-                              inputs=inputs)
+                call = T.expr("_sg.custom_adjoints(_sg.upstream(p[1], g), inputs)", p=s.sg_pair,
+                              g=self.d(t), inputs=inputs)
             else:  # the user's grad_fn knows nothing of rows
                 call = T.expr("_sg.custom_adjoints(_sg.each_row(p[1], g), inputs, len(g))",
                               p=s.sg_pair, g=self.d(t), inputs=inputs)

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import NotDifferentiableError
 from ..variables import Variable, read_only
+from .attributes import MissingAttribute
 
 __all__ = [
     "unbroadcast", "broadcast_like", "zeros_like", "tangent_zeros", "add", "iadd", "update", "check_not_0d",
@@ -23,7 +24,7 @@ __all__ = [
     "add_to_sources", "sources_grad", "as_held",
     "gather_items", "zero_at", "copy_slot", "copy_value", "dict_values", "dict_values_grad", "dict_values_grad_grad", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "repeats", "concat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view",
-    "check_item_read", "distinct", "as_list", "from_list", "check_scalar", "scalar_seed", "attempting", "attempted", "caught", "try_tail", "rolled_back",
+    "check_item_read", "distinct", "upstream", "as_list", "from_list", "check_scalar", "scalar_seed", "attempting", "attempted", "caught", "try_tail", "rolled_back",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "check_zip", "field", "field_grad",
     "field_index", "new_object", "set_attributes", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "check_slice_length", "updated_in_place",
     "value_copy", "check_field", "as_arguments", "taken", "snapshot", "put_back",
@@ -121,6 +122,8 @@ def zeros_like(value):
         return {f.name: zeros_like(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, Variable):  # (its value: not a read of it as itself, _note_read)
         return zeros_like(value.read_value())
+    if type(value) is MissingAttribute:  # (an attribute the code sets before any read)
+        return 0.0
     if hasattr(value, "__array__") and not isinstance(value, np.generic):
         return zeros_like(np.asarray(value))
     if isinstance(value, np.generic):
@@ -820,6 +823,13 @@ def from_list(grad, like):
     import numpy as _np
 
     return _np.stack([_np.asarray(g) for g in grad]) if len(grad) else _np.zeros_like(like)
+
+
+def upstream(grad_fn, grad):
+    """A ``custom_gradient``'s ``grad_fn`` called with the adjoint of what it returned: one
+    argument per output where it returned several (a tuple or a list, whose adjoint is
+    one), as TensorFlow calls it."""
+    return grad_fn(*grad) if type(grad) in (list, tuple) else grad_fn(grad)
 
 
 def custom_adjoints(grads, inputs, rows=None):

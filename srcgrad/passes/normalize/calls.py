@@ -129,16 +129,29 @@ def call(norm, node, out, dest, hint=None):
     if any(isinstance(a, gast.Starred) for a in node.args) \
             or any(k.arg is None for k in node.keywords):
         return call(norm, spread(norm, node, out), out, dest, hint)
-    if isinstance(f, gast.Subscript) and isinstance(f.value, gast.Name) \
-            and f.value.id in norm.custom_pairs:
+    grad_fn = node.args[0] if node.args and norm.scope.value(f) is norm.ctx.runtime.upstream \
+        else f  # (``_sg.upstream(pair[1], g)`` calls it)
+    if isinstance(grad_fn, gast.Subscript) and isinstance(grad_fn.value, gast.Name) \
+            and grad_fn.value.id in norm.custom_pairs:
         # the grad_fn of a custom_gradient pair, in code srcgrad generated
-        return _opaque(norm, node, out, dest, hint, _twice(norm, norm.custom_pairs[f.value.id]))
+        return _opaque(norm, node, out, dest, hint,
+                       _twice(norm, norm.custom_pairs[grad_fn.value.id]))
     if isinstance(f, gast.Subscript) and isinstance(f.value, gast.Name) \
             and f.value.id in norm.function_tables:  # ``fs[1](x)``, ``acts[name](x)``
         return functions.call(norm, node, out, dest, hint)
     replaced = _replaced_record(norm, node)
     if replaced is not None:
         return call(norm, replaced, out, dest, hint)
+    if isinstance(f, gast.Attribute) and f.attr in norm.attributes_stored \
+            and _instance_attribute(norm, f):
+        # (``self.act = np.sin`` in a method the code calls, then ``self.act(x)``: the
+        # function called is resolved when compiling, from what the object held then)
+        raise norm.ctx.error(
+            f"`{gast.unparse(node).strip()}` calls what an attribute holds, and the code sets "
+            f"that attribute (`.{f.attr} = ...`): srcgrad resolves a call when compiling, "
+            "from what the attribute held then", norm.cur,
+            f"set `.{f.attr}` before the differentiated code runs, or call the function by "
+            "its name, choosing it with an if statement")
     if isinstance(f, gast.Call) and isinstance(norm.scope.value(f.func), type) \
             and trees.record_fields(norm.scope.value(f.func)) is not None:
         # ``Gain(0.5)(x)``: the record built (of constants too), then its ``__call__``
@@ -281,7 +294,10 @@ def call(norm, node, out, dest, hint=None):
         return call(norm, _py_function_call(node, norm), out, dest, hint)
     custom = getattr(obj, "__srcgrad_custom_gradient__", None)
     if custom is not None:
-        return custom_call(norm, node, custom, out, dest, hint)
+        # (a method's: ``op.apply(x)`` calls it with the object first, the grad_fn giving
+        # the adjoints of the arguments after it)
+        receiver = norm.ctx.constant(obj.__self__) if isinstance(obj, types.MethodType) else None
+        return custom_call(norm, node, custom, out, dest, hint, receiver)
     paired = getattr(obj, "__srcgrad_custom_pair__", None)
     if paired is not None:
         d = _opaque(norm, node, out, dest, hint, _twice(norm, paired))
@@ -697,6 +713,14 @@ def _note_field(norm, node, d):
     note_kind(norm.ctx, d, norm.ctx.record_fields.get(node.value.id, {}).get(node.attr))
 
 
+def _instance_attribute(norm, f):
+    """Is ``f`` (``obj.attr``) an attribute of an object known when compiling held in its
+    own ``__dict__`` (not a method its class defines)?"""
+    base = norm.scope.value(f.value)
+    return base is not MISSING and not isinstance(base, (type, types.ModuleType)) \
+        and f.attr in getattr(base, "__dict__", {})
+
+
 def _opaque(norm, node, out, dest, hint, error):
     """A call run as it is; ``error`` is raised if a gradient must flow through it."""
     d = norm._dest(dest, hint)
@@ -720,8 +744,9 @@ def _twice(norm, fn):
         "(without custom_gradient)")
 
 
-def custom_call(norm, node, fn, out, dest, hint):
-    """A ``custom_gradient`` function: keep its ``grad_fn`` for the backward pass."""
+def custom_call(norm, node, fn, out, dest, hint, receiver=None):
+    """A ``custom_gradient`` function: keep its ``grad_fn`` for the backward pass
+    (``receiver``: the object of a method's call, passed first, no adjoint of its own)."""
     if node.keywords:
         raise norm.ctx.error("keyword arguments to a custom_gradient function are not "
                              "supported", norm.cur)
@@ -729,7 +754,8 @@ def custom_call(norm, node, fn, out, dest, hint):
     atoms = [norm.atom(a, out, hint) for a in node.args]
     d = norm._dest(dest, hint)
     pair = norm.ctx.namer.fresh(f"{d}_and_grad")
-    out.append(norm._mark(T.assign(pair, gast.Call(T.name(raw), atoms, [])), "custom_pair"))
+    given = ([receiver] if receiver is not None else []) + atoms
+    out.append(norm._mark(T.assign(pair, gast.Call(T.name(raw), given, [])), "custom_pair"))
     stmt = T.assign(d, gast.Subscript(T.name(pair), T.const(0), gast.Load()))
     out.append(norm._mark(stmt, "custom", pair=pair, operands=atoms))
     norm.varied.add(d)

@@ -243,9 +243,11 @@ class Normalizer:
                 if isinstance(s, (gast.If, gast.For, gast.While)):
                     setattr(s, field, self._split_self_reference(getattr(s, field)))
             out.append(s)
-            if anno.kind(s) in ("prim", "getitem", "literal"):
+            if anno.kind(s) in ("prim", "getitem", "literal", "custom"):
                 target = s.targets[0].id
-                if any(isinstance(n, gast.Name) and n.id == target for n in T.walk(s.value)):
+                # (a custom_gradient's call: its operands are the pair's, ``x = sq(x)``)
+                read = list(T.walk(s.value)) + list(getattr(s, "sg_operands", None) or ())
+                if any(isinstance(n, gast.Name) and n.id == target for n in read):
                     tmp = self.ctx.namer.fresh(target + "_new")
                     s.targets[0].id = tmp
                     if target in self.ctx.containers:
@@ -1152,10 +1154,9 @@ class Normalizer:
                 or base.id not in self.scope.locals \
                 or type(self.ctx.arg_values.get(base.id, self.ctx.param_values.get(base.id))) \
                 is dict  # (a dict argument: ``d[k] = ...`` may add the key)
-            if base.id not in self.scope.locals and not self.ctx.stores_out \
-                    and expr_varied(value, self.varied, self.scope):
+            if base.id not in self.scope.locals and expr_varied(value, self.varied, self.scope):
                 # (what user code it calls after may read it back: inlined, differentiated)
-                self.ctx.stores_out = self.changed = True
+                self.changed |= self.ctx.store_out(self.scope.value(base))
             if base.id not in self.scope.locals and self.ctx.tape_region:
                 raise self.ctx.error(
                     f"`{self._spelling(base, s)}[...] = ...` writes a differentiable value into "
@@ -1540,7 +1541,7 @@ class Normalizer:
                 and len(call.args) == 1 and not call.keywords:
             self.changed = True
             if f.value.id not in self.scope.locals:
-                self.ctx.stores_out = True  # (``HIST.append(v)``: ``setitem`` says why)
+                self.ctx.store_out(self.scope.value(f.value))  # (``setitem`` says why)
             out = []
             atom = self.atom(call.args[0], out, hint=f.value.id + "_item")
             node = gast.Expr(gast.Call(gast.Attribute(T.name(f.value.id), "append", gast.Load()),
