@@ -113,7 +113,7 @@ class Context:
         self.top_locals = scopes.function_locals(src.node)
         # A tape block's: its function's cell variables, and whether it is a module's code
         # (blocks.Region); (None, None) where not known.
-        self.block_frame = (None, None)
+        self.block_frame = (None, None, None)
         self._held_by_inputs = None  # (``_inputs_hold_sources``)
         # Rule expressions say ``np`` and ``math``: use the user's own names
         # when they mean those modules, else private cells.
@@ -474,7 +474,7 @@ class Context:
         # (Names the compiled code binds or reads from its own cells shadow a global of the
         # callee's: ``c`` of a closure ``make(c)`` returns, ``c`` a global its helper reads.)
         shadowing = set(self.top_locals) | set(self.src.freevars)
-        cells, module_level = self.block_frame
+        cells, module_level, frame_code = self.block_frame
         for name in sorted(free):
             if name in src.freevars:
                 if name in self.top_locals and _contents(src.freevars[name]) is \
@@ -484,6 +484,12 @@ class Context:
                     # parameter (a tape block calling a local function): the same variable.
                     # (Not where the block's variable is no cell: another closure's, which
                     # held the same array when the block started, ``make_helper(W0)``.)
+                    continue
+                if cells is not None and name in cells and frame_code is not None \
+                        and getattr(src.fn, "__code__", None) in frame_code.co_consts \
+                        and name in scopes.function_locals(self.src.node):
+                    # (A function defined in the block's function, over the variable the
+                    # block binds, ``s = a`` then ``h(a)``: the same variable, as it is now.)
                     continue
                 mine = self.cells.get(name)
                 if mine is not None and _contents(mine) is _contents(src.freevars[name]) \

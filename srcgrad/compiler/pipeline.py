@@ -439,7 +439,8 @@ def region_front(region, inputs, sample, watch_variables, is_variable, watch_inp
     params = list(inputs)
     node, src = _region_def(region, params, modules)
     ctx = Context(src, Guards())
-    ctx.block_frame = region.frame_cells, region.module_level  # (import_free_names)
+    ctx.block_frame = (region.frame_cells, region.module_level,  # (import_free_names)
+                       region.frame_code)
     # The def is still empty: the names temporaries must not take are the block's.
     ctx.namer.reserve(n.id for s in region.statements for n in gast.walk(s)
                       if isinstance(n, gast.Name))
@@ -525,7 +526,9 @@ def _static_inputs(ctx, region, params, sample, watch_variables, is_variable):
     (the code is compiled for their kinds: ``cache._kind``), and containers of
     Variables or of values watched at the start (``params[0]``, ``for v in params``,
     ``for layer in layers: layer.W``), whose reads are then sources."""
-    assigned = set(tape_blocks.region_outputs(region)) | written_into(region.statements)
+    assigned = set(tape_blocks.region_outputs(region)) | written_into(region.statements) | {
+        s.name for s in walk_stmts(region.statements)  # (``def h(v):`` in the block: anew)
+        if isinstance(s, (gast.FunctionDef, gast.ClassDef))}
     for p, value in zip(params, sample):
         if is_variable(value) or p in assigned:
             continue

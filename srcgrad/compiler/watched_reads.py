@@ -60,14 +60,17 @@ class Watched:
     differentiated, one after it is; where a read is cannot be told apart so simply,
     so such reads are refused)."""
 
-    def __init__(self, start, later, numbers=None):
+    def __init__(self, start, later, numbers=None, containers=None):
         self.start, self.later = start, later
         # Python numbers watched at the start: id -> (number, the (root, path) of the
         # chains it was watched at: a read there is the watched value itself).
         self.numbers = numbers or {}
+        # Lists, tuples and dicts watched whole at the start (``tape.watch(m.ws)``): a
+        # read of one as a whole (``np.stack(self.ws)``) is a source, item by item.
+        self.containers = containers or {}
 
     def __bool__(self):
-        return bool(self.start or self.later or self.numbers)
+        return bool(self.start or self.later or self.numbers or self.containers)
 
     def state(self, obj, locator=None):
         if type(obj) in PYTHON_NUMBERS:
@@ -75,7 +78,7 @@ class Watched:
             if number is not obj:
                 return 0
             return SOURCE if locator is not None and _site(locator) in sites else AMBIGUOUS
-        if self.start.get(id(obj)) is obj:
+        if self.start.get(id(obj)) is obj or self.containers.get(id(obj)) is obj:
             return SOURCE
         if self.later.get(id(obj)) is obj:
             return LATER
@@ -115,7 +118,7 @@ class Reads:
         found = self.sites.get(site)
         if found is None:
             obj = locator(params)
-            if not isinstance(obj, _DATA):
+            if not isinstance(obj, _DATA) and self.watched.containers.get(id(obj)) is not obj:
                 # (A function, a module, an object: the code's guards see to it that it
                 # still is one when the code runs again.)
                 return 0
@@ -171,9 +174,11 @@ def at_entry(values, start, chains, later, prewatched):
     # often one object. A read of one is a source only where it was watched from,
     # ``tape.watch(p["s"])`` then ``p["s"]``; from elsewhere it is refused: hunt 12.)
     first = {id(v): v for v in prewatched if type(v) not in PYTHON_NUMBERS}
-    numbers = {}
+    numbers, containers = {}, {}
     for n in start:
         value = values.get(n, _GONE)
+        if type(value) in (list, tuple, dict):
+            containers[id(value)] = value
         if type(value) is np.ndarray:  # the common case, without the walk
             first[id(value)] = value
         elif type(value) in PYTHON_NUMBERS:
@@ -189,6 +194,8 @@ def at_entry(values, start, chains, later, prewatched):
                     {(True, n, path), (False, id(value), path)})
     for chain in chains:
         value = chain(values)
+        if type(value) in (list, tuple, dict):
+            containers[id(value)] = value
         if type(value) in PYTHON_NUMBERS:
             # (Read there through the input's name, or through its object: a helper's.)
             holder = values.get(chain.root, _GONE)
@@ -200,7 +207,7 @@ def at_entry(values, start, chains, later, prewatched):
                 first[id(leaf)] = leaf
     after = {id(leaf): leaf for n in later if n in values for leaf in _leaves(values[n], 3)
              if id(leaf) not in first and type(leaf) not in PYTHON_NUMBERS}
-    return Watched(first, after, numbers)
+    return Watched(first, after, numbers, containers)
 
 
 def _site(locator):

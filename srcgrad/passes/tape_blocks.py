@@ -795,7 +795,11 @@ def region_inputs(region):
     except IndexError:  # (beniget on a ``break`` out of the block: refused when it runs)
         node.body = [gast.While(T.const(True), node.body, [])]
         free = free_names(node)
-    return sorted(free | builtin_names | read_before_bound(region.statements))
+    # (A variable of the block's function that a closure reads, ``s`` of ``def h(v):
+    # return s * v``, which the block binds: its value at the start too, for the calls
+    # before the binding, ``y0 = h(a); s = a``.)
+    cells = (region.frame_cells or frozenset()) & set(region_outputs(region))
+    return sorted(free | builtin_names | read_before_bound(region.statements) | cells)
 
 
 def read_before_bound(stmts, bound=frozenset()):

@@ -49,6 +49,7 @@ class Region:
     # free name is (context.import_free_names). None: not known.
     frame_cells: frozenset = None
     module_level: bool = None
+    frame_code: object = None  # the code object of the block's function (or module)
 
     def __post_init__(self):
         from ..passes.tape_blocks import watches_first  # (which imports the compiler)
@@ -66,7 +67,8 @@ class Region:
         """The region of a tape entered at ``stmt`` inside this one."""
         return Region(self.filename, stmt.lineno, statements, tape_name, self.globals,
                       key=self.key + (stmt.lineno, stmt.col_offset),
-                      frame_cells=self.frame_cells, module_level=self.module_level)
+                      frame_cells=self.frame_cells, module_level=self.module_level,
+                      frame_code=self.frame_code)
 
 
 def _tree(filename, module_globals, code=None):
@@ -146,7 +148,7 @@ def locate(frame):
 def _frame_facts(code):
     """``Region.frame_cells`` and ``Region.module_level`` of a block in ``code``."""
     return {"frame_cells": frozenset(code.co_cellvars) | frozenset(code.co_freevars),
-            "module_level": code.co_name == "<module>"}
+            "module_level": code.co_name == "<module>", "frame_code": code}
 
 
 def _locate(frame):

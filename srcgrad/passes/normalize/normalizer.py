@@ -170,6 +170,7 @@ class Normalizer:
                 self.scope.locals = set(_assigned_names(fn.body)) | function_locals(fn)
                 attributes.rewrite(self, fn)
             self.objects_pending = objects.pending(self, fn)
+            _drop_dead_constants(fn.body)
             self.counts = _assigned_names(fn.body)
             self.scope.locals = set(self.counts) | function_locals(fn)
             self.facts = Facts(self, fn)
@@ -2036,6 +2037,10 @@ class Normalizer:
                 return calls.inline_dunder(self, dunder, out, d)
         out.append(self._mark(T.assign(d, gast.Subscript(value, index, gast.Load())), "getitem"))
         kinds = self.ctx.record_items.get(getattr(value, "id", None), {})
+        if isinstance(index, gast.Slice) and self._is_sequence(value) \
+                and getattr(value, "id", None) not in self.ctx.dicts:
+            # (a slice of a list or tuple is one: ``pts[1:] + pts[:1]`` joins them)
+            self.ctx.containers.add(d)
         if isinstance(index, gast.Slice):  # ``layers[:-1]``: a list of the same records
             if None in kinds:
                 self.ctx.record_items[d] = {None: kinds[None]}
@@ -2332,6 +2337,11 @@ class Normalizer:
             or isinstance(self.scope.value(node), dict)
 
     def _is_sequence(self, node):
+        if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice):
+            return self._is_sequence(node.value)  # (``pts[1:]`` of a list)
+        if isinstance(node, gast.Call) and not node.keywords \
+                and self.scope.value(node.func) in (list, tuple):
+            return True  # (``list(reversed(p))``)
         return isinstance(node, (gast.List, gast.Tuple, gast.ListComp)) or (
             isinstance(node, gast.Name) and node.id in self.ctx.containers)
 
@@ -2675,3 +2685,32 @@ def _int_constant(node):
             else None
     value = getattr(node, "value", None)
     return value if type(value) is int else None
+
+
+def _drop_dead_constants(body):
+    """Drop ``p = None`` (a constant) that a later statement of the same block binds again
+    before anything reads it: ``p = None`` (an inlined default) then ``if p is None: p =
+    self.params`` decided, ``p = self.params``. Bound once, ``p`` is then the object it
+    is bound to, its reads of watched values sources (it was a local of unknown value:
+    its reads constants)."""
+    for s in body:
+        for field in ("body", "orelse"):
+            if isinstance(getattr(s, field, None), list) and not isinstance(s, gast.FunctionDef):
+                _drop_dead_constants(getattr(s, field))
+    drop = []
+    for i, s in enumerate(body):
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1
+                and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Constant)):
+            continue
+        name = s.targets[0].id
+        for t in body[i + 1:]:
+            if isinstance(t, gast.Assign) and len(t.targets) == 1 \
+                    and isinstance(t.targets[0], gast.Name) and t.targets[0].id == name \
+                    and not any(isinstance(n, gast.Name) and n.id == name
+                                for n in gast.walk(t.value)):
+                drop.append(i)
+                break
+            if any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(t)):
+                break
+    for i in reversed(drop):
+        del body[i]
