@@ -112,8 +112,12 @@ class _Liveness:
             elif isinstance(s, gast.Assign) and len(s.targets) == 1 \
                     and isinstance(s.targets[0], gast.Name) \
                     and s.targets[0].id in self.removable and s.targets[0].id not in live:
-                if not prune:
-                    continue
+                if _pops(s.value):
+                    # A dead adjoint taken off a stack of them (``dp = dp_stack.pop()``):
+                    # the pop stays, or the next pop would take this one's item.
+                    live |= loads(s.value)
+                    if prune:
+                        kept.append(gast.copy_location(gast.Expr(s.value), s))
                 continue  # a dead adjoint: drop it
             else:
                 if prune and self.visit is not None:
@@ -125,6 +129,11 @@ class _Liveness:
         if prune:
             stmts[:] = kept[::-1]
         return live
+
+
+def _pops(value):
+    return any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+               and n.func.attr == "pop" for n in gast.walk(value))
 
 
 def _tidy(stmts):

@@ -27,6 +27,7 @@ import numpy as np
 from ..runtime import adjoints as _h
 from ..runtime import complexes as _rt
 from ..runtime import pymath
+from ..runtime import core as _sg_core
 from ..runtime import strong as _sg_strong
 from . import complexes, convolutions, decompositions, elementwise, helpers, layout, \
     moments, order_stats, polynomials, python, special, stats, ufuncs
@@ -74,6 +75,9 @@ _SORTED = "_sg.permute_tangent(a, a_dot, ans, axis)"
 _EXPLICIT = {
     # (``seed_dot``: a parameter without a gradient whose tangent the form reads.)
     _sg_strong.strong_zero: "_sg.strong_zero_tangent(value_dot, value, seed, seed_dot)",
+    # (A try body that raised: the value's tangent as it was, off the stack of tangents,
+    # which is cut back as the stack is; not off the stack, cut back already.)
+    _sg_core.rolled_back: "_sg.rolled_back(stack_dot, length, value_dot)",
     np.linalg.solve: "_sg.solve_tangent(a, a_dot, b, b_dot, ans)",
     np.linalg.inv: "-(ans @ a_dot @ ans)",
     np.linalg.cholesky: "_sg.cholesky_tangent(a_dot, ans, upper)",

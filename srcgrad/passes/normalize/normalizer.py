@@ -1533,7 +1533,13 @@ class Normalizer:
 
     def expr_stmt(self, s):
         call = s.value
-        if not expr_varied(call, self.varied, self.scope):
+        f = getattr(call, "func", None)
+        # (An append of a constant to a list holding differentiated values, ``stack.append
+        # (1.0)`` beside ``stack.append(p)``: its item is popped off the list's adjoint too,
+        # which otherwise gives the next pop this item's adjoint.)
+        appended = isinstance(f, gast.Attribute) and f.attr == "append" \
+            and isinstance(f.value, gast.Name) and f.value.id in self.varied
+        if not expr_varied(call, self.varied, self.scope) and not appended:
             return [anno.set_kind(s, "opaque")]
         f = call.func
         if isinstance(f, gast.Attribute) and f.attr in _MUTATORS and self._waits_for_objects():
