@@ -74,3 +74,30 @@ def test_the_new_binding_is_read(f, compiled):
     value, derivative = EXPECTED[f]
     np.testing.assert_allclose(y, value(a))
     np.testing.assert_allclose(g, derivative(a))
+
+
+def test_module_level_block_rebinding_a_global_a_function_reads(tmp_path):
+    """``y = f(a); SCALE = 3.0; f(a)`` at a module's top level, ``f`` reading the global:
+    a TypeError from the generated code (the global was the block's unbound local)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from tape_forms import assert_script_prints_ok
+
+    assert_script_prints_ok(tmp_path / "rebinds_global.py", """
+        import numpy as np
+        import srcgrad as sg
+        SCALE = 1.0
+        def f(v):
+            return SCALE * v ** 2
+        a = np.float64(1.5)
+        with sg.GradientTape() as tape:
+            tape.watch(a)
+            y = f(a)
+            SCALE = 3.0
+            y2 = f(a) + y
+        assert np.isclose(y2, 4 * a * a), y2
+        assert np.isclose(tape.gradient(y2, a), 8 * a)
+        print("ok")
+        """)

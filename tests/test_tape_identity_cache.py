@@ -112,3 +112,34 @@ def test_number_watched_where_held_read_by_a_helper():
     eps = 1e-6
     fd = (_ridge({"lam": 0.3 + eps}) - _ridge({"lam": 0.3 - eps})) / (2 * eps)
     np.testing.assert_allclose(tape.gradient(v, hp["lam"]), fd, rtol=1e-6)
+
+
+def _refused(x):
+    v = np.ones(3)
+    u = x * 0.5
+    w = u
+    u[1:] = u[:2] * v[0]  # (a write into an array another name holds: refused)
+    return np.sum(w * x)
+
+
+def _fine(x):
+    return np.sum(np.sin(x))
+
+
+def test_a_refusal_is_not_kept_for_another_function():
+    """A block refused for one function its code calls (a closure's variable) was refused
+    again for every later function called there: the refusal is kept for the same
+    functions only."""
+    x0 = np.array([0.37, -0.52, 0.81])
+    for f in (_refused, _fine):
+        def taped():
+            x = x0.copy()
+            with sg.GradientTape() as t:
+                t.watch(x)
+                y = f(x)
+            return t.gradient(y, x)
+        if f is _refused:
+            with pytest.raises(sg.CompileError):
+                taped()
+        else:
+            np.testing.assert_allclose(taped(), np.cos(x0))

@@ -63,6 +63,27 @@ def over_tuple(ws, x):
     return np.sum(h ** 2)
 
 
+def over_splat(ws, x):
+    h = x
+    for w in [*ws]:
+        h = np.tanh(w @ h)
+    return np.sum(h ** 2)
+
+
+def over_splat_tuple(ws, x):
+    h = x
+    for w in (*ws,):
+        h = np.tanh(w @ h)
+    return np.sum(h ** 2)
+
+
+def over_repeated_once(ws, x):
+    h = x
+    for w in ws * 1:
+        h = np.tanh(w @ h)
+    return np.sum(h ** 2)
+
+
 def _taped(helper, as_dict):
     w1, w2 = W1.copy(), W2.copy()
     held = {"a": w1, "b": w2} if as_dict else [w1, w2]
@@ -74,7 +95,8 @@ def _taped(helper, as_dict):
 
 
 CASES = [(over_dict_values, True), (over_list_copy, False), (over_concatenation, False),
-         (over_tuple, False)]
+         (over_tuple, False), (over_splat, False), (over_splat_tuple, False),
+         (over_repeated_once, False)]
 
 
 @pytest.mark.parametrize("helper,as_dict", CASES, ids=[c[0].__name__ for c in CASES])

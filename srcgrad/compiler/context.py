@@ -289,8 +289,11 @@ class Context:
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
                 and node.func.attr == "copy" and not node.args:
             return self._iterates_sources(node.func.value)  # ``ws.copy()``
-        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add):
+        if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Mult)):
             return self._iterates_sources(node.left) or self._iterates_sources(node.right)
+        if isinstance(node, (gast.List, gast.Tuple)):  # ``[*ws]``
+            return any(isinstance(e, gast.Starred) and self._iterates_sources(e.value)
+                       for e in node.elts)
         if not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)):
             return False
         value = self.scope.value(node)

@@ -798,7 +798,12 @@ def region_inputs(region):
     # (A variable of the block's function that a closure reads, ``s`` of ``def h(v):
     # return s * v``, which the block binds: its value at the start too, for the calls
     # before the binding, ``y0 = h(a); s = a``.)
-    cells = (region.frame_cells or frozenset()) & set(region_outputs(region))
+    # (So is a global a module-level block binds, which a function it calls reads: ``y =
+    # f(a); SCALE = 3.0; f(a)``.)
+    bound = set(region_outputs(region))
+    cells = (region.frame_cells or frozenset()) & bound
+    if region.module_level:
+        cells |= bound & set(region.globals)
     return sorted(free | builtin_names | read_before_bound(region.statements) | cells)
 
 

@@ -50,6 +50,7 @@ class Region:
     frame_cells: frozenset = None
     module_level: bool = None
     frame_code: object = None  # the code object of the block's function (or module)
+    global_reads: tuple = None  # the globals its statements read, once found (tape._Cannot)
 
     def __post_init__(self):
         from ..passes.tape_blocks import watches_first  # (which imports the compiler)

@@ -24,6 +24,7 @@ import types
 import warnings
 from collections import ChainMap, OrderedDict
 
+import gast
 import numpy as np
 
 from .. import runtime, trees, variables
@@ -48,8 +49,33 @@ class _Cannot:
 
     text = ""  # (no code: what reads the cache's generated code skips it)
 
-    def __init__(self, error):
+    def __init__(self, error, functions=()):
         self.error = error
+        # The functions the block was refused with (its inputs', the globals it reads):
+        # another function bound there is other code, compiled anew.
+        self.functions = functions
+
+    def holds(self, region, sample):
+        return self.functions == _functions(region, sample)
+
+
+def _functions(region, sample):
+    """What identifies the functions, methods and classes among a block's inputs
+    (``sample``) and the globals it reads."""
+    if region.global_reads is None:
+        region.global_reads = tuple(sorted(
+            {n.id for s in region.statements for n in gast.walk(s)
+             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+            & set(region.globals)))
+    values = list(sample) + [region.globals.get(n) for n in region.global_reads]
+    return tuple(_identity(v) for v in values
+                 if callable(v) and not isinstance(v, (np.ndarray, Variable)))
+
+
+def _identity(value):
+    if isinstance(value, types.MethodType):
+        return id(value.__func__), id(value.__self__)
+    return id(value)
 
 
 _NOTHING_WATCHED = watched_reads.Watched({}, {})
@@ -268,7 +294,8 @@ class _Record:
         region = self.region
         last = region.last_entry
         if usual and last is not None and last[0] == kinds and (
-                isinstance(last[2], _Cannot) or last[2].guards.valid()):
+                last[2].holds(region, sample) if isinstance(last[2], _Cannot)
+                else last[2].guards.valid()):
             # The block entered again for the same kinds of values (a training loop): the
             # same key object, found without comparing it part by part; KeyError once the
             # bounded cache forgot it.
@@ -280,7 +307,8 @@ class _Record:
                 pass
         key = (region.key, _Same(region.globals), kinds)
         entry = _COMPILED.get(key)
-        if entry is not None and (isinstance(entry, _Cannot) or entry.guards.valid()):
+        if entry is not None and (entry.holds(region, sample) if isinstance(entry, _Cannot)
+                                  else entry.guards.valid()):
             _COMPILED.move_to_end(key)
             if usual:
                 region.last_entry = (kinds, key, entry)
@@ -294,7 +322,7 @@ class _Record:
                 as_arrays=as_arrays, modules=self.modules, watched=self.watched_at_entry)
             entry.watch_variables = watch_variables  # for its row-mode twin
         except CompileError as e:
-            entry = _Cannot(e)
+            entry = _Cannot(e, _functions(region, sample))
         remember(_COMPILED, key, entry)
         if usual:
             region.last_entry = (kinds, key, entry)

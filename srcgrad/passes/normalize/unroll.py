@@ -141,6 +141,17 @@ def static_items(norm, it):
             and it.func.attr == "copy" and not it.args \
             and type(norm.scope.value(it.func.value)) in (list, dict):
         return static_items(norm, it.func.value)  # ``ws.copy()``
+    if isinstance(it, (gast.List, gast.Tuple)) and it.elts \
+            and any(isinstance(e, gast.Starred) for e in it.elts):
+        # ``[*ws]``, ``(*head, last)``: the items of each part in turn
+        parts = [static_items(norm, e.value) if isinstance(e, gast.Starred)
+                 else _display_item(norm, e) for e in it.elts]
+        return None if any(p is None for p in parts) else [i for p in parts for i in p]
+    if isinstance(it, gast.BinOp) and isinstance(it.op, gast.Mult) \
+            and isinstance(it.right, gast.Constant) and type(it.right.value) is int \
+            and isinstance(norm.scope.value(it.left), (list, tuple)):
+        part = static_items(norm, it.left)  # ``ws * 2``: the items again
+        return None if part is None else part * it.right.value
     if isinstance(it, gast.BinOp) and isinstance(it.op, gast.Add):
         # ``ws + []``, ``encoders + decoders``: the items of both
         parts = [[] if isinstance(e, (gast.List, gast.Tuple)) and not e.elts
@@ -188,6 +199,11 @@ def static_items(norm, it):
         return None
     return [(v, gast.Subscript(copy.deepcopy(it), T.const(k), gast.Load()))
             for k, v in enumerate(seq)]
+
+
+def _display_item(norm, e):
+    value = e.value if isinstance(e, gast.Constant) else norm.scope.value(e)
+    return None if value is MISSING else [(value, e)]
 
 
 def _runtime_items(norm, node):
