@@ -174,3 +174,19 @@ def test_dict_argument_filled_in_a_loop():
     v, g = sg.value_and_grad(_fill)(X, {})
     np.testing.assert_allclose(v, _fill(X, {}))
     np.testing.assert_allclose(g, 1 + 2 * X)
+
+
+def _fill_buffer(buf, v):
+    buf[0] = np.sum(v ** 2)
+    buf[1] = np.sum(v)
+
+
+def test_target_filled_by_a_helper_refused():
+    """``fill(y, x)`` writing into the ``y`` it was handed: None before (silently); a
+    target the block wrote into under another name is refused, naming it."""
+    y = np.zeros(2)
+    with pytest.raises(sg.CompileError, match="wrote into"):
+        with sg.GradientTape() as t:
+            t.watch(X)
+            _fill_buffer(y, X)
+        t.gradient(y, X)

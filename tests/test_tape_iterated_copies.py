@@ -169,3 +169,24 @@ def test_method_picked_before_the_block_reaching_sources_unknown_refused():
     calls is not known when compiling (it was taken as reading no watched value)."""
     with pytest.raises(sg.CompileError, match="cannot tell"):
         _method_picked_before("by_reduce")
+
+
+class Single:
+    def __init__(self, w):
+        self.w = w
+
+    def loss(self, x):
+        return np.sum(np.tanh(self.w @ x) ** 2)
+
+
+def test_dict_of_bound_methods_made_before_the_block():
+    """``fs = {"main": net.loss}`` then ``fs["main"](x)`` in the block, the method reading
+    the watched ``self.w``: None before."""
+    x = np.array([0.7, -0.4])
+    w = W1.copy()
+    fs = {"main": Single(w).loss}
+    with sg.GradientTape() as t:
+        t.watch(w)
+        y = fs["main"](x)
+    want = _fd(lambda a: np.sum(np.tanh(a @ x) ** 2), W1)
+    np.testing.assert_allclose(t.gradient(y, w), want, rtol=1e-6)

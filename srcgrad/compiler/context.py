@@ -214,12 +214,11 @@ class Context:
         """Does an input (not an array) hold what a tape watches? (Found once: the inputs
         and what is watched are fixed while compiling.)"""
         if self._held_by_inputs is None:
-            # (A bound method's object, a partial's arguments: ``f = net.forward``.)
+            # (A bound method's object, a partial's arguments: ``f = net.forward``, also in
+            # a list or a dict of them: ``fs = {"main": net.loss}``.)
             self._held_by_inputs = any(
                 type(v) is not np.ndarray and self._holds_sources(v)
-                or isinstance(v, types.MethodType) and self._holds_sources(v.__self__)
-                or isinstance(v, functools.partial)
-                and self._holds_sources(list(v.args) + list(v.keywords.values()))
+                or any(self._holds_sources(c) for c in called_with(v))
                 for v in self.param_values.values())
         return self._held_by_inputs
 
@@ -570,3 +569,16 @@ def _filled(cell):
     except ValueError:
         return False
     return True
+
+
+def called_with(value, depth=2):
+    """What the functions ``value`` holds (a bound method, a partial, or a list, tuple or
+    dict of them) are called with besides their arguments: their objects, bound values."""
+    if isinstance(value, types.MethodType):
+        return [value.__self__]
+    if isinstance(value, functools.partial):
+        return [list(value.args) + list(value.keywords.values())]
+    if depth and type(value) in (list, tuple, dict):
+        items = value.values() if type(value) is dict else value
+        return [c for v in items for c in called_with(v, depth - 1)]
+    return []

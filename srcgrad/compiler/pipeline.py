@@ -29,7 +29,7 @@ from .. import trees
 from . import cache, watched_reads
 from ..variables import Variable
 from . import codegen, source
-from .context import Context, Generated
+from .context import Context, Generated, called_with
 
 
 def _specialize_varargs(node, nextra):
@@ -534,7 +534,10 @@ def _static_inputs(ctx, region, params, sample, watch_variables, is_variable):
             continue
         if atoms.is_static_object(value) or cache.unrolled(value) \
                 or (watch_variables and tape_blocks.holds_variables(value, is_variable)) \
-                or ctx.watched_reads is not None and ctx.watched_reads.watched.holds(value):
+                or ctx.watched_reads is not None and (
+                    ctx.watched_reads.watched.holds(value)
+                    or type(value) in (list, tuple, dict) and any(  # (``{"main": net.loss}``)
+                        ctx.watched_reads.watched.holds(c) for c in called_with(value))):
             ctx.scope.static[p] = value
 
 

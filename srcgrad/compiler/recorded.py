@@ -174,6 +174,7 @@ def compile_recorded(region, inputs, sample, outputs, watch_variables, is_variab
     generated.filled = {
         s.value.func.value.id if anno.kind(s) == "append" else s.targets[0].value.id
         for s in walk_stmts(body) if anno.kind(s) in ("append", "setitem")}
+    generated.filled_through = _filled_through(body, params, generated.filled)
     generated.reaches = reaches
     generated.item_reaches = item_reaches
     generated.item_leaves = item_leaves
@@ -448,3 +449,15 @@ def _live_dels(stmts):
             s.targets = keep
         out.append(s)
     return out
+
+
+def _filled_through(body, params, filled):
+    """The inputs the block writes into under another name (``fill(y, x)``, a helper
+    writing ``buf[0] = ...`` into the ``y`` it was handed): such a target is not seeded
+    (``tape._check_not_filled`` refuses it)."""
+    root = {}
+    for s in walk_stmts(body):
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name):
+            root[s.targets[0].id] = root.get(s.value.id, s.value.id)
+    return {root[n] for n in filled if root.get(n) in params and root[n] != n}

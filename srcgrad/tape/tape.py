@@ -1088,7 +1088,7 @@ def _check_not_filled(records, target):
     it): a tape seeds what a block binds by name, and its gradient is not None."""
     for record in records:
         entry = record.once[0] if record.once else None
-        for n in getattr(entry, "filled", ()):
+        for n in set(getattr(entry, "filled", ())) | getattr(entry, "filled_through", set()):
             holder = record.values.get(n)
             if holder is None:
                 continue
