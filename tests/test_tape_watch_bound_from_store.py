@@ -247,3 +247,51 @@ def test_nested_inner_alias_watched():
     gamma = outer.gradient(delta, S)
     np.testing.assert_allclose(delta, 3 * S ** 2)
     np.testing.assert_allclose(gamma, 6 * S)
+
+
+def test_alias_watched_after_other_statements():
+    """``alias = x``, another statement, then ``tape.watch(alias)``: the uses of ``x``
+    after the watch count (zeros or None before)."""
+    x = np.array([0.3, -0.5])
+    with sg.GradientTape(persistent=True) as t:
+        alias = x
+        y0 = np.sum(alias ** 2)  # (before the watch: not recorded)
+        t.watch(alias)
+        y = y0 + np.sum(x ** 3)
+    np.testing.assert_allclose(t.gradient(y, x), 3 * x ** 2)
+    np.testing.assert_allclose(t.gradient(y, alias), 3 * x ** 2)
+
+
+STORE = {"a": np.array([0.4, -0.3])}
+
+
+def test_item_watched_the_block_reading_a_name_for_it():
+    x = STORE["a"]
+    with sg.GradientTape() as t:
+        t.watch(STORE["a"])
+        E = np.sum(x ** 3)
+    np.testing.assert_allclose(t.gradient(E, STORE["a"]), 3 * x ** 2)
+
+
+def _energy(p):
+    return np.sum(p["W"] ** 3)
+
+
+def _hessian_of_outer_name(p):
+    with sg.GradientTape() as outer:
+        W = p["W"]
+        outer.watch(W)
+        with sg.GradientTape() as inner:
+            inner.watch(W)
+            E = _energy(p)
+        g = inner.gradient(E, W)
+        s = np.sum(g)
+    return g, outer.gradient(s, W)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_inner_tape_watching_a_name_the_outer_bound(compiled):
+    p = {"W": np.array([0.3, -0.6])}
+    g, h = (sg.function(_hessian_of_outer_name) if compiled else _hessian_of_outer_name)(p)
+    np.testing.assert_allclose(g, 3 * p["W"] ** 2)
+    np.testing.assert_allclose(h, 6 * p["W"])

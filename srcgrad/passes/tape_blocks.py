@@ -48,7 +48,7 @@ def _check_watches_in_loop(loop, tape_name, region):
                 "the gradients with respect to it")
 
 
-def watch_marker(node, region, known=None, rebound=(), namer=None):
+def watch_marker(node, region, known=None, rebound=(), namer=None, copies=None):
     """``tape.watch(x)`` becomes markers: the backward pass reports x's adjoint there.
 
     A list, tuple or dict literal watches each item; a variable holding a
@@ -85,6 +85,12 @@ def watch_marker(node, region, known=None, rebound=(), namer=None):
                                "first, or move the watch to the start of the block")
 
     collect(arg)
+    for name in list(names):
+        # (``alias = x`` earlier in the block: watching one watches the other, the uses of
+        # each after the watch counted once, under its own name)
+        root = (copies or {}).get(name, name)
+        names += [n for n in [root] + [a for a, b in (copies or {}).items() if b == root]
+                  if n not in names]
     chained = [gast.copy_location(T.assign(namer.fresh(f"watched_{_short_chain(e)}"), e), node)
                for e in reads]
     known = {n: v for n, v in (known or {}).items() if n not in rebound}
@@ -94,7 +100,10 @@ def watch_marker(node, region, known=None, rebound=(), namer=None):
         # no name holds.)
         from ..compiler.watched_reads import Locator  # (which imports this module)
 
-        held = Locator(*watch_chain(e), param=True)(known)
+        # (from a global too: ``tape.watch(store["a"])`` with ``x = store["a"]`` before)
+        root = watch_chain(e)[0]
+        held = Locator(*watch_chain(e), param=True)(
+            known if root in known else {root: region.globals.get(root)})
         if held is not None and type(held) not in PYTHON_NUMBERS:
             names += [n for n, v in known.items() if v is held and n not in names]
     for name in list(names):
@@ -168,13 +177,42 @@ def watches_first(statements, tape_name):
         reads.append(s)
     else:
         k = len(statements)
+    rest = _nested_watches_read_as_bound(list(statements[k:]), bound)
     if not reads or len(watches) == len(leading_watches(statements, tape_name)) \
             and not any(_names_in(w.value.args[0], bound) for w in watches if w.value.args):
-        return statements
+        return statements if all(a is b for a, b in zip(rest, statements[k:])) \
+            else list(statements[:k]) + rest
     # (At the first statement's place: the block is skipped from its first line on, where
     # its compiled code ran in its place, ``once.leading_try_lines``.)
     watches = [gast.copy_location(copy.copy(w), statements[0]) for w in watches]
-    return watches + reads + list(statements[k:])
+    return watches + reads + rest
+
+
+def _nested_watches_read_as_bound(stmts, bound):
+    """``stmts`` with the leading watches of the tapes nested in the block (``with
+    GradientTape() as inner: inner.watch(W)``) of names its first lines bound (``W =
+    p["W"]``), not bound again since, read as what they were bound to: the watch of the
+    same tensor. (New statements where they change: the originals are the parsed file's.)"""
+    out = []
+    for s in stmts:
+        if bound and isinstance(s, gast.With) and len(s.items) == 1 \
+                and isinstance(s.items[0].optional_vars, gast.Name):
+            name = s.items[0].optional_vars.id
+            lead = leading_watches(s.body, name)
+            if any(w.value.args and _names_in(w.value.args[0], bound) for w in lead):
+                moved = []
+                for w in lead:
+                    w = copy.copy(w)
+                    w.value = copy.copy(w.value)
+                    w.value.args = [_read_as_bound(w.value.args[0], bound)] + w.value.args[1:]
+                    moved.append(w)
+                s = copy.copy(s)
+                s.body = moved + list(s.body[len(lead):])
+        out.append(s)
+        rebound = bound_in(s)
+        bound = {n: e for n, e in bound.items()
+                 if n not in rebound and not (_names_in(e, {r: 0 for r in rebound}))}
+    return out
 
 
 def _plain_reads(s):
@@ -339,6 +377,7 @@ class Prepare:
         self.is_variable = is_variable
         self.inner = {}  # tape name -> Region of a nested tape block
         self.bound = set()  # names bound by the statements prepared so far
+        self.copies = {}  # ``a = x`` on the block's top level (``_note_copy``)
         self._names = None  # what statements run as written see of the block
         self._nested = 0  # how many ifs, loops and withs of the block enclose the statement
 
@@ -388,8 +427,20 @@ class Prepare:
                 continue
             out += self.stmt(copy.deepcopy(s), tape_name, in_loop)
             self.bound |= bound_in(s)
+            self._note_copy(s, in_loop)
             i += 1
         return out
+
+    def _note_copy(self, s, in_loop):
+        """Keep ``copies`` (a name -> the name it was bound to by ``a = x`` on the block's
+        top level, both unbound since): watching either watches the one array."""
+        rebound = bound_in(s)
+        self.copies = {a: b for a, b in self.copies.items()
+                       if a not in rebound and b not in rebound}
+        if not (in_loop or self._nested) and isinstance(s, gast.Assign) \
+                and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) \
+                and isinstance(s.value, gast.Name) and s.value.id != s.targets[0].id:
+            self.copies[s.targets[0].id] = self.copies.get(s.value.id, s.value.id)
 
     def _makes_variables(self, stmts):
         """Does any of ``stmts`` call ``sg.Variable``?"""
@@ -436,7 +487,8 @@ class Prepare:
             return as_written.lift(s, region, self._block_names(), self._items_read(s),
                                    self.ctx)
         if is_tape_call(s, tape_name, "watch"):
-            return watch_marker(s, region, self.known, self.bound, self.ctx.namer)
+            return watch_marker(s, region, self.known, self.bound, self.ctx.namer,
+                                self.copies if not self._nested else {})
         if any(is_tape_call(s, name, "watch") for name in self.inner):
             return []  # a nested tape's watch: that tape's business
         if isinstance(s, gast.Return) or (isinstance(s, (gast.Break, gast.Continue)) and not in_loop):
