@@ -64,3 +64,17 @@ def test_gradient(f):
 def test_keyword_argument_in_plain_python():
     x = np.array([1.0, 2.0])
     np.testing.assert_allclose(scaled(x, scale=3.0), 3 * x)
+
+
+def _through_op(x, op):
+    return np.sum(op.apply(x))
+
+
+def test_method_of_another_object_each_call():
+    """The object of ``op.apply(x)`` as the code names it: a second call with another
+    ``Op`` used the first one's (value and gradient)."""
+    x = np.array([0.5, -1.0])
+    for c in (1.5, -2.0):
+        v, g = sg.value_and_grad(_through_op)(x, Op(c))
+        np.testing.assert_allclose(v, np.sum(c * x ** 3))
+        np.testing.assert_allclose(g, 3 * c * x ** 2)

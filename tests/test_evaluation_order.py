@@ -132,3 +132,33 @@ def test_read_before_the_call(f):
     np.testing.assert_allclose(value, f(x.copy()), rtol=1e-12)
     np.testing.assert_allclose(grad, _fd(f, x), rtol=1e-6, atol=1e-9)
     assert_every_form(f, x, order=2)
+
+
+class Acc:
+    def __init__(self, start):
+        self.total = start
+
+    def add(self, v):
+        self.total = self.total + v
+        return self.total
+
+
+def chained_false_first(x):
+    a = Acc(0.0)
+    ok = 1.0 < a.total < a.add(x[1])  # False first: add does not run
+    return a.total * x[0] + (1.0 if ok else 0.0)
+
+
+def chained_true_first(x):
+    a = Acc(2.0)
+    ok = 1.0 < a.total < a.add(x[1])  # True first: add runs
+    return a.total * x[0] + (1.0 if ok else 0.0)
+
+
+@pytest.mark.parametrize("f", [chained_false_first, chained_true_first],
+                         ids=lambda f: f.__name__)
+def test_chained_comparison_runs_what_python_runs(f):
+    x = np.array([0.5, 1.7])
+    value, grad = sg.value_and_grad(f)(x.copy())
+    np.testing.assert_allclose(value, f(x.copy()))
+    np.testing.assert_allclose(grad, _fd(f, x), rtol=1e-6, atol=1e-9)

@@ -123,3 +123,89 @@ def test_scratch_buffer_written_in_a_loop():
                      for e in np.eye(6)])
     np.testing.assert_allclose(sg.grad(with_scratch)(x), want, rtol=1e-6)
     np.testing.assert_allclose(sg.value_and_grad(with_scratch)(x)[1], want, rtol=1e-6)
+
+
+class _Model:
+    def loss(self):
+        return self._penalty() * 2.0
+
+    def _penalty(self):
+        return np.sum(STATE["x"] ** 2)
+
+
+_M = _Model()
+
+
+def _apply(fn):
+    return fn() * 2.0
+
+
+def _read_state():
+    return np.sum(STATE["x"] ** 2)
+
+
+def through_a_method(q):
+    STATE["x"] = q * 2.0
+    return _M.loss()
+
+
+def through_a_callback(q):
+    STATE["x"] = q * 2.0
+    return _apply(_read_state)
+
+
+@pytest.mark.parametrize("f", [through_a_method, through_a_callback], ids=lambda f: f.__name__)
+def test_read_back_by_other_code_it_calls(f):
+    q = np.array([0.5, -1.0, 0.8])
+    _reset()
+    np.testing.assert_allclose(sg.grad(f)(q), 16 * q)
+
+
+def _by_default(buf=STATE):
+    return np.sum(buf["x"] ** 2)
+
+
+def read_back_by_another_name(q):
+    STATE["x"] = q * 2.0
+    return _by_default()
+
+
+def test_read_back_by_another_name_refused():
+    _reset()
+    with pytest.raises(sg.CompileError, match="follows what is stored there"):
+        sg.grad(read_back_by_another_name)(np.array([0.5, -1.0]))
+
+
+SMOOTH = np.zeros(5)
+
+
+def _smooth_into(u):
+    SMOOTH[1:-1] = 0.5 * (u[:-2] + u[2:])
+    return SMOOTH
+
+
+def through_a_slice_written_by_a_helper(x):
+    """(The generated code saved the slot with a slice as a dict's key: SyntaxError.)"""
+    a = _smooth_into(x)
+    return np.sum(a * x)
+
+
+def test_slice_of_a_module_array_written_by_a_helper():
+    x = np.array([0.5, -1.0, 0.8, 0.3, 1.2])
+    h = 1e-6
+    f = through_a_slice_written_by_a_helper
+    want = np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(5)])
+    np.testing.assert_allclose(sg.grad(f)(x), want, rtol=1e-6)
+
+
+def popped_off_a_module_list(x):
+    HIST.append(x * 3.0)
+    v = np.sum(HIST[-1] ** 2)
+    HIST.pop()
+    return v
+
+
+def test_pop_off_a_module_list_refused():
+    _reset()
+    with pytest.raises(sg.CompileError, match="module's list"):
+        sg.grad(popped_off_a_module_list)(np.array([0.5, -1.0]))

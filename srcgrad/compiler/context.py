@@ -68,6 +68,7 @@ class Context:
         # The module's or closure's containers the code stores differentiable values into
         # (``STATE["x"] = q``), id -> container: user code it calls may read them back.
         self.stores_out = {}
+        self.stores_out_names = {}  # id -> the names the code stores into it by
         self.mirrored_objects = {}
         self.mirror_started = set()
         self.mirror_checked = set()
@@ -148,7 +149,8 @@ class Context:
         if not (self.variable_sources or self.watched_reads or self.mirrors or self.stores_out):
             return False
         if not (self.variable_sources or self.watched_reads or self.mirrors):
-            return _reads_any(self.scope.value(call.func), self.stores_out)
+            return any(_reads_any(self.scope.value(f), self.stores_out)
+                       for f in [call.func] + list(call.args))  # (``apply(read)``)
         obj = self.scope.value(call.func)
         if obj is builtins.getattr and len(call.args) >= 2 and not self.deciding_varied \
                 and (not isinstance(call.args[1], gast.Constant) or len(call.args) == 3) \
@@ -173,10 +175,13 @@ class Context:
         return isinstance(obj, types.FunctionType) and not is_library(obj) \
             and (getattr(obj, "__module__", None) or "").split(".")[0] not in _STDLIB
 
-    def store_out(self, container):
+    def store_out(self, container, name):
         """Note that the code stores a differentiable value into ``container`` (a module's
-        or a closure's); whether it is new."""
-        if container is _UNKNOWN or id(container) in self.stores_out:
+        or a closure's) by ``name``; whether it is new."""
+        if container is _UNKNOWN:
+            return False
+        self.stores_out_names.setdefault(id(container), set()).add(name)
+        if id(container) in self.stores_out:
             return False
         self.stores_out[id(container)] = container
         return True
@@ -543,24 +548,45 @@ class Generated:
     rerunnable: bool = False
 
 
-def _reads_any(fn, held, depth=3):
-    """Does ``fn`` (a function of the user's, or one it calls, ``depth`` deep) name a
-    global or a closure variable holding one of ``held`` (id -> object)?"""
-    if isinstance(fn, types.MethodType):
-        fn = fn.__func__
-    if not isinstance(fn, types.FunctionType) or is_library(fn):
+def _reads_any(fn, held, seen=None):
+    """Does ``fn`` (a function of the user's, a method, a callable object) or what it
+    names (the functions it calls, its object's class's methods, its defaults and
+    closure cells) name a global or a closure variable holding one of ``held`` (id ->
+    object)? (Reads through ``globals()`` are taken to.)"""
+    seen = set() if seen is None else seen
+    if id(fn) in seen:
         return False
-    names, code = set(), [fn.__code__]
-    while code:
-        c = code.pop()
-        names.update(c.co_names)
-        code += [k for k in c.co_consts if isinstance(k, types.CodeType)]
-    cells = [c.cell_contents for c in fn.__closure__ or () if _filled(c)]
-    found = [fn.__globals__.get(n, _UNKNOWN) for n in names] + cells
+    seen.add(id(fn))
+    found = []
+    if isinstance(fn, types.MethodType):
+        # (its object's other methods too: ``self._penalty()``)
+        found = [fn.__func__, fn.__self__] + [
+            v for v in vars(type(fn.__self__)).values() if isinstance(v, types.FunctionType)] \
+            + list(getattr(fn.__self__, "__dict__", {}).values())
+    elif isinstance(fn, types.FunctionType):
+        if is_library(fn):
+            return False
+        names, code = set(), [fn.__code__]
+        while code:
+            c = code.pop()
+            names.update(c.co_names)
+            code += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+        if "globals" in names:
+            return True
+        found = [fn.__globals__.get(n, _UNKNOWN) for n in names] \
+            + [c.cell_contents for c in fn.__closure__ or () if _filled(c)] \
+            + list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
+    elif callable(fn) and not isinstance(fn, type) and not is_library(type(fn)) \
+            and (getattr(type(fn), "__module__", "") or "").split(".")[0] not in _STDLIB:
+        # (an object: its methods, its attributes)
+        found = [v for v in vars(type(fn)).values() if isinstance(v, types.FunctionType)] \
+            + list(getattr(fn, "__dict__", {}).values())
     if any(id(v) in held for v in found):
         return True
-    return depth > 0 and any(_reads_any(v, held, depth - 1) for v in found
-                             if isinstance(v, (types.FunctionType, types.MethodType)))
+    return any(_reads_any(v, held, seen) for v in found
+               if isinstance(v, (types.FunctionType, types.MethodType))
+               or callable(v) and not isinstance(v, (type, types.ModuleType, np.ufunc))
+               and not isinstance(v, types.BuiltinFunctionType))
 
 
 def _filled(cell):

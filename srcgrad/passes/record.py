@@ -162,7 +162,8 @@ class Recorder:
                 # A string key is a dict's, which the write may add: saved as missing,
                 # taken out again when restored.
                 by_key = isinstance(index, gast.Constant) and isinstance(index.value, str) \
-                    or getattr(s, "sg_by_key", False) and not isinstance(index, gast.Constant)
+                    or getattr(s, "sg_by_key", False) and not isinstance(index, gast.Constant) \
+                    and not any(isinstance(n, gast.Slice) for n in gast.walk(index))
                 if by_key:
                     slot = T.expr("_sg.save_slot(a, i)", a=base, i=index)
 

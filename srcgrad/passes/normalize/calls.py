@@ -143,7 +143,8 @@ def call(norm, node, out, dest, hint=None):
     if replaced is not None:
         return call(norm, replaced, out, dest, hint)
     if isinstance(f, gast.Attribute) and f.attr in norm.attributes_stored \
-            and _instance_attribute(norm, f):
+            and _instance_attribute(norm, f) \
+            and isinstance(norm.scope.value(f), _FUNCTIONS):  # (a layer there: as before)
         # (``self.act = np.sin`` in a method the code calls, then ``self.act(x)``: the
         # function called is resolved when compiling, from what the object held then)
         raise norm.ctx.error(
@@ -296,7 +297,12 @@ def call(norm, node, out, dest, hint=None):
     if custom is not None:
         # (a method's: ``op.apply(x)`` calls it with the object first, the grad_fn giving
         # the adjoints of the arguments after it)
-        receiver = norm.ctx.constant(obj.__self__) if isinstance(obj, types.MethodType) else None
+        receiver = None
+        if isinstance(obj, types.MethodType):
+            # (the object as the code names it, ``op`` of ``op.apply(x)``: another call may
+            # pass another one)
+            receiver = norm.atom(node.func.value, out, "receiver") \
+                if isinstance(node.func, gast.Attribute) else norm.ctx.constant(obj.__self__)
         return custom_call(norm, node, custom, out, dest, hint, receiver)
     paired = getattr(obj, "__srcgrad_custom_pair__", None)
     if paired is not None:
@@ -713,6 +719,10 @@ def _note_field(norm, node, d):
     note_kind(norm.ctx, d, norm.ctx.record_fields.get(node.value.id, {}).get(node.attr))
 
 
+_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, np.ufunc,
+              functools.partial)
+
+
 def _instance_attribute(norm, f):
     """Is ``f`` (``obj.attr``) an attribute of an object known when compiling held in its
     own ``__dict__`` (not a method its class defines)?"""
@@ -1111,6 +1121,14 @@ def method(norm, node, out, dest, hint):
     if own is not None:  # ``Point(x, y).norm()``: a method of a record built here
         return inline.inline(norm, own, receiver, node, out, dest)
     if f.attr == "pop" and isinstance(receiver, gast.Name) and not node.args and not node.keywords:
+        if receiver.id not in norm.scope.locals:
+            # (the backward code would put the item back into the module's list, where
+            # the code's later calls read it)
+            raise norm.ctx.error(
+                f"`{gast.unparse(node).strip()}` takes a differentiable value off a module's "
+                "list: srcgrad's backward code puts such items back, which would change what "
+                "the list holds after the call", norm.cur,
+                "keep the values in a list the function makes (or is given), not a module's")
         norm.ctx.containers.add(receiver.id)
         d = norm._dest(dest, hint)
         call = gast.Call(gast.Attribute(receiver, "pop", gast.Load()), [], [])

@@ -221,6 +221,7 @@ class Normalizer:
                 continue
             if not self.changed:
                 objects.check_escapes(self, fn)
+                self._check_stored_out_read_elsewhere(fn)
                 if not self.ctx.tape_region:
                     # (In a tape's block an item of a container may be asked for as a
                     # target or a source after it: its adjoint flows through the container.)
@@ -231,6 +232,38 @@ class Normalizer:
                 shared_lists.check_list_updates(fn, self.ctx.error)
                 return fn
         raise self.ctx.error("function is too deeply nested to inline", fn)
+
+    def _check_stored_out_read_elsewhere(self, fn):
+        """Refuse a read, under another name (a default argument, an object's attribute),
+        of a module's container the code stores differentiable values into: what it
+        reads there is differentiated only through the name it was stored by."""
+        if not self.ctx.stores_out:
+            return
+        stored = sorted(n for names in self.ctx.stores_out_names.values() for n in names)
+        for s in walk_stmts(fn.body):
+            for node in gast.walk(s):
+                if isinstance(node, gast.Call) and self.scope.value(node.func) in (globals, vars):
+                    raise self.ctx.error(
+                        f"`{gast.unparse(node).strip()}` may read the module's container the "
+                        f"code stores differentiable values into (`{stored[0]}`): srcgrad "
+                        "follows what is stored there through its name only", s,
+                        f"read it as `{stored[0]}`")
+                if not (isinstance(node, (gast.Name, gast.Attribute))
+                        and isinstance(node.ctx, gast.Load)):
+                    continue
+                value = self.scope.value(node)
+                names = self.ctx.stores_out_names.get(id(value), ())
+                if names and self.ctx.stores_out.get(id(value)) is value \
+                        and not (isinstance(node, gast.Name) and node.id in names):
+                    text = "a name a function has for it (a default argument, another " \
+                        "module's global)" if isinstance(node, gast.Name) \
+                        and node.id in self.ctx.cells else f"`{gast.unparse(node).strip()}`"
+                    raise self.ctx.error(
+                        f"{text} is the module's container the code stores differentiable "
+                        f"values into as `{sorted(names)[0]}`: srcgrad follows what is "
+                        "stored there through that name only", s,
+                        f"read it as `{sorted(names)[0]}` where the values are read back, or "
+                        "keep them in a container the function makes and passes on")
 
     def _split_self_reference(self, body):
         """``x = x * y`` becomes ``x_new = x * y; x = x_new``.
@@ -1157,7 +1190,7 @@ class Normalizer:
                 is dict  # (a dict argument: ``d[k] = ...`` may add the key)
             if base.id not in self.scope.locals and expr_varied(value, self.varied, self.scope):
                 # (what user code it calls after may read it back: inlined, differentiated)
-                self.changed |= self.ctx.store_out(self.scope.value(base))
+                self.changed |= self.ctx.store_out(self.scope.value(base), base.id)
             if base.id not in self.scope.locals and self.ctx.tape_region:
                 raise self.ctx.error(
                     f"`{self._spelling(base, s)}[...] = ...` writes a differentiable value into "
@@ -1548,7 +1581,7 @@ class Normalizer:
                 and len(call.args) == 1 and not call.keywords:
             self.changed = True
             if f.value.id not in self.scope.locals:
-                self.ctx.store_out(self.scope.value(f.value))  # (``setitem`` says why)
+                self.ctx.store_out(self.scope.value(f.value), f.value.id)  # (``setitem``: why)
             out = []
             atom = self.atom(call.args[0], out, hint=f.value.id + "_item")
             node = gast.Expr(gast.Call(gast.Attribute(T.name(f.value.id), "append", gast.Load()),

@@ -30,16 +30,16 @@ def hoist_reads_before_calls(norm, body):
         for s in stmts:
             if isinstance(s, gast.Assign) and len(s.targets) == 1 \
                     and isinstance(s.targets[0], gast.Name) and anno.kind(s) is None \
-                    and isinstance(s.value, gast.IfExp) and _calls_user_code(norm, s.value):
-                out.append(_branches(norm, s, s.targets[0].id, s.value))
+                    and _conditional(norm, s.value):
+                out += _as_statements(norm, s, s.targets[0].id, s.value)
                 changed = True
                 continue
             if isinstance(s, (gast.Assign, gast.Expr, gast.Return)) and s.value is not None \
                     and anno.kind(s) is None:
                 for item in _before_last_call(norm, s.value):
                     name = norm.ctx.namer.fresh(_hint(item))
-                    out.append(_branches(norm, s, name, item) if isinstance(item, gast.IfExp)
-                               else anno.like(T.assign(name, copy.deepcopy(item)), s))
+                    out += _as_statements(norm, s, name, item) if _conditional(norm, item) \
+                        else [anno.like(T.assign(name, copy.deepcopy(item)), s)]
                     _replace(s, item, T.name(name))
                     changed = True
             out.append(s)
@@ -48,6 +48,42 @@ def hoist_reads_before_calls(norm, body):
         else:
             setattr(owner, field, out)
     return changed
+
+
+def _conditional(norm, node):
+    """A conditional expression, or a chained comparison, calling the user's code where
+    it may not run (``a if c else f()``, ``a < b < f()``)."""
+    if isinstance(node, gast.IfExp):
+        return _calls_user_code(norm, node)
+    return isinstance(node, gast.Compare) and len(node.ops) > 1 \
+        and any(_calls_user_code(norm, c) for c in node.comparators[1:])
+
+
+def _as_statements(norm, s, name, value):
+    """``name = value`` (at ``s``), ``value`` a ``_conditional``, as statements running
+    what Python runs, in its order."""
+    if isinstance(value, gast.IfExp):
+        return [_branches(norm, s, name, value)]
+    # ``a < b < c()``: ``t = b; name = a < t; if name: name = t < c()``
+    left = value.left
+    out = body = []
+    for k, (op, right) in enumerate(zip(value.ops, value.comparators)):
+        last = k == len(value.ops) - 1
+        step = []
+        if not last:
+            held = norm.ctx.namer.fresh("compared")
+            step.append(anno.like(T.assign(held, copy.deepcopy(right)), s))
+            right = T.name(held)
+        step.append(anno.like(T.assign(name, gast.Compare(copy.deepcopy(left), [op],
+                                                          [copy.deepcopy(right)])), s))
+        hoist_reads_before_calls(norm, step)
+        body += step
+        if not last:
+            nest = anno.like(gast.If(T.name(name), [], []), s)
+            body.append(nest)
+            body = nest.body
+        left = right
+    return out
 
 
 def _branches(norm, s, name, value):
@@ -80,7 +116,7 @@ def _before_last_call(norm, expr):
     last = max((i for i, (_, call) in enumerate(items) if call), default=None)
     if last is None:
         return []
-    if isinstance(items[last][0], gast.IfExp):
+    if _conditional(norm, items[last][0]):
         last += 1  # (made a statement of its own, then an if statement: as above)
     elif not any(not call for _, call in items[:last]):
         return []  # (no read before a call: nothing evaluated out of order)
@@ -105,6 +141,13 @@ def _items(norm, node, items, fields):
     b``, the operands of ``and``/``or`` after the first, a comprehension) holding such
     a call is one call, evaluated whole."""
     if isinstance(node, gast.Lambda):
+        return
+    if isinstance(node, gast.Compare) and len(node.ops) > 1 \
+            and any(_calls_user_code(norm, c) for c in node.comparators[1:]):
+        # ``a < b < c()``: ``c()`` runs only where ``a < b``
+        _items(norm, node.left, items, fields)
+        _items(norm, node.comparators[0], items, fields)
+        items.append((node, True))
         return
     if isinstance(node, (gast.IfExp, gast.BoolOp, gast.ListComp, gast.SetComp,
                          gast.DictComp, gast.GeneratorExp)):
