@@ -53,3 +53,29 @@ def unpacked_slices(x):
                                unpacked_slices], ids=lambda f: f.__name__)
 def test_joined_slices(f):
     assert_every_form(f, np.array([0.3, -0.7, 1.1]), order=2)
+
+
+def slices_of_a_dict_item(x):
+    d = {"pts": [x[0], x[1], x[2]]}
+    ring = d["pts"][1:] + d["pts"][:1]
+    return ring[0] * 2.0 + ring[2]
+
+
+def test_slices_srcgrad_cannot_tell_are_lists_refused():
+    """Joined where the compiler took them for arrays added: refused when it runs (the
+    gradient went to the wrong items)."""
+    import srcgrad as sg
+
+    with pytest.raises(sg.CompileError, match="joined or repeated"):
+        sg.grad(slices_of_a_dict_item)(np.array([0.3, -0.7, 1.1]))
+
+
+def test_array_slices_still_added():
+    """Slices of arrays stay elementwise sums."""
+    import srcgrad as sg
+
+    def f(x):
+        return np.sum((x[1:] + x[:-1]) ** 2)
+    assert_every_form(f, np.array([0.3, -0.7, 1.1]), order=2)
+    x = np.array([0.3, -0.7, 1.1])
+    np.testing.assert_allclose(sg.value_and_grad(f)(x)[0], f(x))

@@ -44,7 +44,8 @@ _FRESH_METHODS = frozenset({"copy", "sum", "mean", "prod", "max", "min", "std", 
                             "astype", "cumsum", "cumprod", "trace"})
 # srcgrad's own checks of a container's layout (``_sg.check_count(args, 2, ...)``): they
 # return None and keep no reference.
-_CHECKS = (rt.check_count, rt.check_unpack, rt.check_zip, rt.check_item_read, rt.check_has_key)
+_CHECKS = (rt.check_count, rt.check_unpack, rt.check_zip, rt.check_item_read, rt.check_has_key,
+           rt.check_arrays_added)
 # Attributes that are not the array (``a.shape``), so reading them keeps nothing of it.
 _NOT_THE_ARRAY = frozenset({"shape", "ndim", "size", "dtype"})
 

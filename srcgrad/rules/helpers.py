@@ -100,7 +100,7 @@ SEQUENCE_COPY = Rule("iterable", iterable="g", rows={"iterable": "g"})
 
 NONDIFF = {rt.all_finite, rt.place, rt.attribute_or_missing, rt.check_object_slot, rt.global_value,
            rt.set_global, rt.repeats, rt.value_copy, rt.check_field, rt.dict_keys, rt.dict_sorted, rt.dict_counted, rt.dict_has, rt.check_unpack, rt.check_count, rt.check_zip, rt.field_index, rt.seed_like, rt.like, rt.zeros_like, rt.tangent_zeros, rt.check_scalar, rt.scalar_seed, rt.attempting, rt.attempted, rt.caught, rt.try_tail, rt.check_not_array,
-           rt.check_not_view, rt.check_item_read, stop_gradient, rt.enter_context, rt.exit_context,
+           rt.check_not_view, rt.check_item_read, rt.check_arrays_added, stop_gradient, rt.enter_context, rt.exit_context,
            rt.check_item_update, rt.check_slice_length, rt.updated_in_place, rt.update,
            rt.check_not_0d, rt.check_apart, rt.view_places, rt.check_has_key, rt.check_array, rt.check_row_index,
            rt.check_unpacked, rt.check_positional, rt.taken, rt.snapshot, rt.put_back,

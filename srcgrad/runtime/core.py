@@ -24,7 +24,7 @@ __all__ = [
     "add_to_sources", "sources_grad", "as_held",
     "gather_items", "zero_at", "copy_slot", "copy_value", "dict_values", "dict_values_grad", "dict_values_grad_grad", "save_slot", "restore_slot", "check_has_key", "repeat_grad", "repeats", "concat_grad", "HELD", "read_value", "Like", "like",
     "seed_like", "check_not_array", "check_not_view",
-    "check_item_read", "distinct", "upstream", "as_list", "from_list", "check_scalar", "scalar_seed", "attempting", "attempted", "caught", "try_tail", "rolled_back",
+    "check_item_read", "check_arrays_added", "distinct", "upstream", "as_list", "from_list", "check_scalar", "scalar_seed", "attempting", "attempted", "caught", "try_tail", "rolled_back",
     "custom_adjoints", "writeable", "UNBOUND", "dict_keys", "dict_sorted", "dict_counted", "dict_has", "check_unpack", "check_count", "check_zip", "field", "field_grad",
     "field_index", "new_object", "set_attributes", "tangent", "set_tangent", "enter_context", "exit_context", "check_item_update", "check_slice_length", "updated_in_place",
     "value_copy", "check_field", "as_arguments", "taken", "snapshot", "put_back",
@@ -746,6 +746,21 @@ def check_not_view(value, base, name, where):
             "changes it before it is stored", where,
             remedy=f"copy the items read first (`{name}.copy()`), or swap with fancy indexing: "
                    "`a[[0, 1]] = a[[1, 0]]`")
+
+
+def check_arrays_added(a, b, where):
+    """Refuse ``a + b`` (or ``*``) the compiler took for arrays where it joins or repeats
+    lists or tuples (slices of a list whose kind it could not tell)."""
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        from ..errors import CompileError
+
+        raise CompileError(
+            "slices of a list or tuple joined or repeated where srcgrad could not tell they "
+            "were lists when compiling (an item of a dict, what a call returns, a loop's "
+            "variable)", where,
+            remedy="join arrays (np.concatenate of the slices of np.array(...)), or pass "
+            "the list itself to a function that joins its slices (a list argument's slices "
+            "are lists)")
 
 
 def check_item_read(value, base, text, name, where):

@@ -1226,6 +1226,13 @@ class Normalizer:
             return [anno.set_kind(s, "opaque")]
         raise self.ctx.error("unsupported assignment target", s)
 
+    def _an_array_argument(self, node):
+        """Is ``node`` a parameter passed an array (a slice of it is one)?"""
+        if not isinstance(node, gast.Name):
+            return False
+        value = self.ctx.arg_values.get(node.id, self.ctx.param_values.get(node.id))
+        return isinstance(value, np.ndarray) and node.id not in self.counts
+
     def _an_array(self, node):
         """Is ``node`` an array (known so, or a variable the code computed), not an object
         of the user's that may name an attribute as an array's (``self.shape = ...``)?"""
@@ -2043,6 +2050,15 @@ class Normalizer:
         stmt = T.assign(d, gast.BinOp(left, node.op, right))
         if seq is not None:
             return self._sequence_op(stmt, node.op, left, right, seq, out, d)
+        if isinstance(node.op, (gast.Add, gast.Mult)) and any(
+                isinstance(n, gast.Subscript) and isinstance(n.slice, gast.Slice)
+                and not self._an_array_argument(n.value) for n in (node.left, node.right)):
+            # (``d["pts"][1:] + d["pts"][:1]``: slices of what may be lists, joined, where
+            # the compiler took them for arrays added: checked when it runs)
+            o = anno.origin(self.cur)
+            out.append(self._mark(T.stmt("_sg.check_arrays_added(a, b, w)", a=T.clone(left),
+                                         b=T.clone(right), w=T.const(o.short() if o else "?")),
+                                  "opaque"))
         rule = None
         if isinstance(node.op, gast.Pow) and _is_constant(right) and _number(right) not in (None, 0):
             c = _number(right)
