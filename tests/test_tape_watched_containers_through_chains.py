@@ -94,3 +94,27 @@ def test_callee_reading_with_get():
         tape.watch(m.params)
         y = _gets(m.params)
     np.testing.assert_allclose(tape.gradient(y, m.params)["w"], 2 * W + np.cos(W), rtol=1e-12)
+
+
+class _Net:
+    def __init__(self, x):
+        self.ws = [x.copy(), x * 2.0]
+
+
+def test_nested_tapes_watching_a_list_attribute_read_whole():
+    """The inner gradient and the outer one were zeros (the list read whole was matched
+    against the list's items, not the list)."""
+    net = _Net(np.array([0.5, -0.2, 0.9]))
+    with sg.GradientTape() as outer:
+        outer.watch(net.ws)
+        with sg.GradientTape() as inner:
+            inner.watch(net.ws)
+            y = np.sum(np.stack(net.ws) ** 3)
+        g = inner.gradient(y, net.ws)
+        s = np.sum(g[0] * g[1])
+    h = outer.gradient(s, net.ws)
+    w0, w1 = net.ws
+    np.testing.assert_allclose(g[0], 3 * w0 ** 2)
+    np.testing.assert_allclose(g[1], 3 * w1 ** 2)
+    np.testing.assert_allclose(h[0], 18 * w0 * w1 ** 2)
+    np.testing.assert_allclose(h[1], 18 * w0 ** 2 * w1)

@@ -513,7 +513,10 @@ def as_held(value):
 def add_to_sources(grads, read, sources, grad):
     """``grads`` (the adjoints of a nested tape's sources, in their structure: ``[W1, W2]``
     bound to one name, a dict of them) with ``grad`` added where ``sources`` holds ``read``
-    (a Variable the block read where it is stored); a source given as itself, the same."""
+    (a Variable the block read where it is stored); a source given as itself, the same.
+    (A list or dict watched whole and read whole, ``np.stack(net.ws)``: the very one.)"""
+    if isinstance(sources, (list, tuple, dict)) and read is sources:
+        return add(grads, grad)
     if isinstance(sources, (list, tuple)):
         return [add_to_sources(g, read, s, grad) for g, s in zip(grads, sources)]
     if isinstance(sources, dict):
@@ -527,7 +530,9 @@ def sources_grad(grads, read, sources, like, lead=0):
     picked = []
 
     def pick(g, s):
-        if isinstance(s, (list, tuple)):
+        if isinstance(s, (list, tuple, dict)) and read is s:
+            picked.append(g)
+        elif isinstance(s, (list, tuple)):
             for gi, si in zip(g, s):
                 pick(gi, si)
         elif isinstance(s, dict):
