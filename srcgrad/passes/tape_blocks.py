@@ -196,6 +196,8 @@ def _nested_watches_read_as_bound(stmts, bound):
     GradientTape() as inner: inner.watch(W)``) of names its first lines bound (``W =
     p["W"]``), not bound again since, read as what they were bound to: the watch of the
     same tensor. (New statements where they change: the originals are the parsed file's.)"""
+    if not bound:
+        return stmts
     out = []
     for s in stmts:
         if bound and isinstance(s, gast.With) and len(s.items) == 1 \
