@@ -162,3 +162,24 @@ def test_chained_comparison_runs_what_python_runs(f):
     value, grad = sg.value_and_grad(f)(x.copy())
     np.testing.assert_allclose(value, f(x.copy()))
     np.testing.assert_allclose(grad, _fd(f, x), rtol=1e-6, atol=1e-9)
+
+
+def constant_left_by_a_break(x):
+    """(``p = 0.0`` is rebound later in the trip, but a ``break`` between leaves it the
+    value read after the loop: not dropped as a dead constant.)"""
+    total = 0.0
+    p = x[0]
+    for i in range(3):
+        p = 0.0
+        if i == 1:
+            break
+        p = x[i] * 2.0
+        total = total + p * x[1]
+    return total + p * x[0] + np.sum(x)
+
+
+def test_a_constant_a_break_leaves_is_kept():
+    x = np.array([0.7, 0.4, -0.3])
+    value, grad = sg.value_and_grad(constant_left_by_a_break)(x.copy())
+    np.testing.assert_allclose(value, constant_left_by_a_break(x.copy()))
+    np.testing.assert_allclose(grad, _fd(constant_left_by_a_break, x), rtol=1e-6, atol=1e-9)

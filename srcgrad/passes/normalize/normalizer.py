@@ -2750,7 +2750,8 @@ def _drop_dead_constants(body):
     its reads constants)."""
     for s in body:
         for field in ("body", "orelse"):
-            if isinstance(getattr(s, field, None), list) and not isinstance(s, gast.FunctionDef):
+            if isinstance(getattr(s, field, None), list) \
+                    and not isinstance(s, (gast.FunctionDef, gast.Try)):
                 _drop_dead_constants(getattr(s, field))
     drop = []
     for i, s in enumerate(body):
@@ -2765,7 +2766,10 @@ def _drop_dead_constants(body):
                                 for n in gast.walk(t.value)):
                 drop.append(i)
                 break
-            if any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(t)):
+            # (Only across straight-line statements that do not read it: a ``break``, a
+            # ``return`` or a branch between may leave the constant what is read.)
+            if not isinstance(t, (gast.Assign, gast.AugAssign, gast.Expr)) \
+                    or any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(t)):
                 break
     for i in reversed(drop):
         del body[i]
