@@ -88,3 +88,23 @@ def test_second_order(f, x):
     fd = np.array([(gv(x + e) - gv(x - e)) / 2e-6 for e in np.eye(x.size) * 1e-6])
     np.testing.assert_allclose(sg.hvp(f)(x, v), fd, rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(sg.grad(gv)(x), fd, rtol=1e-5, atol=1e-7)
+
+
+def _mixed(x, y):
+    z = np.ones(5)
+    z[::2] += y  # (y not differentiated by the inner gradient: run as written there)
+    v = z
+    v[0] = v[0] * x[4]
+    return np.sum(z)
+
+
+def test_mixed_second_order_through_an_augmented_write_refused():
+    """d/dy of df/dx where the first derivative ran ``z[::2] += y`` as written: it was cut
+    (0 for 1, or 2 for 0), silently; refused, naming the line."""
+    x = np.array([0.1, -0.2, 0.3, 0.4, 0.5])
+
+    def h(x, y):
+        return sg.grad(_mixed, wrt=0)(x, y)[4]
+    np.testing.assert_allclose(h(x, 0.7), 1.7)  # (first order: right)
+    with pytest.raises(sg.CompileError, match="augmented assignment"):
+        sg.grad(h, wrt=1)(x, 0.7)
