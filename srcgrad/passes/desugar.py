@@ -354,6 +354,12 @@ def _as_augmented(s):
             and isinstance(value.args[1], gast.Constant) and value.args[1].value in _BY_SYMBOL):
         return s
     target, (a, _, b) = s.targets[0], value.args
+    if isinstance(target, gast.Name) and isinstance(a, gast.Subscript):
+        # ``z_update = _sg.update(z[::2], '+=', y)``, stored by ``z[::2] = z_update`` after
+        # the slot is saved: the new value, computed (the store writes it; a view updated
+        # in place there would have the slot saved as updated)
+        return gast.copy_location(gast.Assign([target], gast.BinOp(
+            a, _BY_SYMBOL[value.args[1].value](), b), None), s)
     # (``K[i] = _sg.update(K[i], '+=', c)``, ``d["k"] = ...``: an item's update, too)
     if not (isinstance(target, (gast.Name, gast.Subscript, gast.Attribute))
             and gast.unparse(target).strip() == gast.unparse(a).strip()):

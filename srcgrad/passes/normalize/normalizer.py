@@ -964,17 +964,6 @@ class Normalizer:
             if hoisted:
                 return self.block(hoisted + [s])
         target, value = s.targets[0], s.value
-        if isinstance(value, gast.Call) and self.scope.value(value.func) is self.ctx.runtime.update \
-                and any(expr_varied(a, self.varied, self.scope) for a in value.args):
-            # (a first derivative's code, differentiated again with respect to what the first
-            # did not differentiate: it ran ``z[::2] += y`` as written, which would be cut)
-            o = anno.origin(s)
-            raise self.ctx.error(
-                "an augmented assignment a first derivative ran as written (with respect to "
-                "what it did not differentiate) is differentiated again: not supported", s,
-                "differentiate with respect to all the arguments at once (sg.hessian, sg.hvp "
-                "of one argument packing them), or write it as a plain assignment "
-                f"(`z = z + y`, `z[i] = z[i] + y`){f' at {o.short()}' if o else ''}")
         if isinstance(target, gast.Attribute) and isinstance(self.scope.value(target.value), type):
             # (``C.k = 7.0``, ``cls.k = v`` in a classmethod: the compiled code reads a
             # class's attributes as they are when it compiles, through every instance)
