@@ -183,7 +183,7 @@ def rewrite(norm, fn):
             key = _key(norm, node)
             if key is None:
                 continue
-            _replace(s, node, T.name(norm.ctx.mirrors[key]))
+            replace_node(s, node, T.name(norm.ctx.mirrors[key]))
             if anno.kind(s) == "opaque":
                 anno.set_kind(s, None)  # (normalized again: now differentiated)
             elif anno.kind(s) == "read" and isinstance(s.value, gast.Name):
@@ -224,7 +224,8 @@ def _loads(s):
             and isinstance(n.ctx, gast.Load)]
 
 
-def _replace(tree, old, new):
+def replace_node(tree, old, new):
+    """``old`` (a node of ``tree``) replaced by ``new`` where its parent holds it."""
     for node in gast.walk(tree):
         for field, value in gast.iter_fields(node):
             if value is old:

@@ -18,6 +18,7 @@ import numpy as np
 from ...ir import anno, templates as T
 from ...ir.names import walk_stmts
 from ...ir.resolve import MISSING, is_library
+from .attributes import replace_node
 
 
 def hoist_reads_before_calls(norm, body):
@@ -40,7 +41,7 @@ def hoist_reads_before_calls(norm, body):
                     name = norm.ctx.namer.fresh(_hint(item))
                     out += _as_statements(norm, s, name, item) if _conditional(norm, item) \
                         else [anno.like(T.assign(name, copy.deepcopy(item)), s)]
-                    _replace(s, item, T.name(name))
+                    replace_node(s, item, T.name(name))
                     changed = True
             out.append(s)
         if owner is None:
@@ -211,17 +212,3 @@ def _hint(node):
     if isinstance(node, gast.Attribute):
         return f"{node.attr}_before"
     return "called_before" if isinstance(node, gast.Call) else "item_before"
-
-
-def _replace(stmt, old, new):
-    for parent in gast.walk(stmt):
-        for field in parent._fields:
-            value = getattr(parent, field, None)
-            if value is old:
-                setattr(parent, field, new)
-                return
-            if isinstance(value, list):
-                for i, v in enumerate(value):
-                    if v is old:
-                        value[i] = new
-                        return
