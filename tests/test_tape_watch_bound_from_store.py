@@ -295,34 +295,3 @@ def test_inner_tape_watching_a_name_the_outer_bound(compiled):
     g, h = (sg.function(_hessian_of_outer_name) if compiled else _hessian_of_outer_name)(p)
     np.testing.assert_allclose(g, 3 * p["W"] ** 2)
     np.testing.assert_allclose(h, 6 * p["W"])
-
-
-class _Holder:
-    def __init__(self):
-        self.W = P["W"]
-
-
-def _loss_reading_holders(h):
-    return np.sum(np.sin(P["W"]) ** 2) + np.sum(np.cos(h.W))
-
-
-def _by_get(h):
-    with sg.GradientTape() as t:
-        W = P.get("W")
-        t.watch(W)
-        L = _loss_reading_holders(h) + np.sum(W)
-    return t.gradient(L, W)
-
-
-def _by_getattr(h):
-    with sg.GradientTape() as t:
-        W = getattr(h, "W")
-        t.watch(W)
-        L = _loss_reading_holders(h) + np.sum(W)
-    return t.gradient(L, W)
-
-
-@pytest.mark.parametrize("form", [_by_get, _by_getattr], ids=lambda f: f.__name__)
-def test_bound_by_get_or_getattr_then_watched(form):
-    want = _fd(lambda w: np.sum(np.sin(w) ** 2) + np.sum(np.cos(w)) + np.sum(w), P["W"])
-    np.testing.assert_allclose(form(_Holder()), want, rtol=1e-6)

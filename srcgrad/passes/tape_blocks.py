@@ -174,9 +174,6 @@ def watches_first(statements, tape_name):
         if pairs is None:
             break
         bound.update({n: _read_as_bound(v, bound) for n, v in pairs})
-        if len(pairs) == 1 and _as_chain(s.value) is not None:
-            # (``W = p.get("W")`` read as ``W = p["W"]``: a read of the watched value there)
-            s = gast.copy_location(gast.Assign(s.targets, pairs[0][1], None), s)
         reads.append(s)
     else:
         k = len(statements)
@@ -230,26 +227,8 @@ def _plain_reads(s):
     pairs = list(zip(target.elts, value.elts)) \
         if isinstance(target, gast.Tuple) and isinstance(value, gast.Tuple) \
         and len(target.elts) == len(value.elts) else [(target, value)]
-    pairs = [(t, _as_chain(v) or v) for t, v in pairs]
     if all(isinstance(t, gast.Name) and _plain(v) for t, v in pairs):
         return [(t.id, v) for t, v in pairs]
-    return None
-
-
-def _as_chain(value):
-    """``p.get("W")`` as ``p["W"]``, ``getattr(m, "W")`` as ``m.W`` (the same read where
-    they read something; else None)."""
-    if isinstance(value, gast.Call) and not value.keywords and len(value.args) == 1 \
-            and isinstance(value.func, gast.Attribute) and value.func.attr == "get" \
-            and isinstance(value.args[0], gast.Constant) and isinstance(value.args[0].value, str) \
-            and (isinstance(value.func.value, gast.Name) or watch_chain(value.func.value)):
-        return gast.Subscript(value.func.value, value.args[0], gast.Load())
-    if isinstance(value, gast.Call) and not value.keywords and len(value.args) == 2 \
-            and isinstance(value.func, gast.Name) and value.func.id == "getattr" \
-            and isinstance(value.args[1], gast.Constant) and isinstance(value.args[1].value, str) \
-            and value.args[1].value.isidentifier() \
-            and (isinstance(value.args[0], gast.Name) or watch_chain(value.args[0])):
-        return gast.Attribute(value.args[0], value.args[1].value, gast.Load())
     return None
 
 
