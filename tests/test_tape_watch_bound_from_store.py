@@ -295,3 +295,23 @@ def test_inner_tape_watching_a_name_the_outer_bound(compiled):
     g, h = (sg.function(_hessian_of_outer_name) if compiled else _hessian_of_outer_name)(p)
     np.testing.assert_allclose(g, 3 * p["W"] ** 2)
     np.testing.assert_allclose(h, 6 * p["W"])
+
+
+class _WithProperty:
+    def __init__(self):
+        self.W1 = np.array([0.3, -0.5])
+
+    @property
+    def Wp(self):  # (a new array at each read)
+        return self.W1 * 1.0
+
+
+def test_name_bound_to_a_property_then_watched():
+    """``W = m.Wp; tape.watch(W)``: the property gives a new array at each read, so the
+    watch is of the name (watching the chain gave None)."""
+    m = _WithProperty()
+    with sg.GradientTape() as t:
+        W = m.Wp
+        t.watch(W)
+        L = np.sum(W ** 2) + np.sum(m.Wp)
+    np.testing.assert_allclose(t.gradient(L, W), 2 * m.W1)

@@ -22,6 +22,7 @@ After::
 """
 import builtins
 import copy
+import inspect
 import types
 
 import gast
@@ -168,7 +169,12 @@ def watches_first(statements, tape_name):
             moved = copy.copy(s)
             moved.value = copy.copy(s.value)
             moved.value.args = [_read_as_bound(s.value.args[0], bound)] + s.value.args[1:]
+            # (kept where it was too, in case a chain read there gives a new value each
+            # time, a property's: the name's watch then, ``Prepare.stmt``)
+            moved.sg_as_written, fallback = s, copy.copy(s)
+            fallback.sg_fallback_of = moved
             watches.append(moved)
+            reads.append(fallback)
             continue
         pairs = _plain_reads(s)
         if pairs is None:
@@ -433,6 +439,23 @@ class Prepare:
             i += 1
         return out
 
+    def _through_descriptor(self, watch):
+        """Does an attribute chain ``watch`` watches read a property (or another
+        descriptor) of an object known now?"""
+        from ..compiler.watched_reads import Locator  # (which imports this module)
+
+        values = dict(self.region.globals)
+        values.update(self.known)
+        for node in gast.walk(watch.value.args[0] if watch.value.args else watch):
+            if isinstance(node, gast.Attribute) and watch_chain(node.value) is not None \
+                    or isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
+                owner = values.get(node.value.id, None) if isinstance(node.value, gast.Name) \
+                    else Locator(*watch_chain(node.value), param=True)(values)
+                found = inspect.getattr_static(type(owner), node.attr, None)
+                if found is not None and hasattr(found, "__get__"):
+                    return True
+        return False
+
     def _note_copy(self, s, in_loop):
         """Keep ``copies`` (a name -> the name it was bound to by ``a = x`` on the block's
         top level, both unbound since): watching either watches the one array."""
@@ -489,6 +512,14 @@ class Prepare:
             return as_written.lift(s, region, self._block_names(), self._items_read(s),
                                    self.ctx)
         if is_tape_call(s, tape_name, "watch"):
+            # (A watch moved to the block's start, reading a name as the chain it was bound
+            # to, unless a chain reads a property (a new value at each read): then the
+            # watch of the name, where it was.)
+            moved = getattr(s, "sg_fallback_of", None)
+            if moved is not None and not self._through_descriptor(moved):
+                return []
+            if getattr(s, "sg_as_written", None) is not None and self._through_descriptor(s):
+                return []
             return watch_marker(s, region, self.known, self.bound, self.ctx.namer,
                                 self.copies if not self._nested else {})
         if any(is_tape_call(s, name, "watch") for name in self.inner):
