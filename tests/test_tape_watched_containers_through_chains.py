@@ -118,3 +118,24 @@ def test_nested_tapes_watching_a_list_attribute_read_whole():
     np.testing.assert_allclose(g[1], 3 * w1 ** 2)
     np.testing.assert_allclose(h[0], 18 * w0 * w1 ** 2)
     np.testing.assert_allclose(h[1], 18 * w0 ** 2 * w1)
+
+
+class _Layer:
+    def __init__(self, activation=None):
+        self.activation = activation
+
+    def __call__(self, x):
+        h = x * 2.0
+        if self.activation is not None:
+            h = self.activation(h)
+        return np.sum(h ** 2)
+
+
+def test_a_none_attribute_is_no_watched_container():
+    """(``None`` read from an object was taken for a watched container's read, the branch
+    on it not decided: ``no derivative rule for None``.)"""
+    x = np.array([0.5, -1.0])
+    with sg.GradientTape() as t:
+        t.watch(x)
+        y = _Layer()(x)
+    np.testing.assert_allclose(t.gradient(y, x), 8.0 * x)

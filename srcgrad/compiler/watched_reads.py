@@ -78,9 +78,9 @@ class Watched:
             if number is not obj:
                 return 0
             return SOURCE if locator is not None and _site(locator) in sites else AMBIGUOUS
-        if self.start.get(id(obj)) is obj or self.containers.get(id(obj)) is obj:
+        if self.start.get(id(obj), _GONE) is obj or self.containers.get(id(obj), _GONE) is obj:
             return SOURCE
-        if self.later.get(id(obj)) is obj:
+        if self.later.get(id(obj), _GONE) is obj:
             return LATER
         return 0
 
@@ -118,7 +118,7 @@ class Reads:
         found = self.sites.get(site)
         if found is None:
             obj = locator(params)
-            if not isinstance(obj, _DATA) and self.watched.containers.get(id(obj)) is not obj:
+            if not isinstance(obj, _DATA) and self.watched.containers.get(id(obj), _GONE) is not obj:
                 # (A function, a module, an object: the code's guards see to it that it
                 # still is one when the code runs again.)
                 return 0
