@@ -202,3 +202,29 @@ def test_array_written_before_it_is_kept():
         return np.sum(log["out"] ** 2) + np.sum(holder.v)
     x = np.array([0.1, 0.2, 0.3])
     np.testing.assert_allclose(sg.grad(f)(x), _fd(f, x), rtol=1e-6)
+
+
+class _Bare:
+    pass
+
+
+_BOX = _Bare()
+
+
+def _reads_box(z):
+    return np.sum(np.sin(z) * _BOX.v) ** 2
+
+
+def test_attribute_first_set_in_a_block_read_by_a_helper():
+    """(An AttributeError from the generated code: the attribute did not exist when the
+    block started.)"""
+    x = np.array([0.4, -0.3])
+    if hasattr(_BOX, "v"):
+        del _BOX.v
+    with sg.GradientTape() as t:
+        t.watch(x)
+        for k in range(2):
+            _BOX.v = x * (k + 1)
+        E = _reads_box(x)
+    want = _fd(lambda z: np.sum(np.sin(z) * 2 * z) ** 2, x)
+    np.testing.assert_allclose(t.gradient(E, x), want, rtol=1e-6)

@@ -21,6 +21,7 @@ from ..passes.tape_blocks import PYTHON_NUMBERS
 from ..variables import Variable
 
 _GONE = object()
+_ABSENT = object()  # (no entry: ``d.get(id(v), _ABSENT) is v`` is False for any v, None too)
 
 
 class Locator:
@@ -78,9 +79,9 @@ class Watched:
             if number is not obj:
                 return 0
             return SOURCE if locator is not None and _site(locator) in sites else AMBIGUOUS
-        if self.start.get(id(obj), _GONE) is obj or self.containers.get(id(obj), _GONE) is obj:
+        if self.start.get(id(obj), _ABSENT) is obj or self.containers.get(id(obj), _ABSENT) is obj:
             return SOURCE
-        if self.later.get(id(obj), _GONE) is obj:
+        if self.later.get(id(obj), _ABSENT) is obj:
             return LATER
         return 0
 
@@ -118,7 +119,7 @@ class Reads:
         found = self.sites.get(site)
         if found is None:
             obj = locator(params)
-            if not isinstance(obj, _DATA) and self.watched.containers.get(id(obj), _GONE) is not obj:
+            if not isinstance(obj, _DATA) and self.watched.containers.get(id(obj), _ABSENT) is not obj:
                 # (A function, a module, an object: the code's guards see to it that it
                 # still is one when the code runs again.)
                 return 0
