@@ -25,6 +25,7 @@ def hoist_reads_before_calls(norm, body):
     """In ``body`` (nested blocks too), what each statement evaluates before its last call
     of the user's code, bound to names before it (see the module's doc)."""
     changed = False
+    fields = _field_locals(norm)  # (the same for every statement of this round)
     for owner, field in _bodies(body):
         stmts = getattr(owner, field) if owner is not None else body
         out = []
@@ -37,7 +38,7 @@ def hoist_reads_before_calls(norm, body):
                 continue
             if isinstance(s, (gast.Assign, gast.Expr, gast.Return)) and s.value is not None \
                     and anno.kind(s) is None:
-                for item in _before_last_call(norm, s.value):
+                for item in _before_last_call(norm, s.value, fields):
                     name = norm.ctx.namer.fresh(_hint(item))
                     out += _as_statements(norm, s, name, item) if _conditional(norm, item) \
                         else [anno.like(T.assign(name, copy.deepcopy(item)), s)]
@@ -109,11 +110,11 @@ def _bodies(body):
             yield handler, "body"
 
 
-def _before_last_call(norm, expr):
+def _before_last_call(norm, expr, fields):
     """The reads and calls (outermost first met) that ``expr`` evaluates before its last
     call of the user's code, in that order."""
     items = []  # (node, is a call)
-    _items(norm, expr, items, _field_locals(norm))
+    _items(norm, expr, items, fields)
     last = max((i for i, (_, call) in enumerate(items) if call), default=None)
     if last is None:
         return []
